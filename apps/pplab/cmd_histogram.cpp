@@ -1,0 +1,181 @@
+// pplab histogram: count values into bins; a bar chart on the terminal, or JSON, or CSV.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "common.hpp"
+#include "core/run_rung.hpp"
+#include "histogram/binning.hpp"
+
+namespace pplab::cli {
+namespace {
+
+struct histogram_cli {
+  data_options data;
+  std::size_t bins = 0;
+  std::string range, backend_name = "cpu", variant;
+  bool numpy = false, json = false, csv = false;
+};
+
+std::pair<double, double> parse_range(const std::string& s) {
+  const std::size_t colon = s.find(':', 1);
+  double lo = 0, hi = 0;
+  const auto parse = [&](const char* b, const char* e, double& v) {
+    if (b != e && *b == '+') ++b;
+    auto [p, ec] = std::from_chars(b, e, v);
+    return ec == std::errc() && p == e;
+  };
+  if (colon == std::string::npos || !parse(s.data(), s.data() + colon, lo) ||
+      !parse(s.data() + colon + 1, s.data() + s.size(), hi))
+    fail(errc::invalid_argument, "--range wants LO:HI, two numbers such as 0:1 or -5:5; got '" +
+                                     s + "'");
+  return {lo, hi};
+}
+
+nlohmann::json to_json(const histogram_result& h) {
+  nlohmann::json edges = nlohmann::json::array(), counts = nlohmann::json::array();
+  for (std::size_t i = 0; i <= h.bins(); ++i) edges.push_back(h.edge(i));
+  for (std::uint64_t c : h.counts) counts.push_back(c);
+  return {{"edges", edges}, {"counts", counts}, {"underflow", h.underflow},
+          {"overflow", h.overflow}, {"nan", h.nan}};
+}
+
+std::string label(const histogram_result& h, std::size_t first, std::size_t last, bool bytes) {
+  if (bytes && first == last) {
+    const unsigned char c = static_cast<unsigned char>(first);
+    if (c > 32 && c < 127) return fmt::format("{:>3} '{}'", first, char(c));
+    if (c == ' ') return fmt::format("{:>3} ' '", first);
+    if (c == '\n') return fmt::format("{:>3} \\n ", first);
+    return fmt::format("{:>3}    ", first);
+  }
+  return fmt::format("[{:.6g}, {:.6g}{}", h.edge(first), h.edge(last + 1),
+                     (last + 1 == h.bins() && h.closed_last) ? "]" : ")");
+}
+
+// At most 64 rows: all bins, or only the non-empty ones, or bins merged in groups.
+void print_chart(const histogram_result& h, const std::string& title, bool bytes) {
+  constexpr std::size_t max_rows = 64, width = 50;
+  std::vector<std::pair<std::size_t, std::size_t>> rows;  // [first, last] bins
+  std::size_t nonzero = 0;
+  for (std::uint64_t c : h.counts) nonzero += c != 0;
+  std::string note;
+  if (h.bins() <= max_rows) {
+    for (std::size_t i = 0; i < h.bins(); ++i) rows.push_back({i, i});
+  } else if (nonzero <= max_rows) {
+    for (std::size_t i = 0; i < h.bins(); ++i)
+      if (h.counts[i]) rows.push_back({i, i});
+    note = fmt::format("({} empty bins not shown)", h.bins() - nonzero);
+  } else {
+    const std::size_t group = (h.bins() + max_rows - 1) / max_rows;
+    for (std::size_t i = 0; i < h.bins(); i += group)
+      rows.push_back({i, std::min(h.bins(), i + group) - 1});
+    note = fmt::format("({} bins shown as {} rows of {})", h.bins(), rows.size(), group);
+  }
+  std::vector<std::uint64_t> sums;
+  std::uint64_t top = 1;
+  for (auto [a, b] : rows) {
+    std::uint64_t s = 0;
+    for (std::size_t i = a; i <= b; ++i) s += h.counts[i];
+    sums.push_back(s);
+    top = std::max(top, s);
+  }
+  std::vector<std::string> labels;
+  std::size_t label_width = 0;
+  for (auto [a, b] : rows) {
+    labels.push_back(label(h, a, b, bytes));
+    label_width = std::max(label_width, labels.back().size());
+  }
+  fmt::print("{}{}\n", title, note.empty() ? "" : " " + note);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::size_t len = std::size_t(double(sums[r]) / double(top) * width + 0.5);
+    fmt::print("  {:<{}} {:>12} {}\n", labels[r], label_width, sums[r],
+               std::string(len ? len : (sums[r] ? 1 : 0), '#'));
+  }
+  fmt::print("  underflow {}, overflow {}, NaN {}; total {}\n", h.underflow, h.overflow, h.nan,
+             h.total());
+}
+
+void run(const histogram_cli& o) {
+  if (o.json && o.csv) fail(errc::invalid_argument, "choose one of --json and --csv");
+  histogram_options opt;
+  opt.bins = o.bins;
+  opt.closed_last = o.numpy;
+  if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
+  const backend where = parse_backend(o.backend_name);
+  const io::input in = load_data(o.data);
+  std::vector<histogram_result> results;
+  for (const io::array& a : in.channels) {
+    if (o.variant.empty()) {
+      results.push_back(histogram(where, a.type, a.data(), a.size(), opt));
+      continue;
+    }
+    const detail::histogram_rung* r = detail::find_histogram(o.variant);
+    if (!r)
+      fail(errc::invalid_argument,
+           "no histogram rung '" + o.variant + "' (see `pplab list histogram`)");
+    detail::require_backend(r->info.where);
+    const auto p = detail::resolve_histogram(r->info.where, a.type, a.data(), a.size(), opt);
+    if (!r->can_run(p)) fail(errc::unsupported, o.variant + " cannot run this problem");
+    results.push_back(detail::run_histogram_into_result(*r, p, a.data()));
+  }
+  const bool several = results.size() > 1;
+  if (o.json) {
+    if (!several) {
+      fmt::print("{}\n", to_json(results[0]).dump());
+      return;
+    }
+    nlohmann::json channels = nlohmann::json::array();
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      nlohmann::json j = to_json(results[c]);
+      j["channel"] = in.names[c];
+      channels.push_back(j);
+    }
+    fmt::print("{}\n", nlohmann::json{{"channels", channels}}.dump());
+    return;
+  }
+  if (o.csv) {
+    fmt::print("{}kind,lo,hi,count\n", several ? "channel," : "");
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      const histogram_result& h = results[c];
+      const std::string ch = several ? in.names[c] + "," : "";
+      for (std::size_t i = 0; i < h.bins(); ++i)
+        fmt::print("{}bin,{:.17g},{:.17g},{}\n", ch, h.edge(i), h.edge(i + 1), h.counts[i]);
+      fmt::print("{}underflow,,{:.17g},{}\n{}overflow,{:.17g},,{}\n{}nan,,,{}\n", ch, h.lo,
+                 h.underflow, ch, h.hi, h.overflow, ch, h.nan);
+    }
+    return;
+  }
+  for (std::size_t c = 0; c < results.size(); ++c) {
+    const histogram_result& h = results[c];
+    const std::string title =
+        fmt::format("histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, in),
+                    several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi,
+                    h.closed_last ? "]" : ")");
+    print_chart(h, title, in.natural_bytes && h.bins() == 256 && h.lo == 0);
+  }
+}
+
+}  // namespace
+
+void add_histogram(CLI::App& app) {
+  auto o = std::make_shared<histogram_cli>();
+  auto* cmd = app.add_subcommand(
+      "histogram",
+      "count values into even bins; values outside the range and NaN are counted apart.\n"
+      "Bytes, 8-bit images and 16-bit integers default to their natural 256 / 65536 bins;\n"
+      "other data to 10 bins over [min, max] (as numpy.histogram). Bins are [lo, hi) unless\n"
+      "--numpy closes the last one. Images give one histogram per colour channel.");
+  cmd->add_option("--bins", o->bins, "number of bins, 1 to 2^24")
+      ->check(CLI::Range(std::size_t(1), max_bins));
+  cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
+  cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
+  cmd->add_option("--backend", o->backend_name, "seq, cpu or cuda (default cpu)");
+  cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list histogram`)");
+  cmd->add_flag("--json", o->json, "print one JSON object {edges, counts, underflow, overflow, nan}");
+  cmd->add_flag("--csv", o->csv, "print CSV rows: kind,lo,hi,count");
+  o->data.add_to(*cmd, "u8");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace pplab::cli

@@ -1,0 +1,64 @@
+// pplab info: the machine, the backends built, and its ceilings measured now.
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "core/ceilings.hpp"
+#include "core/device.hpp"
+#include "core/registry.hpp"
+
+namespace pplab::cli {
+
+void add_info(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "machine, backends built, measured ceilings");
+  auto as_json = std::make_shared<bool>(false);
+  auto no_measure = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *as_json, "print one JSON object");
+  cmd->add_flag("--no-measure", *no_measure, "skip measuring the ceilings (a few seconds)");
+  cmd->callback([as_json, no_measure] {
+    const detail::cpu_facts c = detail::cpu();
+    const detail::gpu_info& g = detail::gpu();
+    nlohmann::json j = {{"pplab", version()},
+                        {"cpu", c.model},
+                        {"cores", c.cores},
+                        {"threads", c.threads}};
+    nlohmann::json backends = nlohmann::json::object();
+    for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+      backends[std::string(name_of(b))] = available(b);
+    j["backends"] = backends;
+    if (g.present)
+      j["gpu"] = {{"name", g.name}, {"driver", g.driver}, {"sms", g.sm_count},
+                  {"memory_bytes", g.mem_bytes}, {"theoretical_GBps", g.mem_GBps_theoretical}};
+    else
+      j["gpu"] = {{"absent", g.why_absent}};
+    if (!*no_measure) {
+      const std::size_t bytes = std::size_t(256) << 20;
+      j["ceilings"] = {{"read_GBps", detail::measure_read_GBps(bytes, 0.5)},
+                       {"copy_GBps", detail::measure_copy_GBps(bytes, 0.5)},
+                       {"fp32_GFLOPs", detail::measure_fma_GFLOPs(false, 0.5)}};
+    }
+    if (*as_json) {
+      fmt::print("{}\n", j.dump(1));
+      return;
+    }
+    fmt::print("pplab {}\ncpu      {} ({} logical cores, {} OpenMP threads)\n", version(), c.model,
+               c.cores, c.threads);
+    fmt::print("backends");
+    for (auto& [name, ok] : backends.items()) fmt::print(" {}{}", name, ok.get<bool>() ? "" : "(-)");
+    fmt::print("   (-) = not usable here\n");
+    if (g.present)
+      fmt::print("gpu      {}, {} SMs, {:.1f} GiB, driver {}, {:.0f} GB/s theoretical\n", g.name,
+                 g.sm_count, double(g.mem_bytes) / (1 << 30), g.driver, g.mem_GBps_theoretical);
+    else
+      fmt::print("gpu      none: {}\n", g.why_absent);
+    if (j.contains("ceilings"))
+      fmt::print("ceilings read {:.1f} GB/s, copy {:.1f} GB/s (read + write), fp32 FMA {:.0f} "
+                 "GFLOP/s (256 MiB buffers, all threads)\n",
+                 j["ceilings"]["read_GBps"].get<double>(), j["ceilings"]["copy_GBps"].get<double>(),
+                 j["ceilings"]["fp32_GFLOPs"].get<double>());
+    fmt::print("rungs    {} reduce, {} histogram, {} matmul (pplab list)\n",
+               detail::rungs().reduce.size(), detail::rungs().histogram.size(),
+               detail::rungs().matmul.size());
+  });
+}
+
+}  // namespace pplab::cli

@@ -1,0 +1,81 @@
+// pplab lab: the main job. Every rung on this machine, verified, timed, beside the ceilings.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "common.hpp"
+#include "core/ceilings.hpp"
+#include "core/timer.hpp"
+#include "lab.hpp"
+
+namespace pplab::cli {
+namespace {
+
+struct lab_cli {
+  std::string pattern_name, backend_name, json_path = "pplab-lab.json", chart_path;
+  bool quick = false, no_progress = false;
+  double budget = 0;
+};
+
+void run(const lab_cli& o) {
+  lab_settings s;
+  s.quick = o.quick;
+  s.budget_s = o.budget > 0 ? o.budget : (o.quick ? 0.15 : 1.0);
+  if (!o.pattern_name.empty()) s.only_pattern = parse_pattern(o.pattern_name);
+  if (!o.backend_name.empty()) {
+    s.only_backend = parse_backend(o.backend_name);
+    if (!available(*s.only_backend))
+      fail(errc::unsupported, "backend '" + o.backend_name + "' is not usable here (see `pplab info`)");
+  }
+  s.progress = !o.no_progress && isatty(STDERR_FILENO);
+  lab_session lab(s);
+  detail::stopwatch clock;
+  const std::size_t probe = (o.quick ? std::size_t(64) : std::size_t(1024)) << 20;
+  lab.progress("measuring the CPU's ceilings");
+  lab.ceilings.read_GBps = detail::measure_read_GBps(probe, s.budget_s);
+  lab.ceilings.copy_GBps = detail::measure_copy_GBps(probe, s.budget_s);
+  lab.ceilings.fp32_GFLOPs = detail::measure_fma_GFLOPs(false, s.budget_s);
+#ifdef PPLAB_HAVE_CUDA
+  if (available(backend::cuda)) lab_cuda_ceilings(lab);
+#endif
+  lab_reduce(lab);
+  lab_histogram(lab);
+  lab_matmul(lab);
+  lab.progress_done();
+  lab_finish(lab);
+  fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: read {:.1f} GB/s, copy {:.1f} GB/s, "
+             "fp32 FMA {:.0f} GFLOP/s\n",
+             o.quick ? " --quick" : "", lab.rows.size(), clock.seconds(), lab.ceilings.read_GBps,
+             lab.ceilings.copy_GBps, lab.ceilings.fp32_GFLOPs);
+  print_table(lab);
+  const std::string chart = o.chart_path.empty()
+                                ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg"
+                                : o.chart_path;
+  write_record(lab, o.json_path);
+  write_chart(lab, chart);
+  std::size_t wrong = 0;
+  for (const lab_row& r : lab.rows) wrong += !r.verified;
+  fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart,
+             wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
+  if (wrong) fail(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
+}
+
+}  // namespace
+
+void add_lab(CLI::App& app) {
+  auto o = std::make_shared<lab_cli>();
+  auto* cmd = app.add_subcommand(
+      "lab",
+      "run every rung of every pattern on this machine: verified against the reference, timed\n"
+      "(warm-up, repeats, median) beside the machine's ceilings measured in the same run.\n"
+      "Prints a table, writes a JSON record and an SVG chart of the ladders.");
+  cmd->add_option("pattern", o->pattern_name, "reduce, histogram or matmul (default: all)");
+  cmd->add_option("--backend", o->backend_name, "only this backend: seq, cpu or cuda");
+  cmd->add_flag("--quick", o->quick, "small problems, short timing: under a minute");
+  cmd->add_option("--json", o->json_path, "where to write the record (default pplab-lab.json)");
+  cmd->add_option("--chart", o->chart_path, "where to write the SVG chart (default: beside the record)");
+  cmd->add_option("--budget", o->budget, "seconds of timing per rung (default 1, quick 0.15)");
+  cmd->add_flag("--no-progress", o->no_progress, "no progress line on stderr");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace pplab::cli

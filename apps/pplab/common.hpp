@@ -1,0 +1,42 @@
+#pragma once
+// What the subcommands share: the data-source options, loading or generating the data, and the
+// helpers for JSON and numbers.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/generate.hpp"
+#include "io/array.hpp"
+#include "pplab/pplab.hpp"
+
+namespace pplab::cli {
+
+// --input F [--format ...] or generated data: --n, --dtype, --dist, --seed.
+struct data_options {
+  std::string input, format, dtype_name, dist = "uniform";
+  std::uint64_t n = 1 << 20;
+  std::uint64_t seed = 1;
+  void add_to(CLI::App& cmd, const char* default_dtype);
+  std::string default_dtype;
+};
+io::input load_data(const data_options& o);
+
+// A one-line description of where the data came from, for human output.
+std::string describe(const data_options& o, const io::input& in);
+
+// JSON numbers: NaN and infinities have no JSON form and are written as null.
+nlohmann::json json_number(double v);
+nlohmann::json json_scalar(const scalar& s);
+std::string format_scalar(const scalar& s);
+
+// Registers each subcommand on the app.
+void add_info(CLI::App& app);
+void add_list(CLI::App& app);
+void add_reduce(CLI::App& app);
+void add_histogram(CLI::App& app);
+void add_matmul(CLI::App& app);
+void add_lab(CLI::App& app);
+
+}  // namespace pplab::cli

@@ -1,0 +1,28 @@
+# Build options and the flags every target shares.
+option(PPLAB_NATIVE "Build for this machine's CPU (-march=native); OFF for portable packages" ON)
+option(PPLAB_OPENBLAS "Build the OpenBLAS baseline rung (m00) when OpenBLAS is found" ON)
+set(PPLAB_CUDA AUTO CACHE STRING "CUDA backend: AUTO (when nvcc is found), ON or OFF")
+set_property(CACHE PPLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
+option(PPLAB_BUILD_APP "Build the pplab command line" ON)
+option(PPLAB_BUILD_TESTS "Build the tests" ON)
+option(BUILD_SHARED_LIBS "Build libpplab as a shared library" ON)
+set(PPLAB_DEPS_DIR "" CACHE PATH
+    "Folder with header-only dependencies and googletest sources, for machines without the packages")
+
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+add_library(pplab_warnings INTERFACE)
+target_compile_options(pplab_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unknown-pragmas -ffp-contract=off>)
+
+add_library(pplab_cpu_flags INTERFACE)
+if(PPLAB_NATIVE)
+  target_compile_options(pplab_cpu_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-march=native>)
+endif()
+install(TARGETS pplab_warnings pplab_cpu_flags EXPORT pplabTargets)

@@ -1,0 +1,39 @@
+#pragma once
+// Matrix multiplication C = alpha*A*B + beta*C, row-major, float or double, any M, N, K >= 0,
+// with leading dimensions (row strides, in elements) for sub-matrix views.
+// As in BLAS, beta == 0 overwrites C without reading it, so NaN in an unset C does not spread.
+// C must not overlap A or B.
+#include <cstddef>
+#include <string>
+
+#include "backend.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+
+namespace pplab {
+
+template <class T> struct matrix_ref {
+  T* data = nullptr;
+  std::size_t rows = 0, cols = 0;
+  std::size_t ld = 0;  // row stride in elements; 0 means cols
+  std::size_t stride() const noexcept { return ld ? ld : cols; }
+};
+
+void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
+            const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
+            std::size_t ldc);
+
+template <class Tag, class T>
+void matmul(Tag where, T alpha, matrix_ref<const T> a, matrix_ref<const T> b, T beta,
+            matrix_ref<T> c) {
+  if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols)
+    fail(errc::invalid_argument, "matmul: shapes do not match: A is " + std::to_string(a.rows) +
+                                     "x" + std::to_string(a.cols) + ", B is " +
+                                     std::to_string(b.rows) + "x" + std::to_string(b.cols) +
+                                     ", C is " + std::to_string(c.rows) + "x" +
+                                     std::to_string(c.cols) + "; need A: MxK, B: KxN, C: MxN");
+  matmul(backend(where), dtype_of<T>(), a.rows, b.cols, a.cols, double(alpha), a.data, a.stride(),
+         b.data, b.stride(), double(beta), c.data, c.stride());
+}
+
+}  // namespace pplab

@@ -1,0 +1,83 @@
+#pragma once
+// Reduction operators: the built-in ones as tag values, and user-defined ones, which need only be
+// associative and commutative and come with their identity (the notes' requirement).
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+namespace pplab {
+
+enum class op { sum, product, min, max, mean };
+inline constexpr op all_ops[] = {op::sum, op::product, op::min, op::max, op::mean};
+std::string_view name_of(op o) noexcept;
+op parse_op(std::string_view name);
+
+template <op O> struct op_tag {
+  static constexpr op value = O;
+  constexpr operator op() const noexcept { return O; }
+};
+inline constexpr op_tag<op::sum> sum{};
+inline constexpr op_tag<op::product> product{};
+inline constexpr op_tag<op::min> min{};
+inline constexpr op_tag<op::max> max{};
+inline constexpr op_tag<op::mean> mean{};
+
+// Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
+// products accumulate in double. min and max keep the element type; mean is a double.
+template <class T>
+using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
+                                  std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+template <class T, op O>
+using reduce_result_t =
+    std::conditional_t<O == op::min || O == op::max, T,
+                       std::conditional_t<O == op::mean, double, wide_t<T>>>;
+
+// The identity of each built-in operator for accumulator type A: what an empty input gives.
+template <class A> constexpr A identity_of(op o) noexcept {
+  switch (o) {
+    case op::product: return A(1);
+    case op::min:
+      return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                  : std::numeric_limits<A>::max();
+    case op::max:
+      return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                  : std::numeric_limits<A>::lowest();
+    default: return A(0);
+  }
+}
+
+// A user's operator: combine must be associative and commutative, and combine(identity, x) == x.
+template <class T, class Combine> struct custom_op {
+  T identity;
+  Combine combine;
+};
+template <class T, class Combine> custom_op<T, Combine> make_op(T identity, Combine combine) {
+  return {identity, combine};
+}
+
+// The notes' example of a user-defined reduction: the 3-D point farthest from the origin.
+struct point3 {
+  float x = 0, y = 0, z = 0;
+  friend constexpr bool operator==(const point3&, const point3&) = default;
+};
+// Ties in magnitude are broken by comparing (x, y, z), so the result never depends on the order
+// in which a parallel tree meets the points: that is what makes the operator commutative.
+struct farthest_from_origin {
+#ifdef __CUDACC__
+  __host__ __device__
+#endif
+  constexpr point3 operator()(const point3& a, const point3& b) const noexcept {
+    const float na = a.x * a.x + a.y * a.y + a.z * a.z;
+    const float nb = b.x * b.x + b.y * b.y + b.z * b.z;
+    if (na != nb) return nb > na ? b : a;
+    if (a.x != b.x) return b.x > a.x ? b : a;
+    if (a.y != b.y) return b.y > a.y ? b : a;
+    return b.z > a.z ? b : a;
+  }
+};
+inline custom_op<point3, farthest_from_origin> farthest_point_op() {
+  return {point3{0, 0, 0}, farthest_from_origin{}};
+}
+
+}  // namespace pplab

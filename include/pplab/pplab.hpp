@@ -1,0 +1,13 @@
+#pragma once
+// One include for all of pplab's public API.
+#include "backend.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+#include "histogram.hpp"
+#include "matmul.hpp"
+#include "ops.hpp"
+#include "reduce.hpp"
+
+namespace pplab {
+const char* version() noexcept;
+}

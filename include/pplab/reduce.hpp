@@ -1,0 +1,95 @@
+#pragma once
+// Reduction: sum, product, min, max, mean over any dtype, and user operators.
+//
+// Semantics (docs/reduce.md has the long form):
+// - empty input gives the operator's identity (sum 0, product 1, min +inf or the type's max,
+//   max -inf or the type's lowest); the mean of nothing is an error;
+// - integer sums and products accumulate in 64 bits; float sums accumulate in double over fixed
+//   blocks, so a backend gives the same bits on every run whatever the thread count;
+// - min and max propagate NaN: if any element is NaN the answer is NaN (as numpy.min).
+#include <cstddef>
+#include <cstdint>
+#include <ranges>
+#include <span>
+#include <vector>
+
+#include "backend.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+#include "ops.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace pplab {
+
+// A reduction's answer with its accumulator type: i64 (signed ints), u64 (unsigned), f64.
+struct scalar {
+  enum class kind : std::uint8_t { i64, u64, f64 };
+  kind k = kind::f64;
+  union {
+    std::int64_t i;
+    std::uint64_t u;
+    double f = 0;
+  };
+  template <class A> static scalar of(A v) noexcept {
+    scalar s;
+    if constexpr (std::is_floating_point_v<A>) s.k = kind::f64, s.f = double(v);
+    else if constexpr (std::is_signed_v<A>) s.k = kind::i64, s.i = std::int64_t(v);
+    else s.k = kind::u64, s.u = std::uint64_t(v);
+    return s;
+  }
+  template <class A> A as() const noexcept {
+    switch (k) {
+      case kind::i64: return A(i);
+      case kind::u64: return A(u);
+      default: return A(f);
+    }
+  }
+  double to_double() const noexcept { return as<double>(); }
+};
+
+// The run-time entry point: data is host memory holding n elements of type t.
+scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o);
+
+template <class Tag, std::ranges::contiguous_range R, op O>
+auto reduce(Tag where, const R& data, op_tag<O>) {
+  using T = std::remove_cv_t<std::ranges::range_value_t<R>>;
+  const scalar s = reduce(backend(where), dtype_of<T>(), std::ranges::data(data),
+                          std::ranges::size(data), O);
+  return s.template as<reduce_result_t<T, O>>();
+}
+
+// User operators on the host backends. The cpu version is the notes' partition and summarize:
+// fixed chunks reduced in parallel, then the chunk partials combined in order, so the result
+// does not depend on the thread count even for operators that are only nearly associative.
+template <class T, class C> T reduce(seq_t, std::span<const T> data, const custom_op<T, C>& o) {
+  T acc = o.identity;
+  for (const T& x : data) acc = o.combine(acc, x);
+  return acc;
+}
+
+template <class T, class C> T reduce(cpu_t, std::span<const T> data, const custom_op<T, C>& o) {
+  constexpr std::size_t chunk = 1 << 14;
+  const std::size_t chunks = (data.size() + chunk - 1) / chunk;
+  std::vector<T> partial(chunks, o.identity);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t c = 0; c < std::ptrdiff_t(chunks); ++c) {
+    const std::size_t begin = std::size_t(c) * chunk;
+    const std::size_t end = std::min(begin + chunk, data.size());
+    T acc = o.identity;
+    for (std::size_t i = begin; i < end; ++i) acc = o.combine(acc, data[i]);
+    partial[std::size_t(c)] = acc;
+  }
+  T acc = o.identity;
+  for (const T& p : partial) acc = o.combine(acc, p);
+  return acc;
+}
+
+template <class Tag, std::ranges::contiguous_range R, class T, class C>
+T reduce(Tag where, const R& data, const custom_op<T, C>& o) {
+  return reduce(where, std::span<const T>(std::ranges::data(data), std::ranges::size(data)), o);
+}
+
+}  // namespace pplab

@@ -1,0 +1,14 @@
+#pragma once
+#include <chrono>
+
+namespace pplab::detail {
+
+// Wall-clock seconds since construction (steady clock).
+struct stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+}  // namespace pplab::detail

@@ -1,0 +1,105 @@
+// pplab::histogram: resolves the options into bins and a range, picks the backend's rung, runs it.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/run_rung.hpp"
+#include "histogram/binning.hpp"
+#include "pplab/histogram.hpp"
+
+namespace pplab {
+
+double histogram_result::edge(std::size_t i) const noexcept {
+  if (i >= bins()) return hi;
+  return double(i) * ((hi - lo) / double(bins())) + lo;
+}
+
+std::uint64_t histogram_result::total() const noexcept {
+  std::uint64_t t = underflow + overflow + nan;
+  for (std::uint64_t c : counts) t += c;
+  return t;
+}
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+detail::histogram_problem detail::resolve_histogram(backend where, dtype t, const void* data,
+                                                    std::size_t n, const histogram_options& o) {
+  if (o.lo.has_value() != o.hi.has_value())
+    fail(errc::invalid_argument, "histogram: give both ends of the range (lo and hi), or neither");
+  const bool small_int = !is_float(t) && size_of(t) <= 2;
+  const std::size_t natural_bins = std::size_t(1) << (8 * size_of(t));
+  detail::histogram_problem p{t, n, o.bins, 0, 0, o.closed_last, false};
+  if (o.lo) {
+    p.lo = *o.lo, p.hi = *o.hi;
+    if (!std::isfinite(p.lo) || !std::isfinite(p.hi))
+      fail(errc::invalid_argument, "histogram: the range must be finite; got [" + num(p.lo) +
+                                       ", " + num(p.hi) + ")");
+    if (!(p.lo < p.hi))
+      fail(errc::invalid_argument, "histogram: lo must be below hi; got lo = " + num(p.lo) +
+                                       ", hi = " + num(p.hi));
+    if (!std::isfinite(p.hi - p.lo))
+      fail(errc::invalid_argument, "histogram: the range [" + num(p.lo) + ", " + num(p.hi) +
+                                       ") is too wide for double precision");
+    if (!p.bins) p.bins = small_int ? natural_bins : 10;
+  } else if (small_int) {
+    const std::int64_t lo = is_signed_int(t) ? -std::int64_t(natural_bins / 2) : 0;
+    p.lo = double(lo), p.hi = double(lo + std::int64_t(natural_bins));
+    if (!p.bins) p.bins = natural_bins;
+    p.natural = p.bins == natural_bins;
+  } else {
+    // numpy.histogram's rule: the range is [min, max] of the data, last bin closed.
+    if (!p.bins) p.bins = 10;
+    p.closed_last = true;
+    if (n == 0) {
+      p.lo = 0, p.hi = 1;
+    } else {
+      const double mn = reduce(where, t, data, n, op::min).to_double();
+      const double mx = reduce(where, t, data, n, op::max).to_double();
+      if (std::isnan(mn) || std::isnan(mx))
+        fail(errc::bad_data,
+             "histogram: cannot infer the range: the data holds NaN; give a range "
+             "(--range LO:HI) and NaN will be counted apart");
+      if (!std::isfinite(mn) || !std::isfinite(mx))
+        fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
+                                 "] is not finite; give a finite range (--range LO:HI)");
+      p.lo = mn, p.hi = mx;
+      if (mn == mx) p.lo -= 0.5, p.hi += 0.5;
+    }
+  }
+  if (p.bins < 1 || p.bins > max_bins)
+    fail(errc::invalid_argument, "histogram: bins must be between 1 and 2^24 (16777216); got " +
+                                     std::to_string(p.bins));
+  return p;
+}
+
+histogram_result detail::run_histogram_into_result(const histogram_rung& r,
+                                                   const histogram_problem& p, const void* data) {
+  histogram_result out;
+  out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last;
+  out.counts.resize(slots(p));
+  run_histogram(r, p, data, out.counts.data());
+  out.underflow = out.counts[p.bins];
+  out.overflow = out.counts[p.bins + 1];
+  out.nan = out.counts[p.bins + 2];
+  out.counts.resize(p.bins);
+  return out;
+}
+
+histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
+                           const histogram_options& options) {
+  if (n > 0 && data == nullptr)
+    fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
+  detail::require_backend(where);
+  const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
+  return detail::run_histogram_into_result(detail::pick_histogram(where, p), p, data);
+}
+
+}  // namespace pplab

@@ -1,0 +1,74 @@
+#pragma once
+// Which slot an element is counted in. Every histogram rung counts into bins + 3 slots: the
+// bins, then underflow (bins), overflow (bins + 1) and NaN (bins + 2), so outliers take the same
+// path as everything else and nothing is dropped.
+#include <cmath>
+#include <cstdint>
+
+#include "core/registry.hpp"
+#include "pplab/histogram.hpp"
+
+namespace pplab::detail {
+
+inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
+
+// The options made concrete: bins, range, natural or not (data are read for an inferred range).
+histogram_problem resolve_histogram(backend where, dtype t, const void* data, std::size_t n,
+                                    const histogram_options& options);
+// Runs one rung on host data and splits its slots into counts and outliers.
+histogram_result run_histogram_into_result(const histogram_rung& r, const histogram_problem& p,
+                                           const void* data);
+
+// 8/16-bit integers over the type's whole range: the bin is the value's offset from the lowest.
+struct natural_binner {
+  std::int64_t lo;
+  template <class T> std::size_t operator()(T x) const noexcept {
+    return std::size_t(std::int64_t(x) - lo);
+  }
+};
+
+// Even bins over [lo, hi), in double. The first guess (x - lo) * bins / (hi - lo) can be one off
+// at an edge, so it is corrected against the edges themselves, edge(i) = lo + i * step as
+// numpy.linspace computes them: a value equal to an edge always opens that edge's bin.
+struct range_binner {
+  double lo, hi, scale, step;
+  std::size_t bins;
+  bool closed_last;
+
+  explicit range_binner(const histogram_problem& p)
+      : lo(p.lo), hi(p.hi), scale(double(p.bins) / (p.hi - p.lo)),
+        step((p.hi - p.lo) / double(p.bins)), bins(p.bins), closed_last(p.closed_last) {}
+
+  double edge(std::size_t i) const noexcept { return double(i) * step + lo; }
+
+  template <class T> std::size_t operator()(T x) const noexcept {
+    const double v = double(x);
+    if (v != v) return bins + 2;
+    if (v < lo) return bins;
+    if (v >= hi) return (v == hi && closed_last) ? bins - 1 : bins + 1;
+    std::size_t i = std::size_t((v - lo) * scale);
+    if (i >= bins) i = bins - 1;
+    while (i > 0 && v < edge(i)) --i;
+    while (i + 1 < bins && v >= edge(i + 1)) ++i;
+    return i;
+  }
+};
+
+// Calls Impl::template run<T>(x, n, binner, counts, call) with the call's dtype and binner.
+template <class Impl> void dispatch_histogram(const histogram_call& c) {
+  visit_dtype(c.p.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(c.in);
+    if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
+      if (c.p.natural) {
+        Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c.counts, c);
+        return;
+      }
+    }
+    Impl::template run<T>(x, c.p.n, range_binner(c.p), c.counts, c);
+  });
+}
+
+inline bool any_histogram(const histogram_problem&) { return true; }
+
+}  // namespace pplab::detail

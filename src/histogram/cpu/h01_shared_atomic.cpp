@@ -1,0 +1,30 @@
+// histogram/cpu/h01_shared_atomic: all threads count into one shared histogram, each increment
+// an atomic read-modify-write (the notes' atomicAdd; without it, updates are lost to the data
+// race). Correct, but every increment of a popular bin bounces its cache line between cores and
+// serializes there: the more skewed the data, the slower.
+#include <algorithm>
+
+#include "histogram/binning.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct shared_atomic {
+  template <class T, class Binner>
+  static void run(const T* x, std::size_t n, const Binner& bin, std::uint64_t* counts,
+                  const histogram_call& c) {
+    std::fill_n(counts, slots(c.p), 0);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
+      const std::size_t s = bin(x[i]);
+#pragma omp atomic update
+      ++counts[s];
+    }
+  }
+};
+
+}  // namespace
+
+void histogram_cpu_h01(const histogram_call& c) { dispatch_histogram<shared_atomic>(c); }
+
+}  // namespace pplab::detail

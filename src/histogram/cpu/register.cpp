@@ -1,0 +1,43 @@
+#include "histogram/binning.hpp"
+
+namespace pplab::detail {
+
+void histogram_cpu_h01(const histogram_call&);
+void histogram_cpu_h02(const histogram_call&);
+void histogram_cpu_h03(const histogram_call&);
+void histogram_cpu_h04(const histogram_call&);
+std::size_t histogram_cpu_h02_scratch(const histogram_problem&);
+std::size_t histogram_cpu_h03_scratch(const histogram_problem&);
+
+namespace {
+// Private copies are worth their memory up to this much scratch, all threads together.
+constexpr std::size_t private_budget = std::size_t(512) << 20;
+bool h02_fits(const histogram_problem& p) { return histogram_cpu_h02_scratch(p) <= private_budget; }
+bool h03_fits(const histogram_problem& p) { return histogram_cpu_h03_scratch(p) <= private_budget; }
+// Which strategy the API prefers, by bin count (measured in docs/histogram.md).
+bool few_bins(const histogram_problem& p) { return p.bins <= (std::size_t(1) << 16); }
+bool mid_bins(const histogram_problem& p) {
+  return !few_bins(p) && p.bins <= (std::size_t(1) << 20);
+}
+bool never(const histogram_problem&) { return false; }
+bool many_bins(const histogram_problem& p) { return p.bins > (std::size_t(1) << 20); }
+}  // namespace
+
+void register_histogram_cpu(registry& r) {
+  r.histogram.push_back({{"histogram/cpu/h01_shared_atomic", pattern::histogram, backend::cpu, 1,
+                          "one shared histogram, atomic increments"},
+                         memory::host, any_histogram, nullptr, histogram_cpu_h01, never});
+  r.histogram.push_back({{"histogram/cpu/h02_private_per_thread", pattern::histogram,
+                          backend::cpu, 2, "a private histogram per thread, merged by a reduction"},
+                         memory::host, h02_fits, histogram_cpu_h02_scratch, histogram_cpu_h02,
+                         mid_bins});
+  r.histogram.push_back({{"histogram/cpu/h03_sub_histograms", pattern::histogram, backend::cpu, 3,
+                          "several 32-bit sub-histograms per thread: skew does not serialize"},
+                         memory::host, h03_fits, histogram_cpu_h03_scratch, histogram_cpu_h03,
+                         few_bins});
+  r.histogram.push_back({{"histogram/cpu/h04_bin_range_owners", pattern::histogram, backend::cpu,
+                          4, "each thread owns a range of bins and scans all input: no copies"},
+                         memory::host, any_histogram, nullptr, histogram_cpu_h04, many_bins});
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,30 @@
+// histogram/seq/h01_sequential: one loop, one histogram, `counts[bin(x)]++` for each element.
+// The reference every other rung is checked against. Repeated values form a chain of
+// read-modify-writes on one counter, each waiting for the store before it.
+#include <algorithm>
+
+#include "histogram/binning.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct sequential {
+  template <class T, class Binner>
+  static void run(const T* x, std::size_t n, const Binner& bin, std::uint64_t* counts,
+                  const histogram_call& c) {
+    std::fill_n(counts, slots(c.p), 0);
+    for (std::size_t i = 0; i < n; ++i) ++counts[bin(x[i])];
+  }
+};
+
+}  // namespace
+
+void histogram_seq_h01(const histogram_call& c) { dispatch_histogram<sequential>(c); }
+
+void register_histogram_seq(registry& r) {
+  r.histogram.push_back({{"histogram/seq/h01_sequential", pattern::histogram, backend::seq, 1,
+                          "one loop, one histogram: the reference"},
+                         memory::host, any_histogram, nullptr, histogram_seq_h01});
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,40 @@
+#pragma once
+// An n-dimensional array read from a file: dtype, shape (C order) and the bytes of its elements.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "pplab/dtype.hpp"
+
+namespace pplab::io {
+
+struct array {
+  dtype type = dtype::u8;
+  std::vector<std::size_t> shape;  // empty for a scalar
+  std::vector<std::byte> bytes;
+
+  std::size_t size() const noexcept { return bytes.size() / size_of(type); }
+  const void* data() const noexcept { return bytes.data(); }
+  void* data() noexcept { return bytes.data(); }
+};
+
+// .npy versions 1 to 3, either byte order, C order; throws pplab::error on anything else.
+array read_npy(const std::string& path);
+array parse_npy(const std::byte* data, std::size_t size, const std::string& name);
+void write_npy(const std::string& path, const array& a);
+
+// One input, possibly several channels (an RGB image gives three named arrays).
+struct input {
+  std::vector<array> channels;
+  std::vector<std::string> names;  // "" for a plain array; "R", "G", "B", "A", "gray" for images
+  std::string format;              // npy, text, raw, bytes, image
+  bool natural_bytes = false;      // bytes and 8-bit images: 256 natural bins by default
+};
+
+// format: "" (by extension), npy, raw, text, bytes or image. raw_type: the dtype of raw files
+// and of numbers read from text (text defaults to f64).
+input read_input(const std::string& path, const std::string& format, const dtype* raw_type);
+
+std::vector<std::byte> read_file(const std::string& path);
+
+}  // namespace pplab::io

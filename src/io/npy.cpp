@@ -1,0 +1,174 @@
+// The .npy format (NumPy's format.py): magic, version, a little-endian header length, then a
+// Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } padded with
+// spaces and ending in a newline, then the elements.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "io/array.hpp"
+#include "pplab/error.hpp"
+
+namespace pplab::io {
+namespace {
+
+[[noreturn]] void bad(const std::string& name, const std::string& what) {
+  fail(errc::bad_data, name + ": not a usable .npy file: " + what);
+}
+
+// The value text that follows 'key': in the header dict (up to the next top-level comma or '}').
+std::string field(const std::string& header, const std::string& key, const std::string& name) {
+  std::size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) at = header.find("\"" + key + "\"");
+  if (at == std::string::npos) bad(name, "the header has no '" + key + "'");
+  at = header.find(':', at);
+  if (at == std::string::npos) bad(name, "malformed header near '" + key + "'");
+  ++at;
+  while (at < header.size() && header[at] == ' ') ++at;
+  std::size_t end = at;
+  int depth = 0;
+  for (; end < header.size(); ++end) {
+    const char ch = header[end];
+    if (ch == '(' || ch == '[') ++depth;
+    else if (ch == ')' || ch == ']') --depth;
+    else if ((ch == ',' || ch == '}') && depth == 0) break;
+  }
+  if (end >= header.size()) bad(name, "malformed header near '" + key + "'");
+  return header.substr(at, end - at);
+}
+
+dtype parse_descr(std::string d, const std::string& name, bool& swap) {
+  if (d.size() < 2 || (d.front() != '\'' && d.front() != '"'))
+    bad(name, "structured or unknown dtype " + d + "; save a plain numeric array");
+  d = d.substr(1, d.size() - 2);
+  if (d.size() < 3) bad(name, "unknown dtype '" + d + "'");
+  const char order = d[0], kind = d[1];
+  const std::string width = d.substr(2);
+  if (kind == 'O') bad(name, "object arrays (dtype 'O') are not supported; save a numeric array");
+  swap = order == '>' && std::endian::native == std::endian::little;
+  if (order != '<' && order != '>' && order != '|' && order != '=')
+    bad(name, "unknown byte order in dtype '" + d + "'");
+  struct entry {
+    char kind;
+    const char* width;
+    dtype t;
+  };
+  static constexpr entry table[] = {
+      {'i', "1", dtype::i8},  {'i', "2", dtype::i16}, {'i', "4", dtype::i32},
+      {'i', "8", dtype::i64}, {'u', "1", dtype::u8},  {'u', "2", dtype::u16},
+      {'u', "4", dtype::u32}, {'u', "8", dtype::u64}, {'f', "4", dtype::f32},
+      {'f', "8", dtype::f64}, {'b', "1", dtype::u8}};
+  for (const entry& e : table)
+    if (e.kind == kind && width == e.width) return e.t;
+  bad(name, "dtype '" + d + "' is not supported; use int8..int64, uint8..uint64, float32, float64");
+}
+
+std::vector<std::size_t> parse_shape(const std::string& s, const std::string& name) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') bad(name, "malformed shape " + s);
+  std::vector<std::size_t> shape;
+  std::size_t i = 1;
+  while (i < s.size() - 1) {
+    while (i < s.size() - 1 && (s[i] == ' ' || s[i] == ',')) ++i;
+    if (i >= s.size() - 1) break;
+    if (s[i] < '0' || s[i] > '9') bad(name, "malformed shape " + s);
+    std::size_t v = 0;
+    for (; i < s.size() - 1 && s[i] >= '0' && s[i] <= '9'; ++i) {
+      if (v > (std::numeric_limits<std::size_t>::max() - 9) / 10) bad(name, "shape too large");
+      v = v * 10 + std::size_t(s[i] - '0');
+    }
+    if (s[i] == 'L') ++i;  // Python 2 longs
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+}  // namespace
+
+std::vector<std::byte> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail(errc::io, "cannot open '" + path + "': no such file, or not readable");
+  const std::streamoff size = in.tellg();
+  if (size < 0) fail(errc::io, "cannot read '" + path + "' (is it a directory?)");
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    fail(errc::io, "cannot read '" + path + "'");
+  return bytes;
+}
+
+array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
+  static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (size < 10 || std::memcmp(p, magic, 6) != 0) bad(name, "the magic string \\x93NUMPY is missing");
+  const unsigned major = unsigned(p[6]);
+  std::size_t header_len, offset;
+  if (major == 1) {
+    header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8;
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (size < 12) bad(name, "truncated header");
+    header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8 | std::size_t(p[10]) << 16 |
+                 std::size_t(p[11]) << 24;
+    offset = 12;
+  } else {
+    bad(name, "format version " + std::to_string(major) + " (pplab reads versions 1 to 3)");
+  }
+  if (header_len > size - offset) bad(name, "truncated header");
+  const std::string header(reinterpret_cast<const char*>(p + offset), header_len);
+  if (header.find('{') == std::string::npos) bad(name, "the header is not a dict");
+  bool swap = false;
+  array a;
+  a.type = parse_descr(field(header, "descr", name), name, swap);
+  const std::string fortran = field(header, "fortran_order", name);
+  a.shape = parse_shape(field(header, "shape", name), name);
+  std::size_t count = 1;
+  for (std::size_t d : a.shape) {
+    if (d && count > std::numeric_limits<std::size_t>::max() / d) bad(name, "shape too large");
+    count *= d;
+  }
+  if (fortran.find("True") != std::string::npos && a.shape.size() > 1)
+    bad(name, "Fortran-order arrays are not supported; save numpy.ascontiguousarray(a)");
+  const std::size_t elem = size_of(a.type);
+  if (count > std::numeric_limits<std::size_t>::max() / elem) bad(name, "shape too large");
+  const std::size_t data_offset = offset + header_len;
+  if (size - data_offset < count * elem)
+    bad(name, "truncated: the header promises " + std::to_string(count) + " elements (" +
+                  std::to_string(count * elem) + " bytes) but " +
+                  std::to_string(size - data_offset) + " bytes follow");
+  a.bytes.assign(p + data_offset, p + data_offset + count * elem);
+  if (swap && elem > 1)
+    for (std::size_t i = 0; i < count; ++i)
+      std::reverse(a.bytes.begin() + std::ptrdiff_t(i * elem),
+                   a.bytes.begin() + std::ptrdiff_t((i + 1) * elem));
+  return a;
+}
+
+array read_npy(const std::string& path) {
+  const std::vector<std::byte> bytes = read_file(path);
+  return parse_npy(bytes.data(), bytes.size(), path);
+}
+
+void write_npy(const std::string& path, const array& a) {
+  static constexpr const char* descr[] = {"<i1", "<i2", "<i4", "<i8", "|u1",
+                                          "<u2", "<u4", "<u8", "<f4", "<f8"};
+  std::string shape;
+  for (std::size_t i = 0; i < a.shape.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(a.shape[i]);
+  shape = "(" + shape + (a.shape.size() == 1 ? ",)" : ")");
+  std::string header = "{'descr': '" + std::string(descr[std::size_t(a.type)]) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  const std::size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) fail(errc::io, "cannot write '" + path + "'");
+  const unsigned char pre[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                               static_cast<unsigned char>(header.size() & 0xff),
+                               static_cast<unsigned char>(header.size() >> 8)};
+  out.write(reinterpret_cast<const char*>(pre), sizeof pre);
+  out << header;
+  out.write(reinterpret_cast<const char*>(a.bytes.data()), std::streamsize(a.bytes.size()));
+  if (!out) fail(errc::io, "cannot write '" + path + "' (disk full?)");
+}
+
+}  // namespace pplab::io

@@ -1,0 +1,150 @@
+// matmul/cpu/m03_packed_microkernel: the BLIS/GotoBLAS structure. B is packed, (kc, nc) at a
+// time, into panels nr columns wide that stay in L3; each thread packs an (mc, kc) block of A
+// into panels mr rows tall that stay in L2; then a register-blocked micro-kernel multiplies one
+// A panel by one B panel: an (mr, nr) tile of C held in vector registers for the whole kc loop.
+// Per k step it loads nr/W vectors of B and broadcasts mr values of A to feed mr*nr/W FMAs, so
+// the FMA units, not the loads, set the pace. Packing makes every kernel load unit-stride and
+// aligned whatever lda/ldb are, and pads the edges with zeros so any M, N, K takes one path.
+// Threads split the mc blocks of A; the packed B panel is shared.
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "matmul/matmul_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+// Tunables for a 256-bit FMA machine with 32 KiB L1, 512 KiB+ L2 per core (Zen 3, Haswell+).
+template <class T> struct shape {
+  static constexpr std::size_t W = 32 / sizeof(T);  // elements per vector register
+  static constexpr std::size_t mr = 6, nr = 2 * W;  // 12 accumulator registers
+  static constexpr std::size_t kc = 256;            // an A and a B panel of kc fit in L1 + L2
+  static constexpr std::size_t mc = 120;            // (mc, kc) block of A in L2
+  static constexpr std::size_t nc = 3072;           // (kc, nc) block of B in L3
+};
+
+struct aligned_free {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+template <class T> std::unique_ptr<T[], aligned_free> aligned_buffer(std::size_t count) {
+  const std::size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+  return std::unique_ptr<T[], aligned_free>(static_cast<T*>(std::aligned_alloc(64, bytes)));
+}
+
+// B[k0:k0+kc, j0:j0+nc] into panels of nr columns: panel p holds (kc, nr), zero-padded.
+template <class T>
+void pack_b(const gemm<T>& g, std::size_t k0, std::size_t kc, std::size_t j0, std::size_t nc,
+            T* out) {
+  constexpr std::size_t nr = shape<T>::nr;
+  const std::size_t panels = (nc + nr - 1) / nr;
+#pragma omp for schedule(static)
+  for (std::ptrdiff_t pp = 0; pp < std::ptrdiff_t(panels); ++pp) {
+    const std::size_t p = std::size_t(pp), j = j0 + p * nr, cols = std::min(nr, j0 + nc - j);
+    T* dst = out + p * kc * nr;
+    for (std::size_t k = 0; k < kc; ++k, dst += nr) {
+      const T* src = g.b + (k0 + k) * g.ldb + j;
+      std::memcpy(dst, src, cols * sizeof(T));
+      std::fill(dst + cols, dst + nr, T(0));
+    }
+  }
+}
+
+// A[i0:i0+mc, k0:k0+kc] into panels of mr rows: panel p holds (kc, mr), k-major, zero-padded.
+template <class T>
+void pack_a(const gemm<T>& g, std::size_t i0, std::size_t mc, std::size_t k0, std::size_t kc,
+            T* out) {
+  constexpr std::size_t mr = shape<T>::mr;
+  for (std::size_t p = 0; p * mr < mc; ++p) {
+    const std::size_t rows = std::min(mr, mc - p * mr);
+    T* dst = out + p * kc * mr;
+    for (std::size_t r = 0; r < mr; ++r) {
+      if (r < rows) {
+        const T* src = g.a + (i0 + p * mr + r) * g.lda + k0;
+        for (std::size_t k = 0; k < kc; ++k) dst[k * mr + r] = src[k];
+      } else {
+        for (std::size_t k = 0; k < kc; ++k) dst[k * mr + r] = T(0);
+      }
+    }
+  }
+}
+
+// acc (mr, nr) = A panel (kc, mr)^T * B panel (kc, nr), all in registers.
+template <class T> inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, T* acc) {
+  constexpr std::size_t mr = shape<T>::mr, W = shape<T>::W;
+  typedef T V __attribute__((vector_size(32)));
+  V c[mr][2] = {};
+  for (std::size_t k = 0; k < kc; ++k, ap += mr, bp += 2 * W) {
+    V b0, b1;
+    std::memcpy(&b0, bp, sizeof(V));
+    std::memcpy(&b1, bp + W, sizeof(V));
+    for (std::size_t r = 0; r < mr; ++r) {
+      const V a = V{} + ap[r];  // broadcast
+      c[r][0] += a * b0;
+      c[r][1] += a * b1;
+    }
+  }
+  for (std::size_t r = 0; r < mr; ++r) {
+    std::memcpy(acc + r * 2 * W, &c[r][0], sizeof(V));
+    std::memcpy(acc + r * 2 * W + W, &c[r][1], sizeof(V));
+  }
+}
+
+struct packed_microkernel {
+  template <class T> static void run(const gemm<T>& g) {
+    using S = shape<T>;
+    if (g.m == 0 || g.n == 0) return;
+    if (g.k == 0) {  // C = beta * C
+      for (std::size_t i = 0; i < g.m; ++i) scale_row(g.c + i * g.ldc, g.n, g.beta);
+      return;
+    }
+    auto bpack = aligned_buffer<T>(S::kc * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
+#pragma omp parallel
+    {
+      auto apack = aligned_buffer<T>(S::kc * (S::mc + S::mr));
+      alignas(64) T acc[S::mr * S::nr];
+      for (std::size_t j0 = 0; j0 < g.n; j0 += S::nc) {
+        const std::size_t nc = std::min(S::nc, g.n - j0);
+        for (std::size_t k0 = 0; k0 < g.k; k0 += S::kc) {
+          const std::size_t kc = std::min(S::kc, g.k - k0);
+          const bool first = k0 == 0;  // the first k block applies beta, later ones accumulate
+          pack_b(g, k0, kc, j0, nc, bpack.get());  // ends with the barrier of its omp for
+          const std::size_t blocks = (g.m + S::mc - 1) / S::mc;
+#pragma omp for schedule(dynamic)
+          for (std::ptrdiff_t bb = 0; bb < std::ptrdiff_t(blocks); ++bb) {
+            const std::size_t i0 = std::size_t(bb) * S::mc, mc = std::min(S::mc, g.m - i0);
+            pack_a(g, i0, mc, k0, kc, apack.get());
+            for (std::size_t jr = 0; jr < nc; jr += S::nr) {
+              const std::size_t cols = std::min(S::nr, nc - jr);
+              const T* bp = bpack.get() + (jr / S::nr) * kc * S::nr;
+              for (std::size_t ir = 0; ir < mc; ir += S::mr) {
+                const std::size_t rows = std::min(S::mr, mc - ir);
+                micro_kernel<T>(kc, apack.get() + (ir / S::mr) * kc * S::mr, bp, acc);
+                for (std::size_t r = 0; r < rows; ++r) {
+                  T* crow = g.c + (i0 + ir + r) * g.ldc + j0 + jr;
+                  const T* arow = acc + r * S::nr;
+                  if (!first) {
+                    for (std::size_t j = 0; j < cols; ++j) crow[j] += g.alpha * arow[j];
+                  } else if (g.beta == T(0)) {
+                    for (std::size_t j = 0; j < cols; ++j) crow[j] = g.alpha * arow[j];
+                  } else {
+                    for (std::size_t j = 0; j < cols; ++j)
+                      crow[j] = g.alpha * arow[j] + g.beta * crow[j];
+                  }
+                }
+              }
+            }
+          }  // implicit barrier: nobody repacks B while another thread still reads it
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void matmul_cpu_m03(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,42 @@
+#pragma once
+// What the host matmul rungs share: dispatch to float or double, and the beta rule.
+#include <algorithm>
+
+#include "core/registry.hpp"
+
+namespace pplab::detail {
+
+template <class T> struct gemm {
+  std::size_t m, n, k;
+  T alpha, beta;
+  const T* a;  // (m, k), row stride lda
+  std::size_t lda;
+  const T* b;  // (k, n), row stride ldb
+  std::size_t ldb;
+  T* c;        // (m, n), row stride ldc
+  std::size_t ldc;
+};
+
+template <class Impl> void dispatch_matmul(const matmul_call& c) {
+  auto go = [&](auto tag) {
+    using T = decltype(tag);
+    Impl::template run<T>(gemm<T>{c.p.m, c.p.n, c.p.k, T(c.alpha), T(c.beta),
+                                  static_cast<const T*>(c.a), c.lda, static_cast<const T*>(c.b),
+                                  c.ldb, static_cast<T*>(c.c), c.ldc});
+  };
+  if (c.p.type == dtype::f32) go(float{});
+  else go(double{});
+}
+
+// C row = beta * C row; beta == 0 writes zeros without reading (BLAS: NaN in C must not spread).
+template <class T> inline void scale_row(T* row, std::size_t n, T beta) {
+  if (beta == T(0)) std::fill_n(row, n, T(0));
+  else if (beta != T(1))
+    for (std::size_t j = 0; j < n; ++j) row[j] *= beta;
+}
+
+inline bool float_or_double(const matmul_problem& p) {
+  return p.type == dtype::f32 || p.type == dtype::f64;
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,31 @@
+// matmul/seq/m01_triple_loop: the textbook C[i][j] = sum_k A[i][k] * B[k][j]. The inner loop
+// walks B down a column: a stride of ldb elements, so nearly every B access misses the cache
+// line it needs and 2 loads feed each multiply-add. The reference for every other rung.
+#include "matmul/matmul_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct triple_loop {
+  template <class T> static void run(const gemm<T>& g) {
+    for (std::size_t i = 0; i < g.m; ++i)
+      for (std::size_t j = 0; j < g.n; ++j) {
+        T sum = 0;
+        for (std::size_t k = 0; k < g.k; ++k) sum += g.a[i * g.lda + k] * g.b[k * g.ldb + j];
+        T& c = g.c[i * g.ldc + j];
+        c = g.beta == T(0) ? g.alpha * sum : g.alpha * sum + g.beta * c;
+      }
+  }
+};
+
+}  // namespace
+
+void matmul_seq_m01(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
+
+void register_matmul_seq(registry& r) {
+  r.matmul.push_back({{"matmul/seq/m01_triple_loop", pattern::matmul, backend::seq, 1,
+                       "i-j-k triple loop: B read down its columns"},
+                      memory::host, float_or_double, matmul_seq_m01});
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,63 @@
+// reduce/cpu/r01_omp_reduction_clause: the notes' one-line OpenMP version,
+// `#pragma omp parallel for reduction(+:sum)`. OpenMP splits the loop over the cores and combines
+// the per-thread copies itself. Each thread still runs the sequential loop with one accumulator,
+// so a float sum waits on the add latency; and the combine order is OpenMP's, so float results
+// may change with the thread count.
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct omp_reduction_clause {
+  template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
+    using A = acc_t<T, O>;
+    const std::ptrdiff_t len = std::ptrdiff_t(n);
+    if constexpr (O == op::sum && std::is_integral_v<A>) {
+      std::uint64_t s = 0;  // unsigned: wraps modulo 2^64 instead of overflowing
+#pragma omp parallel for reduction(+ : s)
+      for (std::ptrdiff_t i = 0; i < len; ++i) s += std::uint64_t(A(x[i]));
+      return A(s);
+    } else if constexpr (O == op::sum) {
+      double s = 0;
+#pragma omp parallel for reduction(+ : s)
+      for (std::ptrdiff_t i = 0; i < len; ++i) s += double(x[i]);
+      return s;
+    } else if constexpr (O == op::product && std::is_integral_v<A>) {
+      std::uint64_t p = 1;
+#pragma omp parallel for reduction(* : p)
+      for (std::ptrdiff_t i = 0; i < len; ++i) p *= std::uint64_t(A(x[i]));
+      return A(p);
+    } else if constexpr (O == op::product) {
+      double p = 1;
+#pragma omp parallel for reduction(* : p)
+      for (std::ptrdiff_t i = 0; i < len; ++i) p *= double(x[i]);
+      return p;
+    } else {
+      // OpenMP's min and max drop NaN, so NaN is noticed apart and wins at the end.
+      A m = identity<T, O>();
+      bool nan = false;
+      if constexpr (O == op::min) {
+#pragma omp parallel for reduction(min : m) reduction(|| : nan)
+        for (std::ptrdiff_t i = 0; i < len; ++i) {
+          nan = nan || x[i] != x[i];
+          m = x[i] < m ? x[i] : m;
+        }
+      } else {
+#pragma omp parallel for reduction(max : m) reduction(|| : nan)
+        for (std::ptrdiff_t i = 0; i < len; ++i) {
+          nan = nan || x[i] != x[i];
+          m = x[i] > m ? x[i] : m;
+        }
+      }
+      if constexpr (std::is_floating_point_v<A>)
+        if (nan) return std::numeric_limits<A>::quiet_NaN();
+      return m;
+    }
+  }
+};
+
+}  // namespace
+
+void reduce_cpu_r01(const reduce_call& c) { dispatch_reduce<omp_reduction_clause>(c); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,67 @@
+// reduce/cpu/r03_simd_accumulators: several independent accumulators per thread, laid out as
+// SIMD lanes. The sequential loop's one dependency chain becomes `lanes` chains the compiler
+// keeps in vector registers, so adds overlap and the loop runs at memory speed.
+// The input is cut into fixed blocks whatever the thread count; each block's lanes are combined
+// pairwise, then the block partials pairwise in index order: the same bits on every run with
+// any number of threads, and a float error that grows with the block size and log2(n), not n.
+// What limits it now: DRAM read bandwidth.
+#include <vector>
+
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+constexpr std::size_t block = 4096;
+
+// Combine without the NaN test, for the vector lanes; NaN for min/max is tracked apart.
+template <class T, op O> inline acc_t<T, O> lane_combine(acc_t<T, O> a, acc_t<T, O> b) {
+  if constexpr (O == op::min) return b < a ? b : a;
+  else if constexpr (O == op::max) return b > a ? b : a;
+  else return combine<T, O>(a, b);
+}
+
+template <class T, op O> acc_t<T, O> reduce_block(const T* x, std::size_t n) {
+  using A = acc_t<T, O>;
+  constexpr std::size_t lanes = 128 / sizeof(A);  // four 256-bit registers of accumulators
+  A acc[lanes];
+  for (A& a : acc) a = identity<T, O>();
+  unsigned nan = 0;
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    for (std::size_t j = 0; j < lanes; ++j) {
+      acc[j] = lane_combine<T, O>(acc[j], A(x[i + j]));
+      if constexpr ((O == op::min || O == op::max) && std::is_floating_point_v<T>)
+        nan |= unsigned(x[i + j] != x[i + j]);
+    }
+  for (; i < n; ++i) acc[0] = combine<T, O>(acc[0], A(x[i]));
+  for (std::size_t width = lanes / 2; width > 0; width /= 2)
+    for (std::size_t j = 0; j < width; ++j) acc[j] = combine<T, O>(acc[j], acc[j + width]);
+  if constexpr (std::is_floating_point_v<A>)
+    if (nan) return std::numeric_limits<A>::quiet_NaN();
+  return acc[0];
+}
+
+struct simd_accumulators {
+  template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
+    using A = acc_t<T, O>;
+    const std::size_t blocks = (n + block - 1) / block;
+    if (blocks <= 1) return reduce_block<T, O>(x, n);
+    std::vector<A> partial(blocks);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(blocks); ++b) {
+      const std::size_t begin = std::size_t(b) * block;
+      partial[std::size_t(b)] = reduce_block<T, O>(x + begin, std::min(block, n - begin));
+    }
+    for (std::size_t width = 1; width < blocks; width *= 2)
+      for (std::size_t j = 0; j + width < blocks; j += 2 * width)
+        partial[j] = combine<T, O>(partial[j], partial[j + width]);
+    return partial[0];
+  }
+};
+
+}  // namespace
+
+void reduce_cpu_r03(const reduce_call& c) { dispatch_reduce<simd_accumulators>(c); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,22 @@
+// reduce/seq/r01_sequential_loop: the O(N) loop of the notes, and the reference for every rung.
+// One accumulator starts at the identity and meets each element once: N operations, but each
+// waits for the one before it (the serial dependency the notes point at), so a float sum runs at
+// the latency of one add per element, not at the memory's pace.
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct sequential_loop {
+  template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
+    acc_t<T, O> acc = identity<T, O>();
+    for (std::size_t i = 0; i < n; ++i) acc = combine<T, O>(acc, acc_t<T, O>(x[i]));
+    return acc;
+  }
+};
+
+}  // namespace
+
+void reduce_seq_r01(const reduce_call& c) { dispatch_reduce<sequential_loop>(c); }
+
+}  // namespace pplab::detail
