@@ -42,10 +42,11 @@ dtype parse_descr(std::string d, const std::string& name, bool& swap) {
   if (d.size() < 2 || (d.front() != '\'' && d.front() != '"'))
     bad(name, "structured or unknown dtype " + d + "; save a plain numeric array");
   d = d.substr(1, d.size() - 2);
+  if (d.find('O') != std::string::npos)
+    bad(name, "object arrays (dtype 'O') are not supported; save a numeric array");
   if (d.size() < 3) bad(name, "unknown dtype '" + d + "'");
   const char order = d[0], kind = d[1];
   const std::string width = d.substr(2);
-  if (kind == 'O') bad(name, "object arrays (dtype 'O') are not supported; save a numeric array");
   swap = order == '>' && std::endian::native == std::endian::little;
   if (order != '<' && order != '>' && order != '|' && order != '=')
     bad(name, "unknown byte order in dtype '" + d + "'");

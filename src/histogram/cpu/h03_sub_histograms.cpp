@@ -3,16 +3,20 @@
 // `copies` different counters in turn instead of one, so the increments overlap instead of
 // waiting on each other's stores; 32-bit counters halve the cache they take. Counters are
 // flushed into 64-bit totals before they could wrap, then merged across threads as in h02.
+// Bytes into their 256 natural bins take a path of their own: eight bytes per 64-bit load,
+// each byte of the word sent to its own sub-histogram, so a run of one value is spread over
+// all eight and the load count drops eightfold.
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "histogram/binning.hpp"
 
 namespace pplab::detail {
 namespace {
 
-constexpr std::size_t copies = 4;
+constexpr std::size_t copies = 8;
 // Each copy receives at most flush_every / copies increments between flushes: < 2^32.
 constexpr std::size_t flush_every = std::size_t(1) << 30;
 
@@ -36,8 +40,18 @@ struct sub_histograms {
       for (std::size_t chunk = begin; chunk < end; chunk += flush_every) {
         const std::size_t stop = std::min(end, chunk + flush_every);
         std::size_t i = chunk;
-        for (; i + copies <= stop; i += copies)
-          for (std::size_t k = 0; k < copies; ++k) ++sub[k * width + bin(x[i + k])];
+        if constexpr (sizeof(T) == 1 && std::is_same_v<Binner, natural_binner>) {
+          // i8 bins are offset by 128: flipping the top bit of the byte is the same as adding 128.
+          const unsigned flip = std::is_signed_v<T> ? 0x80u : 0u;
+          for (; i + 8 <= stop; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, x + i, 8);
+            for (std::size_t k = 0; k < 8; ++k) ++sub[k * width + (((w >> (8 * k)) & 0xff) ^ flip)];
+          }
+        } else {
+          for (; i + copies <= stop; i += copies)
+            for (std::size_t k = 0; k < copies; ++k) ++sub[k * width + bin(x[i + k])];
+        }
         for (; i < stop; ++i) ++sub[bin(x[i])];
         for (std::size_t k = 0; k < copies; ++k)
           for (std::size_t s = 0; s < width; ++s) {

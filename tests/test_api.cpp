@@ -1,0 +1,156 @@
+// The public API as a user calls it: backend tags, typed results, user operators, and the
+// errors bad calls get.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/generate.hpp"
+#include "pplab/pplab.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+template <class F> void expect_error(errc code, F&& f, const std::string& words = "") {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const error& e) {
+    EXPECT_EQ(int(e.code()), int(code)) << e.what();
+    if (!words.empty()) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Api, TypedReductionsOnEachHostBackend) {
+  std::vector<std::int8_t> small = {100, 100, 100, -7};
+  std::vector<float> f = {1.5f, -2.0f, 8.25f};
+  for (backend b : {backend::seq, backend::cpu}) {
+    const auto s = reduce(b, dtype::i8, small.data(), small.size(), op::sum);
+    EXPECT_EQ(s.i, 293);  // accumulated in 64 bits, not wrapped at 8
+  }
+  static_assert(std::is_same_v<decltype(reduce(cpu, small, sum)), std::int64_t>);
+  static_assert(std::is_same_v<decltype(reduce(cpu, small, max)), std::int8_t>);
+  static_assert(std::is_same_v<decltype(reduce(cpu, f, mean)), double>);
+  EXPECT_EQ(reduce(cpu, small, sum), 293);
+  EXPECT_EQ(reduce(seq, small, min), -7);
+  EXPECT_EQ(reduce(cpu, f, max), 8.25f);
+  EXPECT_DOUBLE_EQ(reduce(cpu, f, mean), 7.75 / 3);
+  EXPECT_EQ(reduce(cpu, std::vector<std::uint64_t>{}, product), 1u);
+}
+
+TEST(Api, FarthestPointIsAUserOperatorOnBothHostBackends) {
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<float> z;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(100003)}) {
+    std::vector<point3> pts(n);
+    for (auto& p : pts) p = {z(rng), z(rng), z(rng)};
+    point3 want{0, 0, 0};
+    float best = 0;
+    for (const auto& p : pts) {
+      const float m = p.x * p.x + p.y * p.y + p.z * p.z;
+      if (m > best) best = m, want = p;
+    }
+    EXPECT_EQ(reduce(seq, pts, farthest_point_op()), want) << n;
+    EXPECT_EQ(reduce(cpu, pts, farthest_point_op()), want) << n;
+  }
+  // Equal magnitudes: the tie rule makes the answer independent of order.
+  std::vector<point3> ties = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}};
+  EXPECT_EQ(reduce(cpu, ties, farthest_point_op()), (point3{1, 0, 0}));
+  std::reverse(ties.begin(), ties.end());
+  EXPECT_EQ(reduce(seq, ties, farthest_point_op()), (point3{1, 0, 0}));
+}
+
+TEST(Api, AnyUserOperatorWithAnIdentity) {
+  std::vector<int> x(5000);
+  std::iota(x.begin(), x.end(), 1);
+  const auto gcd_op = make_op(0, [](int a, int b) { return std::gcd(a, b); });
+  EXPECT_EQ(reduce(cpu, x, gcd_op), 1);
+  for (int& v : x) v *= 6;
+  EXPECT_EQ(reduce(cpu, x, gcd_op), 6);
+}
+
+TEST(Api, HistogramDefaultsFollowTheDocumentedRules) {
+  std::vector<std::uint8_t> bytes = {0, 255, 7, 7};
+  const auto h = histogram(cpu, bytes);
+  EXPECT_EQ(h.bins(), 256u);
+  EXPECT_EQ(h.counts[7], 2u);
+  EXPECT_EQ(h.counts[255], 1u);
+  std::vector<std::int16_t> shorts = {-32768, 32767};
+  const auto hs = histogram(cpu, shorts);
+  EXPECT_EQ(hs.bins(), 65536u);
+  EXPECT_EQ(hs.counts.front(), 1u);
+  EXPECT_EQ(hs.counts.back(), 1u);
+  // Floats: 10 bins over [min, max], last bin closed, as numpy.histogram.
+  std::vector<double> d = {0.0, 1.0, 2.0, 10.0};
+  const auto hd = histogram(cpu, d);
+  EXPECT_EQ(hd.bins(), 10u);
+  EXPECT_EQ(hd.lo, 0.0);
+  EXPECT_EQ(hd.hi, 10.0);
+  EXPECT_EQ(hd.counts[9], 1u);
+  EXPECT_EQ(hd.overflow, 0u);
+  // Half-open by default when a range is given: hi itself is overflow.
+  histogram_options o;
+  o.bins = 5, o.lo = 0.0, o.hi = 10.0;
+  const std::vector<double> e = {-1, 0, 10, std::nan(""), 9.999};
+  const auto he = histogram(cpu, e, o);
+  EXPECT_EQ(he.underflow, 1u);
+  EXPECT_EQ(he.overflow, 1u);
+  EXPECT_EQ(he.nan, 1u);
+  EXPECT_EQ(he.total(), e.size());
+  o.closed_last = true;
+  EXPECT_EQ(histogram(seq, e, o).counts[4], 2u);
+  // numpy's edges: linspace(0, 1, 4)
+  o.bins = 3, o.lo = 0.0, o.hi = 1.0;
+  const auto h3 = histogram(cpu, std::vector<float>{}, o);
+  EXPECT_EQ(h3.edge(1), 1.0 / 3);
+  EXPECT_EQ(h3.edge(3), 1.0);
+}
+
+TEST(Api, BadCallsGetClearErrors) {
+  std::vector<float> empty, one = {1};
+  expect_error(errc::invalid_argument, [&] { reduce(cpu, empty, mean); }, "mean of an empty");
+  expect_error(errc::invalid_argument, [&] { reduce(cpu, dtype::f32, nullptr, 5, op::sum); }, "null");
+  histogram_options o;
+  o.bins = max_bins + 1;
+  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "2^24");
+  o = {};
+  o.lo = 1.0, o.hi = 1.0;
+  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "lo must be below hi");
+  o.hi = std::nullopt;
+  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "both ends");
+  o = {};
+  o.lo = 0.0, o.hi = INFINITY;
+  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "finite");
+  std::vector<double> with_nan = {1, std::nan("")};
+  expect_error(errc::bad_data, [&] { histogram(cpu, with_nan); }, "NaN");
+  std::vector<float> a(6), b(6), c(4);
+  expect_error(errc::invalid_argument, [&] {
+    matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3}, matrix_ref<const float>{b.data(), 2, 3},
+           0.0f, matrix_ref<float>{c.data(), 2, 2});
+  }, "shapes do not match");
+  expect_error(errc::invalid_argument, [&] {
+    matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3}, matrix_ref<const float>{b.data(), 3, 2},
+           0.0f, matrix_ref<float>{a.data(), 2, 2});
+  }, "overlaps");
+  expect_error(errc::invalid_argument, [&] {
+    matmul(backend::cpu, dtype::i32, 1, 1, 1, 1, a.data(), 1, b.data(), 1, 0, c.data(), 1);
+  }, "f32 or f64");
+  if (!available(backend::cuda))
+    expect_error(errc::unsupported, [&] { reduce(cuda, one, sum); }, "cuda");
+  expect_error(errc::unsupported, [&] { reduce(backend::mpi, dtype::f32, one.data(), 1, op::sum); });
+  expect_error(errc::invalid_argument, [&] { parse_dtype("complex64"); }, "choose one of");
+}
+
+TEST(Api, MatmulThroughTheTypedViewWithStrides) {
+  // A 2x2 window of a 3x4 buffer times a 2x1.
+  std::vector<double> big = {1, 2, 99, 99, 3, 4, 99, 99, 99, 99, 99, 99};
+  std::vector<double> b = {1, 1}, c = {7, 7};
+  matmul(cpu, 1.0, matrix_ref<const double>{big.data(), 2, 2, 4}, matrix_ref<const double>{b.data(), 2, 1},
+         0.0, matrix_ref<double>{c.data(), 2, 1});
+  EXPECT_EQ(c, (std::vector<double>{3, 7}));
+}
+
+}  // namespace
+}  // namespace pplab::test

@@ -1,0 +1,208 @@
+// The command line end to end: outputs, JSON shapes, and exit status 1 (bad data) or 2 (bad
+// usage) with a `pplab: error:` message for every kind of bad input, never a crash.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/generate.hpp"
+#include "io/array.hpp"
+#include "pplab/pplab.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("pplab_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+
+  result run(const std::string& args) const {
+    const std::string out = path("stdout"), err = path("stderr");
+    const std::string cmd = std::string(PPLAB_CLI) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    const auto slurp = [](const std::string& p) {
+      std::ifstream in(p);
+      std::stringstream s;
+      s << in.rdbuf();
+      return s.str();
+    };
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+  }
+
+  void write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+  }
+
+  void expect_failure(const std::string& args, int code, const std::string& words) const {
+    const result r = run(args);
+    EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("pplab: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << args << "\n" << r.err;
+  }
+
+  fs::path dir;
+};
+
+TEST_F(Cli, ReduceJsonMatchesTheLibraryOnTheSameGeneratedData) {
+  const result r = run("reduce --op sum --dtype i32 --n 100003 --seed 9 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<std::int32_t> x(100003);
+  detail::generate(dtype::i32, x.data(), x.size(), detail::distribution::uniform, 9);
+  EXPECT_EQ(j["op"], "sum");
+  EXPECT_EQ(j["dtype"], "i32");
+  EXPECT_EQ(j["n"], 100003);
+  EXPECT_EQ(j["value"].get<std::int64_t>(), reduce(seq, x, sum));
+}
+
+TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
+  write("x.txt", "1 2 3\n4,5\n");
+  result r = run("reduce --op mean --input " + path("x.txt") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 3.0);
+  io::array a;
+  a.type = dtype::f32;
+  a.shape = {3};
+  const float v[3] = {1.5f, -7.0f, 2.0f};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(v), reinterpret_cast<const std::byte*>(v) + 12);
+  io::write_npy(path("x.npy"), a);
+  r = run("reduce --op min --input " + path("x.npy") + " --variant reduce/cpu/r02_partition_tree_combine --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
+  r = run("reduce --op max --input " + path("x.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("max of"), std::string::npos);
+}
+
+TEST_F(Cli, HistogramOfATextFileCountsLetters) {
+  write("hello.dat", "hello");  // not .txt (numbers) nor .npy: read as bytes
+  const result r = run("histogram --input " + path("hello.dat") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["counts"].size(), 256u);
+  ASSERT_EQ(j["edges"].size(), 257u);
+  EXPECT_EQ(j["counts"]['l'], 2);
+  EXPECT_EQ(j["counts"]['h'], 1);
+  EXPECT_EQ(j["underflow"], 0);
+  EXPECT_EQ(j["nan"], 0);
+  const result chart = run("histogram --input " + path("hello.dat"));
+  ASSERT_EQ(chart.code, 0);
+  EXPECT_NE(chart.out.find("'l'"), std::string::npos) << chart.out;
+}
+
+TEST_F(Cli, HistogramRangeBinsNumpyAndCsv) {
+  write("v.txt", "0 0.5 1 1 2 -1 nan");
+  result r = run("histogram --input " + path("v.txt") + " --bins 2 --range 0:1 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["counts"], nlohmann::json({1, 1}));
+  EXPECT_EQ(j["overflow"], 3);
+  EXPECT_EQ(j["underflow"], 1);
+  EXPECT_EQ(j["nan"], 1);
+  r = run("histogram --input " + path("v.txt") + " --bins 2 --range=0:1 --numpy --json");
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["counts"], nlohmann::json({1, 3}));
+  r = run("histogram --input " + path("v.txt") + " --bins 4 --range -1:3 --csv");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 4 + 3);
+}
+
+TEST_F(Cli, HistogramOfAnImageGivesOneHistogramPerChannel) {
+  // A 2x1 binary PPM: pixels (255, 0, 10) and (255, 1, 10).
+  write("img.ppm", std::string("P6\n2 1\n255\n") + std::string("\xff\x00\x0a\xff\x01\x0a", 6));
+  const result r = run("histogram --input " + path("img.ppm") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["channels"].size(), 3u);
+  EXPECT_EQ(j["channels"][0]["channel"], "R");
+  EXPECT_EQ(j["channels"][0]["counts"][255], 2);
+  EXPECT_EQ(j["channels"][1]["counts"][0], 1);
+  EXPECT_EQ(j["channels"][1]["counts"][1], 1);
+  EXPECT_EQ(j["channels"][2]["counts"][10], 2);
+}
+
+TEST_F(Cli, MatmulWritesTheProduct) {
+  io::array a, b;
+  a.type = b.type = dtype::f64;
+  a.shape = {2, 3};
+  b.shape = {3, 1};
+  const double av[6] = {1, 2, 3, 4, 5, 6}, bv[3] = {1, 0, -1};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(av), reinterpret_cast<const std::byte*>(av) + 48);
+  b.bytes.assign(reinterpret_cast<const std::byte*>(bv), reinterpret_cast<const std::byte*>(bv) + 24);
+  io::write_npy(path("a.npy"), a);
+  io::write_npy(path("b.npy"), b);
+  const result r = run("matmul --a " + path("a.npy") + " --b " + path("b.npy") + " --out " + path("c.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::array c = io::read_npy(path("c.npy"));
+  ASSERT_EQ(c.shape, (std::vector<std::size_t>{2, 1}));
+  const double* cv = reinterpret_cast<const double*>(c.bytes.data());
+  EXPECT_EQ(cv[0], -2.0);
+  EXPECT_EQ(cv[1], -2.0);
+  expect_failure("matmul --a " + path("a.npy") + " --b " + path("a.npy"), 2, "shapes do not match");
+}
+
+TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
+  write("bad.npy", "\x93NUMPY\x01\x00garbage");
+  write("ints.txt", "1 2 3");
+  io::array m;
+  m.type = dtype::i32;
+  m.shape = {1, 1};
+  m.bytes.resize(4);
+  io::write_npy(path("int.npy"), m);
+  expect_failure("histogram --bins 0", 2, "bins");
+  expect_failure("histogram --dtype f32 --range 1:0", 2, "lo must be below hi");
+  expect_failure("histogram --range 1", 2, "LO:HI");
+  expect_failure("histogram --input " + path("missing.bin"), 1, "cannot open");
+  expect_failure("reduce --op sum --input " + path("bad.npy"), 1, "npy");
+  expect_failure("reduce --op sum --dtype complex", 2, "unknown dtype");
+  expect_failure("reduce --op median", 2, "unknown op");
+  expect_failure("reduce", 2, "--op");
+  expect_failure("reduce --op sum --backend gpu", 2, "unknown backend");
+  expect_failure("reduce --op sum --variant reduce/cpu/nope", 2, "no reduce rung");
+  expect_failure("reduce --op mean --input " + path("ints.txt") + " --format raw", 2, "--dtype");
+  expect_failure("matmul --a " + path("int.npy") + " --b " + path("int.npy"), 1, "float32");
+  expect_failure("matmul --a " + path("missing.npy") + " --b " + path("int.npy"), 1, "cannot open");
+  expect_failure("frobnicate", 2, "");
+  EXPECT_EQ(run("--help").code, 0);
+  EXPECT_EQ(run("histogram --help").code, 0);
+}
+
+TEST_F(Cli, InfoListAndAQuickLabRecord) {
+  result r = run("info --json --no-measure");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["backends"]["cpu"].get<bool>());
+  r = run("list reduce --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), detail::rungs().reduce.size());
+  r = run("lab reduce --quick --budget 0.01 --json " + path("lab.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  std::ifstream in(path("lab.json"));
+  const auto rec = nlohmann::json::parse(in);
+  EXPECT_TRUE(rec.contains("ceilings"));
+  EXPECT_GT(rec["ceilings"]["read_GBps"].get<double>(), 0);
+  std::size_t host_rungs = 0;
+  for (const auto& x : detail::rungs().reduce) host_rungs += available(x.info.where);
+  EXPECT_EQ(rec["rows"].size(), 3 * host_rungs);
+  for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
+  EXPECT_TRUE(fs::exists(path("lab.svg")));
+}
+
+}  // namespace
+}  // namespace pplab::test

@@ -1,0 +1,146 @@
+// One body for every registered histogram rung: every dtype, natural and ranged bins, half-open
+// and closed last bins, values on the edges, outside the range, infinities and NaN, awkward
+// sizes. The reference here finds each bin by binary search over the edges, independently of
+// the rungs' multiply-and-correct binning. Counts must match exactly.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/generate.hpp"
+#include "core/run_rung.hpp"
+#include "histogram/binning.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+using detail::histogram_problem;
+using detail::histogram_rung;
+
+class Histogram : public ::testing::TestWithParam<const histogram_rung*> {};
+
+std::vector<std::uint64_t> reference(const histogram_problem& p, const void* data) {
+  std::vector<std::uint64_t> out(p.bins + 3, 0);
+  std::vector<double> edges(p.bins + 1);
+  const double step = (p.hi - p.lo) / double(p.bins);
+  for (std::size_t i = 0; i < p.bins; ++i) edges[i] = double(i) * step + p.lo;
+  edges[p.bins] = p.hi;
+  visit_dtype(p.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(data);
+    for (std::size_t i = 0; i < p.n; ++i) {
+      const double v = double(x[i]);
+      if (std::isnan(v)) ++out[p.bins + 2];
+      else if (v < p.lo) ++out[p.bins];
+      else if (v > p.hi || (v == p.hi && !p.closed_last)) ++out[p.bins + 1];
+      else if (v == p.hi) ++out[p.bins - 1];
+      else ++out[std::size_t(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin()) - 1];
+    }
+  });
+  return out;
+}
+
+// Data for a ranged problem: mostly inside [lo, hi), some outside, some exactly on edges, and
+// for floats infinities and NaN.
+void fill(const histogram_problem& p, std::vector<std::byte>& buf, std::mt19937_64& rng) {
+  detail::generate(p.type, buf.data(), p.n, detail::distribution::uniform, rng());
+  if (p.natural) return;
+  const double width = p.hi - p.lo, step = width / double(p.bins);
+  visit_dtype(p.type, [&](auto tag) {
+    using T = decltype(tag);
+    T* x = reinterpret_cast<T*>(buf.data());
+    std::uniform_real_distribution<double> u(p.lo - 0.2 * width, p.hi + 0.2 * width);
+    for (std::size_t i = 0; i < p.n; ++i) {
+      double v;
+      switch (rng() % 8) {
+        case 0: v = double(rng() % (p.bins + 1)) * step + p.lo; break;  // an edge
+        case 1: v = p.hi; break;
+        default: v = u(rng);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        if (rng() % 50 == 0) v = std::numeric_limits<double>::quiet_NaN();
+        if (rng() % 97 == 0) v = (rng() & 1 ? 1 : -1) * std::numeric_limits<double>::infinity();
+        x[i] = T(v);
+      } else {
+        v = std::clamp(std::floor(v), double(std::numeric_limits<T>::lowest()),
+                       double(std::numeric_limits<T>::max()));
+        x[i] = T(v);
+      }
+    }
+  });
+}
+
+void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64& rng) {
+  if (!r.can_run(p)) return;
+  SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) + " bins=" +
+               std::to_string(p.bins) + (p.natural ? " natural" : "") +
+               (p.closed_last ? " closed" : ""));
+  std::vector<std::byte> data(p.n * size_of(p.type) + 1);
+  fill(p, data, rng);
+  std::vector<std::uint64_t> got(p.bins + 3, 0xdeadbeefull);  // poisoned: every slot is written
+  detail::run_histogram(r, p, data.data(), got.data());
+  const std::vector<std::uint64_t> want = reference(p, data.data());
+  ASSERT_EQ(got.size(), want.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
+  EXPECT_EQ(wrong, 0u) << "underflow " << got[p.bins] << "/" << want[p.bins] << ", overflow "
+                       << got[p.bins + 1] << "/" << want[p.bins + 1] << ", nan "
+                       << got[p.bins + 2] << "/" << want[p.bins + 2];
+}
+
+TEST_P(Histogram, EveryDtypeAndAwkwardSize) {
+  const histogram_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (r.info.racy) GTEST_SKIP() << "racy on purpose: loses counts (see its header comment)";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : awkward_sizes(rng))
+    for (dtype t : all_dtypes) {
+      const bool small_int = !is_float(t) && size_of(t) <= 2;
+      if (small_int) {
+        const std::size_t bins = std::size_t(1) << (8 * size_of(t));
+        const double lo = is_signed_int(t) ? -double(bins / 2) : 0;
+        check(r, {t, n, bins, lo, lo + double(bins), false, true}, rng);
+      }
+      const std::size_t bins = 1 + rng() % 1000;
+      const double lo = is_float(t) ? -3.25 : 7, hi = is_float(t) ? 11.5 : 100;
+      check(r, {t, n, bins, lo, hi, bool(rng() & 1), false}, rng);
+      check(r, {t, n, 1, lo, hi, false, false}, rng);
+    }
+}
+
+TEST_P(Histogram, ManyBins) {
+  const histogram_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (r.info.racy) GTEST_SKIP() << "racy on purpose";
+  std::mt19937_64 rng(fresh_seed());
+  check(r, {dtype::f32, 300007, (std::size_t(1) << 20) + 1, 0, 1, true, false}, rng);
+  check(r, {dtype::f64, 100003, std::size_t(1) << 24, -1, 1, false, false}, rng);
+  check(r, {dtype::u32, 100003, 65536, 0, 1 << 20, false, false}, rng);
+}
+
+TEST_P(Histogram, SkewedDataCountsEveryElement) {
+  const histogram_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (r.info.racy) GTEST_SKIP() << "racy on purpose";
+  const std::size_t n = (std::size_t(1) << 21) + 5;
+  std::vector<std::uint8_t> x(n);
+  detail::generate(dtype::u8, x.data(), n, detail::distribution::skewed, fresh_seed());
+  const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
+  std::vector<std::uint64_t> got(259);
+  detail::run_histogram(r, p, x.data(), got.data());
+  EXPECT_EQ(got, reference(p, x.data()));
+}
+
+std::vector<const histogram_rung*> all_rungs() {
+  std::vector<const histogram_rung*> out;
+  for (const auto& r : detail::rungs().histogram) out.push_back(&r);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRungs, Histogram, ::testing::ValuesIn(all_rungs()),
+                         [](const auto& info) { return test_name(info.param->info.id); });
+
+}  // namespace
+}  // namespace pplab::test

@@ -1,0 +1,175 @@
+// The readers: .npy round trips, both byte orders, versions 1 to 3, clear errors for Fortran
+// order, object arrays, truncation at every length and random bytes; text and raw files.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "io/array.hpp"
+#include "pplab/error.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("pplab_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A .npy file by hand: any version, header text and payload.
+std::string npy(int version, const std::string& dict, const std::string& payload) {
+  std::string header = dict;
+  const std::size_t pre = version == 1 ? 10 : 12;
+  while ((pre + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(version);
+  out += char(0);
+  const std::size_t len = header.size();
+  out += char(len & 0xff);
+  out += char((len >> 8) & 0xff);
+  if (version > 1) out += std::string{char((len >> 16) & 0xff), char(len >> 24)};
+  return out + header + payload;
+}
+
+TEST(Npy, RoundTripsEveryDtypeAndShape) {
+  std::mt19937_64 rng(fresh_seed());
+  for (dtype t : all_dtypes)
+    for (const std::vector<std::size_t>& shape :
+         {std::vector<std::size_t>{}, {0}, {1}, {7}, {3, 5}, {2, 3, 4}, {4, 0}}) {
+      io::array a;
+      a.type = t;
+      a.shape = shape;
+      std::size_t count = 1;
+      for (std::size_t d : shape) count *= d;
+      a.bytes.resize(count * size_of(t));
+      for (auto& b : a.bytes) b = std::byte(rng());
+      const std::string path = temp_path("roundtrip.npy");
+      io::write_npy(path, a);
+      const io::array back = io::read_npy(path);
+      EXPECT_EQ(back.type, t);
+      EXPECT_EQ(back.shape, shape);
+      EXPECT_EQ(back.bytes, a.bytes);
+      std::filesystem::remove(path);
+    }
+}
+
+TEST(Npy, ReadsBigEndianAndVersions2And3) {
+  const std::string be = std::string("\x00\x00\x00\x01\x00\x00\x01\x00", 8);  // 1 and 256, >i4
+  for (int version : {1, 2, 3}) {
+    const std::string file = npy(version, "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", be);
+    const io::array a = io::parse_npy(reinterpret_cast<const std::byte*>(file.data()), file.size(), "x");
+    ASSERT_EQ(a.type, dtype::i32);
+    std::int32_t v[2];
+    std::memcpy(v, a.bytes.data(), 8);
+    EXPECT_EQ(v[0], 1);
+    EXPECT_EQ(v[1], 256);
+  }
+  const std::string f8 = npy(1, "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }",
+                             std::string("\x3f\xf0\x00\x00\x00\x00\x00\x00", 8));
+  const io::array d = io::parse_npy(reinterpret_cast<const std::byte*>(f8.data()), f8.size(), "x");
+  double v;
+  std::memcpy(&v, d.bytes.data(), 8);
+  EXPECT_EQ(v, 1.0);
+}
+
+void expect_bad_data(const std::string& file, const std::string& words) {
+  try {
+    io::parse_npy(reinterpret_cast<const std::byte*>(file.data()), file.size(), "x.npy");
+    ADD_FAILURE() << "no error; expected one mentioning '" << words << "'";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::bad_data);
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(Npy, ClearErrorsForWhatItCannotRead) {
+  expect_bad_data(npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+                      std::string(16, '\0')),
+                  "Fortran");
+  expect_bad_data(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
+                  "object");
+  expect_bad_data(npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
+                  "not supported");
+  expect_bad_data(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", std::string(8, '\0')),
+                  "truncated");
+  expect_bad_data(npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0')),
+                  "version");
+  expect_bad_data("not a numpy file at all", "magic");
+}
+
+TEST(Npy, EveryTruncationAndRandomBytesEndInAnErrorNotACrash) {
+  const std::string good = npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+                               std::string(48, '\x01'));
+  for (std::size_t len = 0; len < good.size(); ++len)
+    EXPECT_THROW(io::parse_npy(reinterpret_cast<const std::byte*>(good.data()), len, "x"), error)
+        << "length " << len;
+  std::mt19937_64 rng(fresh_seed());
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string s = good;
+    if (trial % 3 == 0) {  // random garbage of random length
+      s.resize(rng() % 200);
+      for (char& c : s) c = char(rng());
+    } else {  // a valid file with a few bytes flipped
+      for (int f = 0; f < 1 + int(rng() % 4); ++f) s[rng() % s.size()] = char(rng());
+    }
+    try {
+      const io::array a = io::parse_npy(reinterpret_cast<const std::byte*>(s.data()), s.size(), "x");
+      std::size_t count = 1;
+      for (std::size_t d : a.shape) count *= d;
+      EXPECT_EQ(a.bytes.size(), count * size_of(a.type));  // whatever parses is consistent
+    } catch (const error&) {
+    }
+  }
+}
+
+TEST(TextInput, ReadsNumbersAndNamesTheBadToken) {
+  const std::string path = temp_path("numbers.txt");
+  write_bytes(path, "1 2.5, -3\n4e2\t+5\n");
+  const io::input in = io::read_input(path, "", nullptr);
+  ASSERT_EQ(in.channels.size(), 1u);
+  const io::array& a = in.channels[0];
+  ASSERT_EQ(a.type, dtype::f64);
+  ASSERT_EQ(a.size(), 5u);
+  const double* v = reinterpret_cast<const double*>(a.bytes.data());
+  EXPECT_EQ(v[0], 1.0);
+  EXPECT_EQ(v[2], -3.0);
+  EXPECT_EQ(v[3], 400.0);
+  EXPECT_EQ(v[4], 5.0);
+  write_bytes(path, "1 2\n3 abc 4\n");
+  try {
+    io::read_input(path, "", nullptr);
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(":2: 'abc'"), std::string::npos) << e.what();
+  }
+  const dtype u8 = dtype::u8;
+  write_bytes(path, "1 300\n");
+  EXPECT_THROW(io::read_input(path, "text", &u8), error);
+  std::filesystem::remove(path);
+}
+
+TEST(RawInput, NeedsAWholeNumberOfElements) {
+  const std::string path = temp_path("data.bin");
+  write_bytes(path, std::string(10, '\0'));
+  const dtype f32 = dtype::f32, i16 = dtype::i16;
+  EXPECT_THROW(io::read_input(path, "raw", &f32), error);
+  EXPECT_EQ(io::read_input(path, "raw", &i16).channels[0].size(), 5u);
+  EXPECT_EQ(io::read_input(path, "", nullptr).channels[0].size(), 10u);  // bytes
+  std::filesystem::remove(path);
+}
+
+TEST(Files, MissingFileIsAnIoError) {
+  try {
+    io::read_input("/no/such/file.npy", "", nullptr);
+    ADD_FAILURE();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::io);
+  }
+}
+
+}  // namespace
+}  // namespace pplab::test

@@ -1,0 +1,109 @@
+// One body for every registered matmul rung: float and double, shapes that are not multiples of
+// any tile (zero-sized ones too), leading dimensions wider than the rows with poisoned padding
+// that must stay untouched, alpha and beta, and beta = 0 over a NaN-poisoned C.
+#include <cmath>
+#include <limits>
+
+#include "core/generate.hpp"
+#include "core/run_rung.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+using detail::matmul_rung;
+
+class Matmul : public ::testing::TestWithParam<const matmul_rung*> {};
+
+struct shape {
+  std::size_t m, n, k;
+};
+
+template <class T>
+void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt19937_64& rng) {
+  const detail::matmul_problem p{dtype_of<T>(), s.m, s.n, s.k};
+  if (!r.can_run(p)) return;
+  SCOPED_TRACE(std::string(name_of(p.type)) + " m=" + std::to_string(s.m) + " n=" +
+               std::to_string(s.n) + " k=" + std::to_string(s.k) + " alpha=" +
+               std::to_string(alpha) + " beta=" + std::to_string(beta));
+  const std::size_t lda = s.k + rng() % 3, ldb = s.n + rng() % 3, ldc = s.n + rng() % 3;
+  const T poison = std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> a(s.m * lda + 1, poison), b(s.k * ldb + 1, poison), c(s.m * ldc + 1, poison);
+  std::normal_distribution<double> z;
+  for (std::size_t i = 0; i < s.m; ++i)
+    for (std::size_t l = 0; l < s.k; ++l) a[i * lda + l] = T(z(rng));
+  for (std::size_t l = 0; l < s.k; ++l)
+    for (std::size_t j = 0; j < s.n; ++j) b[l * ldb + j] = T(z(rng));
+  if (beta != 0)
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t j = 0; j < s.n; ++j) c[i * ldc + j] = T(z(rng));
+  const std::vector<T> c0 = c;
+  detail::run_matmul(r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr});
+  const double eps = std::numeric_limits<T>::epsilon();
+  std::size_t wrong = 0, touched = 0;
+  for (std::size_t i = 0; i < s.m; ++i)
+    for (std::size_t j = 0; j < ldc; ++j) {
+      const T got = c[i * ldc + j];
+      if (j >= s.n) {  // padding between rows: must be left alone
+        touched += !std::isnan(got);
+        continue;
+      }
+      double want = 0, scale = 0;
+      for (std::size_t l = 0; l < s.k; ++l) {
+        want += double(a[i * lda + l]) * double(b[l * ldb + j]);
+        scale += std::abs(double(a[i * lda + l]) * double(b[l * ldb + j]));
+      }
+      want *= alpha, scale *= std::abs(alpha);
+      if (beta != 0) {
+        want += beta * double(c0[i * ldc + j]);
+        scale += std::abs(beta * double(c0[i * ldc + j]));
+      }
+      const double tol = 2.0 * double(s.k + 2) * eps * scale + 1e-30;
+      if (!(std::abs(double(got) - want) <= tol)) {
+        if (wrong++ < 3)
+          ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", want " << want;
+      }
+    }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(touched, 0u) << "elements outside C's columns were written";
+}
+
+TEST_P(Matmul, AnyShapeStrideAlphaBeta) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<shape> shapes = {{0, 0, 0},    {0, 5, 3},     {3, 0, 4},       {4, 5, 0},
+                               {1, 1, 1},    {2, 3, 4},     {31, 32, 33},    {33, 31, 32},
+                               {32, 32, 32}, {67, 129, 45}, {130, 97, 300},  {7, 300, 5},
+                               {300, 7, 9},  {1, 513, 257}, {129, 1, 1000}};
+  for (int extra = 0; extra < 3; ++extra)
+    shapes.push_back({1 + rng() % 200, 1 + rng() % 200, 1 + rng() % 400});
+  for (const shape& s : shapes)
+    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}}) {
+      check<float>(r, s, alpha, beta, rng);
+      check<double>(r, s, alpha, beta, rng);
+    }
+}
+
+TEST_P(Matmul, LargerThanEveryBlock) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  std::mt19937_64 rng(fresh_seed());
+  // Past the packed kernel's nc = 3072 columns and kc = 256 depth, with ragged edges.
+  check<float>(r, {13, 3100, 261}, 1.0, 0.5, rng);
+  check<double>(r, {250, 129, 520}, 1.0, 0.0, rng);
+}
+
+std::vector<const matmul_rung*> all_rungs() {
+  std::vector<const matmul_rung*> out;
+  for (const auto& r : detail::rungs().matmul) out.push_back(&r);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRungs, Matmul, ::testing::ValuesIn(all_rungs()),
+                         [](const auto& info) { return test_name(info.param->info.id); });
+
+}  // namespace
+}  // namespace pplab::test

@@ -1,0 +1,169 @@
+// One body for every registered reduction rung: every dtype and op, awkward sizes, fresh random
+// data, compared with a reference computed here (not by another rung). Integers must match
+// exactly; float sums within the bound of a double-precision sum of n terms.
+#include <cmath>
+#include <limits>
+
+#include "core/generate.hpp"
+#include "core/run_rung.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+using detail::reduce_rung;
+
+class Reduce : public ::testing::TestWithParam<const reduce_rung*> {};
+
+// The reference: long double for floats, wrapping 64-bit arithmetic for integers.
+template <class T> scalar reference(const T* x, std::size_t n, op o, double& scale) {
+  scale = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    long double acc = o == op::product ? 1.0L : 0.0L;
+    T m = o == op::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      scale += std::abs(double(x[i]));
+      if (o == op::product) acc *= x[i];
+      else acc += x[i];
+      nan |= std::isnan(x[i]);
+      if (x[i] < m && o == op::min) m = x[i];
+      if (x[i] > m && o == op::max) m = x[i];
+    }
+    if (o == op::min || o == op::max) return scalar::of(nan ? std::numeric_limits<T>::quiet_NaN() : m);
+    if (o == op::mean) {
+      scale /= double(n);
+      return scalar::of(double(acc / (long double)n));
+    }
+    if (o == op::product) scale = std::abs(double(acc));
+    return scalar::of(double(acc));
+  } else {
+    using W = wide_t<T>;
+    std::uint64_t acc = o == op::product ? 1 : 0;
+    T m = o == op::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (o == op::product) acc *= std::uint64_t(W(x[i]));
+      else acc += std::uint64_t(W(x[i]));
+      if (o == op::min) m = std::min(m, x[i]);
+      if (o == op::max) m = std::max(m, x[i]);
+    }
+    if (o == op::min || o == op::max) return scalar::of(m);
+    if (o == op::mean) {
+      scale = 1;
+      return scalar::of(double(W(acc)) / double(n));
+    }
+    return scalar::of(W(acc));
+  }
+}
+
+void expect_match(const scalar& got, const scalar& want, double scale, std::size_t n) {
+  ASSERT_EQ(int(got.k), int(want.k)) << "accumulator kind";
+  if (got.k == scalar::kind::f64) {
+    if (got.f == want.f) return;  // also the infinite identities of min and max
+    if (std::isnan(want.f)) {
+      EXPECT_TRUE(std::isnan(got.f)) << "expected NaN, got " << got.f;
+      return;
+    }
+    // A double-precision sum of n terms: error at most about n * 2^-53 * sum|x|.
+    const double tol = 2.0 * double(n + 16) * 0x1.0p-53 * std::max(scale, std::abs(want.f));
+    EXPECT_NEAR(got.f, want.f, tol + 1e-300);
+  } else if (got.k == scalar::kind::i64) {
+    EXPECT_EQ(got.i, want.i);
+  } else {
+    EXPECT_EQ(got.u, want.u);
+  }
+}
+
+TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : awkward_sizes(rng))
+    for (dtype t : all_dtypes)
+      for (op o : all_ops) {
+        if (o == op::mean && n == 0) continue;  // an error at the API, tested there
+        const detail::reduce_problem p{t, o, n};
+        if (!r.can_run(p)) continue;
+        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" +
+                     std::to_string(n));
+        std::vector<std::byte> data(n * size_of(t) + 1);
+        // Products of floats stay finite with values near 1; everything else is uniform.
+        const auto dist = (o == op::product && is_float(t)) ? detail::distribution::normal
+                                                            : detail::distribution::uniform;
+        detail::generate(t, data.data(), n, dist, rng());
+        if (o == op::product && is_float(t))
+          visit_dtype(t, [&](auto tag) {
+            using T = decltype(tag);
+            T* x = reinterpret_cast<T*>(data.data());
+            if constexpr (std::is_floating_point_v<T>)
+              for (std::size_t i = 0; i < n; ++i) x[i] = T(1) + x[i] / T(64);
+          });
+        double scale = 0;
+        const scalar want = visit_dtype(t, [&](auto tag) {
+          using T = decltype(tag);
+          return reference(reinterpret_cast<const T*>(data.data()), n, o, scale);
+        });
+        const scalar got = detail::run_reduce(r, p, data.data());
+        expect_match(got, want, scale, n);
+      }
+}
+
+TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  std::mt19937_64 rng(fresh_seed());
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(100003)}) {
+    std::vector<double> x(n);
+    for (double& v : x) v = double(rng() % 1000) - 500;
+    x[rng() % n] = std::numeric_limits<double>::quiet_NaN();
+    std::vector<float> xf(x.begin(), x.end());
+    for (op o : {op::min, op::max, op::sum}) {
+      if (!r.can_run({dtype::f64, o, n})) continue;
+      EXPECT_TRUE(std::isnan(detail::run_reduce(r, {dtype::f64, o, n}, x.data()).f))
+          << name_of(o) << " n=" << n;
+      EXPECT_TRUE(std::isnan(detail::run_reduce(r, {dtype::f32, o, n}, xf.data()).f))
+          << name_of(o) << " n=" << n;
+    }
+  }
+}
+
+TEST_P(Reduce, EmptyInputGivesTheIdentity) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const float* none = nullptr;
+  EXPECT_EQ(detail::run_reduce(r, {dtype::f32, op::sum, 0}, none).f, 0.0);
+  EXPECT_EQ(detail::run_reduce(r, {dtype::f32, op::product, 0}, none).f, 1.0);
+  EXPECT_EQ(detail::run_reduce(r, {dtype::f32, op::min, 0}, none).f,
+            std::numeric_limits<double>::infinity());
+  EXPECT_EQ(detail::run_reduce(r, {dtype::i16, op::max, 0}, none).i,
+            std::numeric_limits<std::int16_t>::lowest());
+  EXPECT_EQ(detail::run_reduce(r, {dtype::u32, op::min, 0}, none).u,
+            std::numeric_limits<std::uint32_t>::max());
+}
+
+TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (r.info.id == "reduce/cpu/r01_omp_reduction_clause")
+    GTEST_SKIP() << "OpenMP's reduction clause combines in the runtime's order (documented)";
+  const std::size_t n = (std::size_t(1) << 20) + 7;
+  std::vector<float> x(n);
+  detail::generate(dtype::f32, x.data(), n, detail::distribution::normal, fresh_seed());
+  const double first = detail::run_reduce(r, {dtype::f32, op::sum, n}, x.data()).f;
+  for (int rep = 0; rep < 5; ++rep)
+    EXPECT_EQ(detail::run_reduce(r, {dtype::f32, op::sum, n}, x.data()).f, first);
+}
+
+std::vector<const reduce_rung*> all_rungs() {
+  std::vector<const reduce_rung*> out;
+  for (const auto& r : detail::rungs().reduce) out.push_back(&r);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRungs, Reduce, ::testing::ValuesIn(all_rungs()),
+                         [](const auto& info) { return test_name(info.param->info.id); });
+
+}  // namespace
+}  // namespace pplab::test
