@@ -7,6 +7,9 @@
 // aligned whatever lda/ldb are, and pads the edges with zeros so any M, N, K takes one path.
 // Threads split the mc blocks of A; the packed B panel is shared.
 #include <omp.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -71,25 +74,40 @@ void pack_a(const gemm<T>& g, std::size_t i0, std::size_t mc, std::size_t k0, st
   }
 }
 
-// acc (mr, nr) = A panel (kc, mr)^T * B panel (kc, nr), all in registers.
+// One value of A in every lane: a single broadcast load where AVX has one (the compiler's own
+// choice here was a chain of shuffles competing with the FMAs for their ports).
+template <class T, class V> inline V splat(const T* p) {
+#ifdef __AVX__
+  if constexpr (sizeof(T) == 4) return reinterpret_cast<V>(_mm256_broadcast_ss(p));
+  else return reinterpret_cast<V>(_mm256_broadcast_sd(p));
+#else
+  V v;
+  for (std::size_t i = 0; i < sizeof(V) / sizeof(T); ++i) v[i] = *p;
+  return v;
+#endif
+}
+
+// acc (mr, nr) = A panel (kc, mr)^T * B panel (kc, nr), all in registers: twelve named
+// accumulators (an array of them ended up on the stack), two vectors of B per k step and one
+// broadcast of A per row.
 template <class T> inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, T* acc) {
-  constexpr std::size_t mr = shape<T>::mr, W = shape<T>::W;
+  static_assert(shape<T>::mr == 6 && shape<T>::nr == 2 * shape<T>::W);
+  constexpr std::size_t W = shape<T>::W;
   typedef T V __attribute__((vector_size(32)));
-  V c[mr][2] = {};
-  for (std::size_t k = 0; k < kc; ++k, ap += mr, bp += 2 * W) {
-    V b0, b1;
+  V c00{}, c01{}, c10{}, c11{}, c20{}, c21{}, c30{}, c31{}, c40{}, c41{}, c50{}, c51{};
+  for (std::size_t k = 0; k < kc; ++k, ap += 6, bp += 2 * W) {
+    V b0, b1, a;
     std::memcpy(&b0, bp, sizeof(V));
     std::memcpy(&b1, bp + W, sizeof(V));
-    for (std::size_t r = 0; r < mr; ++r) {
-      const V a = V{} + ap[r];  // broadcast
-      c[r][0] += a * b0;
-      c[r][1] += a * b1;
-    }
+    a = splat<T, V>(ap + 0), c00 += a * b0, c01 += a * b1;
+    a = splat<T, V>(ap + 1), c10 += a * b0, c11 += a * b1;
+    a = splat<T, V>(ap + 2), c20 += a * b0, c21 += a * b1;
+    a = splat<T, V>(ap + 3), c30 += a * b0, c31 += a * b1;
+    a = splat<T, V>(ap + 4), c40 += a * b0, c41 += a * b1;
+    a = splat<T, V>(ap + 5), c50 += a * b0, c51 += a * b1;
   }
-  for (std::size_t r = 0; r < mr; ++r) {
-    std::memcpy(acc + r * 2 * W, &c[r][0], sizeof(V));
-    std::memcpy(acc + r * 2 * W + W, &c[r][1], sizeof(V));
-  }
+  const V out[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
+  std::memcpy(acc, out, sizeof out);
 }
 
 struct packed_microkernel {
