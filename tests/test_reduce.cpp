@@ -81,8 +81,8 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (std::size_t n : awkward_sizes(rng))
-    for (dtype t : all_dtypes)
-      for (op o : all_ops) {
+    for (dtype t : test_dtypes())
+      for (op o : test_ops()) {
         if (o == op::mean && n == 0) continue;  // an error at the API, tested there
         const detail::reduce_problem p{t, o, n};
         if (!r.can_run(p)) continue;
@@ -114,7 +114,7 @@ TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
   std::mt19937_64 rng(fresh_seed());
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(100003)}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(70001)}) {
     std::vector<double> x(n);
     for (double& v : x) v = double(rng() % 1000) - 500;
     x[rng() % n] = std::numeric_limits<double>::quiet_NaN();
@@ -146,9 +146,9 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
 TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
-  if (r.info.id == "reduce/cpu/r01_omp_reduction_clause")
-    GTEST_SKIP() << "OpenMP's reduction clause combines in the runtime's order (documented)";
-  const std::size_t n = (std::size_t(1) << 20) + 7;
+  if (!r.info.reproducible)
+    GTEST_SKIP() << "combines in an order set by timing (documented in its header comment)";
+  const std::size_t n = sanitizer_run() ? 70001 : (std::size_t(1) << 20) + 7;
   std::vector<float> x(n);
   detail::generate(dtype::f32, x.data(), n, detail::distribution::normal, fresh_seed());
   const double first = detail::run_reduce(r, {dtype::f32, op::sum, n}, x.data()).f;

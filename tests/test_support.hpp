@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,12 +19,27 @@ inline std::uint64_t fresh_seed() {
   return (std::uint64_t(rd()) << 32) | rd();
 }
 
+// Under compute-sanitizer (PPLAB_SANITIZER set) the same bodies run on fewer, smaller sizes:
+// the tools slow kernels down a hundredfold.
+inline bool sanitizer_run() { return std::getenv("PPLAB_SANITIZER") != nullptr; }
+
 // 0, 1, 2, around a warp, a prime, just past 2^20, and two random sizes.
 inline std::vector<std::size_t> awkward_sizes(std::mt19937_64& rng) {
+  if (sanitizer_run()) return {0, 33, 70001 + rng() % 1000};
   std::vector<std::size_t> s = {0, 1, 2, 31, 32, 33, 1009, (std::size_t(1) << 20) + 3};
   s.push_back(1 + rng() % 5000);
   s.push_back(1 + rng() % 300000);
   return s;
+}
+
+// The dtypes and ops each body loops over: all of them, or a spread under the sanitizer.
+inline std::vector<dtype> test_dtypes() {
+  if (sanitizer_run()) return {dtype::u8, dtype::i32, dtype::f64};
+  return {std::begin(all_dtypes), std::end(all_dtypes)};
+}
+inline std::vector<op> test_ops() {
+  if (sanitizer_run()) return {op::sum, op::max, op::mean};
+  return {std::begin(all_ops), std::end(all_ops)};
 }
 
 // Skips (with the reason) when the rung's backend cannot run on this machine.

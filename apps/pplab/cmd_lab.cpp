@@ -38,6 +38,9 @@ void run(const lab_cli& o) {
   if (available(backend::cuda)) lab_cuda_ceilings(lab);
 #endif
   lab_reduce(lab);
+#ifdef PPLAB_HAVE_CUDA
+  if (available(backend::cuda)) lab_cuda_reduce(lab);
+#endif
   lab_histogram(lab);
   lab_matmul(lab);
   lab.progress_done();

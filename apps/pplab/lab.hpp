@@ -58,6 +58,7 @@ void lab_histogram(lab_session& lab);
 void lab_matmul(lab_session& lab);
 #ifdef PPLAB_HAVE_CUDA
 void lab_cuda_ceilings(lab_session& lab);
+void lab_cuda_reduce(lab_session& lab);
 #endif
 
 // Fills the ratio columns, prints the table, writes the JSON record and the SVG chart.

@@ -21,6 +21,7 @@ struct variant_info {
   int rung;                  // place on the ladder; 0 = vendor baseline, measured, never default
   std::string_view summary;  // one line: what this rung changes
   bool racy = false;         // loses updates on purpose (a teaching rung): never verified exact
+  bool reproducible = true;  // same bits on every run (false: float results depend on timing)
 };
 
 // Where a rung expects its input and output: host memory, or device memory (GPU rungs).
@@ -36,8 +37,10 @@ struct reduce_call {
   reduce_problem p;
   const void* in;    // n elements of p.type
   scalar* out;       // one scalar, in the rung's memory
-  void* scratch;     // scratch_bytes(p) bytes, in the rung's memory
-  void* stream;      // cudaStream_t for GPU rungs
+  void* scratch;     // scratch_bytes(p) bytes, in the rung's memory; the first 256 bytes of
+                     // device scratch arrive zeroed, and a rung that counts there leaves them so
+  void* stream;      // cudaStream_t for GPU rungs; they only enqueue work, never synchronize
+                     // (except r10, whose point is the host round trip)
 };
 struct reduce_rung {
   variant_info info;

@@ -1,0 +1,30 @@
+# The CUDA part of the build: GPU rungs, staging, device queries (C++20: see dependencies.cmake). Only the runtime is linked, statically:
+# never the driver library, which a machine without a GPU lacks.
+list(APPEND PPLAB_SOURCES
+  src/core/device.cu src/core/cuda_staging.cu
+  src/reduce/cuda/r00_cub.cu
+  src/reduce/cuda/r01_interleaved_divergent.cu src/reduce/cuda/r02_strided_index.cu
+  src/reduce/cuda/r03_sequential_addressing.cu src/reduce/cuda/r04_first_add_during_load.cu
+  src/reduce/cuda/r05_unroll_last_warp.cu src/reduce/cuda/r06_complete_unroll.cu
+  src/reduce/cuda/r07_grid_stride_cascade.cu src/reduce/cuda/r08_warp_shuffle.cu
+  src/reduce/cuda/r09_vector_loads.cu src/reduce/cuda/r10_host_combine.cu
+  src/reduce/cuda/r11_atomic_combine.cu src/reduce/cuda/r12_last_block_finishes.cu
+  src/reduce/cuda/register.cu)
+
+option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)
+
+set(PPLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo -Xcompiler=-fopenmp)
+if(PPLAB_CUDA_RESOURCE_REPORT)
+  list(APPEND PPLAB_CUDA_FLAGS -Xptxas=-v)
+endif()
+
+function(pplab_add_cuda target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${PPLAB_CUDA_FLAGS}>)
+  target_link_libraries(${target} PRIVATE CUDA::cudart_static)
+  set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+endfunction()
+
+function(pplab_add_cuda_app target)
+  target_sources(${target} PRIVATE lab_cuda.cu)
+  pplab_add_cuda(${target})
+endfunction()

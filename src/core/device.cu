@@ -1,0 +1,74 @@
+// What the GPU of this machine is, asked once; and device memory that frees itself.
+#include <cuda_runtime.h>
+
+#include "core/cuda_check.cuh"
+#include "core/device.hpp"
+
+namespace pplab::detail {
+
+const gpu_info& gpu() {
+  static const gpu_info info = [] {
+    gpu_info g;
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      g.why_absent = e != cudaSuccess ? std::string("no CUDA device answers (") +
+                                            cudaGetErrorString(e) + ")"
+                                      : "no CUDA device found";
+      cudaGetLastError();  // clear the sticky-free error for later calls
+      return g;
+    }
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+      g.why_absent = "cannot read the properties of device 0";
+      return g;
+    }
+    int mem_khz = 0, bus_bits = 0, driver = 0;
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0);
+    cudaDriverGetVersion(&driver);
+    g.present = true;
+    g.name = prop.name;
+    g.sm_count = prop.multiProcessorCount;
+    g.mem_bytes = prop.totalGlobalMem;
+    // Double data rate: two transfers per clock over the whole bus.
+    g.mem_GBps_theoretical = 2.0 * double(mem_khz) * 1e3 * double(bus_bits) / 8 * 1e-9;
+    g.driver = "CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+    return g;
+  }();
+  return info;
+}
+
+}  // namespace pplab::detail
+
+// ---- device memory for host code
+#include "core/device_memory.hpp"
+
+namespace pplab::detail {
+
+device_buffer::device_buffer(std::size_t bytes, bool zeroed) : bytes_(bytes) {
+  if (!bytes) return;
+  PPLAB_CUDA(cudaMalloc(&p_, bytes));
+  if (zeroed) PPLAB_CUDA(cudaMemset(p_, 0, bytes));
+}
+device_buffer::~device_buffer() {
+  if (p_) cudaFree(p_);
+}
+device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
+  if (this != &o) {
+    if (p_) cudaFree(p_);
+    p_ = o.p_, bytes_ = o.bytes_;
+    o.p_ = nullptr;
+  }
+  return *this;
+}
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  PPLAB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  PPLAB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+void fill_device(void* dst, int byte, std::size_t bytes) { PPLAB_CUDA(cudaMemset(dst, byte, bytes)); }
+void device_synchronize() { PPLAB_CUDA(cudaDeviceSynchronize()); }
+
+}  // namespace pplab::detail

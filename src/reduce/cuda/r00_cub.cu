@@ -1,0 +1,55 @@
+// reduce/cuda/r00_cub: cub::DeviceReduce, the vendor baseline, measured beside the ladder and
+// never the default. It computes the same answer as the rungs: the same accumulator type (double
+// for float sums, 64-bit integers for integer sums) given as CUB's init value, and the same
+// NaN-propagating min and max, so the two are timed doing the same work. The answer is written
+// through a transform output iterator straight into the result, with no extra launch.
+// (`pplab lab` also times CUB's own float Sum, accumulating in float, as a second reference.)
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+template <class T, op O> struct combine_op {
+  __device__ acc_t<T, O> operator()(acc_t<T, O> a, acc_t<T, O> b) const { return combine<T, O>(a, b); }
+};
+
+template <class T, op O> struct to_scalar {
+  std::size_t mean_n;
+  __device__ scalar operator()(acc_t<T, O> v) const {
+    scalar s;
+    store(&s, v, mean_n);
+    return s;
+  }
+};
+
+// The input converted to the accumulator on the fly (an int32 sum must not wrap at 32 bits).
+template <class T, op O> struct widen {
+  __device__ acc_t<T, O> operator()(T x) const { return acc_t<T, O>(x); }
+};
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    using A = acc_t<T, O>;
+    auto result = thrust::make_transform_output_iterator(out, to_scalar<T, O>{mean_n});
+    auto input = thrust::make_transform_iterator(in, widen<T, O>{});
+    std::size_t bytes = 0;
+    PPLAB_CUDA(cub::DeviceReduce::Reduce(nullptr, bytes, input, result, n, combine_op<T, O>{},
+                                         identity<T, O>(), s));
+    PPLAB_CUDA(cub::DeviceReduce::Reduce(scratch, bytes, input, result, n, combine_op<T, O>{},
+                                         identity<T, O>(), s));
+  }
+};
+
+}  // namespace
+
+// CUB asks for a few kilobytes of temporary storage; 1 MiB covers any n.
+std::size_t r00_scratch(const reduce_problem&) { return std::size_t(1) << 20; }
+void r00_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

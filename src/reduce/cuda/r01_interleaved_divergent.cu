@@ -1,0 +1,42 @@
+// reduce/cuda/r01_interleaved_divergent: the notes' first kernel. Each thread loads one element
+// into shared memory; at each step the threads whose index is a multiple of 2*stride add the
+// element `stride` away. Half the threads of every warp drop out at the first step and more at
+// each step after, but a warp runs both sides of the `if` (divergence), and `%` is slow.
+// Work: n-1 operations in log2(256) = 8 steps per block, every thread alive for all of them.
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr int B = 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) interleaved(const T* __restrict__ in, std::size_t n,
+                                                 acc_t<T, O>* partial) {
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * B + t;
+  s[t] = i < n ? A(in[i]) : identity<T, O>();
+  __syncthreads();
+  for (unsigned stride = 1; stride < B; stride *= 2) {
+    if (t % (2 * stride) == 0) s[t] = combine<T, O>(s[t], s[t + stride]);
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(interleaved<T, O>, ceil_div(n, B), B, in, n, scratch, out, mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r01_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, B)); }
+void r01_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

@@ -1,0 +1,43 @@
+// reduce/cuda/r02_strided_index: the same tree, but thread t works at index 2*stride*t, so the
+// active threads are the first ones of the block and whole warps retire together: no divergence
+// until fewer than 32 threads remain. The price: at stride s the threads of a warp touch shared
+// memory 2*s words apart, so they land in the same bank and the accesses serialize
+// (bank conflicts, up to 16-way).
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr int B = 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) strided(const T* __restrict__ in, std::size_t n,
+                                             acc_t<T, O>* partial) {
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * B + t;
+  s[t] = i < n ? A(in[i]) : identity<T, O>();
+  __syncthreads();
+  for (unsigned stride = 1; stride < B; stride *= 2) {
+    const unsigned index = 2 * stride * t;
+    if (index < B) s[index] = combine<T, O>(s[index], s[index + stride]);
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(strided<T, O>, ceil_div(n, B), B, in, n, scratch, out, mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r02_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, B)); }
+void r02_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

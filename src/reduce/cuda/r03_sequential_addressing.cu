@@ -1,0 +1,42 @@
+// reduce/cuda/r03_sequential_addressing: the notes' better kernel. The stride starts at half the
+// block and halves; thread t < stride adds s[t + stride]. The active threads stay consecutive
+// (thread compaction: no divergence until the last warp) and a warp reads 32 consecutive words
+// (no bank conflicts). Still, half the threads do nothing after their load, and the last 5
+// steps run one warp with barriers between them.
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr int B = 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) sequential(const T* __restrict__ in, std::size_t n,
+                                                acc_t<T, O>* partial) {
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * B + t;
+  s[t] = i < n ? A(in[i]) : identity<T, O>();
+  __syncthreads();
+  for (unsigned stride = B / 2; stride > 0; stride /= 2) {
+    if (t < stride) s[t] = combine<T, O>(s[t], s[t + stride]);
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(sequential<T, O>, ceil_div(n, B), B, in, n, scratch, out, mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r03_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, B)); }
+void r03_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

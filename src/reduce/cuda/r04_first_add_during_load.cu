@@ -1,0 +1,42 @@
+// reduce/cuda/r04_first_add_during_load: the notes' "each thread loads two elements": a block
+// covers 2*blockDim.x elements and each thread adds its pair while loading, so no thread sits
+// idle after the load and half as many blocks are launched. Same tree as r03.
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr int B = 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) first_add(const T* __restrict__ in, std::size_t n,
+                                               acc_t<T, O>* partial) {
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * 2 * B + t;
+  A v = i < n ? A(in[i]) : identity<T, O>();
+  if (i + B < n) v = combine<T, O>(v, A(in[i + B]));
+  s[t] = v;
+  __syncthreads();
+  for (unsigned stride = B / 2; stride > 0; stride /= 2) {
+    if (t < stride) s[t] = combine<T, O>(s[t], s[t + stride]);
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(first_add<T, O>, ceil_div(n, 2 * B), B, in, n, scratch, out, mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r04_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+void r04_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

@@ -1,0 +1,54 @@
+// reduce/cuda/r05_unroll_last_warp: r04, but once 32 threads remain the tree continues inside
+// one warp without __syncthreads(): the last 6 steps need no block barrier and no `if (t < s)`
+// test per step. Since Volta, threads of a warp are scheduled independently, so the classic
+// `volatile` version is a race; here each step reads into a register, __syncwarp(), writes,
+// __syncwarp(): warp-synchronous and correct (racecheck-clean).
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr int B = 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) unroll_last_warp(const T* __restrict__ in, std::size_t n,
+                                                      acc_t<T, O>* partial) {
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * 2 * B + t;
+  A v = i < n ? A(in[i]) : identity<T, O>();
+  if (i + B < n) v = combine<T, O>(v, A(in[i + B]));
+  s[t] = v;
+  __syncthreads();
+  for (unsigned stride = B / 2; stride > 32; stride /= 2) {
+    if (t < stride) s[t] = combine<T, O>(s[t], s[t + stride]);
+    __syncthreads();
+  }
+  if (t < 32) {
+    v = s[t];
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+      v = combine<T, O>(v, s[t + offset]);
+      __syncwarp();
+      s[t] = v;
+      __syncwarp();
+    }
+    if (t == 0) partial[blockIdx.x] = v;
+  }
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(unroll_last_warp<T, O>, ceil_div(n, 2 * B), B, in, n, scratch, out,
+                              mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r05_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+void r05_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

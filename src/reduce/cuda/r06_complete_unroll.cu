@@ -1,0 +1,55 @@
+// reduce/cuda/r06_complete_unroll: the block size becomes a template parameter, so every step of
+// the tree is known at compile time: the loop, its counter and the tests of dead steps vanish,
+// and the compiler schedules the shared-memory loads across steps. Block sizes: 256 here; the
+// kernel takes any power of two from 64 to 1024.
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+template <class T, op O, unsigned B>
+__global__ void __launch_bounds__(B) complete_unroll(const T* __restrict__ in, std::size_t n,
+                                                     acc_t<T, O>* partial) {
+  static_assert(B >= 64 && B <= 1024 && (B & (B - 1)) == 0);
+  using A = acc_t<T, O>;
+  __shared__ A s[B];
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * 2 * B + t;
+  A v = i < n ? A(in[i]) : identity<T, O>();
+  if (i + B < n) v = combine<T, O>(v, A(in[i + B]));
+  s[t] = v;
+  __syncthreads();
+#pragma unroll
+  for (unsigned stride = B / 2; stride > 32; stride /= 2) {
+    if (t < stride) s[t] = v = combine<T, O>(v, s[t + stride]);
+    __syncthreads();
+  }
+  if (t < 32) {
+#pragma unroll
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+      v = combine<T, O>(v, s[t + offset]);
+      __syncwarp();
+      s[t] = v;
+      __syncwarp();
+    }
+    if (t == 0) partial[blockIdx.x] = v;
+  }
+}
+
+constexpr unsigned B = 256;
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(complete_unroll<T, O, B>, ceil_div(n, 2 * B), B, in, n, scratch, out,
+                              mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r06_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+void r06_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

@@ -1,0 +1,41 @@
+// reduce/cuda/r09_vector_loads: r08 with 16-byte loads (one uint4: 4 floats, 16 bytes) and four
+// of them issued before the first is used, so each thread keeps 64 bytes in flight and the
+// memory system sees a quarter of the load instructions. Elements before the first 16-byte
+// boundary and after the last whole vector are loaded one by one. Every dtype.
+// What limits it: DRAM bandwidth; and the partials still go through a second launch.
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr unsigned B = 256;
+constexpr int unroll = 4;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) vector_loads(const T* __restrict__ in, std::size_t n,
+                                                  acc_t<T, O>* partial) {
+  const std::size_t threads = std::size_t(gridDim.x) * B;
+  auto v = thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  v = block_reduce<T, O, B>(v);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
+}
+
+template <class T, op O> std::size_t grid(std::size_t n) {
+  static const std::size_t resident = resident_blocks(vector_loads<T, O>, B);
+  return std::min(resident, std::max<std::size_t>(1, ceil_div(n, B * (16 / sizeof(T)) * unroll)));
+}
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(vector_loads<T, O>, grid<T, O>(n), B, in, n, scratch, out, mean_n, s);
+  }
+};
+
+}  // namespace
+
+std::size_t r09_scratch(const reduce_problem&) { return bytes_for_partials(64 * 256); }
+void r09_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

@@ -1,0 +1,65 @@
+// reduce/cuda/r10_host_combine: the notes' second way to combine the blocks: "if there are only
+// a small number of sums, the host can simply transfer the data back and add them together".
+// r09's kernel writes one partial per resident block; they are copied to pinned host memory and
+// combined on the CPU in block order, and the answer is copied back. Deterministic, but the
+// stream must stop twice for the host: a round trip of several microseconds that shows at
+// small sizes.
+#include <mutex>
+
+#include "reduce/cuda/per_block.cuh"
+
+namespace pplab::detail::gpu_reduce {
+namespace {
+
+constexpr unsigned B = 256;
+constexpr int unroll = 4;
+constexpr std::size_t max_blocks = 64 * 256;
+
+template <class T, op O>
+__global__ void __launch_bounds__(B) block_partials(const T* __restrict__ in, std::size_t n,
+                                                    acc_t<T, O>* partial) {
+  const std::size_t threads = std::size_t(gridDim.x) * B;
+  auto v = thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  v = block_reduce<T, O, B>(v);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
+}
+
+// Pinned host memory for the partials and the answer, one buffer per thread that calls.
+struct pinned {
+  void* p = nullptr;
+  pinned() { PPLAB_CUDA(cudaMallocHost(&p, max_blocks * 8 + sizeof(scalar))); }
+  ~pinned() { cudaFreeHost(p); }
+};
+
+struct rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    using A = acc_t<T, O>;
+    static thread_local pinned host;
+    static const std::size_t resident = resident_blocks(block_partials<T, O>, B);
+    const std::size_t blocks =
+        n ? std::min(resident, ceil_div(n, B * (16 / sizeof(T)) * unroll)) : 0;
+    A* partials = static_cast<A*>(scratch);
+    A* back = static_cast<A*>(host.p);
+    if (blocks) {
+      block_partials<T, O><<<unsigned(blocks), B, 0, s>>>(in, n, partials);
+      PPLAB_CUDA_LAUNCHED();
+      PPLAB_CUDA(cudaMemcpyAsync(back, partials, blocks * sizeof(A), cudaMemcpyDeviceToHost, s));
+      PPLAB_CUDA(cudaStreamSynchronize(s));
+    }
+    A v = identity<T, O>();
+    for (std::size_t b = 0; b < blocks; ++b) v = combine<T, O>(v, back[b]);
+    scalar* answer = reinterpret_cast<scalar*>(static_cast<char*>(host.p) + max_blocks * 8);
+    *answer = mean_n ? scalar::of(double(v) / double(mean_n)) : scalar::of(v);
+    PPLAB_CUDA(cudaMemcpyAsync(out, answer, sizeof(scalar), cudaMemcpyHostToDevice, s));
+    PPLAB_CUDA(cudaStreamSynchronize(s));  // the pinned answer is reused by the next call
+  }
+};
+
+}  // namespace
+
+std::size_t r10_scratch(const reduce_problem&) { return max_blocks * 8; }
+void r10_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+
+}  // namespace pplab::detail::gpu_reduce

@@ -1,0 +1,108 @@
+// The GPU side that the per-rung bodies do not reach: data already on the device (no copies),
+// user operators on the GPU (the 3-D point farthest from the origin), and inputs past 2^31
+// elements handed straight to every rung. Skipped with the reason when no device answers.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/device_memory.hpp"
+#include "core/registry.hpp"
+#include "pplab/cuda/reduce.cuh"
+#include "pplab/pplab.hpp"
+
+namespace pplab::test {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (!available(backend::cuda)) GTEST_SKIP() << "no CUDA device here: " << detail::gpu().why_absent
+
+bool sanitizer_run() { return std::getenv("PPLAB_SANITIZER") != nullptr; }
+
+TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000003)}) {
+    std::vector<float> x(n);
+    for (float& v : x) v = float(rng() % 1000) / 8;
+    detail::device_buffer d(n * sizeof(float) + 16);
+    if (n) detail::copy_to_device(d.get(), x.data(), n * sizeof(float));
+    const device_span<float> span{static_cast<const float*>(d.get()), n};
+    EXPECT_EQ(reduce(cuda, span, sum), reduce(seq, x, sum)) << n;  // exact: multiples of 1/8
+    EXPECT_EQ(reduce(cuda, span, max), reduce(seq, x, max)) << n;
+  }
+  std::vector<float> host(10, 1.0f);
+  EXPECT_THROW(reduce(cuda, device_span<float>{host.data(), host.size()}, sum), error);
+}
+
+TEST(CudaApi, HostDataLargerThanAChunkIsStreamed) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t n = (std::size_t(64) << 20) / 4 * 3 + 12345;  // three chunks and a bit
+  std::vector<std::int32_t> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::int32_t(i % 2001) - 1000;
+  EXPECT_EQ(reduce(cuda, x, sum), reduce(cpu, x, sum));
+  EXPECT_EQ(reduce(cuda, x, min), -1000);
+  EXPECT_DOUBLE_EQ(reduce(cuda, x, mean), reduce(cpu, x, mean));
+}
+
+TEST(CudaApi, FarthestPointOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<float> z;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(777), std::size_t(300007)}) {
+    std::vector<point3> pts(n);
+    for (auto& p : pts) p = {z(rng), z(rng), z(rng)};
+    detail::device_buffer d(n * sizeof(point3) + 16);
+    if (n) detail::copy_to_device(d.get(), pts.data(), n * sizeof(point3));
+    const point3 got = reduce(cuda, device_span<point3>{static_cast<const point3*>(d.get()), n},
+                              farthest_point_op());
+    EXPECT_EQ(got, reduce(seq, pts, farthest_point_op())) << n;
+  }
+}
+
+// Every GPU rung, handed 2^31 + 77 elements directly (the host path cuts data into chunks).
+TEST(CudaRungs, InputsPastTwoToThe31) {
+  SKIP_WITHOUT_GPU();
+  if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
+  const std::size_t n = (std::size_t(1) << 31) + 77;
+  detail::device_buffer bytes(n * 4);  // room for n 32-bit elements
+  detail::fill_device(bytes.get(), 1, n * 4);
+  const std::uint8_t top8 = 9;
+  const std::uint32_t top32 = 0x09090909u;
+  detail::copy_to_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
+  detail::device_buffer out(sizeof(scalar));
+  for (const auto& r : detail::rungs().reduce) {
+    if (r.info.where != backend::cuda) continue;
+    for (dtype t : {dtype::u8, dtype::u32}) {
+      for (op o : {op::sum, op::max}) {
+        const detail::reduce_problem p{t, o, n};
+        if (!r.can_run(p)) continue;
+        if (t == dtype::u32)  // restore the bytes the u8 case changed, then mark the last u32
+          detail::fill_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, 1, 1),
+              detail::copy_to_device(static_cast<std::uint32_t*>(bytes.get()) + n - 1, &top32, 4);
+        detail::device_buffer scratch(std::max<std::size_t>(r.scratch_bytes(p), 256), true);
+        r.run({p, bytes.get(), static_cast<scalar*>(out.get()), scratch.get(), nullptr});
+        detail::device_synchronize();
+        scalar got;
+        detail::copy_to_host(&got, out.get(), sizeof got);
+        if (t == dtype::u8) {
+          EXPECT_EQ(got.u, o == op::sum ? n - 1 + 9 : 9u) << r.info.id << " u8 " << name_of(o);
+        } else {
+          EXPECT_EQ(got.u, o == op::sum ? (n - 1) * 0x01010101ull + top32 : top32)
+              << r.info.id << " u32 " << name_of(o);
+        }
+        if (t == dtype::u32)  // back to bytes of 1 for the next rung's u8 case
+          detail::fill_device(bytes.get(), 1, n * 4),
+              detail::copy_to_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pplab::test
