@@ -25,7 +25,7 @@ inline bool sanitizer_run() { return std::getenv("PPLAB_SANITIZER") != nullptr; 
 
 // 0, 1, 2, around a warp, a prime, just past 2^20, and two random sizes.
 inline std::vector<std::size_t> awkward_sizes(std::mt19937_64& rng) {
-  if (sanitizer_run()) return {0, 33, 70001 + rng() % 1000};
+  if (sanitizer_run()) return {0, 1, 33, 1009, 70001 + rng() % 1000};
   std::vector<std::size_t> s = {0, 1, 2, 31, 32, 33, 1009, (std::size_t(1) << 20) + 3};
   s.push_back(1 + rng() % 5000);
   s.push_back(1 + rng() % 300000);
@@ -34,7 +34,7 @@ inline std::vector<std::size_t> awkward_sizes(std::mt19937_64& rng) {
 
 // The dtypes and ops each body loops over: all of them, or a spread under the sanitizer.
 inline std::vector<dtype> test_dtypes() {
-  if (sanitizer_run()) return {dtype::u8, dtype::i32, dtype::f64};
+  if (sanitizer_run()) return {dtype::u8, dtype::i32, dtype::f32, dtype::f64};
   return {std::begin(all_dtypes), std::end(all_dtypes)};
 }
 inline std::vector<op> test_ops() {

@@ -66,9 +66,18 @@ template <class T, op O, int B> __device__ inline acc_t<T, O> block_reduce(acc_t
   return v;
 }
 
+// How the 16-byte loads go: through the read-only path (ld.global.nc), or marked streaming
+// (ld.global.cs: evict first, the data is read once).
+enum class load { readonly, streaming };
+
+template <load L> __device__ inline uint4 load16(const uint4* p) {
+  if constexpr (L == load::streaming) return __ldcs(p);
+  else return __ldg(p);
+}
+
 // ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread.
 // Elements before the first 16-byte boundary and after the last whole vector take scalar loads.
-template <class T, op O, int unroll>
+template <class T, op O, int unroll, load L = load::readonly>
 __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::size_t n,
                                                 std::size_t g, std::size_t threads) {
   using A = acc_t<T, O>;
@@ -89,11 +98,11 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
   for (; i + (unroll - 1) * threads < vectors; i += unroll * threads) {
     uint4 r[unroll];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) r[u] = __ldg(v + i + u * threads);
+    for (int u = 0; u < unroll; ++u) r[u] = load16<L>(v + i + u * threads);
 #pragma unroll
     for (int u = 0; u < unroll; ++u) add_vector(r[u]);
   }
-  for (; i < vectors; i += threads) add_vector(__ldg(v + i));
+  for (; i < vectors; i += threads) add_vector(load16<L>(v + i));
   const std::size_t tail = head + vectors * per_vec + g;
   if (tail < n) acc = combine<T, O>(acc, A(in[tail]));
   return acc;

@@ -1,0 +1,108 @@
+// Times the single-pass reduction kernel (r12) over its tunables on this GPU, beside CUB, on
+// device-resident data with the L2 flushed between repeats: the numbers behind r12's settings.
+// Usage: tune_reduce [reps]
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "reduce/cuda/last_block.cuh"
+
+using namespace pplab;
+using namespace pplab::detail;
+using namespace pplab::detail::gpu_reduce;
+
+namespace {
+
+int reps = 50;
+void* flush = nullptr;
+constexpr std::size_t flush_bytes = std::size_t(256) << 20;
+
+template <class F> double median_ms(F&& f) {
+  cudaEvent_t a, b;
+  PPLAB_CUDA(cudaEventCreate(&a));
+  PPLAB_CUDA(cudaEventCreate(&b));
+  f();
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    PPLAB_CUDA(cudaMemsetAsync(flush, r, flush_bytes));
+    PPLAB_CUDA(cudaEventRecord(a));
+    f();
+    PPLAB_CUDA(cudaEventRecord(b));
+    PPLAB_CUDA(cudaEventSynchronize(b));
+    float ms;
+    PPLAB_CUDA(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class T, op O> void tune(const char* name, std::size_t n) {
+  T* in;
+  PPLAB_CUDA(cudaMalloc(&in, n * sizeof(T)));
+  PPLAB_CUDA(cudaMemset(in, 1, n * sizeof(T)));
+  void* scratch;
+  PPLAB_CUDA(cudaMalloc(&scratch, last_block_scratch));
+  PPLAB_CUDA(cudaMemset(scratch, 0, last_block_scratch));
+  scalar* out;
+  PPLAB_CUDA(cudaMalloc(&out, sizeof(scalar)));
+  const double gb = double(n * sizeof(T)) * 1e-9;
+  std::printf("\n%s n=%zu\n", name, n);
+  const auto show = [&](const std::string& what, double ms) {
+    std::printf("  %-40s %8.4f ms %8.1f GB/s\n", what.c_str(), ms, gb / ms * 1e3);
+  };
+  if constexpr (O == op::sum || O == op::max) {
+    std::size_t temp = 0;
+    T* res;
+    PPLAB_CUDA(cudaMalloc(&res, sizeof(T)));
+    if constexpr (O == op::sum) PPLAB_CUDA(cub::DeviceReduce::Sum(nullptr, temp, in, res, n));
+    else PPLAB_CUDA(cub::DeviceReduce::Max(nullptr, temp, in, res, n));
+    void* tmp;
+    PPLAB_CUDA(cudaMalloc(&tmp, temp));
+    show("cub native (element-type accumulator)", median_ms([&] {
+           if constexpr (O == op::sum) PPLAB_CUDA(cub::DeviceReduce::Sum(tmp, temp, in, res, n));
+           else PPLAB_CUDA(cub::DeviceReduce::Max(tmp, temp, in, res, n));
+         }));
+    cudaFree(tmp);
+    cudaFree(res);
+  }
+#define TRY(U, L, G)                                                                        \
+  show("unroll " #U " " #L " grid x" #G, median_ms([&] {                                    \
+         launch_last_block<T, O, 256, U, load::L, G>(in, n, scratch, out, 0, nullptr);      \
+       }));
+  TRY(2, readonly, 1)
+  TRY(4, readonly, 1)
+  TRY(8, readonly, 1)
+  TRY(4, streaming, 1)
+  TRY(8, streaming, 1)
+  TRY(4, readonly, 2)
+  TRY(2, readonly, 2)
+#undef TRY
+  cudaFree(in);
+  cudaFree(scratch);
+  cudaFree(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) reps = std::atoi(argv[1]);
+  if (!gpu().present) {
+    std::printf("no GPU: %s\n", gpu().why_absent.c_str());
+    return 0;
+  }
+  std::printf("%s, theoretical %.0f GB/s\n", gpu().name.c_str(), gpu().mem_GBps_theoretical);
+  PPLAB_CUDA(cudaMalloc(&flush, flush_bytes));
+  for (std::size_t n : {std::size_t(1) << 28, std::size_t(1) << 24, std::size_t(1) << 20}) {
+    tune<float, op::sum>("f32 sum", n);
+    if (n == (std::size_t(1) << 28)) {
+      tune<float, op::max>("f32 max", n);
+      tune<std::int32_t, op::sum>("i32 sum", n);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+#pragma once
+// The single-pass kernel of r12, with its tunables as template parameters (bench/tune_reduce
+// times the combinations): `unroll` 16-byte loads in flight per thread, the load path, and how
+// many blocks per SM the grid holds.
+#include <algorithm>
+
+#include "reduce/cuda/reduce_cuda.cuh"
+
+namespace pplab::detail::gpu_reduce {
+
+constexpr std::size_t last_block_max_blocks = 64 * 256;
+constexpr std::size_t last_block_scratch = 256 + last_block_max_blocks * 8;
+
+// Each block writes its partial, makes it visible GPU-wide, then takes a ticket; the block with
+// the last ticket combines all partials in block order and resets the counter.
+template <class T, op O, unsigned B, int unroll, load L>
+__global__ void __launch_bounds__(B)
+    last_block(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial, unsigned* tickets,
+               scalar* out, std::size_t mean_n) {
+  using A = acc_t<T, O>;
+  const std::size_t threads = std::size_t(gridDim.x) * B;
+  A v = thread_reduce_vec<T, O, unroll, L>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  v = block_reduce<T, O, B>(v);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = v;
+    __threadfence();  // the partial is visible GPU-wide before the ticket is taken
+    last = atomicAdd(tickets, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  v = identity<T, O>();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += B) v = combine<T, O>(v, __ldcg(partial + b));
+  v = block_reduce<T, O, B>(v);
+  if (threadIdx.x == 0) {
+    store(out, v, mean_n);
+    *tickets = 0;
+  }
+}
+
+// Launches over `scratch` (last_block_scratch bytes, the first 256 zero): a grid of resident
+// blocks times `grid_scale`, fewer when n is small.
+template <class T, op O, unsigned B, int unroll, load L, int grid_scale = 1>
+void launch_last_block(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                       cudaStream_t s) {
+  using A = acc_t<T, O>;
+  static const std::size_t resident = resident_blocks(last_block<T, O, B, unroll, L>, B) * grid_scale;
+  const std::size_t per_block = B * (16 / sizeof(T)) * unroll;
+  const std::size_t blocks = std::min({resident, last_block_max_blocks,
+                                       std::max<std::size_t>(1, (n + per_block - 1) / per_block)});
+  auto* tickets = static_cast<unsigned*>(scratch);
+  auto* partials = reinterpret_cast<A*>(static_cast<char*>(scratch) + 256);
+  last_block<T, O, B, unroll, L><<<unsigned(blocks), B, 0, s>>>(in, n, partials, tickets, out, mean_n);
+  PPLAB_CUDA_LAUNCHED();
+}
+
+}  // namespace pplab::detail::gpu_reduce
