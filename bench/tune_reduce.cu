@@ -71,17 +71,21 @@ template <class T, op O> void tune(const char* name, std::size_t n) {
     cudaFree(tmp);
     cudaFree(res);
   }
-#define TRY(U, L, G)                                                                        \
-  show("unroll " #U " " #L " grid x" #G, median_ms([&] {                                    \
-         launch_last_block<T, O, 256, U, load::L, G>(in, n, scratch, out, 0, nullptr);      \
+#define TRY(U, L, K, G)                                                                     \
+  show("unroll " #U " " #L " lanes " #K " grid x" #G, median_ms([&] {                       \
+         launch_last_block<T, O, 256, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);   \
        }));
-  TRY(2, readonly, 1)
-  TRY(4, readonly, 1)
-  TRY(8, readonly, 1)
-  TRY(4, streaming, 1)
-  TRY(8, streaming, 1)
-  TRY(4, readonly, 2)
-  TRY(2, readonly, 2)
+  TRY(4, readonly, 1, 1)
+  TRY(2, readonly, 1, 1)
+  TRY(8, readonly, 1, 1)
+  TRY(4, streaming, 1, 1)
+  TRY(4, readonly, 2, 1)
+  TRY(8, readonly, 2, 1)
+  TRY(4, streaming, 2, 1)
+  TRY(8, streaming, 2, 1)
+  TRY(4, readonly, 4, 1)
+  TRY(4, readonly, 2, 2)
+  TRY(4, readonly, 1, 1)
 #undef TRY
   cudaFree(in);
   cudaFree(scratch);

@@ -75,24 +75,29 @@ template <load L> __device__ inline uint4 load16(const uint4* p) {
   else return __ldg(p);
 }
 
-// ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread.
-// Elements before the first 16-byte boundary and after the last whole vector take scalar loads.
-template <class T, op O, int unroll, load L = load::readonly>
+// ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread,
+// folded into `lanes` independent accumulators (element e of a vector into lane e % lanes), so
+// the adds of one vector do not wait on each other. Elements before the first 16-byte boundary
+// and after the last whole vector take scalar loads.
+template <class T, op O, int unroll, load L = load::readonly, int lanes = 1>
 __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::size_t n,
                                                 std::size_t g, std::size_t threads) {
   using A = acc_t<T, O>;
   constexpr std::size_t per_vec = 16 / sizeof(T);
-  A acc = identity<T, O>();
+  static_assert(per_vec % lanes == 0);
+  A acc[lanes];
+#pragma unroll
+  for (int k = 0; k < lanes; ++k) acc[k] = identity<T, O>();
   std::size_t head = ((16 - (reinterpret_cast<std::uintptr_t>(in) & 15)) & 15) / sizeof(T);
   if (head > n) head = n;
-  if (g < head) acc = combine<T, O>(acc, A(in[g]));
+  if (g < head) acc[0] = combine<T, O>(acc[0], A(in[g]));
   const uint4* v = reinterpret_cast<const uint4*>(in + head);
   const std::size_t vectors = (n - head) / per_vec;
   const auto add_vector = [&](const uint4& raw) {
     T x[per_vec];
     memcpy(x, &raw, 16);
 #pragma unroll
-    for (std::size_t e = 0; e < per_vec; ++e) acc = combine<T, O>(acc, A(x[e]));
+    for (std::size_t e = 0; e < per_vec; ++e) acc[e % lanes] = combine<T, O>(acc[e % lanes], A(x[e]));
   };
   std::size_t i = g;
   for (; i + (unroll - 1) * threads < vectors; i += unroll * threads) {
@@ -104,8 +109,10 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
   }
   for (; i < vectors; i += threads) add_vector(load16<L>(v + i));
   const std::size_t tail = head + vectors * per_vec + g;
-  if (tail < n) acc = combine<T, O>(acc, A(in[tail]));
-  return acc;
+  if (tail < n) acc[0] = combine<T, O>(acc[0], A(in[tail]));
+#pragma unroll
+  for (int k = 1; k < lanes; ++k) acc[0] = combine<T, O>(acc[0], acc[k]);
+  return acc[0];
 }
 
 // ---- the notes' cross-block combine by further launches: each pass reduces `count` partials
