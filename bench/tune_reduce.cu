@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "core/generate.hpp"
 #include "reduce/cuda/last_block.cuh"
 
 using namespace pplab;
@@ -45,7 +46,11 @@ template <class F> double median_ms(F&& f) {
 template <class T, op O> void tune(const char* name, std::size_t n) {
   T* in;
   PPLAB_CUDA(cudaMalloc(&in, n * sizeof(T)));
-  PPLAB_CUDA(cudaMemset(in, 1, n * sizeof(T)));
+  {
+    std::vector<T> host(n);
+    generate(dtype_of<T>(), host.data(), n, distribution::uniform, 42);
+    PPLAB_CUDA(cudaMemcpy(in, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
   void* scratch;
   PPLAB_CUDA(cudaMalloc(&scratch, last_block_scratch));
   PPLAB_CUDA(cudaMemset(scratch, 0, last_block_scratch));
@@ -71,21 +76,21 @@ template <class T, op O> void tune(const char* name, std::size_t n) {
     cudaFree(tmp);
     cudaFree(res);
   }
-#define TRY(U, L, K, G)                                                                     \
-  show("unroll " #U " " #L " lanes " #K " grid x" #G, median_ms([&] {                       \
-         launch_last_block<T, O, 256, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);   \
+#define TRY(B, U, L, K, G)                                                                  \
+  show("block " #B " unroll " #U " " #L " lanes " #K " grid x" #G, median_ms([&] {          \
+         launch_last_block<T, O, B, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);     \
        }));
-  TRY(4, readonly, 1, 1)
-  TRY(2, readonly, 1, 1)
-  TRY(8, readonly, 1, 1)
-  TRY(4, streaming, 1, 1)
-  TRY(4, readonly, 2, 1)
-  TRY(8, readonly, 2, 1)
-  TRY(4, streaming, 2, 1)
-  TRY(8, streaming, 2, 1)
-  TRY(4, readonly, 4, 1)
-  TRY(4, readonly, 2, 2)
-  TRY(4, readonly, 1, 1)
+  TRY(256, 4, readonly, 1, 1)
+  TRY(256, 4, streaming, 1, 1)
+  TRY(256, 4, prefetch256, 1, 1)
+  TRY(256, 4, readonly, 2, 2)
+  TRY(256, 4, prefetch256, 2, 2)
+  TRY(256, 4, prefetch256, 1, 2)
+  TRY(256, 8, prefetch256, 1, 1)
+  TRY(512, 4, readonly, 1, 1)
+  TRY(512, 4, prefetch256, 1, 1)
+  TRY(256, 4, streaming, 2, 1)
+  TRY(256, 4, readonly, 1, 1)
 #undef TRY
   cudaFree(in);
   cudaFree(scratch);
@@ -102,9 +107,10 @@ int main(int argc, char** argv) {
   }
   std::printf("%s, theoretical %.0f GB/s\n", gpu().name.c_str(), gpu().mem_GBps_theoretical);
   PPLAB_CUDA(cudaMalloc(&flush, flush_bytes));
-  for (std::size_t n : {std::size_t(1) << 28, std::size_t(1) << 24, std::size_t(1) << 20}) {
+  for (std::size_t n : {std::size_t(1) << 28, std::size_t(1) << 26, std::size_t(1) << 24,
+                        std::size_t(1) << 20}) {
     tune<float, op::sum>("f32 sum", n);
-    if (n == (std::size_t(1) << 28)) {
+    if (n == (std::size_t(1) << 28) || n == (std::size_t(1) << 24)) {
       tune<float, op::max>("f32 max", n);
       tune<std::int32_t, op::sum>("i32 sum", n);
     }

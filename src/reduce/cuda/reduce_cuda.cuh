@@ -66,13 +66,23 @@ template <class T, op O, int B> __device__ inline acc_t<T, O> block_reduce(acc_t
   return v;
 }
 
-// How the 16-byte loads go: through the read-only path (ld.global.nc), or marked streaming
-// (ld.global.cs: evict first, the data is read once).
-enum class load { readonly, streaming };
+// How the 16-byte loads go: through the read-only path (ld.global.nc); marked streaming
+// (ld.global.cs: evict first, the data is read once); or read-only with a hint that L2 fetch
+// 256 bytes around each miss (whole DRAM bursts for a stream that will want them).
+enum class load { readonly, streaming, prefetch256 };
 
 template <load L> __device__ inline uint4 load16(const uint4* p) {
-  if constexpr (L == load::streaming) return __ldcs(p);
-  else return __ldg(p);
+  if constexpr (L == load::streaming) {
+    return __ldcs(p);
+  } else if constexpr (L == load::prefetch256) {
+    uint4 r;
+    asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+  } else {
+    return __ldg(p);
+  }
 }
 
 // ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread,
