@@ -81,15 +81,10 @@ template <class T, op O> void tune(const char* name, std::size_t n) {
          launch_last_block<T, O, B, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);     \
        }));
   TRY(256, 4, readonly, 1, 1)
-  TRY(256, 4, streaming, 1, 1)
-  TRY(256, 4, prefetch256, 1, 1)
-  TRY(256, 4, readonly, 2, 2)
-  TRY(256, 4, prefetch256, 2, 2)
-  TRY(256, 4, prefetch256, 1, 2)
-  TRY(256, 8, prefetch256, 1, 1)
-  TRY(512, 4, readonly, 1, 1)
-  TRY(512, 4, prefetch256, 1, 1)
   TRY(256, 4, streaming, 2, 1)
+  TRY(256, 4, readonly, 2, 2)
+  TRY(512, 4, readonly, 1, 1)
+  TRY(512, 8, readonly, 1, 1)
   TRY(256, 4, readonly, 1, 1)
 #undef TRY
   cudaFree(in);
