@@ -6,6 +6,8 @@
 // Bytes into their 256 natural bins take a path of their own: eight bytes per 64-bit load,
 // each byte of the word sent to its own sub-histogram, so a run of one value is spread over
 // all eight and the load count drops eightfold.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 3.48 GB/s uniform
+// (13.7% of read bandwidth), 3.55 GB/s with 90% one value.
 #include <omp.h>
 
 #include <algorithm>

@@ -7,6 +7,8 @@
 // increments now land in a range that stays in L2, the scatter writes are sequential streams,
 // and no atomics or private copies are needed. The price: 8 more bytes of traffic per element
 // (write and read back the slot number), cheap next to a DRAM miss per element.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^26 floats into 2^22 bins, 433 ms against
+// 1901 ms for h02's private copies (4.4x).
 #include <omp.h>
 
 #include <algorithm>

@@ -1,6 +1,8 @@
 // histogram/seq/h01_sequential: one loop, one histogram, `counts[bin(x)]++` for each element.
 // The reference every other rung is checked against. Repeated values form a chain of
 // read-modify-writes on one counter, each waiting for the store before it.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 1.85 GB/s uniform
+// (7.3% of read bandwidth), 0.52 GB/s with 90% one value.
 #include <algorithm>
 
 #include "histogram/binning.hpp"

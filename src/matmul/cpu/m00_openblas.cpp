@@ -1,5 +1,7 @@
 // matmul/cpu/m00_openblas: OpenBLAS sgemm/dgemm, the vendor baseline. Measured beside the ladder,
 // never the API's default. Its threads are its own (pthreads), set to OpenMP's thread count.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 148.9 GFLOP/s, 74.4% of the
+// FMA peak measured in the same run.
 #include <cblas.h>
 #include <omp.h>
 

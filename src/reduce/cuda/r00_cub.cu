@@ -4,6 +4,8 @@
 // NaN-propagating min and max, so the two are timed doing the same work. The answer is written
 // through a transform output iterator straight into the result, with no extra launch.
 // (`pplab lab` also times CUB's own float Sum, accumulating in float, as a second reference.)
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2555 ms,
+// 4202 GB/s (87% of theoretical); 2^24: 0.0284 ms.
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>

@@ -3,6 +3,8 @@
 // element `stride` away. Half the threads of every warp drop out at the first step and more at
 // each step after, but a warp runs both sides of the `if` (divergence), and `%` is slow.
 // Work: n-1 operations in log2(256) = 8 steps per block, every thread alive for all of them.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 1.4992 ms,
+// 716 GB/s (15% of theoretical); 2^24: 0.1044 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

@@ -3,6 +3,8 @@
 // until fewer than 32 threads remain. The price: at stride s the threads of a warp touch shared
 // memory 2*s words apart, so they land in the same bank and the accesses serialize
 // (bank conflicts, up to 16-way).
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 1.9112 ms,
+// 562 GB/s (12% of theoretical); 2^24: 0.1291 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

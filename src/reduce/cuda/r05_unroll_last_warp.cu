@@ -3,6 +3,8 @@
 // test per step. Since Volta, threads of a warp are scheduled independently, so the classic
 // `volatile` version is a race; here each step reads into a register, __syncwarp(), writes,
 // __syncwarp(): warp-synchronous and correct (racecheck-clean).
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.4916 ms,
+// 2184 GB/s (45% of theoretical); 2^24: 0.0436 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

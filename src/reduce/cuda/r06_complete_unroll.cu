@@ -2,6 +2,8 @@
 // the tree is known at compile time: the loop, its counter and the tests of dead steps vanish,
 // and the compiler schedules the shared-memory loads across steps. Block sizes: 256 here; the
 // kernel takes any power of two from 64 to 1024.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.4589 ms,
+// 2340 GB/s (49% of theoretical); 2^24: 0.0425 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

@@ -3,6 +3,8 @@
 // loop (coalesced: a warp reads 32 neighbours each time), then run r06's tree once. The tree's
 // log-step overhead and the block launches are paid once per resident thread instead of once
 // per pair of elements, and the partials shrink from n/512 to a few thousand.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.4304 ms,
+// 2495 GB/s (52% of theoretical); 2^24: 0.0421 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

@@ -2,6 +2,8 @@
 // register shuffles (__shfl_down_sync: a thread reads a register of the thread `d` lanes over)
 // instead of shared memory: no shared-memory traffic, no barriers inside the warp. Shared memory
 // only carries the 8 warp results to the first warp, with one barrier.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.4318 ms,
+// 2487 GB/s (52% of theoretical); 2^24: 0.0420 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

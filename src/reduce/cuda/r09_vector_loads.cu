@@ -3,6 +3,8 @@
 // memory system sees a quarter of the load instructions. Elements before the first 16-byte
 // boundary and after the last whole vector are loaded one by one. Every dtype.
 // What limits it: DRAM bandwidth; and the partials still go through a second launch.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2529 ms,
+// 4246 GB/s (88% of theoretical); 2^24: 0.0285 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

@@ -4,6 +4,8 @@
 // combined on the CPU in block order, and the answer is copied back. Deterministic, but the
 // stream must stop twice for the host: a round trip of several microseconds that shows at
 // small sizes.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2668 ms,
+// 4024 GB/s (84% of theoretical); 2^24: 0.0426 ms.
 #include <mutex>
 
 #include "reduce/cuda/per_block.cuh"

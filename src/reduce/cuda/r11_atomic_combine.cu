@@ -4,6 +4,8 @@
 // other ops), with a tiny launch before to set the identity and one after to write the answer.
 // Exact for integers, min and max; for float sums the blocks arrive in any order, so the last
 // bits can change from run to run: this rung is not deterministic, and the API never picks it.
+// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2548 ms,
+// 4215 GB/s (88% of theoretical); 2^24: 0.0298 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {
