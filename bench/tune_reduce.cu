@@ -76,9 +76,9 @@ template <class T, op O> void tune(const char* name, std::size_t n) {
     cudaFree(tmp);
     cudaFree(res);
   }
-#define TRY(B, U, L, K, G)                                                                  \
-  show("block " #B " unroll " #U " " #L " lanes " #K " grid x" #G, median_ms([&] {          \
-         launch_last_block<T, O, B, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);     \
+#define TRY(B, U, L, K, G)                                                                         \
+  show("block " #B " unroll " #U " " #L " lanes " #K " grid x" #G, median_ms([&] {                 \
+         launch_last_block<T, O, B, U, load::L, K, G>(in, n, scratch, out, 0, nullptr);            \
        }));
   TRY(256, 4, readonly, 1, 1)
   TRY(256, 4, streaming, 2, 1)
@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
   }
   std::printf("%s, theoretical %.0f GB/s\n", gpu().name.c_str(), gpu().mem_GBps_theoretical);
   PPLAB_CUDA(cudaMalloc(&flush, flush_bytes));
-  for (std::size_t n : {std::size_t(1) << 28, std::size_t(1) << 26, std::size_t(1) << 24,
-                        std::size_t(1) << 20}) {
+  for (std::size_t n :
+       {std::size_t(1) << 28, std::size_t(1) << 26, std::size_t(1) << 24, std::size_t(1) << 20}) {
     tune<float, op::sum>("f32 sum", n);
     if (n == (std::size_t(1) << 28) || n == (std::size_t(1) << 24)) {
       tune<float, op::max>("f32 max", n);

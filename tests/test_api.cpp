@@ -110,45 +110,64 @@ TEST(Api, HistogramDefaultsFollowTheDocumentedRules) {
 
 TEST(Api, BadCallsGetClearErrors) {
   std::vector<float> empty, one = {1};
-  expect_error(errc::invalid_argument, [&] { reduce(cpu, empty, mean); }, "mean of an empty");
-  expect_error(errc::invalid_argument, [&] { reduce(cpu, dtype::f32, nullptr, 5, op::sum); }, "null");
+  expect_error(
+      errc::invalid_argument, [&] { reduce(cpu, empty, mean); }, "mean of an empty");
+  expect_error(
+      errc::invalid_argument, [&] { reduce(cpu, dtype::f32, nullptr, 5, op::sum); }, "null");
   histogram_options o;
   o.bins = max_bins + 1;
-  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "2^24");
+  expect_error(
+      errc::invalid_argument, [&] { histogram(cpu, one, o); }, "2^24");
   o = {};
   o.lo = 1.0, o.hi = 1.0;
-  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "lo must be below hi");
+  expect_error(
+      errc::invalid_argument, [&] { histogram(cpu, one, o); }, "lo must be below hi");
   o.hi = std::nullopt;
-  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "both ends");
+  expect_error(
+      errc::invalid_argument, [&] { histogram(cpu, one, o); }, "both ends");
   o = {};
   o.lo = 0.0, o.hi = INFINITY;
-  expect_error(errc::invalid_argument, [&] { histogram(cpu, one, o); }, "finite");
+  expect_error(
+      errc::invalid_argument, [&] { histogram(cpu, one, o); }, "finite");
   std::vector<double> with_nan = {1, std::nan("")};
-  expect_error(errc::bad_data, [&] { histogram(cpu, with_nan); }, "NaN");
+  expect_error(
+      errc::bad_data, [&] { histogram(cpu, with_nan); }, "NaN");
   std::vector<float> a(6), b(6), c(4);
-  expect_error(errc::invalid_argument, [&] {
-    matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3}, matrix_ref<const float>{b.data(), 2, 3},
-           0.0f, matrix_ref<float>{c.data(), 2, 2});
-  }, "shapes do not match");
-  expect_error(errc::invalid_argument, [&] {
-    matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3}, matrix_ref<const float>{b.data(), 3, 2},
-           0.0f, matrix_ref<float>{a.data(), 2, 2});
-  }, "overlaps");
-  expect_error(errc::invalid_argument, [&] {
-    matmul(backend::cpu, dtype::i32, 1, 1, 1, 1, a.data(), 1, b.data(), 1, 0, c.data(), 1);
-  }, "f32 or f64");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3},
+               matrix_ref<const float>{b.data(), 2, 3}, 0.0f, matrix_ref<float>{c.data(), 2, 2});
+      },
+      "shapes do not match");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        matmul(cpu, 1.0f, matrix_ref<const float>{a.data(), 2, 3},
+               matrix_ref<const float>{b.data(), 3, 2}, 0.0f, matrix_ref<float>{a.data(), 2, 2});
+      },
+      "overlaps");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        matmul(backend::cpu, dtype::i32, 1, 1, 1, 1, a.data(), 1, b.data(), 1, 0, c.data(), 1);
+      },
+      "f32 or f64");
   if (!available(backend::cuda))
-    expect_error(errc::unsupported, [&] { reduce(cuda, one, sum); }, "cuda");
-  expect_error(errc::unsupported, [&] { reduce(backend::mpi, dtype::f32, one.data(), 1, op::sum); });
-  expect_error(errc::invalid_argument, [&] { parse_dtype("complex64"); }, "choose one of");
+    expect_error(
+        errc::unsupported, [&] { reduce(cuda, one, sum); }, "cuda");
+  expect_error(errc::unsupported,
+               [&] { reduce(backend::mpi, dtype::f32, one.data(), 1, op::sum); });
+  expect_error(
+      errc::invalid_argument, [&] { parse_dtype("complex64"); }, "choose one of");
 }
 
 TEST(Api, MatmulThroughTheTypedViewWithStrides) {
   // A 2x2 window of a 3x4 buffer times a 2x1.
   std::vector<double> big = {1, 2, 99, 99, 3, 4, 99, 99, 99, 99, 99, 99};
   std::vector<double> b = {1, 1}, c = {7, 7};
-  matmul(cpu, 1.0, matrix_ref<const double>{big.data(), 2, 2, 4}, matrix_ref<const double>{b.data(), 2, 1},
-         0.0, matrix_ref<double>{c.data(), 2, 1});
+  matmul(cpu, 1.0, matrix_ref<const double>{big.data(), 2, 2, 4},
+         matrix_ref<const double>{b.data(), 2, 1}, 0.0, matrix_ref<double>{c.data(), 2, 1});
   EXPECT_EQ(c, (std::vector<double>{3, 7}));
 }
 

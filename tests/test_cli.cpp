@@ -43,7 +43,8 @@ protected:
       s << in.rdbuf();
       return s.str();
     };
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out),
+            slurp(err)};
   }
 
   void write(const std::string& name, const std::string& bytes) const {
@@ -83,7 +84,8 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   const float v[3] = {1.5f, -7.0f, 2.0f};
   a.bytes.assign(reinterpret_cast<const std::byte*>(v), reinterpret_cast<const std::byte*>(v) + 12);
   io::write_npy(path("x.npy"), a);
-  r = run("reduce --op min --input " + path("x.npy") + " --variant reduce/cpu/r02_partition_tree_combine --json");
+  r = run("reduce --op min --input " + path("x.npy") +
+          " --variant reduce/cpu/r02_partition_tree_combine --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
   r = run("reduce --op max --input " + path("x.npy"));
@@ -144,11 +146,14 @@ TEST_F(Cli, MatmulWritesTheProduct) {
   a.shape = {2, 3};
   b.shape = {3, 1};
   const double av[6] = {1, 2, 3, 4, 5, 6}, bv[3] = {1, 0, -1};
-  a.bytes.assign(reinterpret_cast<const std::byte*>(av), reinterpret_cast<const std::byte*>(av) + 48);
-  b.bytes.assign(reinterpret_cast<const std::byte*>(bv), reinterpret_cast<const std::byte*>(bv) + 24);
+  a.bytes.assign(reinterpret_cast<const std::byte*>(av),
+                 reinterpret_cast<const std::byte*>(av) + 48);
+  b.bytes.assign(reinterpret_cast<const std::byte*>(bv),
+                 reinterpret_cast<const std::byte*>(bv) + 24);
   io::write_npy(path("a.npy"), a);
   io::write_npy(path("b.npy"), b);
-  const result r = run("matmul --a " + path("a.npy") + " --b " + path("b.npy") + " --out " + path("c.npy"));
+  const result r =
+      run("matmul --a " + path("a.npy") + " --b " + path("b.npy") + " --out " + path("c.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   const io::array c = io::read_npy(path("c.npy"));
   ASSERT_EQ(c.shape, (std::vector<std::size_t>{2, 1}));

@@ -19,7 +19,7 @@
 namespace pplab::test {
 namespace {
 
-#define SKIP_WITHOUT_GPU() \
+#define SKIP_WITHOUT_GPU()                                                                         \
   if (!available(backend::cuda)) GTEST_SKIP() << "no CUDA device here: " << detail::gpu().why_absent
 
 bool sanitizer_run() { return std::getenv("PPLAB_SANITIZER") != nullptr; }

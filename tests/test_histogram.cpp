@@ -53,9 +53,14 @@ void fill(const histogram_problem& p, std::vector<std::byte>& buf, std::mt19937_
     for (std::size_t i = 0; i < p.n; ++i) {
       double v;
       switch (rng() % 8) {
-        case 0: v = double(rng() % (p.bins + 1)) * step + p.lo; break;  // an edge
-        case 1: v = p.hi; break;
-        default: v = u(rng);
+      case 0:
+        v = double(rng() % (p.bins + 1)) * step + p.lo;
+        break;  // an edge
+      case 1:
+        v = p.hi;
+        break;
+      default:
+        v = u(rng);
       }
       if constexpr (std::is_floating_point_v<T>) {
         if (rng() % 50 == 0) v = std::numeric_limits<double>::quiet_NaN();
@@ -72,8 +77,8 @@ void fill(const histogram_problem& p, std::vector<std::byte>& buf, std::mt19937_
 
 void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64& rng) {
   if (!r.can_run(p)) return;
-  SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) + " bins=" +
-               std::to_string(p.bins) + (p.natural ? " natural" : "") +
+  SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) +
+               " bins=" + std::to_string(p.bins) + (p.natural ? " natural" : "") +
                (p.closed_last ? " closed" : ""));
   std::vector<std::byte> data(p.n * size_of(p.type) + 1);
   fill(p, data, rng);
@@ -84,8 +89,8 @@ void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64&
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
   EXPECT_EQ(wrong, 0u) << "underflow " << got[p.bins] << "/" << want[p.bins] << ", overflow "
-                       << got[p.bins + 1] << "/" << want[p.bins + 1] << ", nan "
-                       << got[p.bins + 2] << "/" << want[p.bins + 2];
+                       << got[p.bins + 1] << "/" << want[p.bins + 1] << ", nan " << got[p.bins + 2]
+                       << "/" << want[p.bins + 2];
 }
 
 TEST_P(Histogram, EveryDtypeAndAwkwardSize) {

@@ -12,7 +12,9 @@ namespace pplab::test {
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("pplab_test_" + std::to_string(::getpid()) + "_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("pplab_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -60,8 +62,10 @@ TEST(Npy, RoundTripsEveryDtypeAndShape) {
 TEST(Npy, ReadsBigEndianAndVersions2And3) {
   const std::string be = std::string("\x00\x00\x00\x01\x00\x00\x01\x00", 8);  // 1 and 256, >i4
   for (int version : {1, 2, 3}) {
-    const std::string file = npy(version, "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", be);
-    const io::array a = io::parse_npy(reinterpret_cast<const std::byte*>(file.data()), file.size(), "x");
+    const std::string file =
+        npy(version, "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", be);
+    const io::array a =
+        io::parse_npy(reinterpret_cast<const std::byte*>(file.data()), file.size(), "x");
     ASSERT_EQ(a.type, dtype::i32);
     std::int32_t v[2];
     std::memcpy(v, a.bytes.data(), 8);
@@ -87,17 +91,21 @@ void expect_bad_data(const std::string& file, const std::string& words) {
 }
 
 TEST(Npy, ClearErrorsForWhatItCannotRead) {
-  expect_bad_data(npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
-                      std::string(16, '\0')),
-                  "Fortran");
-  expect_bad_data(npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
-                  "object");
-  expect_bad_data(npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
-                  "not supported");
-  expect_bad_data(npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", std::string(8, '\0')),
-                  "truncated");
-  expect_bad_data(npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0')),
-                  "version");
+  expect_bad_data(
+      npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", std::string(16, '\0')),
+      "Fortran");
+  expect_bad_data(
+      npy(1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
+      "object");
+  expect_bad_data(
+      npy(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\0')),
+      "not supported");
+  expect_bad_data(
+      npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", std::string(8, '\0')),
+      "truncated");
+  expect_bad_data(
+      npy(4, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0')),
+      "version");
   expect_bad_data("not a numpy file at all", "magic");
 }
 
@@ -117,7 +125,8 @@ TEST(Npy, EveryTruncationAndRandomBytesEndInAnErrorNotACrash) {
       for (int f = 0; f < 1 + int(rng() % 4); ++f) s[rng() % s.size()] = char(rng());
     }
     try {
-      const io::array a = io::parse_npy(reinterpret_cast<const std::byte*>(s.data()), s.size(), "x");
+      const io::array a =
+          io::parse_npy(reinterpret_cast<const std::byte*>(s.data()), s.size(), "x");
       std::size_t count = 1;
       for (std::size_t d : a.shape) count *= d;
       EXPECT_EQ(a.bytes.size(), count * size_of(a.type));  // whatever parses is consistent

@@ -23,9 +23,9 @@ template <class T>
 void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt19937_64& rng) {
   const detail::matmul_problem p{dtype_of<T>(), s.m, s.n, s.k};
   if (!r.can_run(p)) return;
-  SCOPED_TRACE(std::string(name_of(p.type)) + " m=" + std::to_string(s.m) + " n=" +
-               std::to_string(s.n) + " k=" + std::to_string(s.k) + " alpha=" +
-               std::to_string(alpha) + " beta=" + std::to_string(beta));
+  SCOPED_TRACE(std::string(name_of(p.type)) + " m=" + std::to_string(s.m) +
+               " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
+               " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
   const std::size_t lda = s.k + rng() % 3, ldb = s.n + rng() % 3, ldc = s.n + rng() % 3;
   const T poison = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> a(s.m * lda + 1, poison), b(s.k * ldb + 1, poison), c(s.m * ldc + 1, poison);
@@ -74,9 +74,9 @@ TEST_P(Matmul, AnyShapeStrideAlphaBeta) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  std::vector<shape> shapes = {{0, 0, 0},    {0, 5, 3},     {3, 0, 4},       {4, 5, 0},
-                               {1, 1, 1},    {2, 3, 4},     {31, 32, 33},    {33, 31, 32},
-                               {32, 32, 32}, {67, 129, 45}, {130, 97, 300},  {7, 300, 5},
+  std::vector<shape> shapes = {{0, 0, 0},    {0, 5, 3},     {3, 0, 4},      {4, 5, 0},
+                               {1, 1, 1},    {2, 3, 4},     {31, 32, 33},   {33, 31, 32},
+                               {32, 32, 32}, {67, 129, 45}, {130, 97, 300}, {7, 300, 5},
                                {300, 7, 9},  {1, 513, 257}, {129, 1, 1000}};
   for (int extra = 0; extra < 3; ++extra)
     shapes.push_back({1 + rng() % 200, 1 + rng() % 200, 1 + rng() % 400});

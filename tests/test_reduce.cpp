@@ -31,7 +31,8 @@ template <class T> scalar reference(const T* x, std::size_t n, op o, double& sca
       if (x[i] < m && o == op::min) m = x[i];
       if (x[i] > m && o == op::max) m = x[i];
     }
-    if (o == op::min || o == op::max) return scalar::of(nan ? std::numeric_limits<T>::quiet_NaN() : m);
+    if (o == op::min || o == op::max)
+      return scalar::of(nan ? std::numeric_limits<T>::quiet_NaN() : m);
     if (o == op::mean) {
       scale /= double(n);
       return scalar::of(double(acc / (long double)n));
@@ -87,8 +88,8 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
         if (o == op::mean && n == 0) continue;  // an error at the API, tested there
         const detail::reduce_problem p{t, o, n};
         if (!r.can_run(p)) continue;
-        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" +
-                     std::to_string(n));
+        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) +
+                     " n=" + std::to_string(n));
         std::vector<std::byte> data(n * size_of(t) + 1);
         // Products of floats stay finite with values near 1; everything else is uniform.
         const auto dist = (o == op::product && is_float(t)) ? detail::distribution::normal
@@ -142,10 +143,12 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
   EXPECT_EQ(empty(dtype::f32, op::product)->f, 1.0);
   EXPECT_EQ(empty(dtype::f32, op::min)->f, std::numeric_limits<double>::infinity());
   EXPECT_EQ(empty(dtype::u32, op::min)->u, std::numeric_limits<std::uint32_t>::max());
-  if (const auto s = empty(dtype::i16, op::max))
+  if (const auto s = empty(dtype::i16, op::max)) {
     EXPECT_EQ(s->i, std::numeric_limits<std::int16_t>::lowest());
-  if (const auto s = empty(dtype::i64, op::max))
+  }
+  if (const auto s = empty(dtype::i64, op::max)) {
     EXPECT_EQ(s->i, std::numeric_limits<std::int64_t>::lowest());
+  }
 }
 
 TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {

@@ -43,13 +43,13 @@ inline std::vector<op> test_ops() {
 }
 
 // Skips (with the reason) when the rung's backend cannot run on this machine.
-#define PPLAB_SKIP_IF_UNAVAILABLE(info)                                                        \
-  do {                                                                                         \
-    if (!::pplab::available((info).where)) {                                                   \
-      if ((info).where == ::pplab::backend::cuda)                                              \
-        GTEST_SKIP() << "no CUDA device here: " << ::pplab::detail::gpu().why_absent;          \
-      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where) << " is not usable here";    \
-    }                                                                                          \
+#define PPLAB_SKIP_IF_UNAVAILABLE(info)                                                            \
+  do {                                                                                             \
+    if (!::pplab::available((info).where)) {                                                       \
+      if ((info).where == ::pplab::backend::cuda)                                                  \
+        GTEST_SKIP() << "no CUDA device here: " << ::pplab::detail::gpu().why_absent;              \
+      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where) << " is not usable here";       \
+    }                                                                                              \
   } while (0)
 
 // Test names from rung ids: "reduce/cpu/r03_simd" -> "cpu_r03_simd".

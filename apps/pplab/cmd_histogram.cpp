@@ -28,8 +28,8 @@ std::pair<double, double> parse_range(const std::string& s) {
   };
   if (colon == std::string::npos || !parse(s.data(), s.data() + colon, lo) ||
       !parse(s.data() + colon + 1, s.data() + s.size(), hi))
-    fail(errc::invalid_argument, "--range wants LO:HI, two numbers such as 0:1 or -5:5; got '" +
-                                     s + "'");
+    fail(errc::invalid_argument,
+         "--range wants LO:HI, two numbers such as 0:1 or -5:5; got '" + s + "'");
   return {lo, hi};
 }
 
@@ -37,8 +37,11 @@ nlohmann::json to_json(const histogram_result& h) {
   nlohmann::json edges = nlohmann::json::array(), counts = nlohmann::json::array();
   for (std::size_t i = 0; i <= h.bins(); ++i) edges.push_back(h.edge(i));
   for (std::uint64_t c : h.counts) counts.push_back(c);
-  return {{"edges", edges}, {"counts", counts}, {"underflow", h.underflow},
-          {"overflow", h.overflow}, {"nan", h.nan}};
+  return {{"edges", edges},
+          {"counts", counts},
+          {"underflow", h.underflow},
+          {"overflow", h.overflow},
+          {"nan", h.nan}};
 }
 
 std::string label(const histogram_result& h, std::size_t first, std::size_t last, bool bytes) {
@@ -148,10 +151,9 @@ void run(const histogram_cli& o) {
   }
   for (std::size_t c = 0; c < results.size(); ++c) {
     const histogram_result& h = results[c];
-    const std::string title =
-        fmt::format("histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, in),
-                    several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi,
-                    h.closed_last ? "]" : ")");
+    const std::string title = fmt::format(
+        "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, in),
+        several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")");
     print_chart(h, title, in.natural_bytes && h.bins() == 256 && h.lo == 0);
   }
 }
@@ -172,7 +174,8 @@ void add_histogram(CLI::App& app) {
   cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
   cmd->add_option("--backend", o->backend_name, "seq, cpu or cuda (default cpu)");
   cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list histogram`)");
-  cmd->add_flag("--json", o->json, "print one JSON object {edges, counts, underflow, overflow, nan}");
+  cmd->add_flag("--json", o->json,
+                "print one JSON object {edges, counts, underflow, overflow, nan}");
   cmd->add_flag("--csv", o->csv, "print CSV rows: kind,lo,hi,count");
   o->data.add_to(*cmd, "u8");
   cmd->callback([o] { run(*o); });

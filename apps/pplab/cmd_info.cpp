@@ -17,19 +17,19 @@ void add_info(CLI::App& app) {
   cmd->callback([as_json, no_measure] {
     const detail::cpu_facts c = detail::cpu();
     const detail::gpu_info& g = detail::gpu();
-    nlohmann::json j = {{"pplab", version()},
-                        {"cpu", c.model},
-                        {"cores", c.cores},
-                        {"threads", c.threads}};
+    nlohmann::json j = {
+        {"pplab", version()}, {"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
     nlohmann::json backends = nlohmann::json::object();
     for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
       backends[std::string(name_of(b))] = available(b);
     j["backends"] = backends;
     if (g.present)
-      j["gpu"] = {{"name", g.name}, {"driver", g.driver}, {"sms", g.sm_count},
-                  {"memory_bytes", g.mem_bytes}, {"theoretical_GBps", g.mem_GBps_theoretical}};
-    else
-      j["gpu"] = {{"absent", g.why_absent}};
+      j["gpu"] = {{"name", g.name},
+                  {"driver", g.driver},
+                  {"sms", g.sm_count},
+                  {"memory_bytes", g.mem_bytes},
+                  {"theoretical_GBps", g.mem_GBps_theoretical}};
+    else j["gpu"] = {{"absent", g.why_absent}};
     if (!*no_measure) {
       const std::size_t bytes = std::size_t(256) << 20;
       j["ceilings"] = {{"read_GBps", detail::measure_read_GBps(bytes, 0.5)},
@@ -43,13 +43,13 @@ void add_info(CLI::App& app) {
     fmt::print("pplab {}\ncpu      {} ({} logical cores, {} OpenMP threads)\n", version(), c.model,
                c.cores, c.threads);
     fmt::print("backends");
-    for (auto& [name, ok] : backends.items()) fmt::print(" {}{}", name, ok.get<bool>() ? "" : "(-)");
+    for (auto& [name, ok] : backends.items())
+      fmt::print(" {}{}", name, ok.get<bool>() ? "" : "(-)");
     fmt::print("   (-) = not usable here\n");
     if (g.present)
       fmt::print("gpu      {}, {} SMs, {:.1f} GiB, driver {}, {:.0f} GB/s theoretical\n", g.name,
                  g.sm_count, double(g.mem_bytes) / (1 << 30), g.driver, g.mem_GBps_theoretical);
-    else
-      fmt::print("gpu      none: {}\n", g.why_absent);
+    else fmt::print("gpu      none: {}\n", g.why_absent);
     if (j.contains("ceilings"))
       fmt::print("ceilings read {:.1f} GB/s, copy {:.1f} GB/s (read + write), fp32 FMA {:.0f} "
                  "GFLOP/s (256 MiB buffers, all threads)\n",

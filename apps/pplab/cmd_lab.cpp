@@ -24,7 +24,8 @@ void run(const lab_cli& o) {
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
     if (!available(*s.only_backend))
-      fail(errc::unsupported, "backend '" + o.backend_name + "' is not usable here (see `pplab info`)");
+      fail(errc::unsupported,
+           "backend '" + o.backend_name + "' is not usable here (see `pplab info`)");
   }
   s.progress = !o.no_progress && isatty(STDERR_FILENO);
   lab_session lab(s);
@@ -50,16 +51,16 @@ void run(const lab_cli& o) {
              o.quick ? " --quick" : "", lab.rows.size(), clock.seconds(), lab.ceilings.read_GBps,
              lab.ceilings.copy_GBps, lab.ceilings.fp32_GFLOPs);
   print_table(lab);
-  const std::string chart = o.chart_path.empty()
-                                ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg"
-                                : o.chart_path;
+  const std::string chart =
+      o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
   write_record(lab, o.json_path);
   write_chart(lab, chart);
   std::size_t wrong = 0;
   for (const lab_row& r : lab.rows) wrong += !r.verified;
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
-  if (wrong) fail(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
+  if (wrong)
+    fail(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
 }
 
 }  // namespace
@@ -75,7 +76,8 @@ void add_lab(CLI::App& app) {
   cmd->add_option("--backend", o->backend_name, "only this backend: seq, cpu or cuda");
   cmd->add_flag("--quick", o->quick, "small problems, short timing: under a minute");
   cmd->add_option("--json", o->json_path, "where to write the record (default pplab-lab.json)");
-  cmd->add_option("--chart", o->chart_path, "where to write the SVG chart (default: beside the record)");
+  cmd->add_option("--chart", o->chart_path,
+                  "where to write the SVG chart (default: beside the record)");
   cmd->add_option("--budget", o->budget, "seconds of timing per rung (default 1, quick 0.15)");
   cmd->add_flag("--no-progress", o->no_progress, "no progress line on stderr");
   cmd->callback([o] { run(*o); });

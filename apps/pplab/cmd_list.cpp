@@ -19,8 +19,12 @@ void add_list(CLI::App& app) {
     const auto show = [&](const detail::variant_info& v) {
       if (!all && v.what != only) return;
       if (*as_json) {
-        out.push_back({{"id", v.id}, {"pattern", name_of(v.what)}, {"backend", name_of(v.where)},
-                       {"rung", v.rung}, {"summary", v.summary}, {"available", available(v.where)}});
+        out.push_back({{"id", v.id},
+                       {"pattern", name_of(v.what)},
+                       {"backend", name_of(v.where)},
+                       {"rung", v.rung},
+                       {"summary", v.summary},
+                       {"available", available(v.where)}});
       } else {
         fmt::print("{:<44} {:<5} {:>2}  {}{}\n", v.id, name_of(v.where), v.rung, v.summary,
                    available(v.where) ? "" : "  [backend not usable here]");

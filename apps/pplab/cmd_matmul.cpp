@@ -42,7 +42,8 @@ void run(const matmul_cli& o) {
   if (!o.c_path.empty()) {
     c = io::read_npy(o.c_path);
     if (c.type != a.type || c.shape != std::vector<std::size_t>{m, n})
-      fail(errc::invalid_argument, fmt::format("--c must be a {}x{} {} matrix", m, n, name_of(a.type)));
+      fail(errc::invalid_argument,
+           fmt::format("--c must be a {}x{} {} matrix", m, n, name_of(a.type)));
   } else {
     c.bytes.resize(m * n * size_of(a.type));
   }
@@ -55,10 +56,11 @@ void run(const matmul_cli& o) {
     used = std::string(detail::pick_matmul(where, {a.type, m, n, k}).info.id);
   } else {
     const detail::matmul_rung* r = detail::find_matmul(o.variant);
-    if (!r) fail(errc::invalid_argument, "no matmul rung '" + o.variant + "' (see `pplab list matmul`)");
+    if (!r)
+      fail(errc::invalid_argument, "no matmul rung '" + o.variant + "' (see `pplab list matmul`)");
     detail::require_backend(r->info.where);
-    detail::run_matmul(*r, {{a.type, m, n, k}, o.alpha, beta, a.data(), k, b.data(), n, c.data(), n,
-                            nullptr});
+    detail::run_matmul(
+        *r, {{a.type, m, n, k}, o.alpha, beta, a.data(), k, b.data(), n, c.data(), n, nullptr});
     used = o.variant;
   }
   const double s = clock.seconds();

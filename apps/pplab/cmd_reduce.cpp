@@ -29,7 +29,8 @@ void run(const reduce_options& o) {
   detail::stopwatch clock;
   if (!o.variant.empty()) {
     const detail::reduce_rung* r = detail::find_reduce(o.variant);
-    if (!r) fail(errc::invalid_argument, "no reduce rung '" + o.variant + "' (see `pplab list reduce`)");
+    if (!r)
+      fail(errc::invalid_argument, "no reduce rung '" + o.variant + "' (see `pplab list reduce`)");
     if (what == op::mean && n == 0)
       fail(errc::invalid_argument, "the mean of an empty input is undefined");
     detail::require_backend(r->info.where);
@@ -43,8 +44,11 @@ void run(const reduce_options& o) {
   }
   const double ms = clock.seconds() * 1e3;
   if (o.json) {
-    nlohmann::json j = {{"op", name_of(what)}, {"dtype", name_of(a.type)}, {"n", n},
-                        {"value", json_scalar(value)}, {"variant", used}};
+    nlohmann::json j = {{"op", name_of(what)},
+                        {"dtype", name_of(a.type)},
+                        {"n", n},
+                        {"value", json_scalar(value)},
+                        {"variant", used}};
     fmt::print("{}\n", j.dump());
     return;
   }

@@ -15,9 +15,11 @@ void data_options::add_to(CLI::App& cmd, const char* dflt) {
       ->check(CLI::IsMember({"npy", "raw", "text", "bytes", "image"}));
   cmd.add_option("--dtype", dtype_name,
                  std::string("element type of generated or raw data: i8 i16 i32 i64 u8 u16 u32 "
-                             "u64 f32 f64 (default ") + dflt + ")");
+                             "u64 f32 f64 (default ") +
+                     dflt + ")");
   cmd.add_option("-n,--n", n, "number of generated elements (default 2^20)");
-  cmd.add_option("--dist", dist, "generated data: uniform, normal, skewed (90% one value), constant")
+  cmd.add_option("--dist", dist,
+                 "generated data: uniform, normal, skewed (90% one value), constant")
       ->check(CLI::IsMember({"uniform", "normal", "skewed", "constant"}));
   cmd.add_option("--seed", seed, "seed of the generated data (default 1)");
 }
@@ -54,7 +56,8 @@ std::string describe(const data_options& o, const io::input& in) {
   std::string shape;
   for (std::size_t d : a.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
   return fmt::format("{} ({} {}, shape {}{})", o.input, in.format, name_of(a.type), shape,
-                     in.channels.size() > 1 ? fmt::format(", {} channels", in.channels.size()) : "");
+                     in.channels.size() > 1 ? fmt::format(", {} channels", in.channels.size())
+                                            : "");
 }
 
 nlohmann::json json_number(double v) {
@@ -64,17 +67,23 @@ nlohmann::json json_number(double v) {
 
 nlohmann::json json_scalar(const scalar& s) {
   switch (s.k) {
-    case scalar::kind::i64: return s.i;
-    case scalar::kind::u64: return s.u;
-    default: return json_number(s.f);
+  case scalar::kind::i64:
+    return s.i;
+  case scalar::kind::u64:
+    return s.u;
+  default:
+    return json_number(s.f);
   }
 }
 
 std::string format_scalar(const scalar& s) {
   switch (s.k) {
-    case scalar::kind::i64: return std::to_string(s.i);
-    case scalar::kind::u64: return std::to_string(s.u);
-    default: return fmt::format("{:.17g}", s.f);
+  case scalar::kind::i64:
+    return std::to_string(s.i);
+  case scalar::kind::u64:
+    return std::to_string(s.u);
+  default:
+    return fmt::format("{:.17g}", s.f);
   }
 }
 

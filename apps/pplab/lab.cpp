@@ -68,9 +68,9 @@ void print_table(const lab_session& lab) {
     const std::string head = r.pattern + " " + r.backend + ": " + r.group;
     if (head != last) {
       const bool flops = !std::isnan(r.GFLOPs);
-      const double ceiling =
-          r.backend == "cuda" ? lab.ceilings.gpu_read_GBps
-                              : (flops ? lab.ceilings.fp32_GFLOPs : lab.ceilings.read_GBps);
+      const double ceiling = r.backend == "cuda"
+                                 ? lab.ceilings.gpu_read_GBps
+                                 : (flops ? lab.ceilings.fp32_GFLOPs : lab.ceilings.read_GBps);
       fmt::print("\n{}   (ceiling: {} {:.1f} {})\n", head,
                  flops ? "fp32 FMA peak" : "read bandwidth", ceiling, flops ? "GFLOP/s" : "GB/s");
       fmt::print("  {:<42} {:>10} {:>10} {:>7} {:>8} {:>8} {:>8}  {}\n", "variant", "median ms",
@@ -109,16 +109,28 @@ void write_record(const lab_session& lab, const std::string& path) {
   }
   json rows = json::array();
   for (const lab_row& r : lab.rows)
-    rows.push_back({{"pattern", r.pattern}, {"backend", r.backend}, {"variant", r.variant},
-                    {"rung", r.rung}, {"problem", r.group}, {"dtype", r.dtype}, {"op", r.op},
-                    {"n", r.n}, {"reps", r.reps}, {"median_ms", r.median_ms},
-                    {"min_ms", r.min_ms}, {"GBps", num(r.GBps)}, {"GFLOPs", num(r.GFLOPs)},
-                    {"pct_of_ceiling", num(r.pct_of_ceiling)}, {"vs_baseline", num(r.vs_baseline)},
-                    {"vs_below", num(r.vs_below)}, {"vs_rung1", num(r.vs_rung1)},
-                    {"verified", r.verified}, {"max_rel_err", num(r.max_rel_err)}});
-  const json record = {{"pplab", version()},   {"git", PPLAB_GIT},       {"date", date},
-                       {"quick", lab.settings.quick}, {"machine", machine}, {"ceilings", ceilings},
-                       {"rows", rows}};
+    rows.push_back({{"pattern", r.pattern},
+                    {"backend", r.backend},
+                    {"variant", r.variant},
+                    {"rung", r.rung},
+                    {"problem", r.group},
+                    {"dtype", r.dtype},
+                    {"op", r.op},
+                    {"n", r.n},
+                    {"reps", r.reps},
+                    {"median_ms", r.median_ms},
+                    {"min_ms", r.min_ms},
+                    {"GBps", num(r.GBps)},
+                    {"GFLOPs", num(r.GFLOPs)},
+                    {"pct_of_ceiling", num(r.pct_of_ceiling)},
+                    {"vs_baseline", num(r.vs_baseline)},
+                    {"vs_below", num(r.vs_below)},
+                    {"vs_rung1", num(r.vs_rung1)},
+                    {"verified", r.verified},
+                    {"max_rel_err", num(r.max_rel_err)}});
+  const json record = {
+      {"pplab", version()}, {"git", PPLAB_GIT},     {"date", date}, {"quick", lab.settings.quick},
+      {"machine", machine}, {"ceilings", ceilings}, {"rows", rows}};
   std::ofstream out(path);
   if (!out) fail(errc::io, "cannot write the lab record to '" + path + "'");
   out << record.dump(1) << "\n";
@@ -147,7 +159,8 @@ void write_chart(const lab_session& lab, const std::string& path) {
     svg += fmt::format("<text x='10' y='{}' font-weight='bold'>{}</text>\n", y + 16, key);
     y += title_h;
     double top = 100;
-    for (const lab_row* r : panels[key]) top = std::max(top, std::isnan(r->pct_of_ceiling) ? 0 : r->pct_of_ceiling);
+    for (const lab_row* r : panels[key])
+      top = std::max(top, std::isnan(r->pct_of_ceiling) ? 0 : r->pct_of_ceiling);
     for (const lab_row* r : panels[key]) {
       const double pct = std::isnan(r->pct_of_ceiling) ? 0 : r->pct_of_ceiling;
       const int len = int(pct / top * bar_w);
@@ -160,9 +173,10 @@ void write_chart(const lab_session& lab, const std::string& path) {
           y + 13, pct, r->verified ? "" : " WRONG");
       y += row_h;
     }
-    svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#444' stroke-dasharray='3'/>\n",
-                       label_w + int(100 / top * bar_w), y - row_h * int(panels[key].size()),
-                       label_w + int(100 / top * bar_w), y);
+    svg +=
+        fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#444' stroke-dasharray='3'/>\n",
+                    label_w + int(100 / top * bar_w), y - row_h * int(panels[key].size()),
+                    label_w + int(100 / top * bar_w), y);
     y += 10;
   }
   svg += "</svg>\n";

@@ -38,7 +38,8 @@ lab_row row_of(const detail::variant_info& v, const std::string& group, dtype t,
 }
 
 // Float results agree within the error bound of two double-precision sums of n terms.
-bool close_enough(const scalar& got, const scalar& ref, double sum_abs, std::size_t n, double& rel) {
+bool close_enough(const scalar& got, const scalar& ref, double sum_abs, std::size_t n,
+                  double& rel) {
   if (got.k != scalar::kind::f64) {
     rel = 0;
     return got.u == ref.u;
@@ -72,10 +73,11 @@ void lab_reduce(lab_session& lab) {
       filled = pr.t;
     }
     const detail::reduce_problem p{pr.t, pr.what, n};
-    const std::string group = fmt::format("{} {} n={}", name_of(pr.t), name_of(pr.what), pow2_label(n));
+    const std::string group =
+        fmt::format("{} {} n={}", name_of(pr.t), name_of(pr.what), pow2_label(n));
     lab.progress("reference for " + group);
-    const scalar ref = detail::run_reduce(*detail::find_reduce("reduce/seq/r01_sequential_loop"),
-                                          p, data->data.get());
+    const scalar ref = detail::run_reduce(*detail::find_reduce("reduce/seq/r01_sequential_loop"), p,
+                                          data->data.get());
     double sum_abs = 0;  // the scale of a float sum's rounding error
     if (pr.t == dtype::f32) {
       const float* x = reinterpret_cast<const float*>(data->data.get());
@@ -132,9 +134,9 @@ void lab_histogram(lab_session& lab) {
           !r.can_run(p))
         continue;
       lab.progress(fmt::format("{} ({})", r.info.id, group));
-      const detail::timing tm = detail::time_it(
-          [&] { detail::run_histogram(r, p, data.data.get(), got.data()); }, 5,
-          lab.settings.budget_s);
+      const detail::timing tm =
+          detail::time_it([&] { detail::run_histogram(r, p, data.data.get(), got.data()); }, 5,
+                          lab.settings.budget_s);
       lab_row row = row_of(r.info, group, pr.t, std::string(name_of(pr.dist)), pr.n, tm);
       row.verified = got == ref;
       row.max_rel_err = 0;
@@ -180,7 +182,8 @@ double freivalds(const T* a, const T* b, const T* c, std::size_t m, std::size_t 
 }  // namespace
 
 void lab_matmul(lab_session& lab) {
-  if (!lab.wants(pattern::matmul, backend::seq) && !lab.wants(pattern::matmul, backend::cpu)) return;
+  if (!lab.wants(pattern::matmul, backend::seq) && !lab.wants(pattern::matmul, backend::cpu))
+    return;
   const std::size_t s = lab.settings.quick ? 512 : 2048;
   const std::size_t m = s, n = s, k = s;
   std::vector<float> a(m * k), b(k * n), c(m * n);
@@ -195,8 +198,8 @@ void lab_matmul(lab_session& lab) {
     lab.progress(fmt::format("{} ({})", r.info.id, group));
     std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());  // poison
     const detail::matmul_call call{p, 1.0, 0.0, a.data(), k, b.data(), n, c.data(), n, nullptr};
-    const detail::timing tm = detail::time_it([&] { detail::run_matmul(r, call); }, 3,
-                                              lab.settings.budget_s);
+    const detail::timing tm =
+        detail::time_it([&] { detail::run_matmul(r, call); }, 3, lab.settings.budget_s);
     lab_row row = row_of(r.info, group, dtype::f32, "gemm", m * n * k, tm);
     row.max_rel_err = freivalds(a.data(), b.data(), c.data(), m, n, k);
     row.verified = !std::isnan(row.max_rel_err) && row.max_rel_err <= 2.0 * double(k) * 0x1.0p-24;

@@ -11,10 +11,10 @@
 #include "core/cuda_check.cuh"
 #include "core/device.hpp"
 #include "core/device_memory.hpp"
-#include "core/timing.hpp"
 #include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "core/run_rung.hpp"
+#include "core/timing.hpp"
 #include "lab.hpp"
 
 namespace pplab::cli {
@@ -22,7 +22,8 @@ namespace {
 
 // Times `work` on the default stream: warm-up, then reps, each after an L2 flush that is not
 // timed. Returns the median and minimum in milliseconds.
-template <class F> detail::timing time_gpu(F&& work, int reps, void* flush, std::size_t flush_bytes) {
+template <class F>
+detail::timing time_gpu(F&& work, int reps, void* flush, std::size_t flush_bytes) {
   cudaEvent_t start, stop;
   PPLAB_CUDA(cudaEventCreate(&start));
   PPLAB_CUDA(cudaEventCreate(&stop));
@@ -54,7 +55,8 @@ __global__ void read_kernel(const uint4* __restrict__ in, std::size_t count, uns
   for (; i + 3 * threads < count; i += 4 * threads) {
     const uint4 a = __ldg(in + i), b = __ldg(in + i + threads), c = __ldg(in + i + 2 * threads),
                 d = __ldg(in + i + 3 * threads);
-    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^
+           d.w;
   }
   for (; i < count; i += threads) {
     const uint4 a = __ldg(in + i);
@@ -90,7 +92,9 @@ void lab_cuda_ceilings(lab_session& lab) {
   PPLAB_CUDA(cudaMemset(b.data.get(), 1, bytes));
   const int reps = lab.settings.quick ? 10 : 30;
   const detail::timing c = time_gpu(
-      [&] { PPLAB_CUDA(cudaMemcpyAsync(copy.get(), b.data.get(), bytes, cudaMemcpyDeviceToDevice)); },
+      [&] {
+        PPLAB_CUDA(cudaMemcpyAsync(copy.get(), b.data.get(), bytes, cudaMemcpyDeviceToDevice));
+      },
       reps, b.flush.get(), b.flush_bytes);
   int sms = detail::gpu().sm_count;
   const detail::timing r = time_gpu(
@@ -127,9 +131,11 @@ void lab_cuda_reduce(lab_session& lab) {
     gpu_bench b(bytes);
     detail::copy_to_device(b.data.get(), host.data(), bytes);
     const detail::reduce_problem p{pr.t, pr.what, pr.n};
-    const std::string group = std::string(name_of(pr.t)) + " " + std::string(name_of(pr.what)) + " n=" + pow2_label(pr.n);
+    const std::string group =
+        std::string(name_of(pr.t)) + " " + std::string(name_of(pr.what)) + " n=" + pow2_label(pr.n);
     lab.progress("reference for " + group);
-    const scalar ref = detail::run_reduce(*detail::find_reduce("reduce/seq/r01_sequential_loop"), p, host.data());
+    const scalar ref =
+        detail::run_reduce(*detail::find_reduce("reduce/seq/r01_sequential_loop"), p, host.data());
     double sum_abs = 0;
     if (pr.t == dtype::f32) {
       const float* x = reinterpret_cast<const float*>(host.data());
@@ -144,11 +150,12 @@ void lab_cuda_reduce(lab_session& lab) {
       float* res = static_cast<float*>(out.get());
       PPLAB_CUDA(cub::DeviceReduce::Sum(nullptr, temp, in, res, pr.n));
       detail::device_buffer tmp(temp);
-      const detail::timing tm = time_gpu(
-          [&] { PPLAB_CUDA(cub::DeviceReduce::Sum(tmp.get(), temp, in, res, pr.n)); }, reps,
-          b.flush.get(), b.flush_bytes);
+      const detail::timing tm =
+          time_gpu([&] { PPLAB_CUDA(cub::DeviceReduce::Sum(tmp.get(), temp, in, res, pr.n)); },
+                   reps, b.flush.get(), b.flush_bytes);
       lab_row row;
-      row.pattern = "reduce", row.backend = "cuda", row.variant = "cub::DeviceReduce::Sum (float accumulator)";
+      row.pattern = "reduce", row.backend = "cuda",
+      row.variant = "cub::DeviceReduce::Sum (float accumulator)";
       row.rung = -1, row.group = group, row.dtype = "f32", row.op = "sum", row.n = pr.n;
       row.reps = tm.reps, row.median_ms = tm.median_s * 1e3, row.min_ms = tm.min_s * 1e3;
       row.GBps = double(bytes) / tm.median_s * 1e-9;
@@ -163,9 +170,11 @@ void lab_cuda_reduce(lab_session& lab) {
     for (const auto& r : detail::rungs().reduce) {
       if (r.info.where != backend::cuda || !r.can_run(p)) continue;
       lab.progress(std::string(r.info.id) + " (" + group + ")");
-      detail::device_buffer scratch(std::max<std::size_t>(r.scratch_bytes ? r.scratch_bytes(p) : 0, 256), true);
+      detail::device_buffer scratch(
+          std::max<std::size_t>(r.scratch_bytes ? r.scratch_bytes(p) : 0, 256), true);
       detail::fill_device(out.get(), 0xab, sizeof(scalar));  // poison
-      const detail::reduce_call call{p, b.data.get(), static_cast<scalar*>(out.get()), scratch.get(), nullptr};
+      const detail::reduce_call call{p, b.data.get(), static_cast<scalar*>(out.get()),
+                                     scratch.get(), nullptr};
       const detail::timing tm = time_gpu([&] { r.run(call); }, reps, b.flush.get(), b.flush_bytes);
       scalar got;
       detail::copy_to_host(&got, out.get(), sizeof got);

@@ -36,16 +36,26 @@ template <class T> constexpr dtype dtype_of() noexcept {
 // Calls f(T{}) with T the C++ type of t: the one place a run-time dtype becomes a type.
 template <class F> decltype(auto) visit_dtype(dtype t, F&& f) {
   switch (t) {
-    case dtype::i8: return f(std::int8_t{});
-    case dtype::i16: return f(std::int16_t{});
-    case dtype::i32: return f(std::int32_t{});
-    case dtype::i64: return f(std::int64_t{});
-    case dtype::u8: return f(std::uint8_t{});
-    case dtype::u16: return f(std::uint16_t{});
-    case dtype::u32: return f(std::uint32_t{});
-    case dtype::u64: return f(std::uint64_t{});
-    case dtype::f32: return f(float{});
-    default: return f(double{});
+  case dtype::i8:
+    return f(std::int8_t{});
+  case dtype::i16:
+    return f(std::int16_t{});
+  case dtype::i32:
+    return f(std::int32_t{});
+  case dtype::i64:
+    return f(std::int64_t{});
+  case dtype::u8:
+    return f(std::uint8_t{});
+  case dtype::u16:
+    return f(std::uint16_t{});
+  case dtype::u32:
+    return f(std::uint32_t{});
+  case dtype::u64:
+    return f(std::uint64_t{});
+  case dtype::f32:
+    return f(float{});
+  default:
+    return f(double{});
   }
 }
 

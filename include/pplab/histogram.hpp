@@ -23,9 +23,9 @@ namespace pplab {
 inline constexpr std::size_t max_bins = std::size_t(1) << 24;
 
 struct histogram_options {
-  std::size_t bins = 0;              // 0: natural bins for 8/16-bit integers, else 10
-  std::optional<double> lo, hi;      // both or neither; none: the type's range or the data's
-  bool closed_last = false;          // numpy.histogram's closed last bin
+  std::size_t bins = 0;          // 0: natural bins for 8/16-bit integers, else 10
+  std::optional<double> lo, hi;  // both or neither; none: the type's range or the data's
+  bool closed_last = false;      // numpy.histogram's closed last bin
 };
 
 struct histogram_result {

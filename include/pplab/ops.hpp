@@ -26,24 +26,26 @@ inline constexpr op_tag<op::mean> mean{};
 // Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
 // products accumulate in double. min and max keep the element type; mean is a double.
 template <class T>
-using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
-                                  std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+using wide_t =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 template <class T, op O>
-using reduce_result_t =
-    std::conditional_t<O == op::min || O == op::max, T,
-                       std::conditional_t<O == op::mean, double, wide_t<T>>>;
+using reduce_result_t = std::conditional_t<O == op::min || O == op::max, T,
+                                           std::conditional_t<O == op::mean, double, wide_t<T>>>;
 
 // The identity of each built-in operator for accumulator type A: what an empty input gives.
 template <class A> constexpr A identity_of(op o) noexcept {
   switch (o) {
-    case op::product: return A(1);
-    case op::min:
-      return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                  : std::numeric_limits<A>::max();
-    case op::max:
-      return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                  : std::numeric_limits<A>::lowest();
-    default: return A(0);
+  case op::product:
+    return A(1);
+  case op::min:
+    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::max();
+  case op::max:
+    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::lowest();
+  default:
+    return A(0);
   }
 }
 
@@ -67,7 +69,8 @@ struct farthest_from_origin {
 #ifdef __CUDACC__
   __host__ __device__
 #endif
-  constexpr point3 operator()(const point3& a, const point3& b) const noexcept {
+      constexpr point3
+      operator()(const point3& a, const point3& b) const noexcept {
     const float na = a.x * a.x + a.y * a.y + a.z * a.z;
     const float nb = b.x * b.x + b.y * b.y + b.z * b.z;
     if (na != nb) return nb > na ? b : a;

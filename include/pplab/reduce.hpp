@@ -42,9 +42,12 @@ struct scalar {
   }
   template <class A> A as() const noexcept {
     switch (k) {
-      case kind::i64: return A(i);
-      case kind::u64: return A(u);
-      default: return A(f);
+    case kind::i64:
+      return A(i);
+    case kind::u64:
+      return A(u);
+    default:
+      return A(f);
     }
   }
   double to_double() const noexcept { return as<double>(); }
@@ -56,8 +59,8 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o);
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {
   using T = std::remove_cv_t<std::ranges::range_value_t<R>>;
-  const scalar s = reduce(backend(where), dtype_of<T>(), std::ranges::data(data),
-                          std::ranges::size(data), O);
+  const scalar s =
+      reduce(backend(where), dtype_of<T>(), std::ranges::data(data), std::ranges::size(data), O);
   return s.template as<reduce_result_t<T, O>>();
 }
 

@@ -1,6 +1,6 @@
+#include "pplab/backend.hpp"
 #include "core/device.hpp"
 #include "core/device_memory.hpp"
-#include "pplab/backend.hpp"
 #include "pplab/device.hpp"
 #include "pplab/error.hpp"
 
@@ -8,10 +8,13 @@ namespace pplab {
 
 bool available(backend b) {
   switch (b) {
-    case backend::seq:
-    case backend::cpu: return true;
-    case backend::cuda: return detail::gpu().present;
-    default: return false;
+  case backend::seq:
+  case backend::cpu:
+    return true;
+  case backend::cuda:
+    return detail::gpu().present;
+  default:
+    return false;
   }
 }
 

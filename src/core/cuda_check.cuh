@@ -9,17 +9,16 @@
 namespace pplab::detail {
 
 [[noreturn]] inline void cuda_fail(cudaError_t e, const char* what, const char* file, int line) {
-  throw error(errc::device, std::string(what) + " failed: " + cudaGetErrorString(e) + " (" +
-                                file + ":" + std::to_string(line) + ")");
+  throw error(errc::device, std::string(what) + " failed: " + cudaGetErrorString(e) + " (" + file +
+                                ":" + std::to_string(line) + ")");
 }
 
 }  // namespace pplab::detail
 
-#define PPLAB_CUDA(call)                                                       \
-  do {                                                                         \
-    const cudaError_t pplab_e_ = (call);                                       \
-    if (pplab_e_ != cudaSuccess)                                               \
-      ::pplab::detail::cuda_fail(pplab_e_, #call, __FILE__, __LINE__);         \
+#define PPLAB_CUDA(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t pplab_e_ = (call);                                                           \
+    if (pplab_e_ != cudaSuccess) ::pplab::detail::cuda_fail(pplab_e_, #call, __FILE__, __LINE__);  \
   } while (0)
 
 // After a launch: a bad configuration shows here, a fault in the kernel at the next sync.

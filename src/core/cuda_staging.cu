@@ -82,11 +82,16 @@ scalar combine_answers(const reduce_problem& p, const std::vector<scalar>& parts
       return acc;
     };
     switch (p.what) {
-      case op::sum: return scalar::of(fold(pplab::sum));
-      case op::mean: return scalar::of(double(fold(pplab::sum)) / double(p.n));
-      case op::product: return scalar::of(fold(pplab::product));
-      case op::min: return scalar::of(fold(pplab::min));
-      default: return scalar::of(fold(pplab::max));
+    case op::sum:
+      return scalar::of(fold(pplab::sum));
+    case op::mean:
+      return scalar::of(double(fold(pplab::sum)) / double(p.n));
+    case op::product:
+      return scalar::of(fold(pplab::product));
+    case op::min:
+      return scalar::of(fold(pplab::min));
+    default:
+      return scalar::of(fold(pplab::max));
     }
   });
 }
@@ -103,7 +108,8 @@ scalar run_reduce_on_device(const reduce_rung& r, const reduce_problem& p, const
   std::size_t scratch = 0;
   for (std::size_t c = 0; c < chunks; ++c)
     if (r.scratch_bytes)
-      scratch = std::max(scratch, r.scratch_bytes({p.type, chunk_op, std::min(per_chunk, p.n - c * per_chunk)}));
+      scratch = std::max(
+          scratch, r.scratch_bytes({p.type, chunk_op, std::min(per_chunk, p.n - c * per_chunk)}));
   s.need_scratch(std::max<std::size_t>(scratch, 256));
   s.need_answers(chunks);
   PPLAB_CUDA(cudaMemset(s.answers, 0xab, chunks * sizeof(scalar)));  // poison: the rung must write
@@ -118,7 +124,8 @@ scalar run_reduce_on_device(const reduce_rung& r, const reduce_problem& p, const
     for (std::ptrdiff_t off = 0; off < std::ptrdiff_t(bytes); off += 1 << 20)
       std::memcpy(dst + off, src + off, std::min<std::size_t>(1 << 20, bytes - std::size_t(off)));
     if (bytes)
-      PPLAB_CUDA(cudaMemcpyAsync(s.dev[k], s.pinned[k], bytes, cudaMemcpyHostToDevice, s.stream[k]));
+      PPLAB_CUDA(
+          cudaMemcpyAsync(s.dev[k], s.pinned[k], bytes, cudaMemcpyHostToDevice, s.stream[k]));
     PPLAB_CUDA(cudaEventRecord(s.copied[k], s.stream[k]));
     PPLAB_CUDA(cudaMemsetAsync(s.scratch[k], 0, 256, s.stream[k]));  // the zeroed head rungs expect
     r.run({{p.type, chunk_op, len}, s.dev[k], s.answers + c, s.scratch[k], s.stream[k]});

@@ -12,9 +12,9 @@ const gpu_info& gpu() {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-      g.why_absent = e != cudaSuccess ? std::string("no CUDA device answers (") +
-                                            cudaGetErrorString(e) + ")"
-                                      : "no CUDA device found";
+      g.why_absent = e != cudaSuccess
+                         ? std::string("no CUDA device answers (") + cudaGetErrorString(e) + ")"
+                         : "no CUDA device found";
       cudaGetLastError();  // clear the sticky-free error for later calls
       return g;
     }
@@ -68,7 +68,9 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes) {
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   PPLAB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
-void fill_device(void* dst, int byte, std::size_t bytes) { PPLAB_CUDA(cudaMemset(dst, byte, bytes)); }
+void fill_device(void* dst, int byte, std::size_t bytes) {
+  PPLAB_CUDA(cudaMemset(dst, byte, bytes));
+}
 void device_synchronize() { PPLAB_CUDA(cudaDeviceSynchronize()); }
 
 }  // namespace pplab::detail

@@ -10,7 +10,7 @@ struct gpu_info {
   int sm_count = 0;
   double mem_GBps_theoretical = 0;  // from the device attributes
   std::size_t mem_bytes = 0;
-  std::string why_absent;           // "built without CUDA", "no device: ..."
+  std::string why_absent;  // "built without CUDA", "no device: ..."
 };
 
 // Cached after the first call; never throws.

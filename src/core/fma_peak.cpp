@@ -35,6 +35,8 @@ template <class T> double fma_GFLOPs(bool single, double budget_s) {
 
 }  // namespace
 
-double measure_fma_GFLOPs(bool single, double budget_s) { return fma_GFLOPs<float>(single, budget_s); }
+double measure_fma_GFLOPs(bool single, double budget_s) {
+  return fma_GFLOPs<float>(single, budget_s);
+}
 
 }  // namespace pplab::detail

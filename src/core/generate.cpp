@@ -10,8 +10,8 @@
 namespace pplab::detail {
 
 distribution parse_distribution(std::string_view name) {
-  for (auto d : {distribution::uniform, distribution::normal, distribution::skewed,
-                 distribution::constant})
+  for (auto d :
+       {distribution::uniform, distribution::normal, distribution::skewed, distribution::constant})
     if (name == name_of(d)) return d;
   fail(errc::invalid_argument, "unknown distribution '" + std::string(name) +
                                    "'; choose one of uniform normal skewed constant");
@@ -19,10 +19,14 @@ distribution parse_distribution(std::string_view name) {
 
 std::string_view name_of(distribution d) noexcept {
   switch (d) {
-    case distribution::uniform: return "uniform";
-    case distribution::normal: return "normal";
-    case distribution::skewed: return "skewed";
-    default: return "constant";
+  case distribution::uniform:
+    return "uniform";
+  case distribution::normal:
+    return "normal";
+  case distribution::skewed:
+    return "skewed";
+  default:
+    return "constant";
   }
 }
 
@@ -47,20 +51,24 @@ template <class T> T draw(distribution d, std::uint64_t seed, std::size_t i) {
   const std::uint64_t r = mix(seed * 0x2545f4914f6cdd1dull + i);
   double v;
   switch (d) {
-    case distribution::constant: v = middle; break;
-    case distribution::skewed:
-      if (r % 10 != 0) {
-        v = middle;
-        break;
-      }
-      [[fallthrough]];
-    case distribution::uniform: v = lo + (hi - lo) * unit(mix(r)); break;
-    default: {  // Box-Muller from two draws
-      const double u1 = 1.0 - unit(mix(r)), u2 = unit(mix(r + 1));
-      const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-      if constexpr (std::is_floating_point_v<T>) v = z;
-      else v = std::round(middle + z * (hi - lo) / 8);
+  case distribution::constant:
+    v = middle;
+    break;
+  case distribution::skewed:
+    if (r % 10 != 0) {
+      v = middle;
+      break;
     }
+    [[fallthrough]];
+  case distribution::uniform:
+    v = lo + (hi - lo) * unit(mix(r));
+    break;
+  default: {  // Box-Muller from two draws
+    const double u1 = 1.0 - unit(mix(r)), u2 = unit(mix(r + 1));
+    const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    if constexpr (std::is_floating_point_v<T>) v = z;
+    else v = std::round(middle + z * (hi - lo) / 8);
+  }
   }
   if constexpr (std::is_floating_point_v<T>) return T(v);
   else {

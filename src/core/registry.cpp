@@ -57,9 +57,7 @@ const Rung& pick_in(const std::vector<Rung>& list, backend b, const Problem& p, 
 }  // namespace
 
 const reduce_rung* find_reduce(std::string_view id) { return find_in(rungs().reduce, id); }
-const histogram_rung* find_histogram(std::string_view id) {
-  return find_in(rungs().histogram, id);
-}
+const histogram_rung* find_histogram(std::string_view id) { return find_in(rungs().histogram, id); }
 const matmul_rung* find_matmul(std::string_view id) { return find_in(rungs().matmul, id); }
 
 const reduce_rung& pick_reduce(backend b, const reduce_problem& p) {

@@ -15,7 +15,7 @@
 namespace pplab::detail {
 
 struct variant_info {
-  std::string_view id;       // "reduce/cpu/r03_simd_accumulators"
+  std::string_view id;  // "reduce/cpu/r03_simd_accumulators"
   pattern what;
   backend where;
   int rung;                  // place on the ladder; 0 = vendor baseline, measured, never default
@@ -35,12 +35,12 @@ struct reduce_problem {
 };
 struct reduce_call {
   reduce_problem p;
-  const void* in;    // n elements of p.type
-  scalar* out;       // one scalar, in the rung's memory
-  void* scratch;     // scratch_bytes(p) bytes, in the rung's memory; the first 256 bytes of
-                     // device scratch arrive zeroed, and a rung that counts there leaves them so
-  void* stream;      // cudaStream_t for GPU rungs; they only enqueue work, never synchronize
-                     // (except r10, whose point is the host round trip)
+  const void* in;  // n elements of p.type
+  scalar* out;     // one scalar, in the rung's memory
+  void* scratch;   // scratch_bytes(p) bytes, in the rung's memory; the first 256 bytes of
+                   // device scratch arrive zeroed, and a rung that counts there leaves them so
+  void* stream;    // cudaStream_t for GPU rungs; they only enqueue work, never synchronize
+                   // (except r10, whose point is the host round trip)
 };
 struct reduce_rung {
   variant_info info;

@@ -23,7 +23,8 @@ template <class F> timing time_it(F&& run, int min_reps, double budget_s) {
     samples.push_back(once);
   } else {
     stopwatch total;
-    while (int(samples.size()) < min_reps || (total.seconds() < budget_s && samples.size() < 1000)) {
+    while (int(samples.size()) < min_reps ||
+           (total.seconds() < budget_s && samples.size() < 1000)) {
       stopwatch s;
       run();
       samples.push_back(s.seconds());

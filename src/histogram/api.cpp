@@ -40,11 +40,11 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
   if (o.lo) {
     p.lo = *o.lo, p.hi = *o.hi;
     if (!std::isfinite(p.lo) || !std::isfinite(p.hi))
-      fail(errc::invalid_argument, "histogram: the range must be finite; got [" + num(p.lo) +
-                                       ", " + num(p.hi) + ")");
+      fail(errc::invalid_argument,
+           "histogram: the range must be finite; got [" + num(p.lo) + ", " + num(p.hi) + ")");
     if (!(p.lo < p.hi))
-      fail(errc::invalid_argument, "histogram: lo must be below hi; got lo = " + num(p.lo) +
-                                       ", hi = " + num(p.hi));
+      fail(errc::invalid_argument,
+           "histogram: lo must be below hi; got lo = " + num(p.lo) + ", hi = " + num(p.hi));
     if (!std::isfinite(p.hi - p.lo))
       fail(errc::invalid_argument, "histogram: the range [" + num(p.lo) + ", " + num(p.hi) +
                                        ") is too wide for double precision");
@@ -64,9 +64,8 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
       const double mn = reduce(where, t, data, n, op::min).to_double();
       const double mx = reduce(where, t, data, n, op::max).to_double();
       if (std::isnan(mn) || std::isnan(mx))
-        fail(errc::bad_data,
-             "histogram: cannot infer the range: the data holds NaN; give a range "
-             "(--range LO:HI) and NaN will be counted apart");
+        fail(errc::bad_data, "histogram: cannot infer the range: the data holds NaN; give a range "
+                             "(--range LO:HI) and NaN will be counted apart");
       if (!std::isfinite(mn) || !std::isfinite(mx))
         fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
                                  "] is not finite; give a finite range (--range LO:HI)");
@@ -75,8 +74,8 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
     }
   }
   if (p.bins < 1 || p.bins > max_bins)
-    fail(errc::invalid_argument, "histogram: bins must be between 1 and 2^24 (16777216); got " +
-                                     std::to_string(p.bins));
+    fail(errc::invalid_argument,
+         "histogram: bins must be between 1 and 2^24 (16777216); got " + std::to_string(p.bins));
   return p;
 }
 

@@ -55,8 +55,7 @@ array read_text(const std::string& path, dtype t) {
     auto [next, ec] = std::from_chars(p, end, v);
     if (ec == std::errc::result_out_of_range)
       fail(errc::bad_data, path + ":" + std::to_string(line) + ": number out of range");
-    if (ec != std::errc() ||
-        (next < end && !std::strchr(" \t\r\n,;", *next))) {
+    if (ec != std::errc() || (next < end && !std::strchr(" \t\r\n,;", *next))) {
       const char* stop = start;
       while (stop < end && stop - start < 20 && !std::strchr(" \t\r\n,;", *stop)) ++stop;
       fail(errc::bad_data, path + ":" + std::to_string(line) + ": '" + std::string(start, stop) +

@@ -100,7 +100,8 @@ std::vector<std::byte> read_file(const std::string& path) {
 
 array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
   static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (size < 10 || std::memcmp(p, magic, 6) != 0) bad(name, "the magic string \\x93NUMPY is missing");
+  if (size < 10 || std::memcmp(p, magic, 6) != 0)
+    bad(name, "the magic string \\x93NUMPY is missing");
   const unsigned major = unsigned(p[6]);
   std::size_t header_len, offset;
   if (major == 1) {
@@ -163,7 +164,14 @@ void write_npy(const std::string& path, const array& a) {
   header += '\n';
   std::ofstream out(path, std::ios::binary);
   if (!out) fail(errc::io, "cannot write '" + path + "'");
-  const unsigned char pre[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  const unsigned char pre[] = {0x93,
+                               'N',
+                               'U',
+                               'M',
+                               'P',
+                               'Y',
+                               1,
+                               0,
                                static_cast<unsigned char>(header.size() & 0xff),
                                static_cast<unsigned char>(header.size() >> 8)};
   out.write(reinterpret_cast<const char*>(pre), sizeof pre);

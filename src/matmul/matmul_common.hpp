@@ -13,7 +13,7 @@ template <class T> struct gemm {
   std::size_t lda;
   const T* b;  // (k, n), row stride ldb
   std::size_t ldb;
-  T* c;        // (m, n), row stride ldc
+  T* c;  // (m, n), row stride ldc
   std::size_t ldc;
 };
 

@@ -42,16 +42,24 @@ template <class Impl> void dispatch_reduce(const reduce_call& c) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(c.in);
     switch (c.p.what) {
-      case op::sum: *c.out = scalar::of(Impl::template run<T, op::sum>(x, c.p.n)); break;
-      case op::product: *c.out = scalar::of(Impl::template run<T, op::product>(x, c.p.n)); break;
-      case op::min: *c.out = scalar::of(Impl::template run<T, op::min>(x, c.p.n)); break;
-      case op::max: *c.out = scalar::of(Impl::template run<T, op::max>(x, c.p.n)); break;
-      case op::mean: {
-        const auto s = Impl::template run<T, op::sum>(x, c.p.n);
-        *c.out = scalar::of(c.p.n ? double(s) / double(c.p.n)
-                                  : std::numeric_limits<double>::quiet_NaN());
-        break;
-      }
+    case op::sum:
+      *c.out = scalar::of(Impl::template run<T, op::sum>(x, c.p.n));
+      break;
+    case op::product:
+      *c.out = scalar::of(Impl::template run<T, op::product>(x, c.p.n));
+      break;
+    case op::min:
+      *c.out = scalar::of(Impl::template run<T, op::min>(x, c.p.n));
+      break;
+    case op::max:
+      *c.out = scalar::of(Impl::template run<T, op::max>(x, c.p.n));
+      break;
+    case op::mean: {
+      const auto s = Impl::template run<T, op::sum>(x, c.p.n);
+      *c.out =
+          scalar::of(c.p.n ? double(s) / double(c.p.n) : std::numeric_limits<double>::quiet_NaN());
+      break;
+    }
     }
   });
 }

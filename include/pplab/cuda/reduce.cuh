@@ -27,7 +27,8 @@ template <class T> __device__ inline T load_from_l2(const T* p) {
   if constexpr (sizeof(T) % 4 == 0) {
     T v;
     unsigned words[sizeof(T) / 4];
-    for (unsigned i = 0; i < sizeof(T) / 4; ++i) words[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
+    for (unsigned i = 0; i < sizeof(T) / 4; ++i)
+      words[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
     memcpy(&v, words, sizeof(T));
     return v;
   } else {
@@ -86,7 +87,8 @@ T reduce(cuda_t, device_span<T> d, const custom_op<std::remove_cv_t<T>, C>& o,
   // scratch: [tickets (256 B)] [partials] [answer]
   const std::size_t bytes = 256 + (blocks + 1) * sizeof(U);
   char* scratch = nullptr;
-  cuda_detail::check(cudaMallocAsync(reinterpret_cast<void**>(&scratch), bytes, stream), "cudaMallocAsync");
+  cuda_detail::check(cudaMallocAsync(reinterpret_cast<void**>(&scratch), bytes, stream),
+                     "cudaMallocAsync");
   cuda_detail::check(cudaMemsetAsync(scratch, 0, 256, stream), "cudaMemsetAsync");
   U* partial = reinterpret_cast<U*>(scratch + 256);
   U* answer = partial + blocks;

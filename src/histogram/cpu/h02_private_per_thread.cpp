@@ -3,8 +3,8 @@
 // bin by bin, in parallel over the bins: a reduction of histograms. Costs threads x bins counters
 // and a merge pass, so it pays while the private copies fit in cache. Skewed data still chains
 // increments on one counter within a thread: h03 breaks that chain.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 2.31 GB/s uniform
-// (9.1% of read bandwidth), 1.01 GB/s with 90% one value.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
+// bins, 2.31 GB/s uniform (9.1% of read bandwidth), 1.01 GB/s with 90% one value.
 #include <omp.h>
 
 #include <algorithm>

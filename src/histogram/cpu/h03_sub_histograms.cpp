@@ -6,8 +6,8 @@
 // Bytes into their 256 natural bins take a path of their own: eight bytes per 64-bit load,
 // each byte of the word sent to its own sub-histogram, so a run of one value is spread over
 // all eight and the load count drops eightfold.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 3.48 GB/s uniform
-// (13.7% of read bandwidth), 3.55 GB/s with 90% one value.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
+// bins, 3.48 GB/s uniform (13.7% of read bandwidth), 3.55 GB/s with 90% one value.
 #include <omp.h>
 
 #include <algorithm>
@@ -55,7 +55,8 @@ struct sub_histograms {
     const std::size_t width = slots(c.p);
     const std::size_t threads = std::size_t(omp_get_max_threads());
     auto* totals = static_cast<std::uint64_t*>(c.scratch);  // threads x width
-    auto* subs = reinterpret_cast<std::uint32_t*>(totals + threads * width);  // threads x copies x width
+    auto* subs =
+        reinterpret_cast<std::uint32_t*>(totals + threads * width);  // threads x copies x width
 #pragma omp parallel num_threads(int(threads))
     {
       const std::size_t t = std::size_t(omp_get_thread_num());
@@ -69,18 +70,18 @@ struct sub_histograms {
         count_bytes(reinterpret_cast<const std::uint8_t*>(x) + begin, end - begin,
                     std::is_signed_v<T> ? 0x80u : 0u, total);
       } else
-      for (std::size_t chunk = begin; chunk < end; chunk += flush_every) {
-        const std::size_t stop = std::min(end, chunk + flush_every);
-        std::size_t i = chunk;
-        for (; i + copies <= stop; i += copies)
-          for (std::size_t k = 0; k < copies; ++k) ++sub[k * width + bin(x[i + k])];
-        for (; i < stop; ++i) ++sub[bin(x[i])];
-        for (std::size_t k = 0; k < copies; ++k)
-          for (std::size_t s = 0; s < width; ++s) {
-            total[s] += sub[k * width + s];
-            sub[k * width + s] = 0;
-          }
-      }
+        for (std::size_t chunk = begin; chunk < end; chunk += flush_every) {
+          const std::size_t stop = std::min(end, chunk + flush_every);
+          std::size_t i = chunk;
+          for (; i + copies <= stop; i += copies)
+            for (std::size_t k = 0; k < copies; ++k) ++sub[k * width + bin(x[i + k])];
+          for (; i < stop; ++i) ++sub[bin(x[i])];
+          for (std::size_t k = 0; k < copies; ++k)
+            for (std::size_t s = 0; s < width; ++s) {
+              total[s] += sub[k * width + s];
+              sub[k * width + s] = 0;
+            }
+        }
 #pragma omp barrier
 #pragma omp for schedule(static)
       for (std::ptrdiff_t s = 0; s < std::ptrdiff_t(width); ++s) {

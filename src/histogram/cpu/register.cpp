@@ -24,18 +24,32 @@ bool many_bins(const histogram_problem& p) { return !few_bins(p); }
 void register_histogram_cpu(registry& r) {
   r.histogram.push_back({{"histogram/cpu/h01_shared_atomic", pattern::histogram, backend::cpu, 1,
                           "one shared histogram, atomic increments"},
-                         memory::host, any_histogram, nullptr, histogram_cpu_h01, never});
-  r.histogram.push_back({{"histogram/cpu/h02_private_per_thread", pattern::histogram,
-                          backend::cpu, 2, "a private histogram per thread, merged by a reduction"},
-                         memory::host, h02_fits, histogram_cpu_h02_scratch, histogram_cpu_h02,
+                         memory::host,
+                         any_histogram,
+                         nullptr,
+                         histogram_cpu_h01,
+                         never});
+  r.histogram.push_back({{"histogram/cpu/h02_private_per_thread", pattern::histogram, backend::cpu,
+                          2, "a private histogram per thread, merged by a reduction"},
+                         memory::host,
+                         h02_fits,
+                         histogram_cpu_h02_scratch,
+                         histogram_cpu_h02,
                          never});
   r.histogram.push_back({{"histogram/cpu/h03_sub_histograms", pattern::histogram, backend::cpu, 3,
                           "several 32-bit sub-histograms per thread: skew does not serialize"},
-                         memory::host, h03_fits, histogram_cpu_h03_scratch, histogram_cpu_h03,
+                         memory::host,
+                         h03_fits,
+                         histogram_cpu_h03_scratch,
+                         histogram_cpu_h03,
                          few_bins});
   r.histogram.push_back({{"histogram/cpu/h04_partition_then_count", pattern::histogram,
                           backend::cpu, 4, "one radix pass into L2-sized buckets, then count"},
-                         memory::host, any_histogram, nullptr, histogram_cpu_h04, many_bins});
+                         memory::host,
+                         any_histogram,
+                         nullptr,
+                         histogram_cpu_h04,
+                         many_bins});
 }
 
 }  // namespace pplab::detail

@@ -1,8 +1,8 @@
 // histogram/seq/h01_sequential: one loop, one histogram, `counts[bin(x)]++` for each element.
 // The reference every other rung is checked against. Repeated values form a chain of
 // read-modify-writes on one counter, each waiting for the store before it.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 1.85 GB/s uniform
-// (7.3% of read bandwidth), 0.52 GB/s with 90% one value.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
+// bins, 1.85 GB/s uniform (7.3% of read bandwidth), 0.52 GB/s with 90% one value.
 #include <algorithm>
 
 #include "histogram/binning.hpp"
@@ -26,7 +26,10 @@ void histogram_seq_h01(const histogram_call& c) { dispatch_histogram<sequential>
 void register_histogram_seq(registry& r) {
   r.histogram.push_back({{"histogram/seq/h01_sequential", pattern::histogram, backend::seq, 1,
                           "one loop, one histogram: the reference"},
-                         memory::host, any_histogram, nullptr, histogram_seq_h01});
+                         memory::host,
+                         any_histogram,
+                         nullptr,
+                         histogram_seq_h01});
 }
 
 }  // namespace pplab::detail

@@ -1,7 +1,7 @@
 // matmul/cpu/m00_openblas: OpenBLAS sgemm/dgemm, the vendor baseline. Measured beside the ladder,
 // never the API's default. Its threads are its own (pthreads), set to OpenMP's thread count.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 148.9 GFLOP/s, 74.4% of the
-// FMA peak measured in the same run.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 148.9
+// GFLOP/s, 74.4% of the FMA peak measured in the same run.
 #include <cblas.h>
 #include <omp.h>
 
@@ -37,7 +37,9 @@ void matmul_cpu_m00(const matmul_call& c) { dispatch_matmul<openblas>(c); }
 void register_matmul_openblas(registry& r) {
   r.matmul.push_back({{"matmul/cpu/m00_openblas", pattern::matmul, backend::cpu, 0,
                        "OpenBLAS sgemm/dgemm: the vendor baseline"},
-                      memory::host, fits_blasint, matmul_cpu_m00});
+                      memory::host,
+                      fits_blasint,
+                      matmul_cpu_m00});
 }
 
 }  // namespace pplab::detail

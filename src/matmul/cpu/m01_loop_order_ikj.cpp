@@ -3,8 +3,8 @@
 // whole and the compiler vectorizes it. Rows of C are split over the threads. What limits it:
 // each row of B is streamed from memory (or L3) again for every row of C, and C's row is
 // loaded and stored once per k; nothing is reused from registers.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 16.7 GFLOP/s, 8.4% of the
-// FMA peak measured in the same run, 0.11x OpenBLAS.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 16.7
+// GFLOP/s, 8.4% of the FMA peak measured in the same run, 0.11x OpenBLAS.
 #include "matmul/matmul_common.hpp"
 
 namespace pplab::detail {

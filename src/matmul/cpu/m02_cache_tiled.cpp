@@ -5,8 +5,8 @@
 // memory: the notes' tile-size arithmetic, with the cache in the place of shared memory and no
 // barrier needed (each task owns its tile of C). What limits it: the accumulator tile lives in
 // L1, not registers, so each multiply-add still moves a load and a store: m03 fixes that.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 30.2 GFLOP/s, 15.1% of the
-// FMA peak measured in the same run, 0.20x OpenBLAS.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 30.2
+// GFLOP/s, 15.1% of the FMA peak measured in the same run, 0.20x OpenBLAS.
 #include "matmul/matmul_common.hpp"
 
 namespace pplab::detail {

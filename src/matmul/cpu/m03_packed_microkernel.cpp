@@ -6,8 +6,8 @@
 // the FMA units, not the loads, set the pace. Packing makes every kernel load unit-stride and
 // aligned whatever lda/ldb are, and pads the edges with zeros so any M, N, K takes one path.
 // Threads split the mc blocks of A; the packed B panel is shared.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 115.7 GFLOP/s, 57.8% of the
-// FMA peak measured in the same run, 0.78x OpenBLAS.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 115.7
+// GFLOP/s, 57.8% of the FMA peak measured in the same run, 0.78x OpenBLAS.
 #include <omp.h>
 #ifdef __AVX__
 #include <immintrin.h>

@@ -1,8 +1,8 @@
 // matmul/seq/m01_triple_loop: the textbook C[i][j] = sum_k A[i][k] * B[k][j]. The inner loop
 // walks B down a column: a stride of ldb elements, so nearly every B access misses the cache
 // line it needs and 2 loads feed each multiply-add. The reference for every other rung.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 0.3 GFLOP/s, 0.1% of the
-// FMA peak measured in the same run.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 0.3
+// GFLOP/s, 0.1% of the FMA peak measured in the same run.
 #include "matmul/matmul_common.hpp"
 
 namespace pplab::detail {
@@ -27,7 +27,9 @@ void matmul_seq_m01(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
 void register_matmul_seq(registry& r) {
   r.matmul.push_back({{"matmul/seq/m01_triple_loop", pattern::matmul, backend::seq, 1,
                        "i-j-k triple loop: B read down its columns"},
-                      memory::host, float_or_double, matmul_seq_m01});
+                      memory::host,
+                      float_or_double,
+                      matmul_seq_m01});
 }
 
 }  // namespace pplab::detail

@@ -3,7 +3,8 @@
 // the per-thread copies itself. Each thread still runs the sequential loop with one accumulator,
 // so a float sum waits on the add latency; and the combine order is OpenMP's, so float results
 // may change with the thread count.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 7.0 GB/s, 28% of read bandwidth.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 7.0
+// GB/s, 28% of read bandwidth.
 #include "reduce/reduce_common.hpp"
 
 namespace pplab::detail {

@@ -3,7 +3,8 @@
 // then the partials meet in a reduction tree: log2(threads) steps, barrier between steps, as the
 // notes' shared-memory tree. Deterministic for a given thread count. Each thread's loop still
 // has one accumulator, so float sums stay bound by the add latency: r03 removes that.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 8.2 GB/s, 32% of read bandwidth.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 8.2
+// GB/s, 32% of read bandwidth.
 #include <omp.h>
 
 #include <vector>
@@ -13,9 +14,7 @@
 namespace pplab::detail {
 namespace {
 
-template <class A> struct alignas(64) padded {
-  A value;
-};
+template <class A> struct alignas(64) padded { A value; };
 
 struct partition_tree_combine {
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {

@@ -5,7 +5,8 @@
 // pairwise, then the block partials pairwise in index order: the same bits on every run with
 // any number of threads, and a float error that grows with the block size and log2(n), not n.
 // What limits it now: DRAM read bandwidth.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 24.3 GB/s, 95% of read bandwidth.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of
+// 2^28, 24.3 GB/s, 95% of read bandwidth.
 #include <vector>
 
 #include "reduce/reduce_common.hpp"

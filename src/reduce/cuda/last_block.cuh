@@ -19,7 +19,8 @@ __global__ void __launch_bounds__(B)
                scalar* out, std::size_t mean_n) {
   using A = acc_t<T, O>;
   const std::size_t threads = std::size_t(gridDim.x) * B;
-  A v = thread_reduce_vec<T, O, unroll, L, lanes>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  A v = thread_reduce_vec<T, O, unroll, L, lanes>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x,
+                                                  threads);
   v = block_reduce<T, O, B>(v);
   __shared__ bool last;
   if (threadIdx.x == 0) {
@@ -45,13 +46,15 @@ template <class T, op O, unsigned B, int unroll, load L, int lanes = 1, int grid
 void launch_last_block(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                        cudaStream_t s) {
   using A = acc_t<T, O>;
-  static const std::size_t resident = resident_blocks(last_block<T, O, B, unroll, L, lanes>, B) * grid_scale;
+  static const std::size_t resident =
+      resident_blocks(last_block<T, O, B, unroll, L, lanes>, B) * grid_scale;
   const std::size_t per_block = B * (16 / sizeof(T)) * unroll;
-  const std::size_t blocks = std::min({resident, last_block_max_blocks,
-                                       std::max<std::size_t>(1, (n + per_block - 1) / per_block)});
+  const std::size_t blocks = std::min(
+      {resident, last_block_max_blocks, std::max<std::size_t>(1, (n + per_block - 1) / per_block)});
   auto* tickets = static_cast<unsigned*>(scratch);
   auto* partials = reinterpret_cast<A*>(static_cast<char*>(scratch) + 256);
-  last_block<T, O, B, unroll, L, lanes><<<unsigned(blocks), B, 0, s>>>(in, n, partials, tickets, out, mean_n);
+  last_block<T, O, B, unroll, L, lanes>
+      <<<unsigned(blocks), B, 0, s>>>(in, n, partials, tickets, out, mean_n);
   PPLAB_CUDA_LAUNCHED();
 }
 

@@ -23,4 +23,31 @@ void launch_then_combine(Kernel kernel, std::size_t blocks, int threads, const T
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+// The last six steps of a shared-memory tree inside the first warp (r05 onward): no block
+// barrier, each step reads into a register, __syncwarp(), writes, __syncwarp(), which keeps it
+// correct under independent thread scheduling. `v` must equal s[t]; returns the block's value
+// in thread 0.
+template <class T, op O>
+__device__ inline acc_t<T, O> last_warp_tree(acc_t<T, O>* s, unsigned t, acc_t<T, O> v) {
+#pragma unroll
+  for (unsigned offset = 32; offset > 0; offset /= 2) {
+    v = combine<T, O>(v, s[t + offset]);
+    __syncwarp();
+    s[t] = v;
+    __syncwarp();
+  }
+  return v;
+}
+
+// r09's kernel, which r10 reuses: 16-byte loads over a resident grid, then shuffles.
+template <class T, op O, unsigned B, int unroll>
+__global__ void __launch_bounds__(B)
+    vector_partials(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
+  const std::size_t threads = std::size_t(gridDim.x) * B;
+  auto v =
+      thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  v = block_reduce<T, O, B>(v);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
+}
+
 }  // namespace pplab::detail::gpu_reduce

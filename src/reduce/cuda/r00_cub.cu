@@ -16,7 +16,9 @@ namespace pplab::detail::gpu_reduce {
 namespace {
 
 template <class T, op O> struct combine_op {
-  __device__ acc_t<T, O> operator()(acc_t<T, O> a, acc_t<T, O> b) const { return combine<T, O>(a, b); }
+  __device__ acc_t<T, O> operator()(acc_t<T, O> a, acc_t<T, O> b) const {
+    return combine<T, O>(a, b);
+  }
 };
 
 template <class T, op O> struct to_scalar {

@@ -13,8 +13,8 @@ namespace {
 constexpr int B = 256;
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) strided(const T* __restrict__ in, std::size_t n,
-                                             acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    strided(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   using A = acc_t<T, O>;
   __shared__ A s[B];
   const unsigned t = threadIdx.x;

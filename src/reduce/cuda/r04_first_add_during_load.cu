@@ -11,8 +11,8 @@ namespace {
 constexpr int B = 256;
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) first_add(const T* __restrict__ in, std::size_t n,
-                                               acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    first_add(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   using A = acc_t<T, O>;
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
@@ -32,13 +32,16 @@ struct rung {
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
-    launch_then_combine<T, O>(first_add<T, O>, ceil_div(n, 2 * B), B, in, n, scratch, out, mean_n, s);
+    launch_then_combine<T, O>(first_add<T, O>, ceil_div(n, 2 * B), B, in, n, scratch, out, mean_n,
+                              s);
   }
 };
 
 }  // namespace
 
-std::size_t r04_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+std::size_t r04_scratch(const reduce_problem& p) {
+  return bytes_for_partials(ceil_div(p.n, 2 * B));
+}
 void r04_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
 
 }  // namespace pplab::detail::gpu_reduce

@@ -2,7 +2,7 @@
 // one warp without __syncthreads(): the last 6 steps need no block barrier and no `if (t < s)`
 // test per step. Since Volta, threads of a warp are scheduled independently, so the classic
 // `volatile` version is a race; here each step reads into a register, __syncwarp(), writes,
-// __syncwarp(): warp-synchronous and correct (racecheck-clean).
+// __syncwarp() (last_warp_tree in per_block.cuh): warp-synchronous and racecheck-clean.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.4916 ms,
 // 2184 GB/s (45% of theoretical); 2^24: 0.0436 ms.
 #include "reduce/cuda/per_block.cuh"
@@ -13,8 +13,8 @@ namespace {
 constexpr int B = 256;
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) unroll_last_warp(const T* __restrict__ in, std::size_t n,
-                                                      acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    unroll_last_warp(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   using A = acc_t<T, O>;
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
@@ -28,13 +28,7 @@ __global__ void __launch_bounds__(B) unroll_last_warp(const T* __restrict__ in, 
     __syncthreads();
   }
   if (t < 32) {
-    v = s[t];
-    for (unsigned offset = 32; offset > 0; offset /= 2) {
-      v = combine<T, O>(v, s[t + offset]);
-      __syncwarp();
-      s[t] = v;
-      __syncwarp();
-    }
+    v = last_warp_tree<T, O>(s, t, s[t]);
     if (t == 0) partial[blockIdx.x] = v;
   }
 }
@@ -50,7 +44,9 @@ struct rung {
 
 }  // namespace
 
-std::size_t r05_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+std::size_t r05_scratch(const reduce_problem& p) {
+  return bytes_for_partials(ceil_div(p.n, 2 * B));
+}
 void r05_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
 
 }  // namespace pplab::detail::gpu_reduce

@@ -10,8 +10,8 @@ namespace pplab::detail::gpu_reduce {
 namespace {
 
 template <class T, op O, unsigned B>
-__global__ void __launch_bounds__(B) complete_unroll(const T* __restrict__ in, std::size_t n,
-                                                     acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    complete_unroll(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   static_assert(B >= 64 && B <= 1024 && (B & (B - 1)) == 0);
   using A = acc_t<T, O>;
   __shared__ A s[B];
@@ -27,13 +27,7 @@ __global__ void __launch_bounds__(B) complete_unroll(const T* __restrict__ in, s
     __syncthreads();
   }
   if (t < 32) {
-#pragma unroll
-    for (unsigned offset = 32; offset > 0; offset /= 2) {
-      v = combine<T, O>(v, s[t + offset]);
-      __syncwarp();
-      s[t] = v;
-      __syncwarp();
-    }
+    v = last_warp_tree<T, O>(s, t, v);
     if (t == 0) partial[blockIdx.x] = v;
   }
 }
@@ -51,7 +45,9 @@ struct rung {
 
 }  // namespace
 
-std::size_t r06_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, 2 * B)); }
+std::size_t r06_scratch(const reduce_problem& p) {
+  return bytes_for_partials(ceil_div(p.n, 2 * B));
+}
 void r06_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
 
 }  // namespace pplab::detail::gpu_reduce

@@ -13,8 +13,8 @@ namespace {
 constexpr unsigned B = 256;
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) cascade(const T* __restrict__ in, std::size_t n,
-                                             acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    cascade(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   using A = acc_t<T, O>;
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
@@ -30,13 +30,7 @@ __global__ void __launch_bounds__(B) cascade(const T* __restrict__ in, std::size
     __syncthreads();
   }
   if (t < 32) {
-#pragma unroll
-    for (unsigned offset = 32; offset > 0; offset /= 2) {
-      v = combine<T, O>(v, s[t + offset]);
-      __syncwarp();
-      s[t] = v;
-      __syncwarp();
-    }
+    v = last_warp_tree<T, O>(s, t, v);
     if (t == 0) partial[blockIdx.x] = v;
   }
 }

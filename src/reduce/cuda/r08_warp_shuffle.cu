@@ -12,8 +12,8 @@ namespace {
 constexpr unsigned B = 256;
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) shuffle(const T* __restrict__ in, std::size_t n,
-                                             acc_t<T, O>* partial) {
+__global__ void __launch_bounds__(B)
+    shuffle(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial) {
   using A = acc_t<T, O>;
   const std::size_t threads = std::size_t(gridDim.x) * B;
   A v = identity<T, O>();

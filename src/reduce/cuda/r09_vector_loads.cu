@@ -13,17 +13,8 @@ namespace {
 constexpr unsigned B = 256;
 constexpr int unroll = 4;
 
-template <class T, op O>
-__global__ void __launch_bounds__(B) vector_loads(const T* __restrict__ in, std::size_t n,
-                                                  acc_t<T, O>* partial) {
-  const std::size_t threads = std::size_t(gridDim.x) * B;
-  auto v = thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
-  v = block_reduce<T, O, B>(v);
-  if (threadIdx.x == 0) partial[blockIdx.x] = v;
-}
-
 template <class T, op O> std::size_t grid(std::size_t n) {
-  static const std::size_t resident = resident_blocks(vector_loads<T, O>, B);
+  static const std::size_t resident = resident_blocks(vector_partials<T, O, B, unroll>, B);
   return std::min(resident, std::max<std::size_t>(1, ceil_div(n, B * (16 / sizeof(T)) * unroll)));
 }
 
@@ -31,7 +22,8 @@ struct rung {
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
-    launch_then_combine<T, O>(vector_loads<T, O>, grid<T, O>(n), B, in, n, scratch, out, mean_n, s);
+    launch_then_combine<T, O>(vector_partials<T, O, B, unroll>, grid<T, O>(n), B, in, n, scratch,
+                              out, mean_n, s);
   }
 };
 

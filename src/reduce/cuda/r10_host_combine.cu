@@ -1,9 +1,9 @@
 // reduce/cuda/r10_host_combine: the notes' second way to combine the blocks: "if there are only
 // a small number of sums, the host can simply transfer the data back and add them together".
-// r09's kernel writes one partial per resident block; they are copied to pinned host memory and
-// combined on the CPU in block order, and the answer is copied back. Deterministic, but the
-// stream must stop twice for the host: a round trip of several microseconds that shows at
-// small sizes.
+// r09's kernel (vector_partials) writes one partial per resident block; they are copied to
+// pinned host memory and combined on the CPU in block order, and the answer is copied back.
+// Deterministic, but the stream must stop twice for the host: a round trip of ~15 us that shows
+// below 2^26 elements.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2668 ms,
 // 4024 GB/s (84% of theoretical); 2^24: 0.0426 ms.
 #include <mutex>
@@ -16,15 +16,6 @@ namespace {
 constexpr unsigned B = 256;
 constexpr int unroll = 4;
 constexpr std::size_t max_blocks = 64 * 256;
-
-template <class T, op O>
-__global__ void __launch_bounds__(B) block_partials(const T* __restrict__ in, std::size_t n,
-                                                    acc_t<T, O>* partial) {
-  const std::size_t threads = std::size_t(gridDim.x) * B;
-  auto v = thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
-  v = block_reduce<T, O, B>(v);
-  if (threadIdx.x == 0) partial[blockIdx.x] = v;
-}
 
 // Pinned host memory for the partials and the answer, one buffer per thread that calls.
 struct pinned {
@@ -39,13 +30,13 @@ struct rung {
                   cudaStream_t s) {
     using A = acc_t<T, O>;
     static thread_local pinned host;
-    static const std::size_t resident = resident_blocks(block_partials<T, O>, B);
+    static const std::size_t resident = resident_blocks(vector_partials<T, O, B, unroll>, B);
     const std::size_t blocks =
         n ? std::min(resident, ceil_div(n, B * (16 / sizeof(T)) * unroll)) : 0;
     A* partials = static_cast<A*>(scratch);
     A* back = static_cast<A*>(host.p);
     if (blocks) {
-      block_partials<T, O><<<unsigned(blocks), B, 0, s>>>(in, n, partials);
+      vector_partials<T, O, B, unroll><<<unsigned(blocks), B, 0, s>>>(in, n, partials);
       PPLAB_CUDA_LAUNCHED();
       PPLAB_CUDA(cudaMemcpyAsync(back, partials, blocks * sizeof(A), cudaMemcpyDeviceToHost, s));
       PPLAB_CUDA(cudaStreamSynchronize(s));

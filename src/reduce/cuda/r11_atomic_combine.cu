@@ -50,15 +50,17 @@ template <class T, op O> __global__ void set_identity(slot_t<T>* slot) {
 }
 
 template <class T, op O>
-__global__ void __launch_bounds__(B) atomic_blocks(const T* __restrict__ in, std::size_t n,
-                                                   slot_t<T>* slot) {
+__global__ void __launch_bounds__(B)
+    atomic_blocks(const T* __restrict__ in, std::size_t n, slot_t<T>* slot) {
   const std::size_t threads = std::size_t(gridDim.x) * B;
-  auto v = thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
+  auto v =
+      thread_reduce_vec<T, O, unroll>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x, threads);
   v = block_reduce<T, O, B>(v);
   if (threadIdx.x == 0) atomic_combine<slot_t<T>, O>(slot, slot_t<T>(v));
 }
 
-template <class T, op O> __global__ void write_answer(const slot_t<T>* slot, scalar* out, std::size_t mean_n) {
+template <class T, op O>
+__global__ void write_answer(const slot_t<T>* slot, scalar* out, std::size_t mean_n) {
   store(out, acc_t<T, O>(*slot), mean_n);
 }
 

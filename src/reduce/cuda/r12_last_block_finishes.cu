@@ -23,8 +23,7 @@ struct rung {
                   cudaStream_t s) {
     if (n * sizeof(T) <= (std::size_t(256) << 20))
       launch_last_block<T, O, 256, 4, load::streaming, 2>(in, n, scratch, out, mean_n, s);
-    else
-      launch_last_block<T, O, 256, 4, load::readonly, 1>(in, n, scratch, out, mean_n, s);
+    else launch_last_block<T, O, 256, 4, load::readonly, 1>(in, n, scratch, out, mean_n, s);
   }
 };
 

@@ -121,7 +121,8 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
     T x[per_vec];
     memcpy(x, &raw, 16);
 #pragma unroll
-    for (std::size_t e = 0; e < per_vec; ++e) acc[e % lanes] = hot_combine<T, O>(acc[e % lanes], A(x[e]));
+    for (std::size_t e = 0; e < per_vec; ++e)
+      acc[e % lanes] = hot_combine<T, O>(acc[e % lanes], A(x[e]));
   };
   std::size_t i = g;
   for (; i + (unroll - 1) * threads < vectors; i += unroll * threads) {
@@ -178,7 +179,8 @@ void combine_partials(acc_t<T, O>* partials, std::size_t count, acc_t<T, O>* spa
       PPLAB_CUDA_LAUNCHED();
       return;
     }
-    combine_pass<T, O><<<unsigned(blocks), combine_block, 0, s>>>(partials, count, spare, nullptr, 0);
+    combine_pass<T, O>
+        <<<unsigned(blocks), combine_block, 0, s>>>(partials, count, spare, nullptr, 0);
     PPLAB_CUDA_LAUNCHED();
     std::swap(partials, spare);
     count = blocks;
@@ -205,29 +207,61 @@ template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
     using T = decltype(tag);
     const T* in = static_cast<const T*>(c.in);
     switch (c.p.what) {
-      case op::sum: Impl::template run<T, op::sum>(in, c.p.n, c.scratch, c.out, 0, s); break;
-      case op::mean: Impl::template run<T, op::sum>(in, c.p.n, c.scratch, c.out, c.p.n, s); break;
-      case op::product: Impl::template run<T, op::product>(in, c.p.n, c.scratch, c.out, 0, s); break;
-      case op::min: Impl::template run<T, op::min>(in, c.p.n, c.scratch, c.out, 0, s); break;
-      case op::max: Impl::template run<T, op::max>(in, c.p.n, c.scratch, c.out, 0, s); break;
+    case op::sum:
+      Impl::template run<T, op::sum>(in, c.p.n, c.scratch, c.out, 0, s);
+      break;
+    case op::mean:
+      Impl::template run<T, op::sum>(in, c.p.n, c.scratch, c.out, c.p.n, s);
+      break;
+    case op::product:
+      Impl::template run<T, op::product>(in, c.p.n, c.scratch, c.out, 0, s);
+      break;
+    case op::min:
+      Impl::template run<T, op::min>(in, c.p.n, c.scratch, c.out, 0, s);
+      break;
+    case op::max:
+      Impl::template run<T, op::max>(in, c.p.n, c.scratch, c.out, 0, s);
+      break;
     }
   };
   switch (c.p.type) {
-    case dtype::i32: go(std::int32_t{}); return;
-    case dtype::i64: go(std::int64_t{}); return;
-    case dtype::u32: go(std::uint32_t{}); return;
-    case dtype::u64: go(std::uint64_t{}); return;
-    case dtype::f32: go(float{}); return;
-    case dtype::f64: go(double{}); return;
-    default: break;
+  case dtype::i32:
+    go(std::int32_t{});
+    return;
+  case dtype::i64:
+    go(std::int64_t{});
+    return;
+  case dtype::u32:
+    go(std::uint32_t{});
+    return;
+  case dtype::u64:
+    go(std::uint64_t{});
+    return;
+  case dtype::f32:
+    go(float{});
+    return;
+  case dtype::f64:
+    go(double{});
+    return;
+  default:
+    break;
   }
   if constexpr (D == dtypes::all) {
     switch (c.p.type) {
-      case dtype::i8: go(std::int8_t{}); return;
-      case dtype::i16: go(std::int16_t{}); return;
-      case dtype::u8: go(std::uint8_t{}); return;
-      case dtype::u16: go(std::uint16_t{}); return;
-      default: break;
+    case dtype::i8:
+      go(std::int8_t{});
+      return;
+    case dtype::i16:
+      go(std::int16_t{});
+      return;
+    case dtype::u8:
+      go(std::uint8_t{});
+      return;
+    case dtype::u16:
+      go(std::uint16_t{});
+      return;
+    default:
+      break;
     }
   }
   fail(errc::unsupported, "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
