@@ -56,7 +56,8 @@ std::string label(const histogram_result& h, std::size_t first, std::size_t last
                      (last + 1 == h.bins() && h.closed_last) ? "]" : ")");
 }
 
-// At most 64 rows: all bins, or only the non-empty ones, or bins merged in groups.
+// All bins up to 64; else only the non-empty ones up to 128 (a text's letters); else bins merged
+// into 64 groups.
 void print_chart(const histogram_result& h, const std::string& title, bool bytes) {
   constexpr std::size_t max_rows = 64, width = 50;
   std::vector<std::pair<std::size_t, std::size_t>> rows;  // [first, last] bins
@@ -65,7 +66,7 @@ void print_chart(const histogram_result& h, const std::string& title, bool bytes
   std::string note;
   if (h.bins() <= max_rows) {
     for (std::size_t i = 0; i < h.bins(); ++i) rows.push_back({i, i});
-  } else if (nonzero <= max_rows) {
+  } else if (nonzero <= 2 * max_rows) {
     for (std::size_t i = 0; i < h.bins(); ++i)
       if (h.counts[i]) rows.push_back({i, i});
     note = fmt::format("({} empty bins not shown)", h.bins() - nonzero);
