@@ -60,12 +60,19 @@ namespace {
 
 std::string ratio(double v) { return std::isnan(v) ? "" : fmt::format("{:.2f}x", v); }
 
+// Rows are shown by problem: the host backends (the seq reference and the cpu ladder) together,
+// the GPU apart (its ceiling is another).
+std::string panel(const lab_row& r) {
+  return r.pattern + (r.backend == "seq" || r.backend == "cpu" ? " (seq, cpu)" : " " + r.backend) +
+         ": " + r.group;
+}
+
 }  // namespace
 
 void print_table(const lab_session& lab) {
   std::string last;
   for (const lab_row& r : lab.rows) {
-    const std::string head = r.pattern + " " + r.backend + ": " + r.group;
+    const std::string head = panel(r);
     if (head != last) {
       const bool flops = !std::isnan(r.GFLOPs);
       const double ceiling = r.backend == "cuda"
@@ -141,7 +148,7 @@ void write_chart(const lab_session& lab, const std::string& path) {
   std::map<std::string, std::vector<const lab_row*>> panels;
   std::vector<std::string> order;
   for (const lab_row& r : lab.rows) {
-    const std::string key = r.pattern + " " + r.backend + ": " + r.group;
+    const std::string key = panel(r);
     if (!panels.count(key)) order.push_back(key);
     panels[key].push_back(&r);
   }
@@ -164,7 +171,7 @@ void write_chart(const lab_session& lab, const std::string& path) {
     for (const lab_row* r : panels[key]) {
       const double pct = std::isnan(r->pct_of_ceiling) ? 0 : r->pct_of_ceiling;
       const int len = int(pct / top * bar_w);
-      const std::string name = r->variant.substr(r->variant.rfind('/') + 1);
+      const std::string name = r->variant.substr(r->variant.find('/') + 1);  // backend/rung
       svg += fmt::format(
           "<text x='10' y='{}'>{}</text><rect x='{}' y='{}' width='{}' height='{}' fill='{}'/>"
           "<text x='{}' y='{}'>{:.1f}%{}</text>\n",
