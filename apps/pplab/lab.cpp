@@ -113,6 +113,7 @@ void write_record(const lab_session& lab, const std::string& path) {
     ceilings["gpu_theoretical_GBps"] = num(lab.ceilings.gpu_theoretical_GBps);
     ceilings["gpu_read_GBps"] = num(lab.ceilings.gpu_read_GBps);
     ceilings["gpu_copy_GBps"] = num(lab.ceilings.gpu_copy_GBps);
+    ceilings["gpu_h2d_GBps"] = num(lab.ceilings.gpu_h2d_GBps);
   }
   json rows = json::array();
   for (const lab_row& r : lab.rows)

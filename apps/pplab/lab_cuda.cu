@@ -5,6 +5,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <vector>
 
@@ -104,6 +105,18 @@ void lab_cuda_ceilings(lab_session& lab) {
         PPLAB_CUDA_LAUNCHED();
       },
       reps, b.flush.get(), b.flush_bytes);
+  // Host to device from pinned memory: the ceiling of the staging path for host data.
+  {
+    const std::size_t h2d = std::min(bytes, std::size_t(256) << 20);
+    void* pinned = nullptr;
+    PPLAB_CUDA(cudaMallocHost(&pinned, h2d));
+    std::memset(pinned, 1, h2d);
+    const detail::timing t = time_gpu(
+        [&] { PPLAB_CUDA(cudaMemcpyAsync(b.data.get(), pinned, h2d, cudaMemcpyHostToDevice)); },
+        reps, b.flush.get(), b.flush_bytes);
+    PPLAB_CUDA(cudaFreeHost(pinned));
+    lab.ceilings.gpu_h2d_GBps = double(h2d) / t.median_s * 1e-9;
+  }
   lab.ceilings.gpu_theoretical_GBps = detail::gpu().mem_GBps_theoretical;
   lab.ceilings.gpu_copy_GBps = 2.0 * double(bytes) / c.median_s * 1e-9;
   lab.ceilings.gpu_read_GBps = double(bytes) / r.median_s * 1e-9;
@@ -165,6 +178,24 @@ void lab_cuda_reduce(lab_session& lab) {
       row.max_rel_err = std::abs(double(got) - ref.f) / std::max(sum_abs, 1e-300);
       row.verified = row.max_rel_err < 1e-5;  // a float accumulator: float-sized agreement
       row.note = "reference: not the same accumulator";
+      lab.rows.push_back(row);
+    }
+    // Host data through the API: pageable memory streamed in 64 MiB chunks through pinned buffers,
+    // copies overlapped with the reduction. Its ceiling is the host-to-device copy.
+    if (pr.n == big && pr.t == dtype::f32 && pr.what == op::sum) {
+      lab.progress("host data through pplab::reduce(cuda, ...)");
+      scalar got;
+      const detail::timing tm = detail::time_it(
+          [&] { got = reduce(backend::cuda, pr.t, host.data(), pr.n, pr.what); }, 5,
+          lab.settings.budget_s);
+      lab_row row;
+      row.pattern = "reduce", row.backend = "cuda", row.variant = "pplab::reduce(cuda, host data)";
+      row.rung = -1, row.group = group, row.dtype = "f32", row.op = "sum", row.n = pr.n;
+      row.reps = tm.reps, row.median_ms = tm.median_s * 1e3, row.min_ms = tm.min_s * 1e3;
+      row.GBps = double(bytes) / tm.median_s * 1e-9;
+      row.pct_of_ceiling = 100 * row.GBps / lab.ceilings.gpu_h2d_GBps;
+      row.verified = close(got, ref, sum_abs, pr.n, row.max_rel_err);
+      row.note = "% of the host-to-device copy, not of the read ceiling";
       lab.rows.push_back(row);
     }
     for (const auto& r : detail::rungs().reduce) {
