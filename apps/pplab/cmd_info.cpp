@@ -5,6 +5,7 @@
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
 #include "core/registry.hpp"
+#include "lab.hpp"
 
 namespace pplab::cli {
 
@@ -35,6 +36,18 @@ void add_info(CLI::App& app) {
       j["ceilings"] = {{"read_GBps", detail::measure_read_GBps(bytes, 0.5)},
                        {"copy_GBps", detail::measure_copy_GBps(bytes, 0.5)},
                        {"fp32_GFLOPs", detail::measure_fma_GFLOPs(false, 0.5)}};
+#ifdef PPLAB_HAVE_CUDA
+      if (g.present) {  // the same measurements as the lab's, on 64 MiB
+        lab_settings quick;
+        quick.quick = true;
+        lab_session lab(quick);
+        lab_cuda_ceilings(lab);
+        j["gpu_ceilings"] = {{"theoretical_GBps", lab.ceilings.gpu_theoretical_GBps},
+                             {"read_GBps", lab.ceilings.gpu_read_GBps},
+                             {"copy_GBps", lab.ceilings.gpu_copy_GBps},
+                             {"host_to_device_GBps", lab.ceilings.gpu_h2d_GBps}};
+      }
+#endif
     }
     if (*as_json) {
       fmt::print("{}\n", j.dump(1));
@@ -55,6 +68,12 @@ void add_info(CLI::App& app) {
                  "GFLOP/s (256 MiB buffers, all threads)\n",
                  j["ceilings"]["read_GBps"].get<double>(), j["ceilings"]["copy_GBps"].get<double>(),
                  j["ceilings"]["fp32_GFLOPs"].get<double>());
+    if (j.contains("gpu_ceilings"))
+      fmt::print("gpu      read {:.0f} GB/s (vectorized kernel), copy {:.0f} GB/s (read + write), "
+                 "host to device {:.1f} GB/s (64 MiB buffers)\n",
+                 j["gpu_ceilings"]["read_GBps"].get<double>(),
+                 j["gpu_ceilings"]["copy_GBps"].get<double>(),
+                 j["gpu_ceilings"]["host_to_device_GBps"].get<double>());
     fmt::print("rungs    {} reduce, {} histogram, {} matmul (pplab list)\n",
                detail::rungs().reduce.size(), detail::rungs().histogram.size(),
                detail::rungs().matmul.size());
