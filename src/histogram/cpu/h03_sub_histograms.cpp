@@ -3,9 +3,10 @@
 // `copies` different counters in turn instead of one, so the increments overlap instead of
 // waiting on each other's stores; 32-bit counters halve the cache they take. Counters are
 // flushed into 64-bit totals before they could wrap, then merged across threads as in h02.
-// Bytes into their 256 natural bins take a path of their own: eight bytes per 64-bit load,
-// each byte of the word sent to its own sub-histogram, so a run of one value is spread over
-// all eight and the load count drops eightfold.
+// Bytes into their 256 natural bins take a path of their own (count_bytes): sixteen bytes per
+// two 64-bit loads, each byte position sent to its own one of 16 sub-histograms, so a run of
+// one value is spread over all sixteen and the load count drops eightfold.
+// What limits it: one load-add-store per byte, and the store ports (docs/histogram.md).
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
 // bins, 3.48 GB/s uniform (13.7% of read bandwidth), 3.55 GB/s with 90% one value.
 #include <omp.h>
