@@ -28,7 +28,9 @@ constexpr std::size_t flush_every = std::size_t(1) << 30;
 // the first word into table k and of the second into table 8 + k: a run of one value touches
 // each counter once per 16 bytes.
 // i8 bins are offset by 128: flipping the top bit of the byte is the same as adding 128.
-void count_bytes(const std::uint8_t* x, std::size_t n, unsigned flip, std::uint64_t* total) {
+// (flip is a template parameter: a run-time XOR per byte cost 15-25% on u8.)
+template <unsigned flip>
+void count_bytes(const std::uint8_t* x, std::size_t n, std::uint64_t* total) {
   alignas(64) std::uint32_t table[16][256];
   for (std::size_t chunk = 0; chunk < n; chunk += flush_every) {
     std::memset(table, 0, sizeof table);
@@ -68,8 +70,8 @@ struct sub_histograms {
       std::fill_n(sub, copies * width, 0);
       const std::size_t begin = n * t / used, end = n * (t + 1) / used;
       if constexpr (sizeof(T) == 1 && std::is_same_v<Binner, natural_binner>) {
-        count_bytes(reinterpret_cast<const std::uint8_t*>(x) + begin, end - begin,
-                    std::is_signed_v<T> ? 0x80u : 0u, total);
+        constexpr unsigned flip = std::is_signed_v<T> ? 0x80u : 0u;
+        count_bytes<flip>(reinterpret_cast<const std::uint8_t*>(x) + begin, end - begin, total);
       } else
         for (std::size_t chunk = begin; chunk < end; chunk += flush_every) {
           const std::size_t stop = std::min(end, chunk + flush_every);
