@@ -23,6 +23,23 @@ void launch_then_combine(Kernel kernel, std::size_t blocks, int threads, const T
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+// The frame of r01..r06: one tile of `tile` elements per block of `threads` threads, the
+// partials combined by further launches. A rung only names its kernel:
+//   struct rung : tile_rung<rung, 256, 512> {
+//     template <class T, op O> static auto kernel() { return first_add<T, O>; }
+//   };
+template <class Rung, unsigned threads, std::size_t tile> struct tile_rung {
+  template <class T, op O>
+  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                  cudaStream_t s) {
+    launch_then_combine<T, O>(Rung::template kernel<T, O>(), ceil_div(n, tile), threads, in, n,
+                              scratch, out, mean_n, s);
+  }
+  static std::size_t scratch(const reduce_problem& p) {
+    return bytes_for_partials(ceil_div(p.n, tile));
+  }
+};
+
 // The last six steps of a shared-memory tree inside the first warp (r05 onward): no block
 // barrier, each step reads into a register, __syncwarp(), writes, __syncwarp(), which keeps it
 // correct under independent thread scheduling. `v` must equal s[t]; returns the block's value

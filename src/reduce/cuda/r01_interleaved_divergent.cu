@@ -28,17 +28,13 @@ __global__ void __launch_bounds__(B)
   if (t == 0) partial[blockIdx.x] = s[0];
 }
 
-struct rung {
-  template <class T, op O>
-  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
-                  cudaStream_t s) {
-    launch_then_combine<T, O>(interleaved<T, O>, ceil_div(n, B), B, in, n, scratch, out, mean_n, s);
-  }
+struct rung : tile_rung<rung, B, B> {
+  template <class T, op O> static auto kernel() { return interleaved<T, O>; }
 };
 
 }  // namespace
 
-std::size_t r01_scratch(const reduce_problem& p) { return bytes_for_partials(ceil_div(p.n, B)); }
+std::size_t r01_scratch(const reduce_problem& p) { return rung::scratch(p); }
 void r01_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
 
 }  // namespace pplab::detail::gpu_reduce

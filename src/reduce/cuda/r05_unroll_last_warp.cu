@@ -33,20 +33,13 @@ __global__ void __launch_bounds__(B)
   }
 }
 
-struct rung {
-  template <class T, op O>
-  static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
-                  cudaStream_t s) {
-    launch_then_combine<T, O>(unroll_last_warp<T, O>, ceil_div(n, 2 * B), B, in, n, scratch, out,
-                              mean_n, s);
-  }
+struct rung : tile_rung<rung, B, 2 * B> {
+  template <class T, op O> static auto kernel() { return unroll_last_warp<T, O>; }
 };
 
 }  // namespace
 
-std::size_t r05_scratch(const reduce_problem& p) {
-  return bytes_for_partials(ceil_div(p.n, 2 * B));
-}
+std::size_t r05_scratch(const reduce_problem& p) { return rung::scratch(p); }
 void r05_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
 
 }  // namespace pplab::detail::gpu_reduce
