@@ -1,9 +1,17 @@
-// How far the byte histogram (h03's byte path) is from the store-port floor on this CPU: its
-// rate on one thread and on all, the core clock inferred from the FMA loop (32 FLOP a cycle on
-// two 256-bit FMA units), and the cycles each byte costs. Usage: tune_histogram_bytes
+// How far the byte histogram (h03's byte path) is from the floor of this CPU. Measured in the same
+// run, on one thread and on all:
+//   - h03 itself, on uniform and on skewed bytes;
+//   - the scattered-store floor (measure_scattered_store_GBps, also a ceiling of the lab): the
+//     same loop with the increment replaced by a plain store to the same counter (no load, no
+//     add). No loop that writes one counter per byte beats it;
+//   - the extraction alone: the shifts and masks that take the bytes out of their words;
+//   - the read bandwidth and the core clock (from the FMA loop: 32 FLOP a cycle on two 256-bit
+//     FMA units), to turn rates into cycles per byte.
+// Usage: tune_histogram_bytes
 #include <omp.h>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "core/ceilings.hpp"
@@ -13,6 +21,42 @@
 
 using namespace pplab;
 using namespace pplab::detail;
+
+namespace {
+
+volatile std::uint64_t sink;
+
+// The same extraction with no memory traffic: the bytes are summed in two registers.
+void extraction_only(const std::uint8_t* x, std::size_t n) {
+  std::uint64_t s = 0, t = 0;
+  for (std::size_t i = 0; i + 16 <= n; i += 16) {
+    std::uint64_t a, b;
+    std::memcpy(&a, x + i, 8);
+    std::memcpy(&b, x + i + 8, 8);
+    for (unsigned k = 0; k < 8; ++k) {
+      s += (a >> (8 * k)) & 0xff;
+      t += (b >> (8 * k)) & 0xff;
+    }
+  }
+  sink = s + t;
+}
+
+// Each thread runs `loop` over its own contiguous part, as h03 does.
+template <class Loop> void split(const std::uint8_t* x, std::size_t n, Loop loop) {
+#pragma omp parallel
+  {
+    const std::size_t t = std::size_t(omp_get_thread_num()), used = omp_get_num_threads();
+    loop(x + n * t / used, n * (t + 1) / used - n * t / used);
+  }
+}
+
+void report(const char* what, int threads, double seconds, std::size_t n, double ghz) {
+  const double gbps = double(n) / seconds * 1e-9;
+  std::printf("%-22s %d thread%s: %6.2f GB/s, %.2f cycles per byte per thread\n", what, threads,
+              threads > 1 ? "s" : " ", gbps, ghz * threads / gbps);
+}
+
+}  // namespace
 
 int main() {
   const std::size_t n = std::size_t(1) << 28;
@@ -25,13 +69,16 @@ int main() {
   std::printf("clock from the one-thread FMA loop: %.2f GHz (32 FLOP/cycle)\n", ghz);
   for (auto d : {distribution::uniform, distribution::skewed}) {
     generate(dtype::u8, x.data(), n, d, 1);
+    const std::string name = "h03 " + std::string(name_of(d));
     for (int threads : {1, all}) {
       omp_set_num_threads(threads);
-      const timing t = time_it([&] { run_histogram(h03, p, x.data(), counts.data()); }, 5, 1.0);
-      const double gbps = double(n) / t.median_s * 1e-9;
-      std::printf("%-8s %d thread%s: %.2f GB/s, %.2f cycles per byte per thread\n",
-                  std::string(name_of(d)).c_str(), threads, threads > 1 ? "s" : "", gbps,
-                  ghz * threads / gbps);
+      const auto h = [&] { run_histogram(h03, p, x.data(), counts.data()); };
+      report(name.c_str(), threads, time_it(h, 5, 1.0).median_s, n, ghz);
+      if (d != distribution::uniform) continue;
+      report("store floor (uniform)", threads, n / measure_scattered_store_GBps(n, 1.0) * 1e-9, n,
+             ghz);
+      const auto extract = [&] { split(x.data(), n, extraction_only); };
+      report("extraction only", threads, time_it(extract, 5, 1.0).median_s, n, ghz);
     }
     omp_set_num_threads(all);
   }

@@ -35,6 +35,8 @@ void run(const lab_cli& o) {
   lab.ceilings.read_GBps = detail::measure_read_GBps(probe, s.budget_s);
   lab.ceilings.copy_GBps = detail::measure_copy_GBps(probe, s.budget_s);
   lab.ceilings.fp32_GFLOPs = detail::measure_fma_GFLOPs(false, s.budget_s);
+  if (lab.wants(pattern::histogram, backend::cpu))
+    lab.ceilings.store_GBps = detail::measure_scattered_store_GBps(probe, s.budget_s);
 #ifdef PPLAB_HAVE_CUDA
   if (available(backend::cuda)) lab_cuda_ceilings(lab);
 #endif

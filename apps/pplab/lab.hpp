@@ -28,6 +28,7 @@ struct lab_row {
 
 struct lab_ceilings {
   double read_GBps = none, copy_GBps = none, fp32_GFLOPs = none;
+  double store_GBps = none;  // a byte histogram's floor: one scattered counter store per byte
   // GPU ceilings (cuda backend), measured in the same run when a device answers.
   double gpu_theoretical_GBps = none, gpu_read_GBps = none, gpu_copy_GBps = none;
   double gpu_h2d_GBps = none;  // host-to-device copy from pinned memory
