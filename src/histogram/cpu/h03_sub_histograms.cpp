@@ -9,9 +9,9 @@
 // What limits it: one store per byte. The byte path runs as fast as the same loop with each
 // increment replaced by a plain store (the lab's "one counter store per byte"; docs/histogram.md).
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
-// bins, 3.48 GB/s uniform (13.7% of read bandwidth), 3.55 GB/s with 90% one value; in
-// cpu-2core-2026-11-21-histogram-store-floor.json 4.66 GB/s, 1.08x the store floor measured
-// beside it.
+// bins, 3.48 GB/s uniform (13.7% of read bandwidth), 3.55 GB/s with 90% one value; with padded
+// rows (cpu-2core-2026-11-21-histogram-padded-rows.json) 4.71 GB/s uniform, 1.12x the store floor
+// measured beside it, and 4.28 GB/s skewed.
 #include <omp.h>
 
 #include <algorithm>
@@ -26,15 +26,20 @@ constexpr std::size_t copies = 8;
 // Each copy receives at most flush_every / copies increments between flushes: < 2^32.
 constexpr std::size_t flush_every = std::size_t(1) << 30;
 
-// Bytes over their natural bins: a fixed [16][256] table of 32-bit counters on the stack
-// (strides known at compile time, 16 KiB: half of L1), two 64-bit loads per 16 bytes, byte k of
-// the first word into table k and of the second into table 8 + k: a run of one value touches
-// each counter once per 16 bytes.
+// Bytes over their natural bins: a fixed table of 16 rows of 32-bit counters on the stack
+// (strides known at compile time, 17 KiB: about half of L1), two 64-bit loads per 16 bytes, byte k
+// of the first word into row k and of the second into row 8 + k: a run of one value touches each
+// counter once per 16 bytes. Rows are padded from 1 KiB to 1088 bytes: with 1 KiB rows the
+// counters of one value in rows k, k + 4, k + 8 and k + 12 lie 4 KiB apart, the same in their low
+// 12 address bits, and the core makes a load of one wait for a pending store to another (4 KiB
+// aliasing). Skewed bytes took 1.10-1.29x the uniform time unpadded, 1.04-1.23x padded
+// (bench/results/cpu-2core-2026-11-21-histogram-{store-floor,padded-rows}.txt).
 // i8 bins are offset by 128: flipping the top bit of the byte is the same as adding 128.
 // (flip is a template parameter: a run-time XOR per byte measurably slowed the u8 path.)
 template <unsigned flip>
 void count_bytes(const std::uint8_t* x, std::size_t n, std::uint64_t* total) {
-  alignas(64) std::uint32_t table[16][256];
+  constexpr std::size_t row = 256 + 16;  // counters per row: 256 bins and the padding
+  alignas(64) std::uint32_t table[16][row];
   for (std::size_t chunk = 0; chunk < n; chunk += flush_every) {
     std::memset(table, 0, sizeof table);
     const std::size_t stop = std::min(n, chunk + flush_every);
