@@ -84,22 +84,22 @@ void count_in_registers(const std::uint8_t* x, std::size_t n, register_counts& r
       const auto in = [&](int j) {
         return _mm256_and_si256(_mm256_cmpeq_epi8(high[j], group), onehot[j]);
       };
-      for (int j = 0; j < block; j += 16) {
-        __m256i twos_a, twos_b, fours_a, fours_b, eights_a, eights_b, sixteens;
+      // Adds the eight one-hot vectors from j into ones, twos and fours; returns the carry of
+      // weight 8.
+      const auto add_eight = [&](int j) {
+        __m256i twos_a, twos_b, fours_a, fours_b, eights_out;
         csa(twos_a, ones, ones, in(j + 0), in(j + 1));
         csa(twos_b, ones, ones, in(j + 2), in(j + 3));
         csa(fours_a, twos, twos, twos_a, twos_b);
         csa(twos_a, ones, ones, in(j + 4), in(j + 5));
         csa(twos_b, ones, ones, in(j + 6), in(j + 7));
         csa(fours_b, twos, twos, twos_a, twos_b);
-        csa(eights_a, fours, fours, fours_a, fours_b);
-        csa(twos_a, ones, ones, in(j + 8), in(j + 9));
-        csa(twos_b, ones, ones, in(j + 10), in(j + 11));
-        csa(fours_a, twos, twos, twos_a, twos_b);
-        csa(twos_a, ones, ones, in(j + 12), in(j + 13));
-        csa(twos_b, ones, ones, in(j + 14), in(j + 15));
-        csa(fours_b, twos, twos, twos_a, twos_b);
-        csa(eights_b, fours, fours, fours_a, fours_b);
+        csa(eights_out, fours, fours, fours_a, fours_b);
+        return eights_out;
+      };
+      for (int j = 0; j < block; j += 16) {
+        const __m256i eights_a = add_eight(j), eights_b = add_eight(j + 8);
+        __m256i sixteens;
         csa(sixteens, eights, eights, eights_a, eights_b);
         count_bits(sixteens, 16, r.counts + 8 * g);
       }
