@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "core/generate.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
+#include "histogram/cpu/byte_rows.hpp"
 #include "core/timing.hpp"
 
 using namespace pplab;
@@ -33,19 +34,12 @@ struct register_counts {
   std::uint64_t counts[256] = {};
 };
 
-// h03's byte loop: two 64-bit loads per 16 bytes, byte position k into table k.
+// h03's byte loop (histogram/cpu/byte_rows.hpp): two 64-bit loads per 16 bytes, byte position k
+// into row k.
 struct scalar_counts {
-  alignas(64) std::uint32_t table[16][256] = {};
+  alignas(64) byte_table table = {};
   void add(const std::uint8_t* x, std::size_t n) {
-    for (std::size_t i = 0; i + 16 <= n; i += 16) {
-      std::uint64_t a, b;
-      std::memcpy(&a, x + i, 8);
-      std::memcpy(&b, x + i + 8, 8);
-      for (unsigned k = 0; k < 8; ++k) {
-        ++table[k][(a >> (8 * k)) & 0xff];
-        ++table[8 + k][(b >> (8 * k)) & 0xff];
-      }
-    }
+    for_each_byte_in_rows(x, n, [&](unsigned row, unsigned v, std::size_t) { ++table[row][v]; });
   }
 };
 
@@ -132,7 +126,7 @@ int main() {
   std::vector<std::uint64_t> h03_counts(259);
   const histogram_rung& h03 = *find_histogram("histogram/cpu/h03_sub_histograms");
   const double h03_s =
-      time_it([&] { run_histogram(h03, p, x.data(), h03_counts.data()); }, 5, 1.0).median_s;
+      time_it([&] { run_variant(h03, p, x.data(), h03_counts.data()); }, 5, 1.0).median_s;
   const bool h03_ok = std::equal(expected.begin(), expected.end(), h03_counts.begin());
 
   auto r = std::make_unique<register_counts>();

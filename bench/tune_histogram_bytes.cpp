@@ -1,7 +1,7 @@
 // How far the byte histogram (h03's byte path) is from the floor of this CPU. Measured in the same
 // run, on one thread and on all:
 //   - h03 itself, on uniform and on skewed bytes;
-//   - the scattered-store floor (measure_scattered_store_GBps, also a ceiling of the lab): the
+//   - the scattered-store floor (measure_byte_store_floor_GBps, also a floor of the lab): the
 //     same loop with the increment replaced by a plain store to the same counter (no load, no
 //     add). No loop that writes one counter per byte beats it;
 //   - the extraction alone: the shifts and masks that take the bytes out of their words;
@@ -16,7 +16,8 @@
 
 #include "core/ceilings.hpp"
 #include "core/generate.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
+#include "histogram/cpu/byte_rows.hpp"
 #include "core/timing.hpp"
 
 using namespace pplab;
@@ -75,10 +76,10 @@ int main() {
     const std::string name = "h03 " + std::string(name_of(d));
     for (int threads : {1, all}) {
       omp_set_num_threads(threads);
-      const auto h = [&] { run_histogram(h03, p, x.data(), counts.data()); };
+      const auto h = [&] { run_variant(h03, p, x.data(), counts.data()); };
       report(name.c_str(), threads, time_it(h, 5, 1.0).median_s, n, ghz);
       if (d != distribution::uniform) continue;
-      report("store floor (uniform)", threads, n / measure_scattered_store_GBps(n, 1.0) * 1e-9, n,
+      report("store floor (uniform)", threads, n / measure_byte_store_floor_GBps(n, 1.0) * 1e-9, n,
              ghz);
       const auto extract = [&] { split(x.data(), n, extraction_only); };
       report("extraction only", threads, time_it(extract, 5, 1.0).median_s, n, ghz);

@@ -11,6 +11,7 @@
 
 #include "core/device.hpp"
 #include "core/generate.hpp"
+#include "core/cuda/timer.cuh"
 #include "reduce/cuda/last_block.cuh"
 
 using namespace pplab;
@@ -20,27 +21,11 @@ using namespace pplab::detail::gpu_reduce;
 namespace {
 
 int reps = 50;
-void* flush = nullptr;
-constexpr std::size_t flush_bytes = std::size_t(256) << 20;
 
+// The library's GPU timer (events, L2 flushed before every repeat), on the default stream.
 template <class F> double median_ms(F&& f) {
-  cudaEvent_t a, b;
-  PPLAB_CUDA(cudaEventCreate(&a));
-  PPLAB_CUDA(cudaEventCreate(&b));
-  f();
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    PPLAB_CUDA(cudaMemsetAsync(flush, r, flush_bytes));
-    PPLAB_CUDA(cudaEventRecord(a));
-    f();
-    PPLAB_CUDA(cudaEventRecord(b));
-    PPLAB_CUDA(cudaEventSynchronize(b));
-    float ms;
-    PPLAB_CUDA(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  static event_timer timer(nullptr);
+  return timer.time(f, reps).median_s * 1e3;
 }
 
 template <class T, op O> void tune(const char* name, std::size_t n) {
@@ -101,7 +86,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%s, theoretical %.0f GB/s\n", gpu().name.c_str(), gpu().mem_GBps_theoretical);
-  PPLAB_CUDA(cudaMalloc(&flush, flush_bytes));
   for (std::size_t n :
        {std::size_t(1) << 28, std::size_t(1) << 26, std::size_t(1) << 24, std::size_t(1) << 20}) {
     tune<float, op::sum>("f32 sum", n);

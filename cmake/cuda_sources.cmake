@@ -1,7 +1,8 @@
-# The CUDA part of the build: GPU rungs, staging, device queries (C++20: see dependencies.cmake). Only the runtime is linked, statically:
-# never the driver library, which a machine without a GPU lacks.
+# The cuda backend's folder (src/core/cuda/: the executor, the toolbox, the device queries) and
+# every pattern's GPU rungs (C++20: see dependencies.cmake). Only the runtime is linked,
+# statically: never the driver library, which a machine without a GPU lacks.
 list(APPEND PPLAB_SOURCES
-  src/core/device.cu src/core/cuda_staging.cu
+  src/core/cuda/device.cu src/core/cuda/executor.cu src/core/cuda/register.cpp
   src/reduce/cuda/r00_cub.cu
   src/reduce/cuda/r01_interleaved_divergent.cu src/reduce/cuda/r02_strided_index.cu
   src/reduce/cuda/r03_sequential_addressing.cu src/reduce/cuda/r04_first_add_during_load.cu
@@ -22,9 +23,4 @@ function(pplab_add_cuda target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${PPLAB_CUDA_FLAGS}>)
   target_link_libraries(${target} PRIVATE CUDA::cudart_static)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
-endfunction()
-
-function(pplab_add_cuda_app target)
-  target_sources(${target} PRIVATE lab_cuda.cu)
-  pplab_add_cuda(${target})
 endfunction()

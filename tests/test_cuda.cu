@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/device.hpp"
-#include "core/device_memory.hpp"
+#include "core/executor.hpp"
 #include "core/registry.hpp"
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
@@ -20,7 +20,10 @@ namespace pplab::test {
 namespace {
 
 #define SKIP_WITHOUT_GPU()                                                                         \
-  if (!available(backend::cuda)) GTEST_SKIP() << "no CUDA device here: " << detail::gpu().why_absent
+  if (!available(backend::cuda))                                                                   \
+  GTEST_SKIP() << "no CUDA device here: " << detail::executor_for(backend::cuda).why_absent()
+
+detail::executor& dev() { return detail::executor_for(backend::cuda); }
 
 bool sanitizer_run() { return std::getenv("PPLAB_SANITIZER") != nullptr; }
 
@@ -30,8 +33,8 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000003)}) {
     std::vector<float> x(n);
     for (float& v : x) v = float(rng() % 1000) / 8;
-    detail::device_buffer d(n * sizeof(float) + 16);
-    if (n) detail::copy_to_device(d.get(), x.data(), n * sizeof(float));
+    detail::buffer d(dev(), n * sizeof(float) + 16);
+    dev().copy_in(d.get(), x.data(), n * sizeof(float));
     const device_span<float> span{static_cast<const float*>(d.get()), n};
     EXPECT_EQ(reduce(cuda, span, sum), reduce(seq, x, sum)) << n;  // exact: multiples of 1/8
     EXPECT_EQ(reduce(cuda, span, max), reduce(seq, x, max)) << n;
@@ -57,8 +60,8 @@ TEST(CudaApi, FarthestPointOnTheGpu) {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(777), std::size_t(300007)}) {
     std::vector<point3> pts(n);
     for (auto& p : pts) p = {z(rng), z(rng), z(rng)};
-    detail::device_buffer d(n * sizeof(point3) + 16);
-    if (n) detail::copy_to_device(d.get(), pts.data(), n * sizeof(point3));
+    detail::buffer d(dev(), n * sizeof(point3) + 16);
+    dev().copy_in(d.get(), pts.data(), n * sizeof(point3));
     const point3 got = reduce(cuda, device_span<point3>{static_cast<const point3*>(d.get()), n},
                               farthest_point_op());
     EXPECT_EQ(got, reduce(seq, pts, farthest_point_op())) << n;
@@ -70,12 +73,12 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
   SKIP_WITHOUT_GPU();
   if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
   const std::size_t n = (std::size_t(1) << 31) + 77;
-  detail::device_buffer bytes(n * 4);  // room for n 32-bit elements
-  detail::fill_device(bytes.get(), 1, n * 4);
+  detail::buffer bytes(dev(), n * 4);  // room for n 32-bit elements
+  dev().fill(bytes.get(), 1, n * 4);
   const std::uint8_t top8 = 9;
   const std::uint32_t top32 = 0x09090909u;
-  detail::copy_to_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
-  detail::device_buffer out(sizeof(scalar));
+  dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
+  detail::buffer out(dev(), sizeof(scalar));
   for (const auto& r : detail::rungs().reduce) {
     if (r.info.where != backend::cuda) continue;
     for (dtype t : {dtype::u8, dtype::u32}) {
@@ -83,13 +86,13 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
         const detail::reduce_problem p{t, o, n};
         if (!r.can_run(p)) continue;
         if (t == dtype::u32)  // restore the bytes the u8 case changed, then mark the last u32
-          detail::fill_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, 1, 1),
-              detail::copy_to_device(static_cast<std::uint32_t*>(bytes.get()) + n - 1, &top32, 4);
-        detail::device_buffer scratch(std::max<std::size_t>(r.scratch_bytes(p), 256), true);
-        r.run({p, bytes.get(), static_cast<scalar*>(out.get()), scratch.get(), nullptr});
-        detail::device_synchronize();
+          dev().fill(static_cast<std::uint8_t*>(bytes.get()) + n - 1, 1, 1),
+              dev().copy_in(static_cast<std::uint32_t*>(bytes.get()) + n - 1, &top32, 4);
+        detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
+        r.run({p, bytes.get(), out.as<scalar>(), scratch.get(), dev().stream()});
+        dev().synchronize();
         scalar got;
-        detail::copy_to_host(&got, out.get(), sizeof got);
+        dev().copy_out(&got, out.get(), sizeof got);
         if (t == dtype::u8) {
           EXPECT_EQ(got.u, o == op::sum ? n - 1 + 9 : 9u) << r.info.id << " u8 " << name_of(o);
         } else {
@@ -97,8 +100,8 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
               << r.info.id << " u32 " << name_of(o);
         }
         if (t == dtype::u32)  // back to bytes of 1 for the next rung's u8 case
-          detail::fill_device(bytes.get(), 1, n * 4),
-              detail::copy_to_device(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
+          dev().fill(bytes.get(), 1, n * 4),
+              dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
       }
     }
   }

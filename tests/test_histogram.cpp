@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/generate.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
 #include "histogram/binning.hpp"
 #include "test_support.hpp"
 
@@ -83,7 +83,7 @@ void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64&
   std::vector<std::byte> data(p.n * size_of(p.type) + 1);
   fill(p, data, rng);
   std::vector<std::uint64_t> got(p.bins + 3, 0xdeadbeefull);  // poisoned: every slot is written
-  detail::run_histogram(r, p, data.data(), got.data());
+  detail::run_variant(r, p, data.data(), got.data());
   const std::vector<std::uint64_t> want = reference(p, data.data());
   ASSERT_EQ(got.size(), want.size());
   std::size_t wrong = 0;
@@ -134,7 +134,7 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   detail::generate(dtype::u8, x.data(), n, detail::distribution::skewed, fresh_seed());
   const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   std::vector<std::uint64_t> got(259);
-  detail::run_histogram(r, p, x.data(), got.data());
+  detail::run_variant(r, p, x.data(), got.data());
   EXPECT_EQ(got, reference(p, x.data()));
 }
 

@@ -5,7 +5,8 @@
 #include <limits>
 
 #include "core/generate.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -38,8 +39,8 @@ void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt1993
     for (std::size_t i = 0; i < s.m; ++i)
       for (std::size_t j = 0; j < s.n; ++j) c[i * ldc + j] = T(z(rng));
   const std::vector<T> c0 = c;
-  detail::run_matmul(r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr});
-  const double eps = std::numeric_limits<T>::epsilon();
+  detail::run_variant(r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr,
+                          nullptr});
   std::size_t wrong = 0, touched = 0;
   for (std::size_t i = 0; i < s.m; ++i)
     for (std::size_t j = 0; j < ldc; ++j) {
@@ -58,7 +59,7 @@ void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt1993
         want += beta * double(c0[i * ldc + j]);
         scale += std::abs(beta * double(c0[i * ldc + j]));
       }
-      const double tol = 2.0 * double(s.k + 2) * eps * scale + 1e-30;
+      const double tol = detail::dot_tolerance(s.k, p.type) * scale + 1e-30;
       if (!(std::abs(double(got) - want) <= tol)) {
         if (wrong++ < 3)
           ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", want " << want;

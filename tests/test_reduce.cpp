@@ -6,7 +6,8 @@
 #include <optional>
 
 #include "core/generate.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -58,7 +59,8 @@ template <class T> scalar reference(const T* x, std::size_t n, op o, double& sca
   }
 }
 
-void expect_match(const scalar& got, const scalar& want, double scale, std::size_t n) {
+void expect_match(const scalar& got, const scalar& want, double scale, std::size_t n,
+                  bool float_accumulator) {
   ASSERT_EQ(int(got.k), int(want.k)) << "accumulator kind";
   if (got.k == scalar::kind::f64) {
     if (got.f == want.f) return;  // also the infinite identities of min and max
@@ -66,8 +68,9 @@ void expect_match(const scalar& got, const scalar& want, double scale, std::size
       EXPECT_TRUE(std::isnan(got.f)) << "expected NaN, got " << got.f;
       return;
     }
-    // A double-precision sum of n terms: error at most about n * 2^-53 * sum|x|.
-    const double tol = 2.0 * double(n + 16) * 0x1.0p-53 * std::max(scale, std::abs(want.f));
+    // A sum of n terms: error at most about n * eps * sum|x| (core/verify.hpp).
+    const double tol =
+        detail::sum_tolerance(n, float_accumulator) * std::max(scale, std::abs(want.f));
     EXPECT_NEAR(got.f, want.f, tol + 1e-300);
   } else if (got.k == scalar::kind::i64) {
     EXPECT_EQ(got.i, want.i);
@@ -107,8 +110,8 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
           using T = decltype(tag);
           return reference(reinterpret_cast<const T*>(data.data()), n, o, scale);
         });
-        const scalar got = detail::run_reduce(r, p, data.data());
-        expect_match(got, want, scale, n);
+        const scalar got = detail::run_variant(r, p, data.data());
+        expect_match(got, want, scale, n, r.info.float_accumulator);
       }
 }
 
@@ -123,9 +126,9 @@ TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
     std::vector<float> xf(x.begin(), x.end());
     for (op o : {op::min, op::max, op::sum}) {
       if (!r.can_run({dtype::f64, o, n})) continue;
-      EXPECT_TRUE(std::isnan(detail::run_reduce(r, {dtype::f64, o, n}, x.data()).f))
+      EXPECT_TRUE(std::isnan(detail::run_variant(r, {dtype::f64, o, n}, x.data()).f))
           << name_of(o) << " n=" << n;
-      EXPECT_TRUE(std::isnan(detail::run_reduce(r, {dtype::f32, o, n}, xf.data()).f))
+      EXPECT_TRUE(std::isnan(detail::run_variant(r, {dtype::f32, o, n}, xf.data()).f))
           << name_of(o) << " n=" << n;
     }
   }
@@ -137,7 +140,7 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
   const float* none = nullptr;
   const auto empty = [&](dtype t, op o) {
     const detail::reduce_problem p{t, o, 0};
-    return r.can_run(p) ? std::optional<scalar>(detail::run_reduce(r, p, none)) : std::nullopt;
+    return r.can_run(p) ? std::optional<scalar>(detail::run_variant(r, p, none)) : std::nullopt;
   };
   EXPECT_EQ(empty(dtype::f32, op::sum)->f, 0.0);
   EXPECT_EQ(empty(dtype::f32, op::product)->f, 1.0);
@@ -159,9 +162,9 @@ TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
   const std::size_t n = sanitizer_run() ? 70001 : (std::size_t(1) << 20) + 7;
   std::vector<float> x(n);
   detail::generate(dtype::f32, x.data(), n, detail::distribution::normal, fresh_seed());
-  const double first = detail::run_reduce(r, {dtype::f32, op::sum, n}, x.data()).f;
+  const double first = detail::run_variant(r, {dtype::f32, op::sum, n}, x.data()).f;
   for (int rep = 0; rep < 5; ++rep)
-    EXPECT_EQ(detail::run_reduce(r, {dtype::f32, op::sum, n}, x.data()).f, first);
+    EXPECT_EQ(detail::run_variant(r, {dtype::f32, op::sum, n}, x.data()).f, first);
 }
 
 std::vector<const reduce_rung*> all_rungs() {

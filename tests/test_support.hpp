@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/device.hpp"
+#include "core/executor.hpp"
 #include "core/registry.hpp"
 
 namespace pplab::test {
@@ -45,11 +45,10 @@ inline std::vector<op> test_ops() {
 // Skips (with the reason) when the rung's backend cannot run on this machine.
 #define PPLAB_SKIP_IF_UNAVAILABLE(info)                                                            \
   do {                                                                                             \
-    if (!::pplab::available((info).where)) {                                                       \
-      if ((info).where == ::pplab::backend::cuda)                                                  \
-        GTEST_SKIP() << "no CUDA device here: " << ::pplab::detail::gpu().why_absent;              \
-      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where) << " is not usable here";       \
-    }                                                                                              \
+    const std::string why_ = ::pplab::detail::executor_for((info).where).why_absent();             \
+    if (!why_.empty())                                                                             \
+      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where) << " is not usable here: "      \
+                   << why_;                                                                        \
   } while (0)
 
 // Test names from rung ids: "reduce/cpu/r03_simd" -> "cpu_r03_simd".

@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "common.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
 #include "histogram/binning.hpp"
 
 namespace pplab::cli {
@@ -114,14 +114,12 @@ void run(const histogram_cli& o) {
       results.push_back(histogram(where, a.type, a.data(), a.size(), opt));
       continue;
     }
-    const detail::histogram_rung* r = detail::find_histogram(o.variant);
-    if (!r)
-      fail(errc::invalid_argument,
-           "no histogram rung '" + o.variant + "' (see `pplab list histogram`)");
-    detail::require_backend(r->info.where);
-    const auto p = detail::resolve_histogram(r->info.where, a.type, a.data(), a.size(), opt);
-    if (!r->can_run(p)) fail(errc::unsupported, o.variant + " cannot run this problem");
-    results.push_back(detail::run_histogram_into_result(*r, p, a.data()));
+    const detail::histogram_rung* named = detail::find_histogram(o.variant);
+    const backend rung_backend = named ? named->info.where : where;
+    detail::require_backend(rung_backend);
+    const auto p = detail::resolve_histogram(rung_backend, a.type, a.data(), a.size(), opt);
+    results.push_back(detail::run_histogram_into_result(
+        detail::variant_by_id<detail::histogram_rung>(o.variant, p), p, a.data()));
   }
   const bool several = results.size() > 1;
   if (o.json) {

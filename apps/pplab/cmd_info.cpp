@@ -5,7 +5,7 @@
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
 #include "core/registry.hpp"
-#include "lab.hpp"
+#include "core/executor.hpp"
 
 namespace pplab::cli {
 
@@ -31,23 +31,17 @@ void add_info(CLI::App& app) {
                   {"memory_bytes", g.mem_bytes},
                   {"theoretical_GBps", g.mem_GBps_theoretical}};
     else j["gpu"] = {{"absent", g.why_absent}};
-    if (!*no_measure) {
-      const std::size_t bytes = std::size_t(256) << 20;
-      j["ceilings"] = {{"read_GBps", detail::measure_read_GBps(bytes, 0.5)},
-                       {"copy_GBps", detail::measure_copy_GBps(bytes, 0.5)},
-                       {"fp32_GFLOPs", detail::measure_fma_GFLOPs(false, 0.5)}};
-#ifdef PPLAB_HAVE_CUDA
-      if (g.present) {  // the same measurements as the lab's, on 64 MiB
-        lab_settings quick;
-        quick.quick = true;
-        lab_session lab(quick);
-        lab_cuda_ceilings(lab);
-        j["gpu_ceilings"] = {{"theoretical_GBps", lab.ceilings.gpu_theoretical_GBps},
-                             {"read_GBps", lab.ceilings.gpu_read_GBps},
-                             {"copy_GBps", lab.ceilings.gpu_copy_GBps},
-                             {"host_to_device_GBps", lab.ceilings.gpu_h2d_GBps}};
-      }
-#endif
+    if (!*no_measure) {  // the lab's probes, on smaller buffers
+      const auto measured = [](backend b, std::size_t bytes, double budget) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const detail::ceiling& k :
+             detail::executor_for(b).measure_ceilings(bytes, budget))
+          out[k.key] = k.value;
+        return out;
+      };
+      j["ceilings"] = measured(backend::cpu, std::size_t(256) << 20, 0.5);
+      if (available(backend::cuda))
+        j["gpu_ceilings"] = measured(backend::cuda, std::size_t(64) << 20, 0.15);
     }
     if (*as_json) {
       fmt::print("{}\n", j.dump(1));
@@ -70,10 +64,11 @@ void add_info(CLI::App& app) {
                  j["ceilings"]["fp32_GFLOPs"].get<double>());
     if (j.contains("gpu_ceilings"))
       fmt::print("gpu      read {:.0f} GB/s (vectorized kernel), copy {:.0f} GB/s (read + write), "
-                 "host to device {:.1f} GB/s (64 MiB buffers)\n",
-                 j["gpu_ceilings"]["read_GBps"].get<double>(),
-                 j["gpu_ceilings"]["copy_GBps"].get<double>(),
-                 j["gpu_ceilings"]["host_to_device_GBps"].get<double>());
+                 "host to device {:.1f} GB/s, launch {:.1f} us (64 MiB buffers)\n",
+                 j["gpu_ceilings"]["gpu_read_GBps"].get<double>(),
+                 j["gpu_ceilings"]["gpu_copy_GBps"].get<double>(),
+                 j["gpu_ceilings"]["gpu_h2d_GBps"].get<double>(),
+                 j["gpu_ceilings"]["gpu_launch_us"].get<double>());
     fmt::print("rungs    {} reduce, {} histogram, {} matmul (pplab list)\n",
                detail::rungs().reduce.size(), detail::rungs().histogram.size(),
                detail::rungs().matmul.size());

@@ -1,11 +1,14 @@
 // pplab lab: the main job. Every rung on this machine, verified, timed, beside the ceilings.
+// The lab itself is the library's (src/lab/); this command chooses, prints and writes.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "common.hpp"
-#include "core/ceilings.hpp"
+#include "core/run.hpp"
 #include "core/timer.hpp"
-#include "lab.hpp"
+#include "lab_report.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -17,48 +20,35 @@ struct lab_cli {
 };
 
 void run(const lab_cli& o) {
-  lab_settings s;
-  s.quick = o.quick;
+  lab::settings s;
+  s.scale = o.quick ? lab::size::quick : lab::size::full;
   s.budget_s = o.budget > 0 ? o.budget : (o.quick ? 0.15 : 1.0);
   if (!o.pattern_name.empty()) s.only_pattern = parse_pattern(o.pattern_name);
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
-    if (!available(*s.only_backend))
-      fail(errc::unsupported,
-           "backend '" + o.backend_name + "' is not usable here (see `pplab info`)");
+    detail::require_backend(*s.only_backend);
   }
-  s.progress = !o.no_progress && isatty(STDERR_FILENO);
-  lab_session lab(s);
+  std::size_t step = 0;
+  const bool progress = !o.no_progress && isatty(STDERR_FILENO);
+  if (progress)
+    s.progress = [&step](const std::string& what) {
+      std::fprintf(stderr, "\r\033[K[%3zu] %s", ++step, what.c_str());
+      std::fflush(stderr);
+    };
   detail::stopwatch clock;
-  const std::size_t probe = (o.quick ? std::size_t(64) : std::size_t(1024)) << 20;
-  lab.progress("measuring the CPU's ceilings");
-  lab.ceilings.read_GBps = detail::measure_read_GBps(probe, s.budget_s);
-  lab.ceilings.copy_GBps = detail::measure_copy_GBps(probe, s.budget_s);
-  lab.ceilings.fp32_GFLOPs = detail::measure_fma_GFLOPs(false, s.budget_s);
-  if (lab.wants(pattern::histogram, backend::cpu))
-    lab.ceilings.store_GBps = detail::measure_scattered_store_GBps(probe, s.budget_s);
-#ifdef PPLAB_HAVE_CUDA
-  if (available(backend::cuda)) lab_cuda_ceilings(lab);
-#endif
-  lab_reduce(lab);
-#ifdef PPLAB_HAVE_CUDA
-  if (available(backend::cuda)) lab_cuda_reduce(lab);
-#endif
-  lab_histogram(lab);
-  lab_matmul(lab);
-  lab.progress_done();
-  lab_finish(lab);
+  const lab::result lab = lab::run(s);
+  if (progress) std::fprintf(stderr, "\r\033[K");
   fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: read {:.1f} GB/s, copy {:.1f} GB/s, "
              "fp32 FMA {:.0f} GFLOP/s\n",
-             o.quick ? " --quick" : "", lab.rows.size(), clock.seconds(), lab.ceilings.read_GBps,
-             lab.ceilings.copy_GBps, lab.ceilings.fp32_GFLOPs);
+             o.quick ? " --quick" : "", lab.rows.size(), clock.seconds(), lab.ceiling("read_GBps"),
+             lab.ceiling("copy_GBps"), lab.ceiling("fp32_GFLOPs"));
   print_table(lab);
   const std::string chart =
       o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
-  write_record(lab, o.json_path);
+  write_record(lab, o.quick, o.json_path);
   write_chart(lab, chart);
   std::size_t wrong = 0;
-  for (const lab_row& r : lab.rows) wrong += !r.verified;
+  for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
   if (wrong)

@@ -2,8 +2,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "core/registry.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
 #include "core/timer.hpp"
 
 namespace pplab::cli {
@@ -49,20 +48,11 @@ void run(const matmul_cli& o) {
   }
   const double beta = o.c_path.empty() ? 0.0 : o.beta;
   const backend where = parse_backend(o.backend_name);
+  const detail::matmul_problem p{a.type, m, n, k};
   detail::stopwatch clock;
-  std::string used;
-  if (o.variant.empty()) {
-    matmul(where, a.type, m, n, k, o.alpha, a.data(), k, b.data(), n, beta, c.data(), n);
-    used = std::string(detail::pick_matmul(where, {a.type, m, n, k}).info.id);
-  } else {
-    const detail::matmul_rung* r = detail::find_matmul(o.variant);
-    if (!r)
-      fail(errc::invalid_argument, "no matmul rung '" + o.variant + "' (see `pplab list matmul`)");
-    detail::require_backend(r->info.where);
-    detail::run_matmul(
-        *r, {{a.type, m, n, k}, o.alpha, beta, a.data(), k, b.data(), n, c.data(), n, nullptr});
-    used = o.variant;
-  }
+  const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
+  detail::run_variant(r, {p, o.alpha, beta, a.data(), k, b.data(), n, c.data(), n, nullptr, nullptr});
+  const std::string used(r.info.id);
   const double s = clock.seconds();
   fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
              name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);

@@ -2,8 +2,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "core/registry.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
 #include "core/timer.hpp"
 
 namespace pplab::cli {
@@ -24,24 +23,13 @@ void run(const reduce_options& o) {
   for (std::size_t c = 1; c < in.channels.size(); ++c)
     a.bytes.insert(a.bytes.end(), in.channels[c].bytes.begin(), in.channels[c].bytes.end());
   const std::size_t n = a.size();
-  scalar value;
-  std::string used;
+  if (what == op::mean && n == 0)
+    fail(errc::invalid_argument, "the mean of an empty input is undefined");
+  const detail::reduce_problem p{a.type, what, n};
   detail::stopwatch clock;
-  if (!o.variant.empty()) {
-    const detail::reduce_rung* r = detail::find_reduce(o.variant);
-    if (!r)
-      fail(errc::invalid_argument, "no reduce rung '" + o.variant + "' (see `pplab list reduce`)");
-    if (what == op::mean && n == 0)
-      fail(errc::invalid_argument, "the mean of an empty input is undefined");
-    detail::require_backend(r->info.where);
-    const detail::reduce_problem p{a.type, what, n};
-    if (!r->can_run(p)) fail(errc::unsupported, o.variant + " cannot run this problem");
-    value = detail::run_reduce(*r, p, a.data());
-    used = o.variant;
-  } else {
-    value = reduce(where, a.type, a.data(), n, what);
-    used = std::string(detail::pick_reduce(where, {a.type, what, n}).info.id);
-  }
+  const auto& r = detail::rung_for<detail::reduce_rung>(where, o.variant, p);
+  const scalar value = detail::run_variant(r, p, a.data());
+  const std::string used(r.info.id);
   const double ms = clock.seconds() * 1e3;
   if (o.json) {
     nlohmann::json j = {{"op", name_of(what)},

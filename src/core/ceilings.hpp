@@ -12,15 +12,10 @@ struct cpu_facts {
 };
 cpu_facts cpu();
 
-// Multi-threaded streaming read of `bytes` bytes (a STREAM-like sum of 64-bit words), GB/s.
+// Multi-threaded streaming read of a `bytes` working set (the best read loop we know), GB/s.
 double measure_read_GBps(std::size_t bytes, double budget_s);
 // Multi-threaded copy, counting bytes read plus bytes written, GB/s.
 double measure_copy_GBps(std::size_t bytes, double budget_s);
-// The counting floor of a byte histogram: all threads read `bytes` random bytes (two 64-bit loads
-// per 16) and store one 32-bit word per byte into a 16 x 256 table, as h03 does, but without the
-// load and add of an increment. Input bytes a second, GB/s: no loop that updates one counter per
-// byte runs faster.
-double measure_scattered_store_GBps(std::size_t bytes, double budget_s);
 // Peak multiply-add rate of all threads from a register-resident FMA loop, GFLOP/s.
 double measure_fma_GFLOPs(bool single, double budget_s);
 

@@ -1,7 +1,14 @@
 #pragma once
 // The registry of rungs: every variant of every pattern and backend, reachable by id.
 // Tests, `pplab list` and `pplab lab` walk it, so a rung is tested and measured once registered.
-// Each backend folder has one register.cpp that adds its rungs by explicit calls.
+// Each backend folder has one register file that adds its rungs by explicit calls.
+//
+// The call contract, the same for every pattern: a rung says what it can run (`can_run`), how
+// much scratch it needs (`scratch_bytes`, in its backend's memory; the first 256 bytes arrive
+// zeroed, and a rung that counts there leaves them zero), and `run` enqueues its work on the
+// call's stream. Inputs, outputs and scratch live in the memory of the rung's backend (host
+// memory for seq and cpu, device memory for cuda); the executor of that backend
+// (core/executor.hpp) puts them there.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -18,14 +25,25 @@ struct variant_info {
   std::string_view id;  // "reduce/cpu/r03_simd_accumulators"
   pattern what;
   backend where;
-  int rung;                  // place on the ladder; 0 = vendor baseline, measured, never default
+  // Place on the ladder: 1.. the ladder, 0 the vendor baseline (measured, never the default),
+  // -1 a reference measured beside the ladder that computes a looser answer (CUB's float Sum).
+  int rung;
   std::string_view summary;  // one line: what this rung changes
   bool racy = false;         // loses updates on purpose (a teaching rung): never verified exact
   bool reproducible = true;  // same bits on every run (false: float results depend on timing)
+  bool float_accumulator = false;  // float sums accumulate in float: a float-sized error bound
 };
 
-// Where a rung expects its input and output: host memory, or device memory (GPU rungs).
-enum class memory { host, device };
+// One rung of any pattern. Problem says what to compute, Call where the data is.
+template <class Problem, class Call> struct basic_rung {
+  using problem_type = Problem;
+  using call_type = Call;
+  variant_info info;
+  bool (*can_run)(const Problem&) = nullptr;
+  std::size_t (*scratch_bytes)(const Problem&) = nullptr;  // null: no scratch
+  void (*run)(const Call&) = nullptr;
+  std::size_t scratch(const Problem& p) const { return scratch_bytes ? scratch_bytes(p) : 0; }
+};
 
 // ---- reduction
 struct reduce_problem {
@@ -36,19 +54,12 @@ struct reduce_problem {
 struct reduce_call {
   reduce_problem p;
   const void* in;  // n elements of p.type
-  scalar* out;     // one scalar, in the rung's memory
-  void* scratch;   // scratch_bytes(p) bytes, in the rung's memory; the first 256 bytes of
-                   // device scratch arrive zeroed, and a rung that counts there leaves them so
-  void* stream;    // cudaStream_t for GPU rungs; they only enqueue work, never synchronize
-                   // (except r10, whose point is the host round trip)
+  scalar* out;     // one scalar
+  void* scratch;
+  void* stream;  // cudaStream_t for GPU rungs; they only enqueue (except r10, whose point is the
+                 // host round trip)
 };
-struct reduce_rung {
-  variant_info info;
-  memory mem = memory::host;
-  bool (*can_run)(const reduce_problem&) = nullptr;
-  std::size_t (*scratch_bytes)(const reduce_problem&) = nullptr;  // may be null: none
-  void (*run)(const reduce_call&) = nullptr;
-};
+using reduce_rung = basic_rung<reduce_problem, reduce_call>;
 
 // ---- histogram
 // The resolved problem: every rung counts into bins + 3 slots: the bins, then underflow,
@@ -64,20 +75,11 @@ struct histogram_problem {
 struct histogram_call {
   histogram_problem p;
   const void* in;
-  std::uint64_t* counts;  // bins + 3 slots, in the rung's memory; the rung overwrites them
+  std::uint64_t* counts;  // bins + 3 slots; the rung overwrites them
   void* scratch;
   void* stream;
 };
-struct histogram_rung {
-  variant_info info;
-  memory mem = memory::host;
-  bool (*can_run)(const histogram_problem&) = nullptr;
-  std::size_t (*scratch_bytes)(const histogram_problem&) = nullptr;
-  void (*run)(const histogram_call&) = nullptr;
-  // Where the API prefers this rung (the strategies trade off by bin count); null: wherever it
-  // can run.
-  bool (*suits)(const histogram_problem&) = nullptr;
-};
+using histogram_rung = basic_rung<histogram_problem, histogram_call>;
 
 // ---- matmul
 struct matmul_problem {
@@ -93,14 +95,10 @@ struct matmul_call {
   std::size_t ldb;
   void* c;
   std::size_t ldc;
+  void* scratch;
   void* stream;
 };
-struct matmul_rung {
-  variant_info info;
-  memory mem = memory::host;
-  bool (*can_run)(const matmul_problem&) = nullptr;
-  void (*run)(const matmul_call&) = nullptr;
-};
+using matmul_rung = basic_rung<matmul_problem, matmul_call>;
 
 struct registry {
   std::vector<reduce_rung> reduce;
@@ -108,31 +106,42 @@ struct registry {
   std::vector<matmul_rung> matmul;
 };
 
-// The one registry, filled on first use by the register.cpp of each backend built.
+// The one registry, filled on first use by the register file of each backend built.
 const registry& rungs();
 
-const reduce_rung* find_reduce(std::string_view id);
-const histogram_rung* find_histogram(std::string_view id);
-const matmul_rung* find_matmul(std::string_view id);
+template <class Rung> constexpr pattern pattern_of() {
+  if constexpr (std::is_same_v<Rung, reduce_rung>) return pattern::reduce;
+  else if constexpr (std::is_same_v<Rung, histogram_rung>) return pattern::histogram;
+  else return pattern::matmul;
+}
 
-// The rung the API uses for a backend: the highest rung above 0 that can run the problem (and,
-// for histograms, suits it).
-const reduce_rung& pick_reduce(backend b, const reduce_problem& p);
-const histogram_rung& pick_histogram(backend b, const histogram_problem& p);
-const matmul_rung& pick_matmul(backend b, const matmul_problem& p);
+// Every rung of one pattern: rungs_of<reduce_rung>() and so on.
+template <class Rung> const std::vector<Rung>& rungs_of() {
+  if constexpr (std::is_same_v<Rung, reduce_rung>) return rungs().reduce;
+  else if constexpr (std::is_same_v<Rung, histogram_rung>) return rungs().histogram;
+  else return rungs().matmul;
+}
 
-// Registration hooks, one per backend folder (defined in each register.cpp).
+// A rung by id, or null.
+template <class Rung> const Rung* find(std::string_view id) {
+  for (const Rung& r : rungs_of<Rung>())
+    if (r.info.id == id) return &r;
+  return nullptr;
+}
+inline const reduce_rung* find_reduce(std::string_view id) { return find<reduce_rung>(id); }
+inline const histogram_rung* find_histogram(std::string_view id) {
+  return find<histogram_rung>(id);
+}
+inline const matmul_rung* find_matmul(std::string_view id) { return find<matmul_rung>(id); }
+
+// Registration hooks, one per backend folder (each defined in that folder's register file).
 void register_reduce_seq(registry&);
 void register_reduce_cpu(registry&);
 void register_histogram_seq(registry&);
 void register_histogram_cpu(registry&);
 void register_matmul_seq(registry&);
-void register_matmul_cpu(registry&);
-#ifdef PPLAB_HAVE_OPENBLAS
-void register_matmul_openblas(registry&);
-#endif
-#ifdef PPLAB_HAVE_CUDA
-void register_reduce_cuda(registry&);
-#endif
+void register_matmul_cpu(registry&);  // with the OpenBLAS baseline when it was found
+// The cuda backend's rungs of every pattern (src/core/cuda/; nothing in a build without CUDA).
+void register_cuda(registry&);
 
 }  // namespace pplab::detail

@@ -3,7 +3,10 @@
 #include <limits>
 #include <string>
 
-#include "core/run_rung.hpp"
+#include <algorithm>
+#include <vector>
+
+#include "core/run.hpp"
 #include "histogram/binning.hpp"
 #include "pplab/histogram.hpp"
 
@@ -84,12 +87,55 @@ histogram_result detail::run_histogram_into_result(const histogram_rung& r,
   histogram_result out;
   out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last;
   out.counts.resize(slots(p));
-  run_histogram(r, p, data, out.counts.data());
+  run_variant(r, p, data, out.counts.data());
   out.underflow = out.counts[p.bins];
   out.overflow = out.counts[p.bins + 1];
   out.nan = out.counts[p.bins + 2];
   out.counts.resize(p.bins);
   return out;
+}
+
+// Host data on a device backend is streamed in chunks of at least 64 MiB (larger when the
+// counts are large, so that copying them back stays small beside the data); each chunk's counts
+// are copied back and added on the host once the chunk is done.
+void detail::run_variant(const histogram_rung& r, executor& ex, const histogram_problem& p,
+                         const void* host_in, std::uint64_t* host_counts) {
+  const std::size_t width = slots(p);
+  if (ex.host_memory()) {
+    buffer scratch = scratch_for(ex, r.scratch(p));
+    r.run({p, host_in, host_counts, scratch.get(), ex.stream()});
+    return;
+  }
+  const std::size_t elem = size_of(p.type);
+  const std::size_t per_chunk =
+      std::max<std::size_t>(std::size_t(64) << 20, 4 * width * sizeof(std::uint64_t)) / elem;
+  const auto chunk_problem = [&](std::size_t len) {
+    histogram_problem q = p;
+    q.n = len;
+    return q;
+  };
+  const std::size_t scratch = r.scratch(chunk_problem(std::min(per_chunk, p.n)));
+  buffer scratches[2] = {scratch_for(ex, scratch), scratch_for(ex, scratch)};
+  buffer counts[2] = {buffer(ex, width * 8), buffer(ex, width * 8)};
+  ex.synchronize();
+  std::fill_n(host_counts, width, 0);
+  std::vector<std::uint64_t> part(width);
+  ex.stream_in(
+      host_in, p.n * elem, per_chunk * elem,
+      [&](const void* data, std::size_t bytes, std::size_t, int slot, void* stream) {
+        r.run({chunk_problem(bytes / elem), data, counts[slot].as<std::uint64_t>(),
+               scratches[slot].get(), stream});
+      },
+      [&](int slot) {
+        ex.copy_out(part.data(), counts[slot].get(), width * 8);
+        for (std::size_t i = 0; i < width; ++i) host_counts[i] += part[i];
+      });
+}
+
+void detail::run_variant(const histogram_rung& r, const histogram_problem& p, const void* host_in,
+                         std::uint64_t* host_counts) {
+  require_backend(r.info.where);
+  run_variant(r, executor_for(r.info.where), p, host_in, host_counts);
 }
 
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
@@ -98,7 +144,8 @@ histogram_result histogram(backend where, dtype t, const void* data, std::size_t
     fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
   detail::require_backend(where);
   const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
-  return detail::run_histogram_into_result(detail::pick_histogram(where, p), p, data);
+  return detail::run_histogram_into_result(
+      detail::default_rung<detail::histogram_rung>(where, p), p, data);
 }
 
 }  // namespace pplab

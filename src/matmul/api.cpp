@@ -1,7 +1,7 @@
 // pplab::matmul: checks shapes, strides and overlap, picks the backend's rung, runs it.
 #include <string>
 
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
 #include "pplab/matmul.hpp"
 
 namespace pplab {
@@ -42,8 +42,36 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
     fail(errc::invalid_argument, "matmul: C overlaps A or B; write the product to its own memory");
   detail::require_backend(where);
   const detail::matmul_problem p{t, m, n, k};
-  detail::run_matmul(detail::pick_matmul(where, p),
-                     {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr});
+  detail::run_variant(detail::default_rung<detail::matmul_rung>(where, p),
+                      {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+}
+
+// Host matrices on a device backend: A, B (and C when beta != 0) are copied into packed device
+// matrices row by row (the leading dimensions stay on the host side), C is copied back the same
+// way, so the bytes between the rows of a sub-matrix view are never touched.
+void detail::run_variant(const matmul_rung& r, executor& ex, const matmul_call& host) {
+  const matmul_problem& p = host.p;
+  if (ex.host_memory()) {
+    buffer scratch = scratch_for(ex, r.scratch(p));
+    matmul_call call = host;
+    call.scratch = scratch.get(), call.stream = ex.stream();
+    r.run(call);
+    return;
+  }
+  const std::size_t e = size_of(p.type);
+  buffer a(ex, p.m * p.k * e), b(ex, p.k * p.n * e), c(ex, p.m * p.n * e);
+  ex.copy_rows_in(a.get(), p.k * e, host.a, host.lda * e, p.k * e, p.m);
+  ex.copy_rows_in(b.get(), p.n * e, host.b, host.ldb * e, p.n * e, p.k);
+  if (host.beta != 0) ex.copy_rows_in(c.get(), p.n * e, host.c, host.ldc * e, p.n * e, p.m);
+  buffer scratch = scratch_for(ex, r.scratch(p));
+  r.run({p, host.alpha, host.beta, a.get(), p.k, b.get(), p.n, c.get(), p.n, scratch.get(),
+         ex.stream()});
+  ex.copy_rows_out(host.c, host.ldc * e, c.get(), p.n * e, p.n * e, p.m);
+}
+
+void detail::run_variant(const matmul_rung& r, const matmul_call& host_call) {
+  require_backend(r.info.where);
+  run_variant(r, executor_for(r.info.where), host_call);
 }
 
 }  // namespace pplab

@@ -1,9 +1,74 @@
-// pplab::reduce: checks the call, picks the backend's fastest rung that can run it, runs it.
+// pplab::reduce: checks the call, takes the backend's rung from its policy, runs it through the
+// backend's executor. Host data on a device backend is streamed in fixed 64 MiB chunks (each
+// chunk's answer written on the device), and the chunk answers are combined on the host in chunk
+// order, so the result is deterministic and no chunk needs more than 2 x 64 MiB of device memory.
 #include <string>
 #include <vector>
 
-#include "core/registry.hpp"
-#include "core/run_rung.hpp"
+#include "core/run.hpp"
+#include "pplab/device.hpp"
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail {
+namespace {
+
+constexpr std::size_t chunk_bytes = std::size_t(64) << 20;
+
+// Per-chunk answers combined in chunk order; a mean's chunks are sums.
+scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& parts) {
+  return visit_reduce(p.type, p.what, [&](auto tag, auto otag) {
+    using T = decltype(tag);
+    constexpr op O = decltype(otag)::value;
+    using A = acc_t<T, O>;
+    A acc = identity<T, O>();
+    for (const scalar& s : parts) acc = combine<T, O>(acc, s.as<A>());
+    return answer_of(acc, p.what, p.n);
+  });
+}
+
+}  // namespace
+
+scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
+  buffer scratch = scratch_for(ex, r.scratch(p));
+  buffer out(ex, sizeof(scalar));
+  r.run({p, in, out.as<scalar>(), scratch.get(), ex.stream()});
+  scalar s;
+  ex.copy_out(&s, out.get(), sizeof s);
+  return s;
+}
+
+scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                   const void* host_in) {
+  if (ex.host_memory()) return run_in_place(r, ex, p, host_in);
+  const std::size_t elem = size_of(p.type), per_chunk = chunk_bytes / elem;
+  const std::size_t chunks = p.n ? ceil_div(p.n, per_chunk) : 1;
+  const op chunk_op = p.what == op::mean ? op::sum : p.what;
+  const auto chunk_problem = [&](std::size_t len) { return reduce_problem{p.type, chunk_op, len}; };
+  const std::size_t scratch = std::max(r.scratch(chunk_problem(std::min(per_chunk, p.n))),
+                                       r.scratch(chunk_problem(p.n - (chunks - 1) * per_chunk)));
+  buffer scratches[2] = {scratch_for(ex, scratch), scratch_for(ex, scratch)};
+  buffer answers(ex, chunks * sizeof(scalar));
+  ex.fill(answers.get(), 0xab, answers.size());  // poison: the rung must write
+  ex.synchronize();                              // before the chunk streams use them
+  ex.stream_in(
+      host_in, p.n * elem, per_chunk * elem,
+      [&](const void* data, std::size_t bytes, std::size_t c, int slot, void* stream) {
+        r.run({chunk_problem(bytes / elem), data, answers.as<scalar>() + c, scratches[slot].get(),
+               stream});
+      },
+      [](int) {});
+  std::vector<scalar> parts(chunks);
+  ex.copy_out(parts.data(), answers.get(), chunks * sizeof(scalar));
+  if (chunks == 1 && p.what != op::mean) return parts[0];
+  return combine_in_order(p, parts);
+}
+
+scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* host_in) {
+  require_backend(r.info.where);
+  return run_variant(r, executor_for(r.info.where), p, host_in);
+}
+
+}  // namespace pplab::detail
 
 namespace pplab {
 
@@ -15,7 +80,22 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o) {
          "reduce: the mean of an empty input is undefined; check n before asking for a mean");
   detail::require_backend(where);
   const detail::reduce_problem p{t, o, n};
-  return detail::run_reduce(detail::pick_reduce(where, p), p, data);
+  return detail::run_variant(detail::default_rung<detail::reduce_rung>(where, p), p, data);
+}
+
+scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
+  if (n > 0 && device_data == nullptr)
+    fail(errc::invalid_argument, "reduce: device data is null but n = " + std::to_string(n));
+  if (o == op::mean && n == 0)
+    fail(errc::invalid_argument, "reduce: the mean of an empty input is undefined");
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (n && !ex.holds(device_data))
+    fail(errc::invalid_argument, "reduce: the pointer is not device memory; pass host data "
+                                 "through pplab::reduce(pplab::cuda, host_range, op) instead");
+  const detail::reduce_problem p{t, o, n};
+  return detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::cuda, p), ex, p,
+                              device_data);
 }
 
 }  // namespace pplab

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/registry.hpp"
+#include "core/visit.hpp"
 
 namespace pplab::detail {
 
@@ -14,13 +15,14 @@ namespace pplab::detail {
 template <class T, op O>
 using acc_t = std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>;
 
-template <class T, op O> constexpr acc_t<T, O> identity() noexcept {
+template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
   return identity_of<acc_t<T, O>>(O);
 }
 
 // Combine two accumulators. Integer sums and products wrap modulo 2^64 (done in unsigned
 // arithmetic: signed overflow would be undefined). min and max propagate NaN: a NaN operand wins.
-template <class T, op O> constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
+template <class T, op O>
+PPLAB_HD constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
   using A = acc_t<T, O>;
   if constexpr (O == op::sum || O == op::mean) {
     if constexpr (std::is_integral_v<A>) return A(std::uint64_t(a) + std::uint64_t(b));
@@ -35,32 +37,26 @@ template <class T, op O> constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O
   }
 }
 
+// The operator as a callable, for code generic over the combine (the CUDA toolbox).
+template <class T, op O> struct op_combine {
+  PPLAB_HD constexpr acc_t<T, O> operator()(acc_t<T, O> a, acc_t<T, O> b) const noexcept {
+    return combine<T, O>(a, b);
+  }
+};
+
+// The answer of a reduction from its accumulator: a mean divides the sum by n.
+template <class A> scalar answer_of(A acc, op what, std::size_t n) {
+  if (what != op::mean) return scalar::of(acc);
+  return scalar::of(n ? double(acc) / double(n) : std::numeric_limits<double>::quiet_NaN());
+}
+
 // Calls Impl::template run<T, O>(x, n) for the call's dtype and op (mean through sum) and
-// stores the scalar answer.
+// stores the answer.
 template <class Impl> void dispatch_reduce(const reduce_call& c) {
-  visit_dtype(c.p.type, [&](auto tag) {
+  visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
-    const T* x = static_cast<const T*>(c.in);
-    switch (c.p.what) {
-    case op::sum:
-      *c.out = scalar::of(Impl::template run<T, op::sum>(x, c.p.n));
-      break;
-    case op::product:
-      *c.out = scalar::of(Impl::template run<T, op::product>(x, c.p.n));
-      break;
-    case op::min:
-      *c.out = scalar::of(Impl::template run<T, op::min>(x, c.p.n));
-      break;
-    case op::max:
-      *c.out = scalar::of(Impl::template run<T, op::max>(x, c.p.n));
-      break;
-    case op::mean: {
-      const auto s = Impl::template run<T, op::sum>(x, c.p.n);
-      *c.out =
-          scalar::of(c.p.n ? double(s) / double(c.p.n) : std::numeric_limits<double>::quiet_NaN());
-      break;
-    }
-    }
+    *c.out = answer_of(Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n),
+                       c.p.what, c.p.n);
   });
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // User operators on the GPU, for programs compiled by nvcc: any associative, commutative device
 // callable with an identity, over data already in device memory. One launch, deterministic: the
-// same last-block-finishes kernel as reduce/cuda/r12, over any type T (a struct of three floats,
-// say), with a shared-memory tree since T need not fit a shuffle.
+// last-block-finishes combine of reduce/cuda/r12 (pplab/cuda/detail/block.cuh), over any
+// trivially copyable type T (a struct of three floats, say).
 //
 //   pplab::point3* d_points = ...;  // device memory
 //   pplab::point3 far = pplab::reduce(pplab::cuda, pplab::device_span<pplab::point3>{d_points, n},
@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "pplab/cuda/detail/block.cuh"
 #include "pplab/device.hpp"
 #include "pplab/ops.hpp"
 
@@ -22,53 +23,21 @@ inline void check(cudaError_t e, const char* what) {
     throw error(errc::device, std::string(what) + " failed: " + cudaGetErrorString(e));
 }
 
-// A load that skips L1 (other blocks wrote the value; L1 is not coherent across SMs).
-template <class T> __device__ inline T load_from_l2(const T* p) {
-  if constexpr (sizeof(T) % 4 == 0) {
-    T v;
-    unsigned words[sizeof(T) / 4];
-    for (unsigned i = 0; i < sizeof(T) / 4; ++i)
-      words[i] = __ldcg(reinterpret_cast<const unsigned*>(p) + i);
-    memcpy(&v, words, sizeof(T));
-    return v;
-  } else {
-    return *static_cast<const volatile T*>(p);
-  }
-}
+template <class T> struct store_to {
+  T* out;
+  __device__ void operator()(const T& v) const { *out = v; }
+};
 
-template <class T, class C, unsigned B>
+template <class T, class C, int B>
 __global__ void __launch_bounds__(B)
     custom_reduce(const T* __restrict__ in, std::size_t n, C combine, T identity, T* partial,
                   unsigned* tickets, T* out) {
-  __shared__ T s[B];
-  __shared__ bool last;
-  const unsigned t = threadIdx.x;
   T v = identity;
-  for (std::size_t i = std::size_t(blockIdx.x) * B + t; i < n; i += std::size_t(gridDim.x) * B)
+  for (std::size_t i = std::size_t(blockIdx.x) * B + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * B)
     v = combine(v, in[i]);
-  s[t] = v;
-  __syncthreads();
-  for (unsigned stride = B / 2; stride > 0; stride /= 2) {
-    if (t < stride) s[t] = combine(s[t], s[t + stride]);
-    __syncthreads();
-  }
-  if (t == 0) {
-    partial[blockIdx.x] = s[0];
-    __threadfence();
-    last = atomicAdd(tickets, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  v = identity;
-  for (unsigned b = t; b < gridDim.x; b += B) v = combine(v, load_from_l2(partial + b));
-  s[t] = v;
-  __syncthreads();
-  for (unsigned stride = B / 2; stride > 0; stride /= 2) {
-    if (t < stride) s[t] = combine(s[t], s[t + stride]);
-    __syncthreads();
-  }
-  if (t == 0) *out = s[0];
+  v = block_reduce<B>(v, combine, identity);
+  last_block_combine<B>(v, combine, identity, partial, tickets, store_to<T>{out});
 }
 
 }  // namespace cuda_detail
@@ -77,7 +46,7 @@ template <class T, class C>
 T reduce(cuda_t, device_span<T> d, const custom_op<std::remove_cv_t<T>, C>& o,
          cudaStream_t stream = nullptr) {
   using U = std::remove_cv_t<T>;
-  constexpr unsigned B = 256;
+  constexpr int B = 256;
   int device = 0, sms = 0;
   cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
   cuda_detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),

@@ -3,9 +3,10 @@
 // `copies` different counters in turn instead of one, so the increments overlap instead of
 // waiting on each other's stores; 32-bit counters halve the cache they take. Counters are
 // flushed into 64-bit totals before they could wrap, then merged across threads as in h02.
-// Bytes into their 256 natural bins take a path of their own (count_bytes): sixteen bytes per
-// two 64-bit loads, each byte position sent to its own one of 16 sub-histograms, so a run of
-// one value is spread over all sixteen and the load count drops eightfold.
+// Bytes into their 256 natural bins take a path of their own (count_bytes, the loop of
+// byte_rows.hpp): sixteen bytes per two 64-bit loads, each byte position sent to its own one of
+// 16 sub-histograms, so a run of one value is spread over all sixteen and the load count drops
+// eightfold.
 // What limits it: one store per byte. The byte path runs as fast as the same loop with each
 // increment replaced by a plain store (the lab's "one counter store per byte"; docs/histogram.md).
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
@@ -18,6 +19,7 @@
 #include <cstring>
 
 #include "histogram/binning.hpp"
+#include "histogram/cpu/byte_rows.hpp"
 
 namespace pplab::detail {
 namespace {
@@ -26,36 +28,22 @@ constexpr std::size_t copies = 8;
 // Each copy receives at most flush_every / copies increments between flushes: < 2^32.
 constexpr std::size_t flush_every = std::size_t(1) << 30;
 
-// Bytes over their natural bins: a fixed table of 16 rows of 32-bit counters on the stack
-// (strides known at compile time, 17 KiB: about half of L1), two 64-bit loads per 16 bytes, byte k
-// of the first word into row k and of the second into row 8 + k: a run of one value touches each
-// counter once per 16 bytes. Rows are padded from 1 KiB to 1088 bytes: with 1 KiB rows the
-// counters of one value in rows k, k + 4, k + 8 and k + 12 lie 4 KiB apart, the same in their low
-// 12 address bits, and the core makes a load of one wait for a pending store to another (4 KiB
-// aliasing). Skewed bytes took 1.10-1.29x the uniform time unpadded, 1.04-1.23x padded
-// (bench/results/cpu-2core-2026-11-21-histogram-{store-floor,padded-rows}.txt).
+// Bytes over their natural bins: byte_rows.hpp's loop over a fixed table of 16 rows of 32-bit
+// counters on the stack (strides known at compile time, 17 KiB: about half of L1).
 // i8 bins are offset by 128: flipping the top bit of the byte is the same as adding 128.
 // (flip is a template parameter: a run-time XOR per byte measurably slowed the u8 path.)
 template <unsigned flip>
 void count_bytes(const std::uint8_t* x, std::size_t n, std::uint64_t* total) {
-  constexpr std::size_t row = 256 + 16;  // counters per row: 256 bins and the padding
-  alignas(64) std::uint32_t table[16][row];
+  alignas(64) byte_table table;
   for (std::size_t chunk = 0; chunk < n; chunk += flush_every) {
     std::memset(table, 0, sizeof table);
     const std::size_t stop = std::min(n, chunk + flush_every);
-    std::size_t i = chunk;
-    for (; i + 16 <= stop; i += 16) {
-      std::uint64_t a, b;
-      std::memcpy(&a, x + i, 8);
-      std::memcpy(&b, x + i + 8, 8);
-      for (unsigned k = 0; k < 8; ++k) {
-        ++table[k][((a >> (8 * k)) & 0xff) ^ flip];
-        ++table[8 + k][((b >> (8 * k)) & 0xff) ^ flip];
-      }
-    }
-    for (; i < stop; ++i) ++table[0][x[i] ^ flip];
+    const std::size_t done = for_each_byte_in_rows(
+        x + chunk, stop - chunk,
+        [&](unsigned row, unsigned v, std::size_t) { ++table[row][v ^ flip]; });
+    for (std::size_t i = chunk + done; i < stop; ++i) ++table[0][x[i] ^ flip];
     for (unsigned v = 0; v < 256; ++v)
-      for (unsigned k = 0; k < 16; ++k) total[v] += table[k][v];
+      for (unsigned k = 0; k < byte_rows; ++k) total[v] += table[k][v];
   }
 }
 

@@ -14,42 +14,29 @@ namespace {
 constexpr std::size_t private_budget = std::size_t(512) << 20;
 bool h02_fits(const histogram_problem& p) { return histogram_cpu_h02_scratch(p) <= private_budget; }
 bool h03_fits(const histogram_problem& p) { return histogram_cpu_h03_scratch(p) <= private_budget; }
-// Which strategy the API prefers, by bin count (measured in docs/histogram.md): sub-histograms
-// while a thread's copies stay near its L2, the partition pass beyond.
-bool few_bins(const histogram_problem& p) { return p.bins <= (std::size_t(1) << 16); }
-bool never(const histogram_problem&) { return false; }
-bool many_bins(const histogram_problem& p) { return !few_bins(p); }
 }  // namespace
 
 void register_histogram_cpu(registry& r) {
   r.histogram.push_back({{"histogram/cpu/h01_shared_atomic", pattern::histogram, backend::cpu, 1,
                           "one shared histogram, atomic increments"},
-                         memory::host,
                          any_histogram,
                          nullptr,
-                         histogram_cpu_h01,
-                         never});
+                         histogram_cpu_h01});
   r.histogram.push_back({{"histogram/cpu/h02_private_per_thread", pattern::histogram, backend::cpu,
                           2, "a private histogram per thread, merged by a reduction"},
-                         memory::host,
                          h02_fits,
                          histogram_cpu_h02_scratch,
-                         histogram_cpu_h02,
-                         never});
+                         histogram_cpu_h02});
   r.histogram.push_back({{"histogram/cpu/h03_sub_histograms", pattern::histogram, backend::cpu, 3,
                           "several 32-bit sub-histograms per thread: skew does not serialize"},
-                         memory::host,
                          h03_fits,
                          histogram_cpu_h03_scratch,
-                         histogram_cpu_h03,
-                         few_bins});
+                         histogram_cpu_h03});
   r.histogram.push_back({{"histogram/cpu/h04_partition_then_count", pattern::histogram,
                           backend::cpu, 4, "one radix pass into L2-sized buckets, then count"},
-                         memory::host,
                          any_histogram,
                          nullptr,
-                         histogram_cpu_h04,
-                         many_bins});
+                         histogram_cpu_h04});
 }
 
 }  // namespace pplab::detail

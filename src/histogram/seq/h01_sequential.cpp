@@ -26,7 +26,6 @@ void histogram_seq_h01(const histogram_call& c) { dispatch_histogram<sequential>
 void register_histogram_seq(registry& r) {
   r.histogram.push_back({{"histogram/seq/h01_sequential", pattern::histogram, backend::seq, 1,
                           "one loop, one histogram: the reference"},
-                         memory::host,
                          any_histogram,
                          nullptr,
                          histogram_seq_h01});

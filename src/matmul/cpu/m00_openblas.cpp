@@ -37,8 +37,8 @@ void matmul_cpu_m00(const matmul_call& c) { dispatch_matmul<openblas>(c); }
 void register_matmul_openblas(registry& r) {
   r.matmul.push_back({{"matmul/cpu/m00_openblas", pattern::matmul, backend::cpu, 0,
                        "OpenBLAS sgemm/dgemm: the vendor baseline"},
-                      memory::host,
                       fits_blasint,
+                      nullptr,
                       matmul_cpu_m00});
 }
 

@@ -10,19 +10,16 @@ void register_reduce_cpu(registry& r) {
   r.reduce.push_back(
       {{"reduce/cpu/r01_omp_reduction_clause", pattern::reduce, backend::cpu, 1,
         "OpenMP reduction clause: per-thread copies combined by the runtime", false, false},
-       memory::host,
        any_problem,
        nullptr,
        reduce_cpu_r01});
   r.reduce.push_back({{"reduce/cpu/r02_partition_tree_combine", pattern::reduce, backend::cpu, 2,
                        "per-thread partials on their own cache lines, combined in a tree"},
-                      memory::host,
                       any_problem,
                       nullptr,
                       reduce_cpu_r02});
   r.reduce.push_back({{"reduce/cpu/r03_simd_accumulators", pattern::reduce, backend::cpu, 3,
                        "independent SIMD accumulators over fixed blocks: memory speed, same bits"},
-                      memory::host,
                       any_problem,
                       nullptr,
                       reduce_cpu_r03});

@@ -11,8 +11,15 @@ namespace pplab::detail::gpu_reduce {
 constexpr std::size_t last_block_max_blocks = 64 * 256;
 constexpr std::size_t last_block_scratch = 256 + last_block_max_blocks * 8;
 
-// Each block writes its partial, makes it visible GPU-wide, then takes a ticket; the block with
-// the last ticket combines all partials in block order and resets the counter.
+// Writes the answer, in the last block's thread 0.
+template <class A> struct store_answer {
+  scalar* out;
+  std::size_t mean_n;
+  __device__ void operator()(A v) const { store(out, v, mean_n); }
+};
+
+// Each thread folds its share with vector loads, the block reduces, and the toolbox's
+// last_block_combine lets the block that finishes last reduce all partials in block order.
 template <class T, op O, unsigned B, int unroll, load L, int lanes>
 __global__ void __launch_bounds__(B)
     last_block(const T* __restrict__ in, std::size_t n, acc_t<T, O>* partial, unsigned* tickets,
@@ -22,22 +29,8 @@ __global__ void __launch_bounds__(B)
   A v = thread_reduce_vec<T, O, unroll, L, lanes>(in, n, std::size_t(blockIdx.x) * B + threadIdx.x,
                                                   threads);
   v = block_reduce<T, O, B>(v);
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    partial[blockIdx.x] = v;
-    __threadfence();  // the partial is visible GPU-wide before the ticket is taken
-    last = atomicAdd(tickets, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  v = identity<T, O>();
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += B) v = combine<T, O>(v, __ldcg(partial + b));
-  v = block_reduce<T, O, B>(v);
-  if (threadIdx.x == 0) {
-    store(out, v, mean_n);
-    *tickets = 0;
-  }
+  last_block_combine<B>(v, op_combine<T, O>{}, identity<T, O>(), partial, tickets,
+                        store_answer<A>{out, mean_n});
 }
 
 // Launches over `scratch` (last_block_scratch bytes, the first 256 zero): a grid of resident

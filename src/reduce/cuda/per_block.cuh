@@ -21,8 +21,6 @@ void launch_then_combine(Kernel kernel, std::size_t blocks, int threads, const T
   combine_partials<T, O>(partials, blocks, spare, out, mean_n, s);
 }
 
-inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 // The frame of r01..r06: one tile of `tile` elements per block of `threads` threads, the
 // partials combined by further launches. A rung only names its kernel:
 //   struct rung : tile_rung<rung, 256, 512> {

@@ -19,23 +19,31 @@ PPLAB_RUNG(10)
 PPLAB_RUNG(11)
 PPLAB_RUNG(12)
 #undef PPLAB_RUNG
+bool cub_float_sum_can_run(const reduce_problem&);
+std::size_t cub_float_sum_scratch(const reduce_problem&);
+void cub_float_sum_run(const reduce_call&);
 }  // namespace gpu_reduce
 
 void register_reduce_cuda(registry& r) {
+  // The ladder in order; the lab and the tests walk it as registered.
   using namespace gpu_reduce;
   const auto add = [&](std::string_view id, int rung, std::string_view summary,
                        bool (*can)(const reduce_problem&),
                        std::size_t (*scratch)(const reduce_problem&),
-                       void (*run)(const reduce_call&), bool reproducible = true) {
-    r.reduce.push_back({{id, pattern::reduce, backend::cuda, rung, summary, false, reproducible},
-                        memory::device,
-                        can,
-                        scratch,
-                        run});
+                       void (*run)(const reduce_call&), bool reproducible = true,
+                       bool float_accumulator = false) {
+    r.reduce.push_back(
+        {{id, pattern::reduce, backend::cuda, rung, summary, false, reproducible, float_accumulator},
+         can,
+         scratch,
+         run});
   };
   const auto wide = supports<dtypes::wide>, all = supports<dtypes::all>;
   add("reduce/cuda/r00_cub", 0, "cub::DeviceReduce with the same accumulator: the vendor baseline",
       all, r00_scratch, r00_run);
+  add("reduce/cuda/cub_float_sum", -1,
+      "cub::DeviceReduce::Sum as users call it, accumulating in float: a reference",
+      cub_float_sum_can_run, cub_float_sum_scratch, cub_float_sum_run, true, true);
   add("reduce/cuda/r01_interleaved_divergent", 1,
       "shared-memory tree, t % (2*stride): divergent warps", wide, r01_scratch, r01_run);
   add("reduce/cuda/r02_strided_index", 2, "index 2*stride*t: no divergence, bank conflicts", wide,

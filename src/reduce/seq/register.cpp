@@ -7,7 +7,6 @@ void reduce_seq_r01(const reduce_call&);
 void register_reduce_seq(registry& r) {
   r.reduce.push_back({{"reduce/seq/r01_sequential_loop", pattern::reduce, backend::seq, 1,
                        "one accumulator, one element after another: the reference"},
-                      memory::host,
                       any_problem,
                       nullptr,
                       reduce_seq_r01});

@@ -1,7 +1,7 @@
-// What the GPU of this machine is, asked once; and device memory that frees itself.
+// What the GPU of this machine is, asked once.
 #include <cuda_runtime.h>
 
-#include "core/cuda_check.cuh"
+#include "core/cuda/check.cuh"
 #include "core/device.hpp"
 
 namespace pplab::detail {
@@ -38,39 +38,5 @@ const gpu_info& gpu() {
   }();
   return info;
 }
-
-}  // namespace pplab::detail
-
-// ---- device memory for host code
-#include "core/device_memory.hpp"
-
-namespace pplab::detail {
-
-device_buffer::device_buffer(std::size_t bytes, bool zeroed) : bytes_(bytes) {
-  if (!bytes) return;
-  PPLAB_CUDA(cudaMalloc(&p_, bytes));
-  if (zeroed) PPLAB_CUDA(cudaMemset(p_, 0, bytes));
-}
-device_buffer::~device_buffer() {
-  if (p_) cudaFree(p_);
-}
-device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) cudaFree(p_);
-    p_ = o.p_, bytes_ = o.bytes_;
-    o.p_ = nullptr;
-  }
-  return *this;
-}
-void copy_to_device(void* dst, const void* src, std::size_t bytes) {
-  PPLAB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-}
-void copy_to_host(void* dst, const void* src, std::size_t bytes) {
-  PPLAB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-}
-void fill_device(void* dst, int byte, std::size_t bytes) {
-  PPLAB_CUDA(cudaMemset(dst, byte, bytes));
-}
-void device_synchronize() { PPLAB_CUDA(cudaDeviceSynchronize()); }
 
 }  // namespace pplab::detail

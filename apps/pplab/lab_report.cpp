@@ -1,0 +1,213 @@
+// Showing a lab run: the table (one panel per problem and backend family), the JSON record, the
+// SVG chart. Rows bound by a launch, not by bytes, are shown in microseconds beside the launch
+// latency measured in the same run; panels with another floor (a byte histogram's one counter
+// store per byte) show it too.
+#include "lab_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/ceilings.hpp"
+#include "core/device.hpp"
+#include "pplab/pplab.hpp"
+
+namespace pplab::cli {
+namespace {
+
+using lab::row;
+
+std::string ratio(double v) { return std::isnan(v) ? "" : fmt::format("{:.2f}x", v); }
+
+// Rows are shown by problem: the host backends (the seq reference and the cpu ladder) together,
+// each device backend apart (its ceiling is another).
+std::string panel(const row& r) {
+  return r.pattern + (r.backend == "seq" || r.backend == "cpu" ? " (seq, cpu)" : " " + r.backend) +
+         ": " + r.group;
+}
+
+// "read_GBps@256MiB" -> "read bandwidth on a 256MiB working set"
+std::string describe(const std::string& key) {
+  const std::size_t at = key.find('@');
+  const std::string base = key.substr(0, at);
+  std::string what = base == "read_GBps"       ? "read bandwidth"
+                     : base == "gpu_read_GBps" ? "GPU read bandwidth"
+                     : base == "fp32_GFLOPs"   ? "fp32 FMA peak"
+                     : base == "gpu_h2d_GBps"  ? "host-to-device copy"
+                     : base == "store_GBps"    ? "one counter store per byte"
+                     : base == "gpu_launch_us" ? "launch latency"
+                                               : base;
+  if (at != std::string::npos) what += " on a " + key.substr(at + 1) + " working set";
+  return what;
+}
+
+std::string unit(const std::string& key) {
+  return key.find("GFLOPs") != std::string::npos ? "GFLOP/s"
+         : key.find("_us") != std::string::npos  ? "us"
+                                                 : "GB/s";
+}
+
+bool is_wrong(const row& r) { return !r.verified && !r.racy; }
+
+}  // namespace
+
+void print_table(const lab::result& lab) {
+  std::string last;
+  for (const row& r : lab.rows) {
+    const std::string head = panel(r);
+    if (head != last) {
+      std::vector<std::string> bounds;
+      for (const row& o : lab.rows)
+        if (panel(o) == head)
+          for (const std::string& key : {o.ceiling, o.floor}) {
+            if (key.empty()) continue;
+            const std::string text =
+                fmt::format("{}: {:.1f} {}", describe(key), lab.ceiling(key), unit(key));
+            if (std::find(bounds.begin(), bounds.end(), text) == bounds.end())
+              bounds.push_back(text);
+          }
+      fmt::print("\n{}   ({})\n", head, fmt::join(bounds, "; "));
+      const bool flops = !std::isnan(r.GFLOPs);
+      fmt::print("  {:<46} {:>11} {:>10} {:>8} {:>8} {:>8} {:>8}  {}\n", "variant", "median",
+                 flops ? "GFLOP/s" : "GB/s", "% ceil", "x below", "x rung1", "x base", "check");
+      last = head;
+    }
+    const double rate = std::isnan(r.GFLOPs) ? r.GBps : r.GFLOPs;
+    const std::string time = r.latency_bound ? fmt::format("{:.1f} us", r.median_ms * 1e3)
+                                             : fmt::format("{:.3f} ms", r.median_ms);
+    const std::string of = r.latency_bound ? fmt::format("{:.1f}x lat", r.vs_launch)
+                                           : fmt::format("{:.1f}%", r.pct_of_ceiling);
+    fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.variant, time, rate,
+               of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
+               r.racy ? "racy" : (r.verified ? "ok" : "WRONG"), r.note.empty() ? "" : "  " + r.note);
+  }
+  for (const std::string& w : lab.warnings) fmt::print("\nwarning: {}\n", w);
+}
+
+void write_record(const lab::result& lab, bool quick, const std::string& path) {
+  using nlohmann::json;
+  const auto num = [](double v) -> json { return std::isnan(v) ? json(nullptr) : json(v); };
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const detail::cpu_facts c = detail::cpu();
+  const detail::gpu_info& g = detail::gpu();
+  json machine = {{"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
+  if (g.present) machine["gpu"] = g.name, machine["driver"] = g.driver;
+  json ceilings = json::object(), sources = json::object();
+  for (const detail::ceiling& k : lab.ceilings) {
+    ceilings[k.key] = num(k.value);
+    sources[k.key] = k.source;
+  }
+  ceilings["source"] = sources;
+  json rows = json::array();
+  for (const row& r : lab.rows) {
+    json j = {{"pattern", r.pattern},
+              {"backend", r.backend},
+              {"variant", r.variant},
+              {"rung", r.rung},
+              {"problem", r.group},
+              {"dtype", r.dtype},
+              {"op", r.op},
+              {"n", r.n},
+              {"reps", r.reps},
+              {"median_ms", r.median_ms},
+              {"min_ms", r.min_ms},
+              {"GBps", num(r.GBps)},
+              {"GFLOPs", num(r.GFLOPs)},
+              {"ceiling", r.ceiling},
+              {"pct_of_ceiling", num(r.pct_of_ceiling)},
+              {"vs_baseline", num(r.vs_baseline)},
+              {"vs_below", num(r.vs_below)},
+              {"vs_rung1", num(r.vs_rung1)},
+              {"verified", r.verified},
+              {"max_rel_err", num(r.max_rel_err)}};
+    if (r.latency_bound) j["latency_bound"] = true, j["vs_launch"] = num(r.vs_launch);
+    if (!r.floor.empty()) j["floor"] = r.floor;
+    if (r.racy) j["racy"] = true;
+    if (!r.note.empty()) j["note"] = r.note;
+    rows.push_back(j);
+  }
+  json record = {{"pplab", version()}, {"git", PPLAB_GIT},     {"date", date}, {"quick", quick},
+                 {"machine", machine}, {"ceilings", ceilings}, {"rows", rows}};
+  if (!lab.warnings.empty()) record["warnings"] = lab.warnings;
+  std::ofstream out(path);
+  if (!out) fail(errc::io, "cannot write the lab record to '" + path + "'");
+  out << record.dump(1) << "\n";
+}
+
+// One panel per problem: a bar per rung, its length the percentage of the ceiling (for a
+// latency-bound row: the launch latency over its time), a dashed line at 100% and a dotted one
+// at any other floor of the panel.
+void write_chart(const lab::result& lab, const std::string& path) {
+  std::map<std::string, std::vector<const row*>> panels;
+  std::vector<std::string> order;
+  for (const row& r : lab.rows) {
+    const std::string key = panel(r);
+    if (!panels.count(key)) order.push_back(key);
+    panels[key].push_back(&r);
+  }
+  const auto pct = [](const row& r) {
+    const double v = r.latency_bound ? 100 / r.vs_launch : r.pct_of_ceiling;
+    return std::isnan(v) ? 0 : v;
+  };
+  constexpr int width = 900, label_w = 330, bar_w = 480, row_h = 18, title_h = 26;
+  int height = 40;
+  for (const auto& key : order) height += title_h + row_h * int(panels[key].size()) + 10;
+  std::string svg = fmt::format(
+      "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' font-family='monospace' "
+      "font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
+      "<text x='10' y='22' font-size='15'>pplab lab: each rung as % of this machine's ceiling "
+      "(read bandwidth, fp32 FMA peak, or launch latency)</text>\n",
+      width, height);
+  int y = 40;
+  for (const auto& key : order) {
+    svg += fmt::format("<text x='10' y='{}' font-weight='bold'>{}</text>\n", y + 16, key);
+    y += title_h;
+    double top = 100;
+    for (const row* r : panels[key]) top = std::max(top, pct(*r));
+    const int top_y = y;
+    std::string floor;
+    for (const row* r : panels[key]) {
+      const int len = int(pct(*r) / top * bar_w);
+      const std::string name = r->variant.substr(r->variant.find('/') + 1);  // backend/rung
+      const std::string label =
+          r->latency_bound ? fmt::format("{:.1f} us ({:.1f}x launch)", r->median_ms * 1e3,
+                                         r->vs_launch)
+                           : fmt::format("{:.1f}%", pct(*r));
+      svg += fmt::format(
+          "<text x='10' y='{}'>{}</text><rect x='{}' y='{}' width='{}' height='{}' fill='{}'/>"
+          "<text x='{}' y='{}'>{}{}</text>\n",
+          y + 13, name, label_w, y + 3, std::max(len, 1), row_h - 5,
+          r->rung <= 0 ? "#999999" : (is_wrong(*r) ? "#c0392b" : "#3b75af"), label_w + len + 5,
+          y + 13, label, is_wrong(*r) ? " WRONG" : "");
+      if (!r->floor.empty() && !r->ceiling.empty()) floor = r->floor;
+      y += row_h;
+    }
+    const int x100 = label_w + int(100 / top * bar_w);
+    svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#444' "
+                       "stroke-dasharray='3'/>\n",
+                       x100, top_y, x100, y);
+    if (!floor.empty()) {
+      const row& first = *panels[key].front();
+      const double at = 100 * lab.ceiling(floor) / lab.ceiling(first.ceiling);
+      const int x = label_w + int(at / top * bar_w);
+      svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#c77c02' "
+                         "stroke-dasharray='1,2'/><text x='{}' y='{}' fill='#c77c02'>{}</text>\n",
+                         x, top_y, x, y, x + 3, y - 2, describe(floor));
+    }
+    y += 10;
+  }
+  svg += "</svg>\n";
+  std::ofstream out(path);
+  if (!out) fail(errc::io, "cannot write the chart to '" + path + "'");
+  out << svg;
+}
+
+}  // namespace pplab::cli

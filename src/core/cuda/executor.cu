@@ -1,0 +1,253 @@
+// The cuda executor: device 0 of this machine. Memory comes from the stream-ordered pool (cheap
+// to take and give back for every call), each host thread has its own stream, host data is
+// streamed through two pinned buffers on two streams (the copy of one chunk overlaps the work on
+// the other), the timer is event_timer (events, L2 flushed), and the ceilings are measured by
+// kernels and copies here.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/cuda/check.cuh"
+#include "core/cuda/launch.cuh"
+#include "core/cuda/timer.cuh"
+#include "core/device.hpp"
+#include "core/host/host_executor.hpp"
+
+namespace pplab::detail {
+namespace {
+
+// The read ceiling: every thread streams 16-byte loads, four in flight, and folds them with xor
+// (nothing to compute), one store per block so the loads cannot be dropped.
+__global__ void read_kernel(const uint4* __restrict__ in, std::size_t count, unsigned* sink) {
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  for (; i + 3 * threads < count; i += 4 * threads) {
+    const uint4 a = __ldg(in + i), b = __ldg(in + i + threads), c = __ldg(in + i + 2 * threads),
+                d = __ldg(in + i + 3 * threads);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^
+           d.w;
+  }
+  for (; i < count; i += threads) {
+    const uint4 a = __ldg(in + i);
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;  // practically never: keeps the loads alive
+}
+
+__global__ void empty_kernel() {}
+
+// Pinned and device chunk buffers and the two streams of stream_in, one set per host thread,
+// kept for the next call (pinned memory is slow to take).
+struct staging {
+  cudaStream_t stream[2] = {};
+  void* pinned[2] = {};
+  void* dev[2] = {};
+  std::size_t bytes = 0;
+  staging() {
+    for (cudaStream_t& s : stream) PPLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  ~staging() {  // at thread exit; errors no longer matter
+    for (int k = 0; k < 2; ++k) cudaFreeHost(pinned[k]), cudaFree(dev[k]);
+  }
+  void need(std::size_t b) {
+    if (b <= bytes) return;
+    for (int k = 0; k < 2; ++k) {
+      cudaFreeHost(pinned[k]), cudaFree(dev[k]);
+      pinned[k] = dev[k] = nullptr;
+      PPLAB_CUDA(cudaMallocHost(&pinned[k], b));
+      PPLAB_CUDA(cudaMalloc(&dev[k], b));
+    }
+    bytes = b;
+  }
+};
+
+class cuda_exec final : public executor {
+public:
+  backend kind() const noexcept override { return backend::cuda; }
+  std::string why_absent() const override { return gpu().present ? "" : gpu().why_absent; }
+  std::string describe() const override {
+    const gpu_info& g = gpu();
+    if (!g.present) return "absent: " + g.why_absent;
+    return g.name + ", " + std::to_string(g.sm_count) + " SMs, " +
+           std::to_string(g.mem_bytes >> 30) + " GiB, " + g.driver;
+  }
+  bool host_memory() const noexcept override { return false; }
+  bool holds(const void* p) const override {
+    cudaPointerAttributes attr{};
+    if (!p || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+  }
+
+  void* allocate(std::size_t bytes) override {
+    ready();
+    void* p = nullptr;
+    PPLAB_CUDA(cudaMallocAsync(&p, bytes, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // usable from any stream from here on
+    return p;
+  }
+  void release(void* p) noexcept override { cudaFreeAsync(p, s()); }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override {
+    if (!bytes) return;
+    PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // the host memory may go away after the call
+  }
+  void copy_out(void* dst, const void* src, std::size_t bytes) override {
+    if (!bytes) return;
+    PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));
+  }
+  void copy_rows_in(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                    std::size_t row_bytes, std::size_t rows) override {
+    if (!rows || !row_bytes) return;
+    PPLAB_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                                 cudaMemcpyHostToDevice, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));
+  }
+  void copy_rows_out(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                     std::size_t row_bytes, std::size_t rows) override {
+    if (!rows || !row_bytes) return;
+    PPLAB_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                                 cudaMemcpyDeviceToHost, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));
+  }
+  void fill(void* dst, int byte, std::size_t bytes) override {
+    if (bytes) PPLAB_CUDA(cudaMemsetAsync(dst, byte, bytes, s()));
+  }
+  void* stream() override { return s(); }
+  void synchronize() override { PPLAB_CUDA(cudaStreamSynchronize(s())); }
+
+  // Chunks are copied by the CPU threads into one of two pinned buffers, sent to the GPU on that
+  // buffer's stream, and worked on there; a slot is drained (its stream finished) before its
+  // pinned buffer takes the next chunk.
+  void stream_in(const void* host, std::size_t bytes, std::size_t chunk_bytes,
+                 const chunk_fn& chunk, const drain_fn& drain) override {
+    ready();
+    static thread_local staging st;
+    st.need(std::min(chunk_bytes, std::max<std::size_t>(bytes, 1)));
+    const std::size_t chunks = bytes ? (bytes + chunk_bytes - 1) / chunk_bytes : 1;
+    bool busy[2] = {false, false};
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const int k = int(c % 2);
+      if (busy[k]) {
+        PPLAB_CUDA(cudaStreamSynchronize(st.stream[k]));
+        drain(k);
+      }
+      const std::size_t first = c * chunk_bytes, len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
+      const char* src = static_cast<const char*>(host) + first;
+      char* dst = static_cast<char*>(st.pinned[k]);
+#pragma omp parallel for schedule(static)
+      for (std::ptrdiff_t off = 0; off < std::ptrdiff_t(len); off += 1 << 20)
+        std::memcpy(dst + off, src + off, std::min<std::size_t>(1 << 20, len - std::size_t(off)));
+      if (len)
+        PPLAB_CUDA(cudaMemcpyAsync(st.dev[k], st.pinned[k], len, cudaMemcpyHostToDevice,
+                                   st.stream[k]));
+      chunk(st.dev[k], len, c, k, st.stream[k]);
+      busy[k] = true;
+    }
+    for (int k = 0; k < 2; ++k)
+      if (busy[k]) {
+        PPLAB_CUDA(cudaStreamSynchronize(st.stream[k]));
+        drain(k);
+      }
+  }
+
+  timing time(const std::function<void()>& work, const time_plan& plan) override {
+    static thread_local event_timer timer(s());
+    return timer.time(work, plan.device_reps);
+  }
+
+  std::vector<ceiling> measure_ceilings(std::size_t bytes, double budget_s) override {
+    const int reps = budget_s < 0.5 ? 10 : 30;
+    std::vector<ceiling> out;
+    out.push_back({"gpu_theoretical_GBps", gpu().mem_GBps_theoretical,
+                   "memory clock x bus width x 2, from the device attributes"});
+    out.push_back({"gpu_read_GBps", read_GBps(bytes, budget_s),
+                   "vectorized read kernel (16-byte loads, 4 in flight), best repeat, L2 flushed"});
+    {
+      buffer a(*this, bytes), b(*this, bytes);
+      fill(a.get(), 1, bytes);
+      const timing t = time(
+          [&] {
+            PPLAB_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s()));
+          },
+          {1, 0, reps});
+      out.push_back({"gpu_copy_GBps", 2.0 * double(bytes) / t.min_s * 1e-9,
+                     "device-to-device copy, bytes read + written, best repeat"});
+    }
+    {
+      const std::size_t h2d = std::min(bytes, std::size_t(256) << 20);
+      buffer d(*this, h2d);
+      void* pinned = nullptr;
+      PPLAB_CUDA(cudaMallocHost(&pinned, h2d));
+      std::memset(pinned, 1, h2d);
+      const timing t = time(
+          [&] {
+            PPLAB_CUDA(cudaMemcpyAsync(d.get(), pinned, h2d, cudaMemcpyHostToDevice, s()));
+          },
+          {1, 0, reps});
+      cudaFreeHost(pinned);
+      out.push_back({"gpu_h2d_GBps", double(h2d) / t.median_s * 1e-9,
+                     "host-to-device copy from pinned memory (the staging path's ceiling)"});
+    }
+    const timing t = time(
+        [&] {
+          empty_kernel<<<1, 32, 0, s()>>>();
+          PPLAB_CUDA_LAUNCHED();
+        },
+        {1, 0, std::max(reps, 20)});
+    out.push_back({"gpu_launch_us", t.median_s * 1e6,
+                   "an empty kernel between two events: the least a launch costs"});
+    return out;
+  }
+
+  double read_GBps(std::size_t bytes, double budget_s) override {
+    bytes -= bytes % 16;
+    buffer data(*this, bytes), sink(*this, 4096);
+    fill(data.get(), 1, bytes);
+    const unsigned blocks = resident_blocks(read_kernel, 256);
+    const timing t = time(
+        [&] {
+          read_kernel<<<blocks, 256, 0, s()>>>(data.as<const uint4>(), bytes / 16,
+                                               sink.as<unsigned>());
+          PPLAB_CUDA_LAUNCHED();
+        },
+        {1, 0, budget_s < 0.5 ? 10 : 30});
+    return double(bytes) / t.min_s * 1e-9;
+  }
+
+private:
+  static cudaStream_t s() {
+    static thread_local cudaStream_t stream = [] {
+      cudaStream_t st;
+      PPLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+      return st;
+    }();
+    return stream;
+  }
+  // Keep freed pool memory for the next call instead of handing it back at every sync.
+  void ready() {
+    static const bool once = [] {
+      cudaMemPool_t pool;
+      PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&pool, 0));
+      std::uint64_t keep = std::uint64_t(1) << 30;
+      PPLAB_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+      return true;
+    }();
+    (void)once;
+  }
+};
+
+}  // namespace
+
+executor& cuda_executor() {
+  static cuda_exec ex;
+  return ex;
+}
+
+}  // namespace pplab::detail

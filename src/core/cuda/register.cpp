@@ -1,0 +1,10 @@
+// The cuda backend's rungs, pattern by pattern (each pattern's cuda/register.cu).
+#include "core/registry.hpp"
+
+namespace pplab::detail {
+
+void register_reduce_cuda(registry&);
+
+void register_cuda(registry& r) { register_reduce_cuda(r); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,29 @@
+// The cuda backend of a build without nvcc: an executor that says why it is absent, no rungs, and
+// no GPU. (CMake compiles this file instead of src/core/cuda/ when nvcc was not found.)
+#include "core/device.hpp"
+#include "core/host/host_executor.hpp"
+#include "core/registry.hpp"
+
+namespace pplab::detail {
+
+namespace {
+constexpr const char* why = "this build has no CUDA backend (nvcc was not found when it was built)";
+}
+
+executor& cuda_executor() {
+  static absent_executor ex(backend::cuda, why);
+  return ex;
+}
+
+void register_cuda(registry&) {}
+
+const gpu_info& gpu() {
+  static const gpu_info none = [] {
+    gpu_info g;
+    g.why_absent = why;
+    return g;
+  }();
+  return none;
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,122 @@
+#pragma once
+// A backend as one unit, an executor: whether it is usable here (and why not), its memory
+// (allocate, copy in and out, host data streamed through staging buffers), its stream and
+// synchronization, its timer, and the probes of its ceilings. `host` (seq, cpu) and `cuda` are
+// the leaves; an nccl executor will drive several cuda devices and an mpi executor wrap a local
+// one on each rank, through this same interface. Rungs never see an executor: they get the call
+// contract of core/registry.hpp, with pointers in the executor's memory and its stream.
+//
+// Which executors exist is decided by the build alone: src/core/host/ always, src/core/cuda/
+// when nvcc was found, else src/core/cuda_absent/, whose executor says why it is absent.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/timing.hpp"
+#include "pplab/backend.hpp"
+
+namespace pplab::detail {
+
+// One measured ceiling of the machine: "read_GBps" = 24.3 GB/s, with how it was measured.
+struct ceiling {
+  std::string key;     // read_GBps, copy_GBps, fp32_GFLOPs, gpu_read_GBps, gpu_launch_us, ...
+  double value = 0;
+  std::string source;  // how it was measured
+};
+
+struct time_plan {
+  int min_reps = 5;       // host: at least this many repeats
+  double budget_s = 1.0;  // host: repeats go on while within this budget
+  int device_reps = 50;   // device: exactly this many repeats, each after an L2 flush
+};
+
+class executor {
+public:
+  virtual ~executor() = default;
+  virtual backend kind() const noexcept = 0;
+
+  // Empty when usable here; else the reason ("this build has no CUDA backend ...").
+  virtual std::string why_absent() const = 0;
+  bool usable() const { return why_absent().empty(); }
+  // A line about the hardware: "AMD EPYC, 2 threads" or "NVIDIA H200, 132 SMs, ...".
+  virtual std::string describe() const = 0;
+  // True when rungs of this backend read and write host memory: no staging needed.
+  virtual bool host_memory() const noexcept = 0;
+  // Whether `p` points into this executor's memory (data a caller says is already there).
+  virtual bool holds(const void* p) const { return host_memory() && p; }
+
+  // ---- memory in this executor's space. Copies wait for the stream's earlier work.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* p) noexcept = 0;
+  virtual void copy_in(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void copy_out(void* host_dst, const void* src, std::size_t bytes) = 0;
+  // `rows` rows of `row_bytes` each, rows `dst_pitch` and `src_pitch` bytes apart (matrices with
+  // leading dimensions); the bytes between rows are left alone.
+  virtual void copy_rows_in(void* dst, std::size_t dst_pitch, const void* host_src,
+                            std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) = 0;
+  virtual void copy_rows_out(void* host_dst, std::size_t dst_pitch, const void* src,
+                             std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) = 0;
+  virtual void fill(void* dst, int byte, std::size_t bytes) = 0;
+
+  // ---- the stream rungs enqueue on (null on the host), and waiting for it
+  virtual void* stream() = 0;
+  virtual void synchronize() = 0;  // throws pplab::error if queued work failed
+
+  // Host data of any size, streamed through this executor's memory in chunks of at most
+  // `chunk_bytes`: `chunk(data, bytes, index, slot, stream)` enqueues the work on one chunk
+  // (already in this executor's memory) on `stream`. Two slots alternate, so that the copy of
+  // one chunk overlaps the work on the other; `drain(slot)` runs once a slot's work is done,
+  // before the slot is used again and at the end. This version copies chunk by chunk through
+  // two buffers; the cuda executor overlaps copies with compute through pinned memory.
+  using chunk_fn = std::function<void(const void* data, std::size_t bytes, std::size_t index,
+                                      int slot, void* stream)>;
+  using drain_fn = std::function<void(int slot)>;
+  virtual void stream_in(const void* host, std::size_t bytes, std::size_t chunk_bytes,
+                         const chunk_fn& chunk, const drain_fn& drain);
+
+  // ---- the timer: `work` only enqueues on stream(); warm-up, repeats, median and minimum
+  virtual timing time(const std::function<void()>& work, const time_plan& plan) = 0;
+
+  // ---- ceilings: this executor's own, measured now on `bytes`-sized buffers
+  virtual std::vector<ceiling> measure_ceilings(std::size_t bytes, double budget_s) = 0;
+  // The best streaming read of a `bytes` working set, GB/s: the ceiling of a bandwidth-bound
+  // row of that size (a problem that fits a cache is measured against a cache-sized read).
+  virtual double read_GBps(std::size_t bytes, double budget_s) = 0;
+};
+
+// The executor of a backend; nccl and mpi are absent until their folders are built.
+executor& executor_for(backend b);
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Memory of an executor that frees itself.
+class buffer {
+public:
+  buffer() = default;
+  buffer(executor& ex, std::size_t bytes) : ex_(&ex), bytes_(bytes) {
+    if (bytes) p_ = ex.allocate(bytes);
+  }
+  ~buffer() {
+    if (p_) ex_->release(p_);
+  }
+  buffer(buffer&& o) noexcept : ex_(o.ex_), p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr; }
+  buffer& operator=(buffer&& o) noexcept {
+    std::swap(ex_, o.ex_), std::swap(p_, o.p_), std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  void* get() const noexcept { return p_; }
+  template <class T> T* as() const noexcept { return static_cast<T*>(p_); }
+  std::size_t size() const noexcept { return bytes_; }
+
+private:
+  executor* ex_ = nullptr;
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Scratch for a rung: at least 256 bytes, the first 256 zeroed (the call contract).
+buffer scratch_for(executor& ex, std::size_t bytes);
+
+}  // namespace pplab::detail

@@ -1,0 +1,116 @@
+// The host executor, for seq and cpu: memory is the process's own, work runs when called, the
+// timer is the wall clock, and the ceilings are the cores' streaming read and copy and their
+// register-resident multiply-add rate.
+#include <omp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/ceilings.hpp"
+#include "core/host/host_executor.hpp"
+#include "pplab/error.hpp"
+
+namespace pplab::detail {
+
+std::string host_executor::describe() const {
+  const cpu_facts c = cpu();
+  return c.model + ", " + std::to_string(kind_ == backend::seq ? 1 : c.threads) + " thread" +
+         (kind_ == backend::seq ? "" : "s");
+}
+
+void* host_executor::allocate(std::size_t bytes) {
+  // 64-byte aligned, as vector loads and cache lines like.
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void host_executor::release(void* p) noexcept { std::free(p); }
+void host_executor::copy_in(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void host_executor::copy_out(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void host_executor::copy_rows_in(void* dst, std::size_t dst_pitch, const void* src,
+                                 std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) {
+  for (std::size_t r = 0; r < rows; ++r)
+    std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
+                static_cast<const char*>(src) + r * src_pitch, row_bytes);
+}
+void host_executor::copy_rows_out(void* dst, std::size_t dst_pitch, const void* src,
+                                  std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) {
+  copy_rows_in(dst, dst_pitch, src, src_pitch, row_bytes, rows);
+}
+void host_executor::fill(void* dst, int byte, std::size_t bytes) {
+  if (bytes) std::memset(dst, byte, bytes);
+}
+
+timing host_executor::time(const std::function<void()>& work, const time_plan& plan) {
+  return time_it(work, plan.min_reps, plan.budget_s);
+}
+
+std::vector<ceiling> host_executor::measure_ceilings(std::size_t bytes, double budget_s) {
+  return {{"read_GBps", read_GBps(bytes, budget_s),
+           "all-thread streaming sum, best of two loops (64-bit words; 32-bit words into 64-bit lanes), best repeat"},
+          {"copy_GBps", measure_copy_GBps(bytes, budget_s),
+           "all-thread memcpy, bytes read + written, best repeat"},
+          {"fp32_GFLOPs", measure_fma_GFLOPs(false, budget_s),
+           "all-thread register-resident FMA loop"}};
+}
+
+double host_executor::read_GBps(std::size_t bytes, double budget_s) {
+  return measure_read_GBps(bytes, budget_s);
+}
+
+executor& executor_for(backend b) {
+  static host_executor seq_ex(backend::seq), cpu_ex(backend::cpu);
+  static absent_executor nccl_ex(backend::nccl, "backend 'nccl' is not built yet; use seq, cpu or "
+                                                "cuda (see `pplab info`)");
+  static absent_executor mpi_ex(backend::mpi, "backend 'mpi' is not built yet; use seq, cpu or "
+                                              "cuda (see `pplab info`)");
+  switch (b) {
+  case backend::seq:
+    return seq_ex;
+  case backend::cpu:
+    return cpu_ex;
+  case backend::cuda:
+    return cuda_executor();
+  case backend::nccl:
+    return nccl_ex;
+  default:
+    return mpi_ex;
+  }
+}
+
+// ---- what every executor shares
+
+void executor::stream_in(const void* host, std::size_t bytes, std::size_t chunk_bytes,
+                         const chunk_fn& chunk, const drain_fn& drain) {
+  const std::size_t chunks = bytes ? (bytes + chunk_bytes - 1) / chunk_bytes : 1;
+  buffer staged[2];
+  if (!host_memory())
+    for (buffer& b : staged) b = buffer(*this, std::min(chunk_bytes, bytes));
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const int slot = int(c % 2);
+    const std::size_t first = c * chunk_bytes, len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
+    const void* data = static_cast<const char*>(host) + first;
+    if (!host_memory()) {
+      copy_in(staged[slot].get(), data, len);
+      data = staged[slot].get();
+    }
+    chunk(data, len, c, slot, stream());
+    synchronize();
+    drain(slot);
+  }
+}
+
+buffer scratch_for(executor& ex, std::size_t bytes) {
+  buffer b(ex, std::max<std::size_t>(bytes, 256));
+  ex.fill(b.get(), 0, 256);
+  return b;
+}
+
+void absent_executor::fail_absent() const { fail(errc::unsupported, why_); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,54 @@
+// The parts of the run path every pattern shares: the backend check, the policy's pick, and the
+// lookup of a rung by id.
+#include "core/run.hpp"
+
+#include "pplab/error.hpp"
+
+namespace pplab {
+bool available(backend b) { return detail::executor_for(b).usable(); }
+}  // namespace pplab
+
+namespace pplab::detail {
+
+void require_backend(backend b) {
+  const std::string why = executor_for(b).why_absent();
+  if (!why.empty())
+    fail(errc::unsupported, "backend '" + std::string(name_of(b)) + "' is not usable here: " + why);
+}
+
+template <class Rung>
+const Rung& default_rung(backend b, const typename Rung::problem_type& p) {
+  for (std::string_view id : policy(b, p)) {
+    const Rung* r = find<Rung>(id);
+    if (!r || r->info.where != b || r->info.rung < 1 || r->info.racy || !r->info.reproducible)
+      fail(errc::unsupported, "internal error: the policy of backend '" +
+                                  std::string(name_of(b)) + "' names '" + std::string(id) +
+                                  "', which is not a registered, deterministic rung of it");
+    if (r->can_run(p)) return *r;
+  }
+  const std::string what(name_of(pattern_of<Rung>()));
+  fail(errc::unsupported, "no " + what + " rung of backend '" + std::string(name_of(b)) +
+                              "' can run this problem (see `pplab list " + what + "`)");
+}
+
+template <class Rung>
+const Rung& variant_by_id(std::string_view id, const typename Rung::problem_type& p) {
+  const Rung* r = find<Rung>(id);
+  const std::string what(name_of(pattern_of<Rung>()));
+  if (!r)
+    fail(errc::invalid_argument,
+         "no " + what + " rung '" + std::string(id) + "' (see `pplab list " + what + "`)");
+  require_backend(r->info.where);
+  if (!r->can_run(p)) fail(errc::unsupported, std::string(id) + " cannot run this problem");
+  return *r;
+}
+
+template const reduce_rung& default_rung<reduce_rung>(backend, const reduce_problem&);
+template const histogram_rung& default_rung<histogram_rung>(backend, const histogram_problem&);
+template const matmul_rung& default_rung<matmul_rung>(backend, const matmul_problem&);
+template const reduce_rung& variant_by_id<reduce_rung>(std::string_view, const reduce_problem&);
+template const histogram_rung& variant_by_id<histogram_rung>(std::string_view,
+                                                             const histogram_problem&);
+template const matmul_rung& variant_by_id<matmul_rung>(std::string_view, const matmul_problem&);
+
+}  // namespace pplab::detail

@@ -1,0 +1,36 @@
+#pragma once
+// The one place a run-time (dtype, op) of a reduction becomes types, for host rungs, GPU rungs
+// and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator,
+// mean visited as sum (a mean is a sum divided at the end; the caller divides).
+#include "pplab/dtype.hpp"
+#include "pplab/ops.hpp"
+
+// Host and device: the binners and operators are compiled for both sides by nvcc.
+#ifdef __CUDACC__
+#define PPLAB_HD __host__ __device__
+#else
+#define PPLAB_HD
+#endif
+
+namespace pplab::detail {
+
+template <class F> decltype(auto) visit_op(op o, F&& f) {
+  switch (o) {
+  case op::product:
+    return f(op_tag<op::product>{});
+  case op::min:
+    return f(op_tag<op::min>{});
+  case op::max:
+    return f(op_tag<op::max>{});
+  default:
+    return f(op_tag<op::sum>{});
+  }
+}
+
+template <class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
+  return visit_dtype(t, [&](auto tag) -> decltype(auto) {
+    return visit_op(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
+  });
+}
+
+}  // namespace pplab::detail

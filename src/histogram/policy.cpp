@@ -1,0 +1,21 @@
+// The histogram rung the API runs, per backend and bin count (measured in docs/histogram.md): on
+// the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
+// their memory budget), the partition-then-count pass beyond.
+#include "core/run.hpp"
+
+namespace pplab::detail {
+
+std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
+  switch (b) {
+  case backend::seq:
+    return {"histogram/seq/h01_sequential"};
+  case backend::cpu:
+    if (p.bins <= (std::size_t(1) << 16))
+      return {"histogram/cpu/h03_sub_histograms", "histogram/cpu/h04_partition_then_count"};
+    return {"histogram/cpu/h04_partition_then_count"};
+  default:
+    return {};  // the cuda ladder is its own issue
+  }
+}
+
+}  // namespace pplab::detail

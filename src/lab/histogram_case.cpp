@@ -1,0 +1,122 @@
+// The lab's histogram case: bytes into their 256 natural bins (uniform, and 90% one value), and
+// floats into 1024 and 2^22 bins; counts compared exactly with the seq reference; GB/s against
+// the read ceiling, and for bytes on the host also against the one-counter-store-per-byte floor
+// (histogram/cpu/byte_rows.hpp), measured in the same run.
+#include <memory>
+#include <numeric>
+
+#include "core/generate.hpp"
+#include "core/run.hpp"
+#include "histogram/binning.hpp"
+#include "histogram/cpu/byte_rows.hpp"
+#include "lab/lab_loop.hpp"
+
+namespace pplab::lab {
+namespace {
+
+struct histogram_case {
+  using rung_type = detail::histogram_rung;
+  static constexpr int host_min_reps = 5;
+  struct problem {
+    detail::histogram_problem p;
+    std::string group, dtype, op;
+    std::size_t n;
+    double bytes, flops;
+    bool device_only;
+    detail::distribution dist;
+  };
+
+  std::vector<problem> problems(size s) const {
+    const std::size_t nb = s == size::full ? std::size_t(1) << 30
+                                           : (s == size::quick ? std::size_t(1) << 26 : 1 << 16);
+    const std::size_t nf = s == size::full ? std::size_t(1) << 26
+                                           : (s == size::quick ? std::size_t(1) << 24 : 1 << 16);
+    std::vector<problem> out;
+    const auto add = [&](dtype t, detail::distribution d, std::size_t bins, std::size_t n,
+                         double lo, double hi, bool natural) {
+      out.push_back({{t, n, bins, lo, hi, false, natural},
+                     std::string(name_of(t)) + " " + std::string(name_of(d)) + " " +
+                         pow2_label(bins) + " bins n=" + pow2_label(n),
+                     std::string(name_of(t)), std::string(name_of(d)), n,
+                     double(n * size_of(t)), 0, false, d});
+    };
+    add(dtype::u8, detail::distribution::uniform, 256, nb, 0, 256, true);
+    add(dtype::u8, detail::distribution::skewed, 256, nb, 0, 256, true);
+    add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
+    add(dtype::f32, detail::distribution::uniform, std::size_t(1) << 22, nf, 0, 1, false);
+    return out;
+  }
+
+  struct host_data {
+    std::unique_ptr<std::byte[]> in;
+    std::vector<std::uint64_t> ref;
+  };
+  host_data prepare(const problem& pr) const {
+    host_data h;
+    h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
+    detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 7);
+    h.ref.resize(detail::slots(pr.p));
+    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), pr.p, h.in.get(),
+                        h.ref.data());
+    return h;
+  }
+
+  struct placed {
+    detail::buffer in, counts;
+    const void* data;
+  };
+  placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
+    placed pl{{}, detail::buffer(ex, detail::slots(pr.p) * 8), h.in.get()};
+    if (!ex.host_memory()) {
+      pl.in = detail::buffer(ex, pr.n * size_of(pr.p.type));
+      ex.copy_in(pl.in.get(), h.in.get(), pl.in.size());
+      pl.data = pl.in.get();
+    }
+    return pl;
+  }
+  detail::histogram_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
+    return {pr.p, pl.data, pl.counts.as<std::uint64_t>(), scratch, stream};
+  }
+  void poison(detail::executor& ex, const problem&, placed& pl) const {
+    ex.fill(pl.counts.get(), 0xde, pl.counts.size());
+  }
+  verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
+                 const detail::variant_info& info) const {
+    std::vector<std::uint64_t> got(h.ref.size());
+    ex.copy_out(got.data(), pl.counts.get(), got.size() * 8);
+    verdict v;
+    v.ok = got == h.ref;
+    v.max_rel_err = 0;
+    if (info.racy) {
+      const std::uint64_t counted = std::accumulate(got.begin(), got.end(), std::uint64_t(0));
+      v.note = "racy on purpose: lost " + std::to_string(pr.n - counted) + " of " +
+               std::to_string(pr.n) + " counts";
+    } else if (!v.ok) {
+      v.note = "counts differ from the reference";
+    }
+    return v;
+  }
+
+  // Bytes counted on the host: their floor is one counter store per byte, not the read.
+  void extra_ceilings(session& s, detail::executor& ex, const problem& pr, row& r) const {
+    if (!ex.host_memory() || size_of(pr.p.type) != 1 || !pr.p.natural) return;
+    if (std::isnan(s.ceiling("store_GBps"))) {
+      s.progress("measuring the byte histogram's floor (one counter store per byte)");
+      s.add_ceiling({"store_GBps",
+                     detail::measure_byte_store_floor_GBps(s.probe_bytes(), s.opts.budget_s),
+                     "all-thread byte loop storing one 32-bit counter per byte (no add): a byte "
+                     "histogram's floor"});
+    }
+    r.floor = "store_GBps";
+  }
+  void extra_rows(session&, detail::executor&, const problem&, const host_data&) const {}
+};
+
+}  // namespace
+
+void run_histogram_case(session& s) { run_case(s, histogram_case{}); }
+std::vector<std::string> planned_histogram(const settings& s) {
+  return planned(s, histogram_case{});
+}
+
+}  // namespace pplab::lab

@@ -1,0 +1,190 @@
+// The lab's run: the session the cases share (what to run, the ceilings, rates against them),
+// the cases in order, and the ratio columns.
+#include "lab/lab.hpp"
+
+#include <cstdio>
+
+#include "core/run.hpp"
+#include "lab/lab_loop.hpp"
+
+namespace pplab::lab {
+
+void run_reduce_case(session& s);
+void run_histogram_case(session& s);
+void run_matmul_case(session& s);
+std::vector<std::string> planned_reduce(const settings& s);
+std::vector<std::string> planned_histogram(const settings& s);
+std::vector<std::string> planned_matmul(const settings& s);
+
+std::string pow2_label(std::size_t n) {
+  if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
+  return std::to_string(n);
+}
+
+double result::ceiling(std::string_view key) const {
+  for (const detail::ceiling& c : ceilings)
+    if (c.key == key) return c.value;
+  return none;
+}
+
+std::vector<backend> backends(const settings& s) {
+  std::vector<backend> out;
+  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+    if ((!s.only_backend || *s.only_backend == b) && available(b)) out.push_back(b);
+  return out;
+}
+
+bool wants(const settings& s, pattern p, backend b) {
+  if (s.only_pattern && *s.only_pattern != p) return false;
+  if (s.only_backend && *s.only_backend != b) return false;
+  return available(b);
+}
+
+detail::time_plan session::plan(int host_min_reps) const {
+  return {host_min_reps, opts.budget_s, opts.scale == size::full ? 50 : 10};
+}
+
+std::size_t session::probe_bytes() const {
+  switch (opts.scale) {
+  case size::full:
+    return std::size_t(1) << 30;
+  case size::quick:
+    return std::size_t(64) << 20;
+  default:
+    return std::size_t(4) << 20;
+  }
+}
+
+void session::add_ceiling(detail::ceiling c) {
+  for (detail::ceiling& have : out.ceilings)
+    if (have.key == c.key) {
+      have = std::move(c);
+      return;
+    }
+  out.ceilings.push_back(std::move(c));
+}
+
+void session::measure(detail::executor& ex) {
+  // seq and cpu share the host's memory and cores: their ceilings are measured once.
+  const backend key = ex.host_memory() ? backend::cpu : ex.kind();
+  for (backend b : measured_)
+    if (b == key) return;
+  measured_.push_back(key);
+  progress("measuring the ceilings of " + ex.describe());
+  for (detail::ceiling& c : ex.measure_ceilings(probe_bytes(), opts.budget_s))
+    add_ceiling(std::move(c));
+}
+
+namespace {
+
+std::string size_label(std::size_t bytes) {
+  if (bytes >= (std::size_t(1) << 30) && bytes % (std::size_t(1) << 30) == 0)
+    return std::to_string(bytes >> 30) + "GiB";
+  if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
+    return std::to_string(bytes >> 20) + "MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "KiB";
+  return std::to_string(bytes) + "B";
+}
+
+}  // namespace
+
+void session::rate_bytes(row& r, detail::executor& ex, double bytes) {
+  r.GBps = bytes / (r.median_ms * 1e-3) * 1e-9;
+  const std::string base = ex.host_memory() ? "read_GBps" : "gpu_read_GBps";
+  if (!ex.host_memory()) {
+    const double launch_us = ceiling("gpu_launch_us");
+    if (bytes / (ceiling(base) * 1e9) * 1e6 < launch_us) {
+      r.latency_bound = true;
+      r.ceiling = "gpu_launch_us";
+      r.vs_launch = r.median_ms * 1e3 / launch_us;
+      return;
+    }
+  }
+  std::string key = base;
+  if (std::size_t(bytes) != probe_bytes()) {
+    key = base + "@" + size_label(std::size_t(bytes));
+    if (std::isnan(ceiling(key))) {
+      progress("measuring the read ceiling at " + size_label(std::size_t(bytes)));
+      add_ceiling({key, ex.read_GBps(std::size_t(bytes), opts.budget_s),
+                   "the read ceiling measured on a working set of the row's size"});
+    }
+  }
+  r.ceiling = key;
+  r.pct_of_ceiling = 100 * r.GBps / ceiling(key);
+}
+
+void session::rate_flops(row& r, detail::executor& ex, double flops) {
+  r.GFLOPs = flops / (r.median_ms * 1e-3) * 1e-9;
+  if (ex.host_memory()) {
+    r.ceiling = "fp32_GFLOPs";
+    r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);
+  }
+}
+
+row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
+           const std::string& op, std::size_t n, const detail::timing& t) {
+  row r;
+  r.pattern = std::string(name_of(v.what));
+  r.backend = std::string(name_of(v.where));
+  r.variant = std::string(v.id);
+  r.rung = v.rung;
+  r.group = group;
+  r.dtype = dtype;
+  r.op = op;
+  r.n = n;
+  r.reps = t.reps;
+  r.median_ms = t.median_s * 1e3;
+  r.min_ms = t.min_s * 1e3;
+  return r;
+}
+
+namespace {
+
+// Ratios within one problem and backend: over the rung below, over rung 1, over rung 0.
+void fill_ratios(result& out) {
+  for (row& r : out.rows) {
+    const row* below = nullptr;
+    for (const row& o : out.rows) {
+      if (o.group != r.group || o.backend != r.backend || o.pattern != r.pattern) continue;
+      if (o.rung == 1) r.vs_rung1 = o.median_ms / r.median_ms;
+      if (o.rung == 0) r.vs_baseline = o.median_ms / r.median_ms;
+      if (o.rung >= 1 && o.rung < r.rung && (!below || o.rung > below->rung)) below = &o;
+    }
+    if (below) r.vs_below = below->median_ms / r.median_ms;
+    if (r.rung == 1) r.vs_below = none;
+  }
+}
+
+}  // namespace
+
+result run(const settings& s) {
+  result out;
+  session ses(s, out);
+  const auto wanted = [&](pattern p) { return !s.only_pattern || *s.only_pattern == p; };
+  if (wanted(pattern::reduce)) run_reduce_case(ses);
+  if (wanted(pattern::histogram)) run_histogram_case(ses);
+  if (wanted(pattern::matmul)) run_matmul_case(ses);
+  fill_ratios(out);
+  for (const row& r : out.rows)
+    if (r.pct_of_ceiling > 100.5) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg, "%s (%s) reads %.1f%% of %s: that ceiling's probe is not the "
+                                     "best loop this machine allows",
+                    r.variant.c_str(), r.group.c_str(), r.pct_of_ceiling, r.ceiling.c_str());
+      out.warnings.push_back(msg);
+    }
+  return out;
+}
+
+std::vector<std::string> planned_variants(const settings& s) {
+  std::vector<std::string> out;
+  for (auto* part : {planned_reduce, planned_histogram, planned_matmul})
+    for (std::string& id : part(s)) {
+      bool seen = false;
+      for (const std::string& have : out) seen |= have == id;
+      if (!seen) out.push_back(std::move(id));
+    }
+  return out;
+}
+
+}  // namespace pplab::lab

@@ -1,0 +1,72 @@
+#pragma once
+// The lab, part of the library: every registered rung of every pattern, on every executor built
+// here, verified against the reference and timed beside the machine's ceilings measured in the
+// same run. One case per pattern (src/lab/<pattern>_case.cpp) says which problems to run, how to
+// make the data, what the reference is, how to verify, how many bytes or flops a run does; one
+// loop (run_case in lab_loop.hpp) runs case x rung x executor. A rung registered for any backend
+// is measured with no new lab code. The CLI (`pplab lab`) only chooses, prints and writes.
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/executor.hpp"
+#include "pplab/backend.hpp"
+
+namespace pplab::lab {
+
+inline constexpr double none = std::numeric_limits<double>::quiet_NaN();
+
+// full: the records' sizes (minutes); quick: small problems (under a minute); tiny: the tests'.
+enum class size { full, quick, tiny };
+
+struct row {
+  std::string pattern, backend, variant, dtype, op, group;  // group: the problem, "f32 sum n=2^28"
+  int rung = 0;
+  std::size_t n = 0;
+  int reps = 0;
+  double median_ms = 0, min_ms = 0;
+  double GBps = none, GFLOPs = none;
+  std::string ceiling;              // key of the ceiling it is held against, or empty
+  double pct_of_ceiling = none;     // of that ceiling; none when latency-bound
+  bool latency_bound = false;       // moving its bytes takes less than one launch: shown in us
+  double vs_launch = none;          // its time over the launch latency (latency-bound rows)
+  std::string floor;                // key of another floor drawn beside it (store_GBps), or empty
+  double vs_baseline = none, vs_below = none, vs_rung1 = none;
+  bool verified = false;
+  bool racy = false;  // loses counts on purpose: its note says how many; not a failure
+  double max_rel_err = none;
+  std::string note;
+};
+
+struct settings {
+  size scale = size::full;
+  std::optional<pattern> only_pattern;
+  std::optional<backend> only_backend;
+  double budget_s = 1.0;  // host: seconds of timing per rung
+  std::function<void(const std::string&)> progress;  // told what runs next; may be empty
+};
+
+struct result {
+  std::vector<detail::ceiling> ceilings;  // one keyed table, with each value's source
+  std::vector<row> rows;
+  std::vector<std::string> warnings;  // a rung above its ceiling: the probe is wrong
+  double ceiling(std::string_view key) const;
+};
+
+std::string pow2_label(std::size_t n);  // "2^28" or "1000003"
+
+// The backends the lab measures: those asked for and usable here.
+std::vector<backend> backends(const settings& s);
+
+// Runs every case: ceilings first, then every rung on every problem it can run, then the ratio
+// columns (over the rung below, rung 1 and rung 0 of the same problem and backend).
+result run(const settings& s);
+
+// The rung ids the lab would measure for these settings (the lab covers every registered rung
+// of every backend it runs: tested).
+std::vector<std::string> planned_variants(const settings& s);
+
+}  // namespace pplab::lab

@@ -1,0 +1,116 @@
+#pragma once
+// The lab's one loop, case x rung x executor, and the session the cases share. A case is a
+// struct with:
+//   using rung_type;                    the pattern's rung
+//   struct problem { <pattern>_problem p; std::string group, dtype, op; std::size_t n;
+//                    double bytes, flops; bool device_only; };
+//   static constexpr int host_min_reps;
+//   std::vector<problem> problems(size) const;
+//   host_data prepare(const problem&) const;          the data on the host and its reference
+//   placed place(executor&, const problem&, const host_data&) const;   the data in an executor
+//   call_type call(const problem&, placed&, void* scratch, void* stream) const;
+//   void poison(executor&, const problem&, placed&) const;
+//   verdict verify(executor&, const problem&, const host_data&, placed&, const variant_info&) const;
+//   void extra_rows(session&, executor&, const problem&, const host_data&) const;
+//   void extra_ceilings(session&, executor&, const problem&, row&) const;
+#include <string>
+
+#include "core/executor.hpp"
+#include "core/registry.hpp"
+#include "lab/lab.hpp"
+
+namespace pplab::lab {
+
+struct verdict {
+  bool ok = false;
+  double max_rel_err = none;
+  std::string note;
+};
+
+bool wants(const settings& s, pattern p, backend b);
+
+class session {
+public:
+  session(const settings& s, result& out) : opts(s), out(out) {}
+  const settings& opts;
+  result& out;
+
+  bool wants(pattern p, backend b) const { return lab::wants(opts, p, b); }
+  void progress(const std::string& what) const {
+    if (opts.progress) opts.progress(what);
+  }
+  detail::time_plan plan(int host_min_reps) const;
+  std::size_t probe_bytes() const;
+
+  double ceiling(std::string_view key) const { return out.ceiling(key); }
+  void add_ceiling(detail::ceiling c);
+  // Measures the executor's own ceilings once (the first time it is met).
+  void measure(detail::executor& ex);
+  // GB/s against the read ceiling at the row's working-set size; a device row whose bytes take
+  // less than one launch to move is latency-bound and shown against the launch latency.
+  void rate_bytes(row& r, detail::executor& ex, double bytes);
+  void rate_flops(row& r, detail::executor& ex, double flops);
+
+private:
+  std::vector<backend> measured_;
+};
+
+// The rungs of a case's problem that the lab runs with these settings.
+template <class Case>
+std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
+                                                       const typename Case::problem& pr) {
+  using rung_type = typename Case::rung_type;
+  std::vector<const rung_type*> out;
+  for (const rung_type& r : detail::rungs_of<rung_type>())
+    if (wants(s, r.info.what, r.info.where) && r.can_run(pr.p) &&
+        !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
+      out.push_back(&r);
+  return out;
+}
+
+template <class Case> std::vector<std::string> planned(const settings& s, const Case& c) {
+  std::vector<std::string> out;
+  for (const auto& pr : c.problems(s.scale))
+    for (const auto* r : rungs_for<Case>(s, pr)) out.emplace_back(r->info.id);
+  return out;
+}
+
+row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
+           const std::string& op, std::size_t n, const detail::timing& t);
+
+template <class Case> void run_case(session& s, const Case& c) {
+  using rung_type = typename Case::rung_type;
+  for (const auto& pr : c.problems(s.opts.scale)) {
+    const std::vector<const rung_type*> todo = rungs_for<Case>(s.opts, pr);
+    if (todo.empty()) continue;
+    s.progress("reference for " + pr.group);
+    const auto host = c.prepare(pr);
+    for (backend b : backends(s.opts)) {
+      detail::executor& ex = detail::executor_for(b);
+      bool any = false;
+      for (const rung_type* r : todo) any |= r->info.where == b;
+      if (!any) continue;
+      s.measure(ex);
+      auto placed = c.place(ex, pr, host);
+      for (const rung_type* r : todo) {
+        if (r->info.where != b) continue;
+        s.progress(std::string(r->info.id) + " (" + pr.group + ")");
+        detail::buffer scratch = detail::scratch_for(ex, r->scratch(pr.p));
+        c.poison(ex, pr, placed);
+        const auto call = c.call(pr, placed, scratch.get(), ex.stream());
+        const detail::timing t = ex.time([&] { r->run(call); }, s.plan(Case::host_min_reps));
+        const verdict v = c.verify(ex, pr, host, placed, r->info);
+        row out = row_of(r->info, pr.group, pr.dtype, pr.op, pr.n, t);
+        out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
+        out.racy = r->info.racy;
+        if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
+        else s.rate_bytes(out, ex, pr.bytes);
+        c.extra_ceilings(s, ex, pr, out);
+        s.out.rows.push_back(out);
+      }
+      c.extra_rows(s, ex, pr, host);
+    }
+  }
+}
+
+}  // namespace pplab::lab

@@ -1,0 +1,129 @@
+// The lab's reduction case: f32 sum, i32 sum and f32 max over uniform data (and, on a device,
+// f32 sums of shrinking size: where launches, not bytes, set the time), checked against the seq
+// reference with the tolerance rule of core/verify.hpp; GB/s against the read ceiling. On a
+// device it also times pplab::reduce on host data, against the host-to-device copy.
+#include <cmath>
+#include <memory>
+
+#include "core/generate.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
+#include "lab/lab_loop.hpp"
+
+namespace pplab::lab {
+namespace {
+
+struct reduce_case {
+  using rung_type = detail::reduce_rung;
+  static constexpr int host_min_reps = 5;
+  struct problem {
+    detail::reduce_problem p;
+    std::string group, dtype, op;
+    std::size_t n;
+    double bytes, flops;
+    bool device_only;
+  };
+
+  static std::size_t big(size s) {
+    return s == size::full ? std::size_t(1) << 28
+                           : (s == size::quick ? std::size_t(1) << 24 : std::size_t(1) << 16);
+  }
+
+  std::vector<problem> problems(size s) const {
+    std::vector<problem> out;
+    const auto add = [&](dtype t, op o, std::size_t n, bool device_only) {
+      out.push_back({{t, o, n},
+                     std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
+                     std::string(name_of(t)), std::string(name_of(o)), n,
+                     double(n * size_of(t)), 0, device_only});
+    };
+    for (auto [t, o] : {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::max}})
+      add(t, o, big(s), false);
+    if (s == size::full)
+      for (std::size_t n : {std::size_t(1) << 24, std::size_t(1) << 20, std::size_t(1) << 16})
+        add(dtype::f32, op::sum, n, true);
+    return out;
+  }
+
+  struct host_data {
+    std::unique_ptr<std::byte[]> in;
+    scalar ref;
+    double scale = 0;  // sum |x|: the scale of a float sum's rounding error
+  };
+  host_data prepare(const problem& pr) const {
+    host_data h;
+    h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
+    detail::generate(pr.p.type, h.in.get(), pr.n, detail::distribution::uniform, 42);
+    h.ref = detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), pr.p,
+                                h.in.get());
+    if (is_float(pr.p.type)) {
+      double s = 0;
+      visit_dtype(pr.p.type, [&](auto tag) {
+        using T = decltype(tag);
+        const T* x = reinterpret_cast<const T*>(h.in.get());
+#pragma omp parallel for reduction(+ : s)
+        for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(pr.n); ++i) s += std::abs(double(x[i]));
+      });
+      h.scale = s;
+    }
+    return h;
+  }
+
+  struct placed {
+    detail::buffer in, out;
+    const void* data;
+  };
+  placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
+    placed pl{{}, detail::buffer(ex, sizeof(scalar)), h.in.get()};
+    if (!ex.host_memory()) {
+      pl.in = detail::buffer(ex, pr.n * size_of(pr.p.type));
+      ex.copy_in(pl.in.get(), h.in.get(), pl.in.size());
+      pl.data = pl.in.get();
+    }
+    return pl;
+  }
+  detail::reduce_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
+    return {pr.p, pl.data, pl.out.as<scalar>(), scratch, stream};
+  }
+  void poison(detail::executor& ex, const problem&, placed& pl) const {
+    ex.fill(pl.out.get(), 0xab, sizeof(scalar));
+  }
+  verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
+                 const detail::variant_info& info) const {
+    scalar got;
+    ex.copy_out(&got, pl.out.get(), sizeof got);
+    verdict v;
+    v.ok = detail::close_enough(got, h.ref, h.scale, pr.n, info.float_accumulator, v.max_rel_err);
+    if (info.float_accumulator) v.note = "accumulates in float: a float-sized tolerance";
+    return v;
+  }
+  void extra_ceilings(session&, detail::executor&, const problem&, row&) const {}
+
+  // Host data through the API on a device: pageable memory streamed through pinned buffers,
+  // copies overlapped with the reduction. Its ceiling is the host-to-device copy.
+  void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
+    if (ex.host_memory() || pr.device_only || pr.p.type != dtype::f32 || pr.p.what != op::sum)
+      return;
+    s.progress("host data through pplab::reduce(" + std::string(name_of(ex.kind())) + ", ...)");
+    scalar got;
+    const detail::timing t = detail::time_it(
+        [&] { got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what); }, 5,
+        s.opts.budget_s);
+    detail::variant_info info{"pplab::reduce(host data)", pattern::reduce, ex.kind(), -1, ""};
+    row r = row_of(info, pr.group, pr.dtype, pr.op, pr.n, t);
+    r.variant = "pplab::reduce(" + std::string(name_of(ex.kind())) + ", host data)";
+    r.GBps = pr.bytes / t.median_s * 1e-9;
+    r.ceiling = "gpu_h2d_GBps";
+    r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
+    r.verified = detail::close_enough(got, h.ref, h.scale, pr.n, false, r.max_rel_err);
+    r.note = "% of the host-to-device copy, not of the read ceiling";
+    s.out.rows.push_back(r);
+  }
+};
+
+}  // namespace
+
+void run_reduce_case(session& s) { run_case(s, reduce_case{}); }
+std::vector<std::string> planned_reduce(const settings& s) { return planned(s, reduce_case{}); }
+
+}  // namespace pplab::lab

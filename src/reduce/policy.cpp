@@ -1,0 +1,21 @@
+// The reduction rung the API runs, per backend: the fastest deterministic rung of each ladder
+// (measured in docs/reduce.md). The cpu rung r03 gives the same bits whatever the thread count;
+// the cuda rung r12 does the whole reduction in one launch and combines in block order.
+#include "core/run.hpp"
+
+namespace pplab::detail {
+
+std::vector<std::string_view> policy(backend b, const reduce_problem&) {
+  switch (b) {
+  case backend::seq:
+    return {"reduce/seq/r01_sequential_loop"};
+  case backend::cpu:
+    return {"reduce/cpu/r03_simd_accumulators"};
+  case backend::cuda:
+    return {"reduce/cuda/r12_last_block_finishes"};
+  default:
+    return {};
+  }
+}
+
+}  // namespace pplab::detail

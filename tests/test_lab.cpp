@@ -1,0 +1,88 @@
+// The lab as a library: it plans every registered rung of every backend built and usable here,
+// and a tiny run verifies them all against their references with every ceiling in the table.
+// The API's policy never picks a racy, non-reproducible or baseline rung.
+#include <algorithm>
+
+#include "core/run.hpp"
+#include "lab/lab.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+lab::settings tiny() {
+  lab::settings s;
+  s.scale = lab::size::tiny;
+  s.budget_s = 0.01;
+  return s;
+}
+
+template <class Rung> void expect_planned(const std::vector<std::string>& plan) {
+  for (const Rung& r : detail::rungs_of<Rung>()) {
+    if (!available(r.info.where)) continue;
+    EXPECT_NE(std::find(plan.begin(), plan.end(), std::string(r.info.id)), plan.end())
+        << r.info.id << " is registered but the lab never measures it";
+  }
+}
+
+TEST(Lab, PlansEveryRegisteredRungOfTheBackendsHere) {
+  for (const auto scale : {lab::size::full, lab::size::quick, lab::size::tiny}) {
+    lab::settings s = tiny();
+    s.scale = scale;
+    const std::vector<std::string> plan = lab::planned_variants(s);
+    expect_planned<detail::reduce_rung>(plan);
+    expect_planned<detail::histogram_rung>(plan);
+    expect_planned<detail::matmul_rung>(plan);
+  }
+}
+
+TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
+  lab::settings s = tiny();
+  if (sanitizer_run()) s.only_backend = backend::cuda;
+  if (s.only_backend && !available(*s.only_backend)) GTEST_SKIP() << "no device";
+  const lab::result out = lab::run(s);
+  for (const std::string& id : lab::planned_variants(s)) {
+    bool seen = false;
+    for (const lab::row& r : out.rows) seen |= r.variant == id;
+    EXPECT_TRUE(seen) << id << " has no row";
+  }
+  ASSERT_FALSE(out.rows.empty());
+  for (const lab::row& r : out.rows) {
+    EXPECT_TRUE(r.verified || r.racy) << r.variant << " on " << r.group << ": " << r.note;
+    EXPECT_GT(r.median_ms, 0) << r.variant;
+    ASSERT_FALSE(r.ceiling.empty()) << r.variant << " is held against no ceiling";
+    EXPECT_GT(out.ceiling(r.ceiling), 0) << r.ceiling << " is not in the table";
+    if (!r.floor.empty()) {
+      EXPECT_GT(out.ceiling(r.floor), 0) << r.floor;
+    }
+  }
+  for (const detail::ceiling& c : out.ceilings) EXPECT_FALSE(c.source.empty()) << c.key;
+}
+
+TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
+  for (backend b : {backend::seq, backend::cpu, backend::cuda}) {
+    if (!available(b)) continue;
+    for (dtype t : all_dtypes)
+      for (op o : all_ops)
+        for (std::size_t n : {std::size_t(0), std::size_t(1000), std::size_t(1) << 28}) {
+          const auto& r = detail::default_rung<detail::reduce_rung>(b, {t, o, n});
+          EXPECT_GE(r.info.rung, 1) << r.info.id;
+          EXPECT_TRUE(r.info.reproducible && !r.info.racy) << r.info.id;
+          EXPECT_EQ(r.info.where, b) << r.info.id;
+        }
+    if (b == backend::cuda) continue;  // the GPU histogram and matmul ladders come later
+    for (std::size_t bins : {std::size_t(1), std::size_t(256), std::size_t(1) << 16,
+                             (std::size_t(1) << 16) + 1, std::size_t(1) << 24}) {
+      const auto& r = detail::default_rung<detail::histogram_rung>(
+          b, {dtype::f32, 1000, bins, 0, 1, false, false});
+      EXPECT_TRUE(r.info.rung >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
+    }
+    for (dtype t : {dtype::f32, dtype::f64}) {
+      const auto& r = detail::default_rung<detail::matmul_rung>(b, {t, 100, 100, 100});
+      EXPECT_TRUE(r.info.rung >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pplab::test
