@@ -13,6 +13,7 @@
 #include "core/device.hpp"
 #include "core/executor.hpp"
 #include "core/registry.hpp"
+#include "histogram/binning.hpp"
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
 
@@ -66,6 +67,35 @@ TEST(CudaApi, FarthestPointOnTheGpu) {
                               farthest_point_op());
     EXPECT_EQ(got, reduce(seq, pts, farthest_point_op())) << n;
   }
+}
+
+template <class Binner>
+__global__ void bin_each(Binner bin, const double* x, std::size_t n, std::size_t* slot) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) slot[i] = bin(x[i]);
+}
+
+// The binners are host-and-device code: on the GPU they give every value the host's slot,
+// values on the edges, outside the range and NaN included.
+TEST(CudaBinners, TheGpuBinsEveryValueAsTheHostDoes) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  const detail::histogram_problem p{dtype::f64, 0, 1000 + rng() % 1000, -3.25, 11.5, true, false};
+  const detail::range_binner bin(p);
+  std::vector<double> x(100003);
+  std::uniform_real_distribution<double> u(p.lo - 1, p.hi + 1);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = i % 5 == 0 ? bin.edge(rng() % (p.bins + 1)) : (i % 97 == 0 ? std::nan("") : u(rng));
+  x[1] = p.hi;
+  detail::buffer dx(dev(), x.size() * 8), ds(dev(), x.size() * 8);
+  dev().copy_in(dx.get(), x.data(), x.size() * 8);
+  bin_each<<<unsigned((x.size() + 255) / 256), 256, 0, static_cast<cudaStream_t>(dev().stream())>>>(
+      bin, dx.as<const double>(), x.size(), ds.as<std::size_t>());
+  std::vector<std::size_t> got(x.size());
+  dev().copy_out(got.data(), ds.get(), got.size() * 8);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) wrong += got[i] != bin(x[i]);
+  EXPECT_EQ(wrong, 0u);
 }
 
 // Every GPU rung, handed 2^31 + 77 elements directly (the host path cuts data into chunks).

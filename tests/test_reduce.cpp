@@ -142,10 +142,25 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
     const detail::reduce_problem p{t, o, 0};
     return r.can_run(p) ? std::optional<scalar>(detail::run_variant(r, p, none)) : std::nullopt;
   };
-  EXPECT_EQ(empty(dtype::f32, op::sum)->f, 0.0);
-  EXPECT_EQ(empty(dtype::f32, op::product)->f, 1.0);
-  EXPECT_EQ(empty(dtype::f32, op::min)->f, std::numeric_limits<double>::infinity());
-  EXPECT_EQ(empty(dtype::u32, op::min)->u, std::numeric_limits<std::uint32_t>::max());
+  // Every rung runs at least one of these; each it can run must give the identity.
+  int ran = 0;
+  if (const auto s = empty(dtype::f32, op::sum)) {
+    EXPECT_EQ(s->f, 0.0);
+    ++ran;
+  }
+  if (const auto s = empty(dtype::f32, op::product)) {
+    EXPECT_EQ(s->f, 1.0);
+    ++ran;
+  }
+  if (const auto s = empty(dtype::f32, op::min)) {
+    EXPECT_EQ(s->f, std::numeric_limits<double>::infinity());
+    ++ran;
+  }
+  if (const auto s = empty(dtype::u32, op::min)) {
+    EXPECT_EQ(s->u, std::numeric_limits<std::uint32_t>::max());
+    ++ran;
+  }
+  EXPECT_GT(ran, 0) << "the rung runs none of the empty problems";
   if (const auto s = empty(dtype::i16, op::max)) {
     EXPECT_EQ(s->i, std::numeric_limits<std::int16_t>::lowest());
   }

@@ -1,8 +1,10 @@
 // pplab lab: the main job. Every rung on this machine, verified, timed, beside the ceilings.
 // The lab itself is the library's (src/lab/); this command chooses, prints and writes.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "common.hpp"
@@ -38,10 +40,15 @@ void run(const lab_cli& o) {
   detail::stopwatch clock;
   const lab::result lab = lab::run(s);
   if (progress) std::fprintf(stderr, "\r\033[K");
-  fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: read {:.1f} GB/s, copy {:.1f} GB/s, "
-             "fp32 FMA {:.0f} GFLOP/s\n",
-             o.quick ? " --quick" : "", lab.rows.size(), clock.seconds(), lab.ceiling("read_GBps"),
-             lab.ceiling("copy_GBps"), lab.ceiling("fp32_GFLOPs"));
+  std::vector<std::string> shown;  // the executors' main ceilings, as measured in this run
+  for (const auto& [key, text] : {std::pair{"read_GBps", "read {:.1f} GB/s"},
+                                  {"copy_GBps", "copy {:.1f} GB/s"},
+                                  {"fp32_GFLOPs", "fp32 FMA {:.0f} GFLOP/s"},
+                                  {"gpu_read_GBps", "GPU read {:.0f} GB/s"},
+                                  {"gpu_launch_us", "GPU launch {:.1f} us"}})
+    if (!std::isnan(lab.ceiling(key))) shown.push_back(fmt::format(fmt::runtime(text), lab.ceiling(key)));
+  fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: {}\n", o.quick ? " --quick" : "",
+             lab.rows.size(), clock.seconds(), fmt::join(shown, ", "));
   print_table(lab);
   const std::string chart =
       o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;

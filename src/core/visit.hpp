@@ -14,6 +14,17 @@
 
 namespace pplab::detail {
 
+// a * b + c rounded twice, as written, on both sides: the host is built with -ffp-contract=off,
+// but nvcc fuses a multiply and an add into one FMA unless told otherwise, and a histogram edge
+// must be numpy's separately rounded i * step + lo to the last bit.
+PPLAB_HD inline double mul_add_rounded(double a, double b, double c) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(__dmul_rn(a, b), c);
+#else
+  return a * b + c;
+#endif
+}
+
 template <class F> decltype(auto) visit_op(op o, F&& f) {
   switch (o) {
   case op::product:

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/registry.hpp"
+#include "core/visit.hpp"
 #include "pplab/histogram.hpp"
 
 namespace pplab::detail {
@@ -19,10 +20,11 @@ histogram_problem resolve_histogram(backend where, dtype t, const void* data, st
 histogram_result run_histogram_into_result(const histogram_rung& r, const histogram_problem& p,
                                            const void* data);
 
+// The binners are PPLAB_HD: the same code bins a value on the CPU and on the GPU.
 // 8/16-bit integers over the type's whole range: the bin is the value's offset from the lowest.
 struct natural_binner {
   std::int64_t lo;
-  template <class T> std::size_t operator()(T x) const noexcept {
+  template <class T> PPLAB_HD std::size_t operator()(T x) const noexcept {
     return std::size_t(std::int64_t(x) - lo);
   }
 };
@@ -35,13 +37,15 @@ struct range_binner {
   std::size_t bins;
   bool closed_last;
 
-  explicit range_binner(const histogram_problem& p)
+  PPLAB_HD explicit range_binner(const histogram_problem& p)
       : lo(p.lo), hi(p.hi), scale(double(p.bins) / (p.hi - p.lo)),
         step((p.hi - p.lo) / double(p.bins)), bins(p.bins), closed_last(p.closed_last) {}
 
-  double edge(std::size_t i) const noexcept { return double(i) * step + lo; }
+  PPLAB_HD double edge(std::size_t i) const noexcept {
+    return mul_add_rounded(double(i), step, lo);
+  }
 
-  template <class T> std::size_t operator()(T x) const noexcept {
+  template <class T> PPLAB_HD std::size_t operator()(T x) const noexcept {
     const double v = double(x);
     if (v != v) return bins + 2;
     if (v < lo) return bins;

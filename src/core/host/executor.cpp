@@ -65,10 +65,10 @@ double host_executor::read_GBps(std::size_t bytes, double budget_s) {
 
 executor& executor_for(backend b) {
   static host_executor seq_ex(backend::seq), cpu_ex(backend::cpu);
-  static absent_executor nccl_ex(backend::nccl, "backend 'nccl' is not built yet; use seq, cpu or "
-                                                "cuda (see `pplab info`)");
-  static absent_executor mpi_ex(backend::mpi, "backend 'mpi' is not built yet; use seq, cpu or "
-                                              "cuda (see `pplab info`)");
+  static absent_executor nccl_ex(backend::nccl,
+                                 "it is not built yet; use seq, cpu or cuda (see `pplab info`)");
+  static absent_executor mpi_ex(backend::mpi,
+                                "it is not built yet; use seq, cpu or cuda (see `pplab info`)");
   switch (b) {
   case backend::seq:
     return seq_ex;
@@ -111,6 +111,8 @@ buffer scratch_for(executor& ex, std::size_t bytes) {
   return b;
 }
 
-void absent_executor::fail_absent() const { fail(errc::unsupported, why_); }
+void absent_executor::fail_absent() const {
+  fail(errc::unsupported, "backend '" + std::string(name_of(kind_)) + "' is not usable here: " + why_);
+}
 
 }  // namespace pplab::detail
