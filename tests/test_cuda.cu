@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "core/cuda/check.cuh"
 #include "core/device.hpp"
 #include "core/executor.hpp"
 #include "core/registry.hpp"
@@ -67,6 +68,42 @@ TEST(CudaApi, FarthestPointOnTheGpu) {
                               farthest_point_op());
     EXPECT_EQ(got, reduce(seq, pts, farthest_point_op())) << n;
   }
+}
+
+// The cuda executor's staging on its own: rows copied with their pitches (the bytes between rows
+// left alone), and host data streamed in chunks that arrive whole, in order, each slot drained.
+TEST(CudaExecutor, RowCopiesAndStreamedChunks) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t rows = 37, cols = 29, src_ld = 33, dst_ld = 31;
+  std::vector<float> src(rows * src_ld), back(rows * src_ld, -1.0f);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = float(i);
+  detail::buffer d(dev(), rows * dst_ld * 4);
+  dev().fill(d.get(), 0, rows * dst_ld * 4);
+  dev().copy_rows_in(d.get(), dst_ld * 4, src.data(), src_ld * 4, cols * 4, rows);
+  dev().copy_rows_out(back.data(), src_ld * 4, d.get(), dst_ld * 4, cols * 4, rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < src_ld; ++c)
+      EXPECT_EQ(back[r * src_ld + c], c < cols ? src[r * src_ld + c] : -1.0f) << r << "," << c;
+
+  const std::size_t chunk = std::size_t(1) << 20, bytes = 3 * chunk + 12345;
+  std::vector<std::uint8_t> host(bytes), mirror(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) host[i] = std::uint8_t(i * 7 + i / 4096);
+  detail::buffer whole(dev(), bytes);
+  dev().synchronize();
+  std::size_t chunks = 0, drained = 0;
+  dev().stream_in(
+      host.data(), bytes, chunk,
+      [&](const void* data, std::size_t len, std::size_t index, int slot, void* stream) {
+        EXPECT_EQ(index, chunks++);
+        EXPECT_EQ(slot, int(index % 2));
+        PPLAB_CUDA(cudaMemcpyAsync(whole.as<std::uint8_t>() + index * chunk, data, len,
+                                   cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)));
+      },
+      [&](int) { ++drained; });
+  EXPECT_EQ(chunks, 4u);
+  EXPECT_EQ(drained, 4u);
+  dev().copy_out(mirror.data(), whole.get(), bytes);
+  EXPECT_EQ(mirror, host);
 }
 
 template <class Binner>

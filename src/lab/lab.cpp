@@ -73,6 +73,19 @@ void session::measure(detail::executor& ex) {
   progress("measuring the ceilings of " + ex.describe());
   for (detail::ceiling& c : ex.measure_ceilings(probe_bytes(), opts.budget_s))
     add_ceiling(std::move(c));
+  reads_.push_back({ex.host_memory() ? "read_GBps" : "gpu_read_GBps", &ex, probe_bytes()});
+}
+
+void session::reprobe_reads() {
+  for (const read_probe& r : reads_) {
+    progress("measuring " + r.key + " again");
+    const double again = r.ex->read_GBps(r.bytes, opts.budget_s);
+    for (detail::ceiling& c : out.ceilings)
+      if (c.key == r.key && again > c.value) c.value = again;
+  }
+  for (row& r : out.rows)
+    if (!std::isnan(r.pct_of_ceiling) && !std::isnan(r.GBps))
+      r.pct_of_ceiling = 100 * r.GBps / ceiling(r.ceiling);
 }
 
 namespace {
@@ -107,6 +120,7 @@ void session::rate_bytes(row& r, detail::executor& ex, double bytes) {
       progress("measuring the read ceiling at " + size_label(std::size_t(bytes)));
       add_ceiling({key, ex.read_GBps(std::size_t(bytes), opts.budget_s),
                    "the read ceiling measured on a working set of the row's size"});
+      reads_.push_back({key, &ex, std::size_t(bytes)});
     }
   }
   r.ceiling = key;
@@ -164,6 +178,7 @@ result run(const settings& s) {
   if (wanted(pattern::reduce)) run_reduce_case(ses);
   if (wanted(pattern::histogram)) run_histogram_case(ses);
   if (wanted(pattern::matmul)) run_matmul_case(ses);
+  ses.reprobe_reads();
   fill_ratios(out);
   for (const row& r : out.rows)
     if (r.pct_of_ceiling > 100.5) {

@@ -50,9 +50,18 @@ public:
   // less than one launch to move is latency-bound and shown against the launch latency.
   void rate_bytes(row& r, detail::executor& ex, double bytes);
   void rate_flops(row& r, detail::executor& ex, double flops);
+  // Probes every read ceiling of the run again and keeps the larger figure: a ceiling is the
+  // most the machine was seen to do in this run (a shared machine varies between repeats).
+  void reprobe_reads();
 
 private:
   std::vector<backend> measured_;
+  struct read_probe {
+    std::string key;
+    detail::executor* ex;
+    std::size_t bytes;
+  };
+  std::vector<read_probe> reads_;
 };
 
 // The rungs of a case's problem that the lab runs with these settings.

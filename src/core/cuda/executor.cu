@@ -169,7 +169,7 @@ public:
     out.push_back({"gpu_theoretical_GBps", gpu().mem_GBps_theoretical,
                    "memory clock x bus width x 2, from the device attributes"});
     out.push_back({"gpu_read_GBps", read_GBps(bytes, budget_s),
-                   "vectorized read kernel (16-byte loads, 4 in flight), the better of read-only and streaming loads, best repeat, L2 flushed"});
+                   "vectorized read kernel (16-byte loads, 4 in flight), the better of read-only and streaming loads, best repeat of probes at the start and the end of the run, L2 flushed"});
     {
       buffer a(*this, bytes), b(*this, bytes);
       fill(a.get(), 1, bytes);
