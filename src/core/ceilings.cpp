@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/host/section.hpp"
 #include "core/timing.hpp"
 
 namespace pplab::detail {
@@ -41,9 +42,7 @@ double read_loop_GBps(const void* data, std::size_t bytes, double budget_s) {
         std::uint64_t s = 0;
 #pragma omp parallel reduction(+ : s)
         {
-          const std::size_t id = std::size_t(omp_get_thread_num());
-          const std::size_t used = std::size_t(omp_get_num_threads());
-          const std::size_t begin = words * id / used, end = words * (id + 1) / used;
+          const auto [begin, end] = this_thread_section(words);
           std::uint64_t lane[lanes] = {};
           std::size_t i = begin;
           for (; i + lanes <= end; i += lanes)
@@ -69,10 +68,8 @@ double measure_read_GBps(std::size_t bytes, double budget_s) {
   std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[words]);
 #pragma omp parallel
   {
-    const std::size_t id = std::size_t(omp_get_thread_num());
-    const std::size_t used = std::size_t(omp_get_num_threads());
-    for (std::size_t i = words * id / used; i < words * (id + 1) / used; ++i)
-      buf[i] = std::uint64_t(i);
+    const auto [begin, end] = this_thread_section(words);
+    for (std::size_t i = begin; i < end; ++i) buf[i] = std::uint64_t(i);
   }
   return std::max(read_loop_GBps<std::uint64_t, 16>(buf.get(), words * 8, budget_s),
                   read_loop_GBps<std::uint32_t, 64>(buf.get(), words * 8, budget_s));
@@ -87,9 +84,7 @@ double measure_copy_GBps(std::size_t bytes, double budget_s) {
       [&] {
 #pragma omp parallel num_threads(threads)
         {
-          const std::size_t id = std::size_t(omp_get_thread_num());
-          const std::size_t used = std::size_t(omp_get_num_threads());
-          const std::size_t begin = bytes * id / used, end = bytes * (id + 1) / used;
+          const auto [begin, end] = this_thread_section(bytes);
           std::memcpy(dst.get() + begin, src.get() + begin, end - begin);
         }
       },

@@ -17,14 +17,7 @@ namespace {
 struct histogram_case {
   using rung_type = detail::histogram_rung;
   static constexpr int host_min_reps = 5;
-  struct problem {
-    detail::histogram_problem p;
-    std::string group, dtype, op;
-    std::size_t n;
-    double bytes, flops;
-    bool device_only;
-    detail::distribution dist;
-  };
+  using problem = lab_problem<detail::histogram_problem>;
 
   std::vector<problem> problems(size s) const {
     const std::size_t nb = s == size::full ? std::size_t(1) << 30
@@ -62,20 +55,15 @@ struct histogram_case {
   }
 
   struct placed {
-    detail::buffer in, counts;
-    const void* data;
+    placed_input in;
+    detail::buffer counts;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    placed pl{{}, detail::buffer(ex, detail::slots(pr.p) * 8), h.in.get()};
-    if (!ex.host_memory()) {
-      pl.in = detail::buffer(ex, pr.n * size_of(pr.p.type));
-      ex.copy_in(pl.in.get(), h.in.get(), pl.in.size());
-      pl.data = pl.in.get();
-    }
-    return pl;
+    return {place_input(ex, h.in.get(), pr.n * size_of(pr.p.type)),
+            detail::buffer(ex, detail::slots(pr.p) * 8)};
   }
   detail::histogram_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    return {pr.p, pl.data, pl.counts.as<std::uint64_t>(), scratch, stream};
+    return {pr.p, pl.in.data, pl.counts.as<std::uint64_t>(), scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.counts.get(), 0xde, pl.counts.size());

@@ -2,8 +2,7 @@
 // The lab's one loop, case x rung x executor, and the session the cases share. A case is a
 // struct with:
 //   using rung_type;                    the pattern's rung
-//   struct problem { <pattern>_problem p; std::string group, dtype, op; std::size_t n;
-//                    double bytes, flops; bool device_only; };
+//   using problem = lab_problem<<pattern>_problem>;
 //   static constexpr int host_min_reps;
 //   std::vector<problem> problems(size) const;
 //   host_data prepare(const problem&) const;          the data on the host and its reference
@@ -16,10 +15,22 @@
 #include <string>
 
 #include "core/executor.hpp"
+#include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "lab/lab.hpp"
 
 namespace pplab::lab {
+
+// One problem of a case: what the rungs are asked, its name in the table, and how much work a
+// run does (bytes read, or flops when the row is rated in GFLOP/s).
+template <class Problem> struct lab_problem {
+  Problem p;
+  std::string group, dtype, op;  // "f32 sum n=2^28", "f32", "sum"
+  std::size_t n;
+  double bytes, flops;
+  bool device_only = false;  // a problem for device executors alone (the latency series)
+  detail::distribution dist = detail::distribution::uniform;  // how its data is drawn
+};
 
 struct verdict {
   bool ok = false;
@@ -28,6 +39,21 @@ struct verdict {
 };
 
 bool wants(const settings& s, pattern p, backend b);
+
+// Host data where an executor's rungs read it: the host memory itself on the host, a copy in
+// the executor's memory elsewhere.
+struct placed_input {
+  detail::buffer copy;
+  const void* data = nullptr;
+};
+inline placed_input place_input(detail::executor& ex, const void* host, std::size_t bytes) {
+  placed_input in{{}, host};
+  if (ex.host_memory()) return in;
+  in.copy = detail::buffer(ex, bytes);
+  ex.copy_in(in.copy.get(), host, bytes);
+  in.data = in.copy.get();
+  return in;
+}
 
 class session {
 public:

@@ -42,19 +42,13 @@ double freivalds(const float* a, const float* b, const float* c, std::size_t m, 
 struct matmul_case {
   using rung_type = detail::matmul_rung;
   static constexpr int host_min_reps = 3;
-  struct problem {
-    detail::matmul_problem p;
-    std::string group, dtype, op;
-    std::size_t n;
-    double bytes, flops;
-    bool device_only;
-  };
+  using problem = lab_problem<detail::matmul_problem>;
 
   std::vector<problem> problems(size s) const {
     const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
     const std::string shape = std::to_string(e) + "x" + std::to_string(e) + "x" + std::to_string(e);
     return {{{dtype::f32, e, e, e}, "f32 " + shape, "f32", "gemm", e * e * e,
-             3.0 * double(e * e) * 4, 2.0 * double(e) * double(e) * double(e), false}};
+             3.0 * double(e * e) * 4, 2.0 * double(e) * double(e) * double(e)}};
   }
 
   struct host_data {
@@ -68,22 +62,16 @@ struct matmul_case {
   }
 
   struct placed {
-    detail::buffer a, b, c;
-    const void *pa, *pb;
+    placed_input a, b;
+    detail::buffer c;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    placed pl{{}, {}, detail::buffer(ex, pr.p.m * pr.p.n * 4), h.a.data(), h.b.data()};
-    if (!ex.host_memory()) {
-      pl.a = detail::buffer(ex, h.a.size() * 4), pl.b = detail::buffer(ex, h.b.size() * 4);
-      ex.copy_in(pl.a.get(), h.a.data(), pl.a.size());
-      ex.copy_in(pl.b.get(), h.b.data(), pl.b.size());
-      pl.pa = pl.a.get(), pl.pb = pl.b.get();
-    }
-    return pl;
+    return {place_input(ex, h.a.data(), h.a.size() * 4), place_input(ex, h.b.data(), h.b.size() * 4),
+            detail::buffer(ex, pr.p.m * pr.p.n * 4)};
   }
   detail::matmul_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
     const auto& p = pr.p;
-    return {p, 1.0, 0.0, pl.pa, p.k, pl.pb, p.n, pl.c.get(), p.n, scratch, stream};
+    return {p, 1.0, 0.0, pl.a.data, p.k, pl.b.data, p.n, pl.c.get(), p.n, scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.c.get(), 0xff, pl.c.size());  // NaN in every float

@@ -16,13 +16,7 @@ namespace {
 struct reduce_case {
   using rung_type = detail::reduce_rung;
   static constexpr int host_min_reps = 5;
-  struct problem {
-    detail::reduce_problem p;
-    std::string group, dtype, op;
-    std::size_t n;
-    double bytes, flops;
-    bool device_only;
-  };
+  using problem = lab_problem<detail::reduce_problem>;
 
   static std::size_t big(size s) {
     return s == size::full ? std::size_t(1) << 28
@@ -35,7 +29,7 @@ struct reduce_case {
       out.push_back({{t, o, n},
                      std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
                      std::string(name_of(t)), std::string(name_of(o)), n,
-                     double(n * size_of(t)), 0, device_only});
+                     double(n * size_of(t)), 0, device_only, detail::distribution::uniform});
     };
     for (auto [t, o] : {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::max}})
       add(t, o, big(s), false);
@@ -53,7 +47,7 @@ struct reduce_case {
   host_data prepare(const problem& pr) const {
     host_data h;
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
-    detail::generate(pr.p.type, h.in.get(), pr.n, detail::distribution::uniform, 42);
+    detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 42);
     h.ref = detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), pr.p,
                                 h.in.get());
     if (is_float(pr.p.type)) {
@@ -70,20 +64,15 @@ struct reduce_case {
   }
 
   struct placed {
-    detail::buffer in, out;
-    const void* data;
+    placed_input in;
+    detail::buffer out;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    placed pl{{}, detail::buffer(ex, sizeof(scalar)), h.in.get()};
-    if (!ex.host_memory()) {
-      pl.in = detail::buffer(ex, pr.n * size_of(pr.p.type));
-      ex.copy_in(pl.in.get(), h.in.get(), pl.in.size());
-      pl.data = pl.in.get();
-    }
-    return pl;
+    return {place_input(ex, h.in.get(), pr.n * size_of(pr.p.type)),
+            detail::buffer(ex, sizeof(scalar))};
   }
   detail::reduce_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    return {pr.p, pl.data, pl.out.as<scalar>(), scratch, stream};
+    return {pr.p, pl.in.data, pl.out.as<scalar>(), scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.out.get(), 0xab, sizeof(scalar));

@@ -105,17 +105,11 @@ public:
   }
   void copy_rows_in(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                     std::size_t row_bytes, std::size_t rows) override {
-    if (!rows || !row_bytes) return;
-    PPLAB_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
-                                 cudaMemcpyHostToDevice, s()));
-    PPLAB_CUDA(cudaStreamSynchronize(s()));
+    copy_rows(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyHostToDevice);
   }
   void copy_rows_out(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                      std::size_t row_bytes, std::size_t rows) override {
-    if (!rows || !row_bytes) return;
-    PPLAB_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
-                                 cudaMemcpyDeviceToHost, s()));
-    PPLAB_CUDA(cudaStreamSynchronize(s()));
+    copy_rows(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDeviceToHost);
   }
   void fill(void* dst, int byte, std::size_t bytes) override {
     if (bytes) PPLAB_CUDA(cudaMemsetAsync(dst, byte, bytes, s()));
@@ -231,6 +225,12 @@ public:
   }
 
 private:
+  void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                 std::size_t row_bytes, std::size_t rows, cudaMemcpyKind kind) {
+    if (!rows || !row_bytes) return;
+    PPLAB_CUDA(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind, s()));
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // the host memory may go away after the call
+  }
   static cudaStream_t s() {
     static thread_local cudaStream_t stream = [] {
       cudaStream_t st;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/generate.hpp"
+#include "core/host/section.hpp"
 #include "core/timing.hpp"
 #include "histogram/cpu/byte_rows.hpp"
 
@@ -36,9 +37,7 @@ double measure_byte_store_floor_GBps(std::size_t bytes, double budget_s) {
         std::uint64_t s = 0;
 #pragma omp parallel reduction(+ : s)
         {
-          const std::size_t id = std::size_t(omp_get_thread_num());
-          const std::size_t used = std::size_t(omp_get_num_threads());
-          const std::size_t begin = bytes * id / used, end = bytes * (id + 1) / used;
+          const auto [begin, end] = this_thread_section(bytes);
           s += store_per_byte(x + begin, end - begin);
         }
         sink = sink + s;
