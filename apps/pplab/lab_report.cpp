@@ -16,6 +16,7 @@
 
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
+#include "git_stamp.hpp"
 #include "pplab/pplab.hpp"
 
 namespace pplab::cli {
