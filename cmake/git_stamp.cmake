@@ -4,7 +4,10 @@ execute_process(COMMAND git rev-parse --short HEAD WORKING_DIRECTORY ${SRC}
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SRC}
                 OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT commit)
+if(DEFINED ENV{PPLAB_SOURCE_COMMIT})
+  # A copy of the tree without its history (a GPU machine): the caller names the commit.
+  set(commit "$ENV{PPLAB_SOURCE_COMMIT}")
+elseif(NOT commit)
   set(commit unknown)
 elseif(dirty)
   set(commit "${commit}+dirty")

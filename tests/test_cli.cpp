@@ -185,8 +185,60 @@ TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   expect_failure("matmul --a " + path("int.npy") + " --b " + path("int.npy"), 1, "float32");
   expect_failure("matmul --a " + path("missing.npy") + " --b " + path("int.npy"), 1, "cannot open");
   expect_failure("frobnicate", 2, "");
+  // Sizes that overflow or exceed the machine are refused before anything is allocated.
+  expect_failure("reduce --op sum --n 4611686018427387904 --json", 2, "more than 2^64 bytes");
+  expect_failure("reduce --op sum --n 1099511627776 --dtype f64", 2, "more than this machine");
+  expect_failure("reduce --op sum --n -5", 2, "--n must be 0 or more");
+  expect_failure("reduce --op sum --input " + dir.string(), 1, "is a directory");
+  // Outputs: a full device or a path that cannot be written is an error, never "wrote".
+  const int full = std::system((std::string(PPLAB_CLI) + " reduce --op sum --n 10 --json >/dev/full 2>" +
+                                path("full.err"))
+                                   .c_str());
+  EXPECT_EQ(WEXITSTATUS(full), 1) << "stdout on a full device";
+  expect_failure("lab reduce --backend seq --quick --json /dev/full --chart " + path("c.svg"), 1,
+                 "/dev/full");
+  expect_failure("lab reduce --backend seq --quick --json " + path("no/such/dir/x.json"), 1,
+                 "cannot write");
   EXPECT_EQ(run("--help").code, 0);
   EXPECT_EQ(run("histogram --help").code, 0);
+}
+
+TEST_F(Cli, MatmulOutputIsWrittenWholeOrNotAtAll) {
+  io::array m;
+  m.type = dtype::f32;
+  m.shape = {2, 2};
+  m.bytes.resize(16);
+  io::write_npy(path("m.npy"), m);
+  expect_failure("matmul --a " + path("m.npy") + " --b " + path("m.npy") + " --out /dev/full", 1,
+                 "No space left");
+  // An unwritable output is reported before the product is computed.
+  const result r = run("matmul --a " + path("m.npy") + " --b " + path("m.npy") + " --out " +
+                       path("missing/dir/c.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "") << "the product ran before the output was found unwritable";
+  // An earlier file at the path is replaced whole, and no temporary file is left beside it.
+  write("c.npy", "old");
+  ASSERT_EQ(run("matmul --a " + path("m.npy") + " --b " + path("m.npy") + " --out " + path("c.npy"))
+                .code,
+            0);
+  EXPECT_EQ(io::read_npy(path("c.npy")).shape, (std::vector<std::size_t>{2, 2}));
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().filename().string().rfind("c.npy", 0) == 0;
+  EXPECT_EQ(files, 1u);
+}
+
+// JSON has no NaN or infinity: they are the strings "nan", "inf" and "-inf", never null.
+TEST_F(Cli, NonFiniteValuesStayApartInJson) {
+  write("v.txt", "1 inf 3");
+  result r = run("reduce --op sum --input " + path("v.txt") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"], "inf");
+  write("v.txt", "1 -inf 3");
+  r = run("reduce --op min --input " + path("v.txt") + " --json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"], "-inf");
+  write("v.txt", "1 nan 3");
+  r = run("reduce --op max --input " + path("v.txt") + " --json");
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"], "nan");
 }
 
 TEST_F(Cli, InfoListAndAQuickLabRecord) {

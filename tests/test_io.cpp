@@ -1,5 +1,7 @@
 // The readers: .npy round trips, both byte orders, versions 1 to 3, clear errors for Fortran
 // order, object arrays, truncation at every length and random bytes; text and raw files.
+#include <sys/stat.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -159,6 +161,69 @@ TEST(TextInput, ReadsNumbersAndNamesTheBadToken) {
   write_bytes(path, "1 300\n");
   EXPECT_THROW(io::read_input(path, "text", &u8), error);
   std::filesystem::remove(path);
+}
+
+// Integers are read as integers of the requested type over its whole range, floats rounded once
+// to theirs; decimals are not integers, and out-of-range numbers are errors naming the line.
+TEST(TextInput, NumbersAreReadExactlyAsTheRequestedType) {
+  const std::string path = temp_path("exact.txt");
+  const auto read = [&](const std::string& text, dtype t) {
+    write_bytes(path, text);
+    return io::read_input(path, "text", &t).channels.at(0);
+  };
+  const auto fails = [&](const std::string& text, dtype t, const std::string& words) {
+    write_bytes(path, text);
+    try {
+      io::read_input(path, "text", &t);
+      ADD_FAILURE() << text << " as " << name_of(t) << " gave no error";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::bad_data);
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  io::array a = read("9223372036854775807 -9223372036854775808 +7\n", dtype::i64);
+  const auto* i = reinterpret_cast<const std::int64_t*>(a.bytes.data());
+  EXPECT_EQ(i[0], std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(i[1], std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(i[2], 7);
+  a = read("18446744073709551615\n", dtype::u64);
+  EXPECT_EQ(*reinterpret_cast<const std::uint64_t*>(a.bytes.data()),
+            std::numeric_limits<std::uint64_t>::max());
+  a = read("16777217 0.1 inf -inf nan\n", dtype::f32);  // rounded once, to float
+  const auto* f = reinterpret_cast<const float*>(a.bytes.data());
+  EXPECT_EQ(f[0], 16777216.0f);
+  EXPECT_EQ(f[1], 0.1f);
+  EXPECT_TRUE(std::isinf(f[2]) && f[2] > 0);
+  EXPECT_TRUE(std::isinf(f[3]) && f[3] < 0);
+  EXPECT_TRUE(std::isnan(f[4]));
+  fails("1\n9223372036854775808\n", dtype::i64, ":2: '9223372036854775808' is out of the range");
+  fails("-1\n", dtype::u32, "'-1' is out of the range of dtype u32");
+  fails("1 2.5\n", dtype::i32, "'2.5' is not an integer");
+  fails("1e3\n", dtype::i16, "is not an integer");
+  fails("256\n", dtype::u8, "out of the range of dtype u8");
+  fails("1e400\n", dtype::f64, "out of the range of dtype f64");
+  fails("1e39\n", dtype::f32, "out of the range of dtype f32");
+  fails("12abc\n", dtype::f64, "'12abc' is not a number");
+  std::filesystem::remove(path);
+}
+
+// Only regular files are read: every other kind of path gets a clear error, and nothing blocks.
+TEST(Files, DirectoriesDevicesFifosAndEmptyPathsAreRefused) {
+  const auto refused = [](const std::string& path, const std::string& words) {
+    try {
+      io::read_input(path, "", nullptr);
+      ADD_FAILURE() << path << " was read";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << path << ": " << e.what();
+    }
+  };
+  refused(std::filesystem::temp_directory_path().string(), "is a directory");
+  refused("/dev/zero", "not a regular file");
+  const std::string fifo = temp_path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  refused(fifo, "not a regular file");  // a read would wait for a writer forever
+  std::filesystem::remove(fifo);
+  refused("", "empty");
 }
 
 TEST(RawInput, NeedsAWholeNumberOfElements) {

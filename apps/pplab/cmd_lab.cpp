@@ -10,6 +10,7 @@
 #include "common.hpp"
 #include "core/run.hpp"
 #include "core/timer.hpp"
+#include "io/output.hpp"
 #include "lab_report.hpp"
 
 namespace pplab::cli {
@@ -30,6 +31,10 @@ void run(const lab_cli& o) {
     s.only_backend = parse_backend(o.backend_name);
     detail::require_backend(*s.only_backend);
   }
+  // Opened first: a record or chart that cannot be written is reported before the lab runs.
+  const std::string chart_path =
+      o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
+  io::output_file record(o.json_path), chart(chart_path);
   std::size_t step = 0;
   const bool progress = !o.no_progress && isatty(STDERR_FILENO);
   if (progress)
@@ -50,13 +55,13 @@ void run(const lab_cli& o) {
   fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: {}\n", o.quick ? " --quick" : "",
              lab.rows.size(), clock.seconds(), fmt::join(shown, ", "));
   print_table(lab);
-  const std::string chart =
-      o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
-  write_record(lab, o.quick, o.json_path);
-  write_chart(lab, chart);
+  record.write(record_json(lab, o.quick));
+  record.commit();
+  chart.write(chart_svg(lab));
+  chart.commit();
   std::size_t wrong = 0;
   for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
-  fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart,
+  fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart_path,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
   if (wrong)
     fail(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");

@@ -1,9 +1,13 @@
 // pplab matmul --a A.npy --b B.npy [--out C.npy]: C = alpha * A * B (+ beta * C).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "common.hpp"
 #include "core/run.hpp"
+#include "core/sizes.hpp"
 #include "core/timer.hpp"
+#include "io/output.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -26,6 +30,9 @@ io::array load_matrix(const std::string& path, const char* name) {
 }
 
 void run(const matmul_cli& o) {
+  // Opened first: an output that cannot be written is reported before the work, not after it.
+  std::optional<io::output_file> out;
+  if (!o.out_path.empty()) out.emplace(o.out_path);
   const io::array a = load_matrix(o.a_path, "A"), b = load_matrix(o.b_path, "B");
   if (a.type != b.type)
     fail(errc::invalid_argument, fmt::format("A is {} and B is {}; give both the same dtype",
@@ -44,7 +51,8 @@ void run(const matmul_cli& o) {
       fail(errc::invalid_argument,
            fmt::format("--c must be a {}x{} {} matrix", m, n, name_of(a.type)));
   } else {
-    c.bytes.resize(m * n * size_of(a.type));
+    c.bytes.resize(detail::checked_bytes({m, n, size_of(a.type)},
+                                         fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
   }
   const double beta = o.c_path.empty() ? 0.0 : o.beta;
   const backend where = parse_backend(o.backend_name);
@@ -56,8 +64,8 @@ void run(const matmul_cli& o) {
   const double s = clock.seconds();
   fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
              name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);
-  if (!o.out_path.empty()) {
-    io::write_npy(o.out_path, c);
+  if (out) {
+    io::write_npy(*out, c);
     fmt::print("wrote {}\n", o.out_path);
   } else if (m * n <= 64) {
     for (std::size_t i = 0; i < m; ++i) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/sizes.hpp"
+
 namespace pplab::cli {
 
 void data_options::add_to(CLI::App& cmd, const char* dflt) {
@@ -38,8 +40,12 @@ io::input load_data(const data_options& o) {
   const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
   io::array a;
   a.type = t;
+  if (o.n < 0)
+    fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
   a.shape = {std::size_t(o.n)};
-  a.bytes.resize(std::size_t(o.n) * size_of(t));
+  a.bytes.resize(detail::checked_bytes(
+      {std::size_t(o.n), size_of(t)},
+      "--n " + std::to_string(o.n) + " " + std::string(name_of(t)) + " elements"));
   detail::generate(t, a.data(), std::size_t(o.n), detail::parse_distribution(o.dist), o.seed);
   io::input in;
   in.format = "generated";
@@ -61,7 +67,8 @@ std::string describe(const data_options& o, const io::input& in) {
 }
 
 nlohmann::json json_number(double v) {
-  if (!std::isfinite(v)) return nullptr;
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
 }
 

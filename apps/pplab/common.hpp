@@ -16,7 +16,7 @@ namespace pplab::cli {
 // --input F [--format ...] or generated data: --n, --dtype, --dist, --seed.
 struct data_options {
   std::string input, format, dtype_name, dist = "uniform";
-  std::uint64_t n = 1 << 20;
+  std::int64_t n = 1 << 20;  // signed: --n -5 is an error, not 2^64 - 5
   std::uint64_t seed = 1;
   void add_to(CLI::App& cmd, const char* default_dtype);
   std::string default_dtype;
@@ -26,7 +26,9 @@ io::input load_data(const data_options& o);
 // A one-line description of where the data came from, for human output.
 std::string describe(const data_options& o, const io::input& in);
 
-// JSON numbers: NaN and infinities have no JSON form and are written as null.
+// JSON numbers: NaN and the infinities have no JSON form; they are written as the strings "nan",
+// "inf" and "-inf" (what Python's float() reads back), so that they stay apart from each other
+// and from a missing value.
 nlohmann::json json_number(double v);
 nlohmann::json json_scalar(const scalar& s);
 std::string format_scalar(const scalar& s);

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -91,7 +90,7 @@ void print_table(const lab::result& lab) {
   for (const std::string& w : lab.warnings) fmt::print("\nwarning: {}\n", w);
 }
 
-void write_record(const lab::result& lab, bool quick, const std::string& path) {
+std::string record_json(const lab::result& lab, bool quick) {
   using nlohmann::json;
   const auto num = [](double v) -> json { return std::isnan(v) ? json(nullptr) : json(v); };
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -138,15 +137,13 @@ void write_record(const lab::result& lab, bool quick, const std::string& path) {
   json record = {{"pplab", version()}, {"git", PPLAB_GIT},     {"date", date}, {"quick", quick},
                  {"machine", machine}, {"ceilings", ceilings}, {"rows", rows}};
   if (!lab.warnings.empty()) record["warnings"] = lab.warnings;
-  std::ofstream out(path);
-  if (!out) fail(errc::io, "cannot write the lab record to '" + path + "'");
-  out << record.dump(1) << "\n";
+  return record.dump(1) + "\n";
 }
 
 // One panel per problem: a bar per rung, its length the percentage of the ceiling (for a
 // latency-bound row: the launch latency over its time), a dashed line at 100% and a dotted one
 // at any other floor of the panel.
-void write_chart(const lab::result& lab, const std::string& path) {
+std::string chart_svg(const lab::result& lab) {
   std::map<std::string, std::vector<const row*>> panels;
   std::vector<std::string> order;
   for (const row& r : lab.rows) {
@@ -206,9 +203,7 @@ void write_chart(const lab::result& lab, const std::string& path) {
     y += 10;
   }
   svg += "</svg>\n";
-  std::ofstream out(path);
-  if (!out) fail(errc::io, "cannot write the chart to '" + path + "'");
-  out << svg;
+  return svg;
 }
 
 }  // namespace pplab::cli

@@ -7,7 +7,7 @@
 namespace pplab::cli {
 
 void print_table(const lab::result& lab);
-void write_record(const lab::result& lab, bool quick, const std::string& path);
-void write_chart(const lab::result& lab, const std::string& path);
+std::string record_json(const lab::result& lab, bool quick);  // the JSON record
+std::string chart_svg(const lab::result& lab);                 // the SVG chart
 
 }  // namespace pplab::cli

@@ -1,6 +1,8 @@
 // pplab: reduction, histogram and tiled matrix multiplication on every level of hardware.
 // Errors go to stderr as `pplab: error: ...`, exit status 1 for bad data, 2 for bad usage.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -33,6 +35,12 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pplab: error: %s\n", e.what());
+    return 1;
+  }
+  // Output that never arrived (a full disk, a closed pipe) is a failure, not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "pplab: error: cannot write to standard output: %s\n",
+                 std::strerror(errno ? errno : EIO));
     return 1;
   }
   return 0;

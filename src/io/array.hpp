@@ -22,6 +22,8 @@ struct array {
 array read_npy(const std::string& path);
 array parse_npy(const std::byte* data, std::size_t size, const std::string& name);
 void write_npy(const std::string& path, const array& a);
+class output_file;
+void write_npy(output_file& out, const array& a);  // and commits it
 
 // One input, possibly several channels (an RGB image gives three named arrays).
 struct input {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "io/array.hpp"
 #include "pplab/error.hpp"
@@ -35,55 +37,65 @@ std::string format_of(const std::string& path) {
   return "bytes";
 }
 
-// Whitespace- or comma-separated numbers, each checked against the target dtype.
+// One number of text as a T, exactly: integers as integers (the whole range of the type, no
+// detour through double), floats rounded once to the type. nullopt: not a number of that type.
+template <class T> std::optional<T> parse_number(const char* b, const char* e, bool& out_of_range) {
+  out_of_range = false;
+  if (b != e && *b == '+' && e - b > 1 && b[1] != '-') ++b;  // as Python's int() and float()
+  T v{};
+  const auto [next, ec] = std::from_chars(b, e, v);
+  if (ec == std::errc::result_out_of_range) out_of_range = true;
+  if (ec != std::errc() || next != e) return std::nullopt;
+  return v;
+}
+
+// Whitespace- or comma-separated numbers as dtype t, as numpy.loadtxt(dtype=t) reads them:
+// "1.5" or "1e3" is not an integer, an integer out of the type's range is an error, and so is a
+// float beyond the type's range ("1e400" for f64); inf, -inf and nan are floats. Each error
+// names the file, the line and the token.
 array read_text(const std::string& path, dtype t) {
   const std::vector<std::byte> raw = read_file(path);
   const char* p = reinterpret_cast<const char*>(raw.data());
   const char* end = p + raw.size();
-  std::vector<double> values;
-  std::size_t line = 1;
-  while (p < end) {
-    const char c = *p;
-    if (c == '\n') ++line;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ';') {
-      ++p;
-      continue;
-    }
-    double v = 0;
-    const char* start = p;
-    if (*p == '+') ++p;
-    auto [next, ec] = std::from_chars(p, end, v);
-    if (ec == std::errc::result_out_of_range)
-      fail(errc::bad_data, path + ":" + std::to_string(line) + ": number out of range");
-    if (ec != std::errc() || (next < end && !std::strchr(" \t\r\n,;", *next))) {
-      const char* stop = start;
-      while (stop < end && stop - start < 20 && !std::strchr(" \t\r\n,;", *stop)) ++stop;
-      fail(errc::bad_data, path + ":" + std::to_string(line) + ": '" + std::string(start, stop) +
-                               "' is not a number");
-    }
-    if (!is_float(t)) {
-      double lo = 0, hi = 0;
-      visit_dtype(t, [&](auto tag) {
-        using T = decltype(tag);
-        lo = double(std::numeric_limits<T>::lowest());
-        hi = double(std::numeric_limits<T>::max());
-      });
-      if (v != std::floor(v) || v < lo || v > hi)
-        fail(errc::bad_data, path + ":" + std::to_string(line) + ": " + std::string(start, next) +
-                                 " does not fit dtype " + std::string(name_of(t)));
-    }
-    values.push_back(v);
-    p = next;
-  }
   array a;
   a.type = t;
-  a.shape = {values.size()};
-  a.bytes.resize(values.size() * size_of(t));
+  std::size_t line = 1, count = 0;
   visit_dtype(t, [&](auto tag) {
     using T = decltype(tag);
-    T* out = reinterpret_cast<T*>(a.bytes.data());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = T(values[i]);
+    std::vector<T> values;
+    while (p < end) {
+      const char c = *p;
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ';') {
+        line += c == '\n';
+        ++p;
+        continue;
+      }
+      const char* start = p;
+      while (p < end && !std::strchr(" \t\r\n,;", *p)) ++p;
+      const std::string where = path + ":" + std::to_string(line) + ": '" +
+                                std::string(start, std::size_t(std::min<std::ptrdiff_t>(p - start, 40))) + "'";
+      bool out_of_range = false;
+      const std::optional<T> v = parse_number<T>(start, p, out_of_range);
+      bool ignored = false;
+      if constexpr (std::is_unsigned_v<T>)  // "-1": an integer, below the unsigned range
+        out_of_range |= !v && parse_number<std::int64_t>(start, p, ignored).has_value();
+      if (out_of_range)
+        fail(errc::bad_data, where + " is out of the range of dtype " + std::string(name_of(t)));
+      if (!v) {
+        const bool decimal =
+            std::is_integral_v<T> && parse_number<double>(start, p, out_of_range).has_value();
+        fail(errc::bad_data,
+             where + (decimal ? " is not an integer; dtype " + std::string(name_of(t)) +
+                                    " takes integers (use --dtype f64 for decimals)"
+                              : " is not a number"));
+      }
+      values.push_back(*v);
+    }
+    count = values.size();
+    a.bytes.resize(count * sizeof(T));
+    if (count) std::memcpy(a.bytes.data(), values.data(), count * sizeof(T));
   });
+  a.shape = {count};
   return a;
 }
 

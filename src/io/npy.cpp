@@ -1,13 +1,17 @@
 // The .npy format (NumPy's format.py): magic, version, a little-endian header length, then a
 // Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } padded with
 // spaces and ending in a newline, then the elements.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
 
 #include "io/array.hpp"
+#include "io/output.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab::io {
@@ -86,15 +90,23 @@ std::vector<std::size_t> parse_shape(const std::string& s, const std::string& na
 
 }  // namespace
 
+// Regular files only: a directory, a device, a FIFO or a socket gets a clear error instead of a
+// wrong size, a wrong message or a read that never ends.
 std::vector<std::byte> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) fail(errc::io, "cannot open '" + path + "': no such file, or not readable");
-  const std::streamoff size = in.tellg();
-  if (size < 0) fail(errc::io, "cannot read '" + path + "' (is it a directory?)");
-  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
-  in.seekg(0);
-  if (size && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    fail(errc::io, "cannot read '" + path + "'");
+  if (path.empty()) fail(errc::invalid_argument, "the input path is empty; name a file");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    fail(errc::io, "cannot open '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail(errc::io, "'" + path + "' is a directory; name a file in it");
+  if (!S_ISREG(st.st_mode))
+    fail(errc::io, "'" + path + "' is not a regular file (a device, FIFO or socket); pplab reads "
+                                "regular files: save the stream to a file first");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(errc::io, "cannot open '" + path + "': " + std::strerror(errno));
+  std::vector<std::byte> bytes(static_cast<std::size_t>(st.st_size));
+  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), st.st_size))
+    fail(errc::io, "cannot read '" + path + "': it ended after " + std::to_string(in.gcount()) +
+                       " of " + std::to_string(st.st_size) + " bytes");
   return bytes;
 }
 
@@ -150,7 +162,7 @@ array read_npy(const std::string& path) {
   return parse_npy(bytes.data(), bytes.size(), path);
 }
 
-void write_npy(const std::string& path, const array& a) {
+void write_npy(output_file& out, const array& a) {
   static constexpr const char* descr[] = {"<i1", "<i2", "<i4", "<i8", "|u1",
                                           "<u2", "<u4", "<u8", "<f4", "<f8"};
   std::string shape;
@@ -162,22 +174,18 @@ void write_npy(const std::string& path, const array& a) {
   const std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) fail(errc::io, "cannot write '" + path + "'");
-  const unsigned char pre[] = {0x93,
-                               'N',
-                               'U',
-                               'M',
-                               'P',
-                               'Y',
-                               1,
-                               0,
+  const unsigned char pre[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                                static_cast<unsigned char>(header.size() & 0xff),
                                static_cast<unsigned char>(header.size() >> 8)};
-  out.write(reinterpret_cast<const char*>(pre), sizeof pre);
-  out << header;
-  out.write(reinterpret_cast<const char*>(a.bytes.data()), std::streamsize(a.bytes.size()));
-  if (!out) fail(errc::io, "cannot write '" + path + "' (disk full?)");
+  out.write(pre, sizeof pre);
+  out.write(header);
+  out.write(a.bytes.data(), a.bytes.size());
+  out.commit();
+}
+
+void write_npy(const std::string& path, const array& a) {
+  output_file out(path);
+  write_npy(out, a);
 }
 
 }  // namespace pplab::io
