@@ -108,6 +108,30 @@ TEST(Api, HistogramDefaultsFollowTheDocumentedRules) {
   EXPECT_EQ(h3.edge(3), 1.0);
 }
 
+// Ranges that a double cannot hold or split are refused with a reason, never NaN edges.
+TEST(Api, RangesTooWideOrTooFineForDoublesAreRefused) {
+  const auto refused = [](const std::vector<double>& x, histogram_options o, errc code,
+                          const std::string& words) {
+    try {
+      histogram(cpu, x, o);
+      ADD_FAILURE() << words;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused({-1.5e308, 1.5e308}, {}, errc::bad_data, "wider than a double can hold");
+  refused({1e300, 1e300}, {}, errc::bad_data, "too large to widen by 0.5");
+  histogram_options fine;
+  fine.bins = std::size_t(1) << 24, fine.lo = 1e10, fine.hi = 1e10 + 1;
+  refused({1e10}, fine, errc::invalid_argument, "narrower than a double can tell apart");
+  fine.bins = 1000;  // 1e-3 apart at 1e10: doubles there are 2e-6 apart
+  EXPECT_EQ(histogram(cpu, std::vector<double>{1e10 + 0.5}, fine).counts[500], 1u);
+  const auto wide = histogram(cpu, std::vector<double>{-1e307, 1e307});  // wide, but it fits
+  EXPECT_EQ(wide.counts.front() + wide.counts.back(), 2u);
+  EXPECT_TRUE(std::isfinite(wide.edge(5)));
+}
+
 TEST(Api, BadCallsGetClearErrors) {
   std::vector<float> empty, one = {1};
   expect_error(

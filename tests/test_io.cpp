@@ -226,6 +226,94 @@ TEST(Files, DirectoriesDevicesFifosAndEmptyPathsAreRefused) {
   refused("", "empty");
 }
 
+// An image whose header claims more pixels than the file holds is refused before anything is
+// allocated or decoded; a whole one is read.
+TEST(ImageInput, HeadersThatLieAreRefused) {
+  const std::string path = temp_path("lie.ppm");
+  write_bytes(path, "P6\n2 1\n255\n" + std::string("\x01\x02\x03\x04\x05\x06", 6));
+  io::input in;
+  try {
+    in = io::read_input(path, "", nullptr);
+  } catch (const error& e) {
+    if (e.code() == errc::unsupported) GTEST_SKIP() << e.what();
+    throw;
+  }
+  ASSERT_EQ(in.channels.size(), 3u);
+  EXPECT_EQ(std::to_integer<int>(in.channels[2].bytes[1]), 6);
+  const auto refused = [&](const std::string& bytes, const std::string& words) {
+    write_bytes(path, bytes);
+    try {
+      io::read_input(path, "", nullptr);
+      ADD_FAILURE() << words;
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused("P6\n20000 20000\n255\n" + std::string(100, 'x'), "truncated");
+  refused("P5\n# a comment\n2 2\n255\n" + std::string(3, 'x'), "only 3 bytes follow");
+  refused("P6\nwide tall\n255\n", "malformed");
+  refused("P6\n4000000000 4000000000\n255\n", "more than");
+  refused("\x89PNG\r\n\x1a\n broken", "cannot be decoded");
+  std::filesystem::remove(path);
+}
+
+// Every reader, through files, on mutated inputs: truncations, flipped bytes, header numbers
+// replaced by huge ones. Each case ends in a pplab::error or in an array consistent with itself,
+// never a crash, a hang or an allocation the file does not justify.
+TEST(Readers, MutatedFilesEndInAnErrorOrAConsistentArray) {
+  std::mt19937_64 rng(fresh_seed());
+  struct seed_file {
+    std::string name, bytes, format;
+    dtype type;
+  };
+  const std::vector<seed_file> seeds = {
+      {"f.npy", npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+                    std::string(48, '\x01')),
+       "", dtype::f64},
+      {"b.npy", npy(3, "{'descr': '>i4', 'fortran_order': False, 'shape': (4,), }",
+                    std::string(16, '\x02')),
+       "", dtype::i32},
+      {"t.txt", "1 2.5, -3\n4e2\t+5 inf\n", "", dtype::f64},
+      {"i.txt", "1 -2 300000 7\n", "text", dtype::i32},
+      {"r.bin", std::string(64, '\x07'), "raw", dtype::u16},
+      {"p.ppm", "P6\n3 2\n255\n" + std::string(18, '\x05'), "", dtype::u8},
+      {"g.pgm", "P5\n4 4\n65535\n" + std::string(32, '\x09'), "", dtype::u8}};
+  const auto digits_to_huge = [&](std::string s) {
+    const std::size_t at = s.find_first_of("0123456789");
+    if (at != std::string::npos) s.insert(at, "99999999999999999999");
+    return s;
+  };
+  for (const seed_file& f : seeds)
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string s = f.bytes;
+      switch (trial % 3) {
+      case 0:
+        s.resize(rng() % (s.size() + 1));
+        break;
+      case 1:
+        for (int k = 0; k < 1 + int(rng() % 4); ++k)
+          if (!s.empty()) s[rng() % s.size()] = char(rng());
+        break;
+      default:
+        s = digits_to_huge(s.substr(0, std::min<std::size_t>(s.size(), 40))) +
+            s.substr(std::min<std::size_t>(s.size(), 40));
+      }
+      const std::string path = temp_path(f.name);
+      write_bytes(path, s);
+      try {
+        const io::input in = io::read_input(path, f.format, &f.type);
+        for (const io::array& a : in.channels) {
+          std::size_t count = 1;
+          for (std::size_t d : a.shape) count *= d;
+          EXPECT_EQ(a.bytes.size(), count * size_of(a.type)) << f.name << " trial " << trial;
+          EXPECT_LE(a.bytes.size(), 4 * s.size() + 64) << "more elements than the file holds";
+        }
+      } catch (const error&) {
+      }
+      std::filesystem::remove(path);
+    }
+}
+
 TEST(RawInput, NeedsAWholeNumberOfElements) {
   const std::string path = temp_path("data.bin");
   write_bytes(path, std::string(10, '\0'));

@@ -72,13 +72,29 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
       if (!std::isfinite(mn) || !std::isfinite(mx))
         fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
                                  "] is not finite; give a finite range (--range LO:HI)");
+      if (!std::isfinite(mx - mn))
+        fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
+                                 "] is wider than a double can hold (max - min overflows); "
+                                 "give a narrower range (--range LO:HI)");
       p.lo = mn, p.hi = mx;
       if (mn == mx) p.lo -= 0.5, p.hi += 0.5;
+      if (!(p.lo < p.hi))
+        fail(errc::bad_data, "histogram: every value is " + num(mn) +
+                                 ", too large to widen by 0.5 into a range; give one (--range LO:HI)");
     }
   }
   if (p.bins < 1 || p.bins > max_bins)
     fail(errc::invalid_argument,
          "histogram: bins must be between 1 and 2^24 (16777216); got " + std::to_string(p.bins));
+  // As numpy.histogram: bins narrower than the spacing of doubles at the range's ends would have
+  // equal edges (and some no values at all).
+  const double step = (p.hi - p.lo) / double(p.bins);
+  const double widest = std::max(std::abs(p.lo), std::abs(p.hi));
+  if (!(step >= std::nextafter(widest, HUGE_VAL) - widest))
+    fail(errc::invalid_argument, "histogram: " + std::to_string(p.bins) + " bins over [" +
+                                     num(p.lo) + ", " + num(p.hi) +
+                                     "] are narrower than a double can tell apart; use fewer bins "
+                                     "or a wider range");
   return p;
 }
 

@@ -2,12 +2,14 @@
 // any other file as bytes.
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
 
+#include "core/sizes.hpp"
 #include "io/array.hpp"
 #include "pplab/error.hpp"
 
@@ -99,14 +101,63 @@ array read_text(const std::string& path, dtype t) {
   return a;
 }
 
+#ifdef PPLAB_HAVE_STB
+// A binary PNM (P5 gray, P6 colour) states its size in a text header, and the decoder would fill
+// a short file's missing pixels instead of failing: the size the header claims is checked against
+// the bytes that follow it before anything is decoded.
+void check_pnm_size(const std::string& path, const std::vector<std::byte>& file) {
+  const char* p = reinterpret_cast<const char*>(file.data());
+  const char* end = p + file.size();
+  if (file.size() < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6')) return;
+  const std::size_t channels = p[1] == '5' ? 1 : 3;
+  p += 2;
+  std::size_t v[3] = {0, 0, 0};  // width, height, maxval
+  for (std::size_t& field : v) {
+    while (p < end && (std::isspace(static_cast<unsigned char>(*p)) || *p == '#')) {
+      if (*p == '#')
+        while (p < end && *p != '\n') ++p;
+      else ++p;
+    }
+    const auto [next, ec] = std::from_chars(p, end, field);
+    if (ec != std::errc() || field == 0)
+      fail(errc::bad_data, path + ": the PNM header is malformed: it needs a width, a height and "
+                                  "a maximum value, each a positive integer.");
+    p = next;
+  }
+  ++p;  // the one whitespace byte after the maximum value
+  const std::size_t have = p <= end ? std::size_t(end - p) : 0;
+  const std::size_t want = detail::checked_bytes(
+      {v[0], v[1], channels, std::size_t(v[2] > 255 ? 2 : 1)},
+      path + ": an image of " + std::to_string(v[0]) + " x " + std::to_string(v[1]) + " pixels");
+  if (have < want)
+    fail(errc::bad_data, path + ": the file is truncated: its header promises " +
+                             std::to_string(v[0]) + " x " + std::to_string(v[1]) + " pixels (" +
+                             std::to_string(want) + " bytes), but only " + std::to_string(have) +
+                             " bytes follow.");
+}
+#endif
+
 input read_image(const std::string& path) {
 #ifndef PPLAB_HAVE_STB
   fail(errc::unsupported, path + ": this build has no image support (stb_image was not found)");
 #else
+  const std::vector<std::byte> file = read_file(path);
+  check_pnm_size(path, file);
+  const auto* bytes = reinterpret_cast<const stbi_uc*>(file.data());
+  const int len = file.size() > std::size_t(std::numeric_limits<int>::max())
+                      ? std::numeric_limits<int>::max()
+                      : int(file.size());
   int w = 0, h = 0, channels = 0;
-  unsigned char* pixels = stbi_load(path.c_str(), &w, &h, &channels, 0);
+  if (stbi_info_from_memory(bytes, len, &w, &h, &channels))  // refuse before decoding
+    detail::checked_bytes({std::size_t(w), std::size_t(h), std::size_t(channels)},
+                          path + ": an image of " + std::to_string(w) + " x " + std::to_string(h) +
+                              " pixels");
+  unsigned char* pixels = stbi_load_from_memory(bytes, len, &w, &h, &channels, 0);
   if (!pixels)
-    fail(errc::bad_data, path + ": cannot decode image: " + std::string(stbi_failure_reason()));
+    fail(errc::bad_data, path + ": the image cannot be decoded (the decoder reports '" +
+                             std::string(stbi_failure_reason()) +
+                             "'): the file is not a PNG, JPEG, PNM, BMP, TGA or GIF image, or "
+                             "it is corrupt or truncated.");
   input in;
   in.format = "image";
   in.natural_bytes = true;

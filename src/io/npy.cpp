@@ -90,9 +90,11 @@ std::vector<std::size_t> parse_shape(const std::string& s, const std::string& na
 
 }  // namespace
 
+namespace {
+
 // Regular files only: a directory, a device, a FIFO or a socket gets a clear error instead of a
-// wrong size, a wrong message or a read that never ends.
-std::vector<std::byte> read_file(const std::string& path) {
+// wrong size, a wrong message or a read that never ends. Returns the open file and its size.
+std::ifstream open_regular(const std::string& path, std::size_t& size) {
   if (path.empty()) fail(errc::invalid_argument, "the input path is empty; name a file");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
@@ -103,14 +105,42 @@ std::vector<std::byte> read_file(const std::string& path) {
                                 "regular files: save the stream to a file first");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(errc::io, "cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<std::byte> bytes(static_cast<std::size_t>(st.st_size));
-  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), st.st_size))
-    fail(errc::io, "cannot read '" + path + "': it ended after " + std::to_string(in.gcount()) +
-                       " of " + std::to_string(st.st_size) + " bytes");
+  size = std::size_t(st.st_size);
+  return in;
+}
+
+void read_exactly(std::ifstream& in, void* dst, std::size_t bytes, const std::string& path) {
+  if (bytes && !in.read(static_cast<char*>(dst), std::streamsize(bytes)))
+    fail(errc::io, "cannot read '" + path + "': it ended " + std::to_string(bytes - std::size_t(in.gcount())) +
+                       " bytes early");
+}
+
+}  // namespace
+
+std::vector<std::byte> read_file(const std::string& path) {
+  std::size_t size = 0;
+  std::ifstream in = open_regular(path, size);
+  std::vector<std::byte> bytes(size);
+  read_exactly(in, bytes.data(), size, path);
   return bytes;
 }
 
-array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
+namespace {
+
+// What a .npy header says: the array's dtype and shape (no elements yet), its byte order, where
+// the elements start and how many bytes they take. `p` holds at least the whole header (the
+// first `size` bytes of a file of `file_size` bytes); a header that promises more elements than
+// the file holds is refused here, before anything is allocated.
+struct npy_layout {
+  array a;
+  bool swap = false;
+  std::size_t data_offset = 0, data_bytes = 0;
+};
+
+constexpr std::size_t npy_prefix = 12;  // magic, version, and the longest header length field
+
+npy_layout parse_header(const std::byte* p, std::size_t size, std::size_t file_size,
+                        const std::string& name) {
   static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (size < 10 || std::memcmp(p, magic, 6) != 0)
     bad(name, "the magic string \\x93NUMPY is missing");
@@ -130,36 +160,66 @@ array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
   if (header_len > size - offset) bad(name, "truncated header");
   const std::string header(reinterpret_cast<const char*>(p + offset), header_len);
   if (header.find('{') == std::string::npos) bad(name, "the header is not a dict");
-  bool swap = false;
-  array a;
-  a.type = parse_descr(field(header, "descr", name), name, swap);
+  npy_layout l;
+  l.a.type = parse_descr(field(header, "descr", name), name, l.swap);
   const std::string fortran = field(header, "fortran_order", name);
-  a.shape = parse_shape(field(header, "shape", name), name);
+  l.a.shape = parse_shape(field(header, "shape", name), name);
   std::size_t count = 1;
-  for (std::size_t d : a.shape) {
+  for (std::size_t d : l.a.shape) {
     if (d && count > std::numeric_limits<std::size_t>::max() / d) bad(name, "shape too large");
     count *= d;
   }
-  if (fortran.find("True") != std::string::npos && a.shape.size() > 1)
+  if (fortran.find("True") != std::string::npos && l.a.shape.size() > 1)
     bad(name, "Fortran-order arrays are not supported; save numpy.ascontiguousarray(a)");
-  const std::size_t elem = size_of(a.type);
+  const std::size_t elem = size_of(l.a.type);
   if (count > std::numeric_limits<std::size_t>::max() / elem) bad(name, "shape too large");
-  const std::size_t data_offset = offset + header_len;
-  if (size - data_offset < count * elem)
+  l.data_offset = offset + header_len;
+  l.data_bytes = count * elem;
+  if (file_size - l.data_offset < l.data_bytes)
     bad(name, "truncated: the header promises " + std::to_string(count) + " elements (" +
-                  std::to_string(count * elem) + " bytes) but " +
-                  std::to_string(size - data_offset) + " bytes follow");
-  a.bytes.assign(p + data_offset, p + data_offset + count * elem);
-  if (swap && elem > 1)
-    for (std::size_t i = 0; i < count; ++i)
-      std::reverse(a.bytes.begin() + std::ptrdiff_t(i * elem),
-                   a.bytes.begin() + std::ptrdiff_t((i + 1) * elem));
-  return a;
+                  std::to_string(l.data_bytes) + " bytes) but " +
+                  std::to_string(file_size - l.data_offset) + " bytes follow");
+  return l;
 }
 
+void to_native_order(array& a, bool swap) {
+  const std::size_t elem = size_of(a.type);
+  if (!swap || elem == 1) return;
+  for (std::size_t i = 0; i < a.bytes.size(); i += elem)
+    std::reverse(a.bytes.begin() + std::ptrdiff_t(i), a.bytes.begin() + std::ptrdiff_t(i + elem));
+}
+
+}  // namespace
+
+array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
+  npy_layout l = parse_header(p, size, size, name);
+  l.a.bytes.assign(p + l.data_offset, p + l.data_offset + l.data_bytes);
+  to_native_order(l.a, l.swap);
+  return l.a;
+}
+
+// The header first, then the elements straight into the array: the file's bytes are held once.
 array read_npy(const std::string& path) {
-  const std::vector<std::byte> bytes = read_file(path);
-  return parse_npy(bytes.data(), bytes.size(), path);
+  std::size_t size = 0;
+  std::ifstream in = open_regular(path, size);
+  std::vector<std::byte> head(std::min(size, npy_prefix));
+  read_exactly(in, head.data(), head.size(), path);
+  std::size_t header_end = head.size();
+  if (head.size() >= 10 && unsigned(head[6]) == 1)
+    header_end = 10 + (std::size_t(head[8]) | std::size_t(head[9]) << 8);
+  else if (head.size() >= 12 && (unsigned(head[6]) == 2 || unsigned(head[6]) == 3))
+    header_end = 12 + (std::size_t(head[8]) | std::size_t(head[9]) << 8 |
+                       std::size_t(head[10]) << 16 | std::size_t(head[11]) << 24);
+  header_end = std::min(header_end, size);
+  head.resize(std::max(header_end, head.size()));
+  read_exactly(in, head.data() + npy_prefix, head.size() > npy_prefix ? head.size() - npy_prefix : 0,
+               path);
+  npy_layout l = parse_header(head.data(), head.size(), size, path);
+  in.seekg(std::streamoff(l.data_offset));
+  l.a.bytes.resize(l.data_bytes);
+  read_exactly(in, l.a.bytes.data(), l.data_bytes, path);
+  to_native_order(l.a, l.swap);
+  return l.a;
 }
 
 void write_npy(output_file& out, const array& a) {
