@@ -38,7 +38,8 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
   if (o.lo.has_value() != o.hi.has_value())
     fail(errc::invalid_argument, "histogram: give both ends of the range (lo and hi), or neither");
   const bool small_int = !is_float(t) && size_of(t) <= 2;
-  const std::size_t natural_bins = std::size_t(1) << (8 * size_of(t));
+  // 256 or 65536 for 8- and 16-bit integers (computed for them alone: a shift by 64 is undefined).
+  const std::size_t natural_bins = small_int ? std::size_t(1) << (8 * size_of(t)) : 0;
   detail::histogram_problem p{t, n, o.bins, 0, 0, o.closed_last, false};
   if (o.lo) {
     p.lo = *o.lo, p.hi = *o.hi;
