@@ -2,9 +2,11 @@
 // errors bad calls get.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/generate.hpp"
+#include "core/run.hpp"
 #include "pplab/pplab.hpp"
 #include "test_support.hpp"
 
@@ -106,6 +108,29 @@ TEST(Api, HistogramDefaultsFollowTheDocumentedRules) {
   const auto h3 = histogram(cpu, std::vector<float>{}, o);
   EXPECT_EQ(h3.edge(1), 1.0 / 3);
   EXPECT_EQ(h3.edge(3), 1.0);
+}
+
+// The mean of integers sums in 128 bits: no wrap for any size of 64-bit values (NumPy's float64
+// mean gives the same figures here).
+TEST(Api, MeansOf64BitIntegersDoNotWrap) {
+  const std::vector<std::int64_t> big(4, std::int64_t(1) << 62);
+  const std::vector<std::uint64_t> huge(3, ~std::uint64_t(0));
+  const std::vector<std::int64_t> mixed = {std::numeric_limits<std::int64_t>::max(),
+                                           std::numeric_limits<std::int64_t>::max(),
+                                           std::numeric_limits<std::int64_t>::min(), 1};
+  for (backend b : {backend::seq, backend::cpu}) {
+    EXPECT_EQ(reduce(b, dtype::i64, big.data(), big.size(), op::mean).f, 4611686018427387904.0);
+    EXPECT_EQ(reduce(b, dtype::u64, huge.data(), huge.size(), op::mean).f, 18446744073709551615.0);
+    EXPECT_EQ(reduce(b, dtype::i64, mixed.data(), mixed.size(), op::mean).f,
+              double((long double)(std::numeric_limits<std::int64_t>::max() - 1) / 4));
+  }
+  // Every cpu rung, not only the API's.
+  for (const auto& r : detail::rungs().reduce) {
+    if (r.info.where == backend::cuda || !r.can_run({dtype::i64, op::mean, big.size()})) continue;
+    EXPECT_EQ(detail::run_variant(r, {dtype::i64, op::mean, big.size()}, big.data()).f,
+              4611686018427387904.0)
+        << r.info.id;
+  }
 }
 
 // Ranges that a double cannot hold or split are refused with a reason, never NaN edges.

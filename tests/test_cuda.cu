@@ -45,6 +45,20 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
   EXPECT_THROW(reduce(cuda, device_span<float>{host.data(), host.size()}, sum), error);
 }
 
+// The mean of 64-bit integers sums in 128 bits on the GPU too, on the device and streamed.
+TEST(CudaApi, MeansOf64BitIntegersDoNotWrap) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::int64_t> big(1000, std::int64_t(1) << 62);
+  detail::buffer d(dev(), big.size() * 8);
+  dev().copy_in(d.get(), big.data(), big.size() * 8);
+  EXPECT_EQ(reduce(cuda, device_span<std::int64_t>{d.as<const std::int64_t>(), big.size()}, mean),
+            4611686018427387904.0);
+  EXPECT_EQ(reduce(cuda, big, mean), 4611686018427387904.0);
+  const std::size_t n = (std::size_t(64) << 20) / 8 * 2 + 5;  // three chunks of the host path
+  const std::vector<std::uint64_t> huge(n, ~std::uint64_t(0) - 1);
+  EXPECT_EQ(reduce(cuda, huge, mean), double(~std::uint64_t(0) - 1));
+}
+
 TEST(CudaApi, HostDataLargerThanAChunkIsStreamed) {
   SKIP_WITHOUT_GPU();
   const std::size_t n = (std::size_t(64) << 20) / 4 * 3 + 12345;  // three chunks and a bit

@@ -51,9 +51,11 @@ template <class T> scalar reference(const T* x, std::size_t n, op o, double& sca
       if (o == op::max) m = std::max(m, x[i]);
     }
     if (o == op::min || o == op::max) return scalar::of(m);
-    if (o == op::mean) {
+    if (o == op::mean) {  // exact: the sum in 128 bits
+      __int128 exact = 0;
+      for (std::size_t i = 0; i < n; ++i) exact += __int128(x[i]);
       scale = 1;
-      return scalar::of(double(W(acc)) / double(n));
+      return scalar::of(double((long double)exact / (long double)n));
     }
     return scalar::of(W(acc));
   }

@@ -1,7 +1,10 @@
 #pragma once
 // The one place a run-time (dtype, op) of a reduction becomes types, for host rungs, GPU rungs
-// and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator,
-// mean visited as sum (a mean is a sum divided at the end; the caller divides).
+// and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator.
+// A mean is a sum divided at the end (the caller divides): of floats, visited as the double sum;
+// of integers, as op::mean, whose accumulator is 128 bits wide (reduce_common.hpp).
+#include <type_traits>
+
 #include "pplab/dtype.hpp"
 #include "pplab/ops.hpp"
 
@@ -25,7 +28,7 @@ PPLAB_HD inline double mul_add_rounded(double a, double b, double c) {
 #endif
 }
 
-template <class F> decltype(auto) visit_op(op o, F&& f) {
+template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
   switch (o) {
   case op::product:
     return f(op_tag<op::product>{});
@@ -33,6 +36,9 @@ template <class F> decltype(auto) visit_op(op o, F&& f) {
     return f(op_tag<op::min>{});
   case op::max:
     return f(op_tag<op::max>{});
+  case op::mean:
+    if constexpr (!std::is_floating_point_v<T>) return f(op_tag<op::mean>{});
+    [[fallthrough]];
   default:
     return f(op_tag<op::sum>{});
   }
@@ -40,7 +46,7 @@ template <class F> decltype(auto) visit_op(op o, F&& f) {
 
 template <class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
   return visit_dtype(t, [&](auto tag) -> decltype(auto) {
-    return visit_op(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
+    return visit_op<decltype(tag)>(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
   });
 }
 

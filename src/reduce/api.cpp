@@ -14,8 +14,16 @@ namespace {
 
 constexpr std::size_t chunk_bytes = std::size_t(64) << 20;
 
-// Per-chunk answers combined in chunk order; a mean's chunks are sums.
-scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& parts) {
+// Per-chunk answers combined in chunk order. A mean's chunks are means (a chunk's sum may not fit
+// the 64 bits of a scalar): weighted by their lengths and added in long double.
+scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& parts,
+                        std::size_t per_chunk) {
+  if (p.what == op::mean) {
+    long double total = 0;
+    for (std::size_t c = 0; c < parts.size(); ++c)
+      total += (long double)parts[c].f * (long double)std::min(per_chunk, p.n - c * per_chunk);
+    return scalar::of(double(total / (long double)p.n));
+  }
   return visit_reduce(p.type, p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
@@ -42,8 +50,7 @@ scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
   if (ex.host_memory()) return run_in_place(r, ex, p, host_in);
   const std::size_t elem = size_of(p.type), per_chunk = chunk_bytes / elem;
   const std::size_t chunks = p.n ? ceil_div(p.n, per_chunk) : 1;
-  const op chunk_op = p.what == op::mean ? op::sum : p.what;
-  const auto chunk_problem = [&](std::size_t len) { return reduce_problem{p.type, chunk_op, len}; };
+  const auto chunk_problem = [&](std::size_t len) { return reduce_problem{p.type, p.what, len}; };
   const std::size_t scratch = std::max(r.scratch(chunk_problem(std::min(per_chunk, p.n))),
                                        r.scratch(chunk_problem(p.n - (chunks - 1) * per_chunk)));
   buffer scratches[2] = {scratch_for(ex, scratch), scratch_for(ex, scratch)};
@@ -59,8 +66,8 @@ scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
       [](int) {});
   std::vector<scalar> parts(chunks);
   ex.copy_out(parts.data(), answers.get(), chunks * sizeof(scalar));
-  if (chunks == 1 && p.what != op::mean) return parts[0];
-  return combine_in_order(p, parts);
+  if (chunks == 1) return parts[0];
+  return combine_in_order(p, parts, per_chunk);
 }
 
 scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* host_in) {

@@ -12,8 +12,15 @@
 namespace pplab::detail {
 
 // Accumulator: sums and products in 64 bits (floats in double), min and max in the element type.
+// An integer mean sums in 128 bits: no input a machine can hold makes that sum wrap, so the mean
+// of 64-bit integers is right whatever their size (a float mean is a double sum).
+template <class T>
+using mean_acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
+                                      std::conditional_t<std::is_signed_v<T>, __int128,
+                                                         unsigned __int128>>;
 template <class T, op O>
-using acc_t = std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>;
+using acc_t = std::conditional_t<O == op::mean, mean_acc_t<T>,
+                                 std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>;
 
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
   return identity_of<acc_t<T, O>>(O);
@@ -24,7 +31,9 @@ template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
 template <class T, op O>
 PPLAB_HD constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
   using A = acc_t<T, O>;
-  if constexpr (O == op::sum || O == op::mean) {
+  if constexpr (O == op::mean) {
+    return a + b;  // 128-bit integers or doubles: no wrap
+  } else if constexpr (O == op::sum) {
     if constexpr (std::is_integral_v<A>) return A(std::uint64_t(a) + std::uint64_t(b));
     else return a + b;
   } else if constexpr (O == op::product) {
@@ -44,14 +53,17 @@ template <class T, op O> struct op_combine {
   }
 };
 
-// The answer of a reduction from its accumulator: a mean divides the sum by n.
+// The answer of a reduction from its accumulator: a mean divides the sum by n (in long double,
+// from a 128-bit integer sum or a double one).
 template <class A> scalar answer_of(A acc, op what, std::size_t n) {
-  if (what != op::mean) return scalar::of(acc);
-  return scalar::of(n ? double(acc) / double(n) : std::numeric_limits<double>::quiet_NaN());
+  if (what != op::mean) {
+    if constexpr (sizeof(A) <= 8) return scalar::of(acc);
+  }
+  return scalar::of(n ? double((long double)acc / (long double)n)
+                      : std::numeric_limits<double>::quiet_NaN());
 }
 
-// Calls Impl::template run<T, O>(x, n) for the call's dtype and op (mean through sum) and
-// stores the answer.
+// Calls Impl::template run<T, O>(x, n) for the call's dtype and op and stores the answer.
 template <class Impl> void dispatch_reduce(const reduce_call& c) {
   visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);

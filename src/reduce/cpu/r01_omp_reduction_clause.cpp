@@ -24,6 +24,19 @@ struct omp_reduction_clause {
 #pragma omp parallel for reduction(+ : s)
       for (std::ptrdiff_t i = 0; i < len; ++i) s += double(x[i]);
       return s;
+    } else if constexpr (O == op::mean) {
+      // An integer mean sums in 128 bits, for which OpenMP has no reduction clause: per-thread
+      // sums added under a critical section (a float mean is the double sum above).
+      A s = 0;
+#pragma omp parallel
+      {
+        A mine = 0;
+#pragma omp for
+        for (std::ptrdiff_t i = 0; i < len; ++i) mine += A(x[i]);
+#pragma omp critical
+        s += mine;
+      }
+      return s;
     } else if constexpr (O == op::product && std::is_integral_v<A>) {
       std::uint64_t p = 1;
 #pragma omp parallel for reduction(* : p)

@@ -9,7 +9,7 @@
 namespace pplab::detail::gpu_reduce {
 
 constexpr std::size_t last_block_max_blocks = 64 * 256;
-constexpr std::size_t last_block_scratch = 256 + last_block_max_blocks * 8;
+constexpr std::size_t last_block_scratch = 256 + last_block_max_blocks * max_acc_bytes;
 
 // Writes the answer, in the last block's thread 0.
 template <class A> struct store_answer {

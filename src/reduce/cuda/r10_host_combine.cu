@@ -20,7 +20,7 @@ constexpr std::size_t max_blocks = 64 * 256;
 // Pinned host memory for the partials and the answer, one buffer per thread that calls.
 struct pinned {
   void* p = nullptr;
-  pinned() { PPLAB_CUDA(cudaMallocHost(&p, max_blocks * 8 + sizeof(scalar))); }
+  pinned() { PPLAB_CUDA(cudaMallocHost(&p, max_blocks * max_acc_bytes + sizeof(scalar))); }
   ~pinned() { cudaFreeHost(p); }
 };
 
@@ -43,8 +43,9 @@ struct rung {
     }
     A v = identity<T, O>();
     for (std::size_t b = 0; b < blocks; ++b) v = combine<T, O>(v, back[b]);
-    scalar* answer = reinterpret_cast<scalar*>(static_cast<char*>(host.p) + max_blocks * 8);
-    *answer = mean_n ? scalar::of(double(v) / double(mean_n)) : scalar::of(v);
+    scalar* answer =
+        reinterpret_cast<scalar*>(static_cast<char*>(host.p) + max_blocks * max_acc_bytes);
+    *answer = answer_of(v, mean_n ? op::mean : op::sum, mean_n);
     PPLAB_CUDA(cudaMemcpyAsync(out, answer, sizeof(scalar), cudaMemcpyHostToDevice, s));
     PPLAB_CUDA(cudaStreamSynchronize(s));  // the pinned answer is reused by the next call
   }
@@ -52,7 +53,7 @@ struct rung {
 
 }  // namespace
 
-std::size_t r10_scratch(const reduce_problem&) { return max_blocks * 8; }
+std::size_t r10_scratch(const reduce_problem&) { return max_blocks * max_acc_bytes; }
 void r10_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
 
 }  // namespace pplab::detail::gpu_reduce

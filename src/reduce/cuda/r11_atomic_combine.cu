@@ -68,6 +68,15 @@ struct rung {
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
+    if constexpr (O == op::mean) {  // a 128-bit sum has no atomic: can_run says no
+      fail(errc::unsupported, "r11 combines in one 64-bit atomic slot: no integer mean");
+    } else {
+      run_atomic<T, O>(in, n, scratch, out, mean_n, s);
+    }
+  }
+  template <class T, op O>
+  static void run_atomic(const T* in, std::size_t n, void* scratch, scalar* out,
+                         std::size_t mean_n, cudaStream_t s) {
     static const std::size_t resident = resident_blocks(atomic_blocks<T, O>, B);
     auto* slot = static_cast<slot_t<T>*>(scratch);
     set_identity<T, O><<<1, 1, 0, s>>>(slot);
@@ -84,6 +93,8 @@ struct rung {
 
 }  // namespace
 
+// An integer mean sums in 128 bits, which no atomic takes.
+bool r11_can_run(const reduce_problem& p) { return !(p.what == op::mean && !is_float(p.type)); }
 std::size_t r11_scratch(const reduce_problem&) { return 8; }
 void r11_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
 

@@ -101,6 +101,9 @@ inline std::size_t combine_blocks(std::size_t count) {
   return (count + combine_block * combine_per_thread - 1) / (combine_block * combine_per_thread);
 }
 
+// The widest accumulator: an integer mean's 128 bits.
+constexpr std::size_t max_acc_bytes = 16;
+
 // Scratch for `count` partials and the passes after them, in elements of A.
 inline std::size_t partial_scratch(std::size_t count) { return count + combine_blocks(count) + 2; }
 
@@ -136,6 +139,8 @@ template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
 }
 
 // Bytes of scratch for rungs that write one partial per block and combine them by passes.
-inline std::size_t bytes_for_partials(std::size_t blocks) { return partial_scratch(blocks) * 8; }
+inline std::size_t bytes_for_partials(std::size_t blocks) {
+  return partial_scratch(blocks) * max_acc_bytes;
+}
 
 }  // namespace pplab::detail::gpu_reduce

@@ -20,6 +20,7 @@ PPLAB_RUNG(11)
 PPLAB_RUNG(12)
 #undef PPLAB_RUNG
 bool cub_float_sum_can_run(const reduce_problem&);
+bool r11_can_run(const reduce_problem&);
 std::size_t cub_float_sum_scratch(const reduce_problem&);
 void cub_float_sum_run(const reduce_call&);
 }  // namespace gpu_reduce
@@ -65,7 +66,8 @@ void register_reduce_cuda(registry& r) {
   add("reduce/cuda/r10_host_combine", 10, "block partials combined on the host", all, r10_scratch,
       r10_run);
   add("reduce/cuda/r11_atomic_combine", 11,
-      "block partials combined by atomics (not deterministic)", all, r11_scratch, r11_run, false);
+      "block partials combined by atomics (not deterministic)", r11_can_run, r11_scratch, r11_run,
+      false);
   add("reduce/cuda/r12_last_block_finishes", 12,
       "one launch: the last block combines, deterministic", all, r12_scratch, r12_run);
 }

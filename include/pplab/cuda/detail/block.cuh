@@ -14,12 +14,12 @@ namespace pplab::cuda_detail {
 constexpr int warp_size = 32;
 
 // __shfl_down_sync for any trivially copyable T: arithmetic types directly (narrow ones as int),
-// anything else as 32-bit words.
+// anything else (a struct, a 128-bit integer) as 32-bit words.
 template <class T> __device__ inline T shfl_down(T v, int delta) {
   static_assert(std::is_trivially_copyable_v<T>);
   if constexpr (std::is_arithmetic_v<T> && sizeof(T) < 4) {
     return T(__shfl_down_sync(0xffffffffu, int(v), delta));
-  } else if constexpr (std::is_arithmetic_v<T>) {
+  } else if constexpr (std::is_arithmetic_v<T> && sizeof(T) <= 8) {
     return __shfl_down_sync(0xffffffffu, v, delta);
   } else {
     constexpr int words = int((sizeof(T) + 3) / 4);
