@@ -61,7 +61,9 @@ std::string describe(const data_options& o, const io::input& in) {
     return fmt::format("{} {} elements ({}, seed {})", a.size(), name_of(a.type), o.dist, o.seed);
   std::string shape;
   for (std::size_t d : a.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  return fmt::format("{} ({} {}, shape {}{})", o.input, in.format, name_of(a.type), shape,
+  if (a.shape.empty()) shape = "() (a scalar)";
+  return fmt::format("{} ({} {}{}, shape {}{})", o.input, in.format, name_of(a.type),
+                     a.stored_as.empty() ? "" : " converted from " + a.stored_as, shape,
                      in.channels.size() > 1 ? fmt::format(", {} channels", in.channels.size())
                                             : "");
 }

@@ -12,13 +12,15 @@ struct array {
   dtype type = dtype::u8;
   std::vector<std::size_t> shape;  // empty for a scalar
   std::vector<std::byte> bytes;
+  std::string stored_as;  // how the file held it when that differs: "float16", "bool", "Fortran order"
 
   std::size_t size() const noexcept { return bytes.size() / size_of(type); }
   const void* data() const noexcept { return bytes.data(); }
   void* data() noexcept { return bytes.data(); }
 };
 
-// .npy versions 1 to 3, either byte order, C order; throws pplab::error on anything else.
+// .npy versions 1.0 to 3.0 as NumPy reads them (see npy.cpp: bool, float16 and Fortran order are
+// converted; what pplab cannot hold is refused with a reason); throws pplab::error.
 array read_npy(const std::string& path);
 array parse_npy(const std::byte* data, std::size_t size, const std::string& name);
 void write_npy(const std::string& path, const array& a);

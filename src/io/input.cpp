@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -137,27 +138,61 @@ void check_pnm_size(const std::string& path, const std::vector<std::byte>& file)
 }
 #endif
 
+// The decoder reads the file through these callbacks instead of from memory, because from memory
+// it fills the pixels of a short BMP, TGA or GIF with zeros and reports success. Through
+// callbacks, a read that finds no bytes left means the decoder needed more than the file holds.
+struct image_reader {
+  const std::byte* data;
+  std::size_t size, at = 0;
+  bool overran = false;
+
+  static int read(void* user, char* out, int want) {
+    auto& r = *static_cast<image_reader*>(user);
+    const std::size_t n = std::min(std::size_t(want), r.size - r.at);
+    if (want > 0 && n == 0) r.overran = true;
+    std::memcpy(out, r.data + r.at, n);
+    r.at += n;
+    return int(n);
+  }
+  static void skip(void* user, int n) {
+    auto& r = *static_cast<image_reader*>(user);
+    if (n < 0) r.at -= std::min(r.at, std::size_t(-std::int64_t(n)));
+    else r.at += std::min(std::size_t(n), r.size - r.at);
+  }
+  static int eof(void* user) {
+    const auto& r = *static_cast<image_reader*>(user);
+    return r.at >= r.size;
+  }
+};
+
 input read_image(const std::string& path) {
 #ifndef PPLAB_HAVE_STB
   fail(errc::unsupported, path + ": this build has no image support (stb_image was not found)");
 #else
   const std::vector<std::byte> file = read_file(path);
   check_pnm_size(path, file);
-  const auto* bytes = reinterpret_cast<const stbi_uc*>(file.data());
-  const int len = file.size() > std::size_t(std::numeric_limits<int>::max())
-                      ? std::numeric_limits<int>::max()
-                      : int(file.size());
+  const stbi_io_callbacks io{&image_reader::read, &image_reader::skip, &image_reader::eof};
+  image_reader probe{file.data(), file.size()};
   int w = 0, h = 0, channels = 0;
-  if (stbi_info_from_memory(bytes, len, &w, &h, &channels))  // refuse before decoding
+  if (stbi_info_from_callbacks(&io, &probe, &w, &h, &channels))  // refuse before decoding
     detail::checked_bytes({std::size_t(w), std::size_t(h), std::size_t(channels)},
                           path + ": an image of " + std::to_string(w) + " x " + std::to_string(h) +
                               " pixels");
-  unsigned char* pixels = stbi_load_from_memory(bytes, len, &w, &h, &channels, 0);
-  if (!pixels)
-    fail(errc::bad_data, path + ": the image cannot be decoded (the decoder reports '" +
-                             std::string(stbi_failure_reason()) +
-                             "'): the file is not a PNG, JPEG, PNM, BMP, TGA or GIF image, or "
-                             "it is corrupt or truncated.");
+  image_reader reader{file.data(), file.size()};
+  unsigned char* pixels = stbi_load_from_callbacks(&io, &reader, &w, &h, &channels, 0);
+  if (pixels && reader.overran) {
+    stbi_image_free(pixels);
+    fail(errc::bad_data, path + ": the file is truncated: the image's header promises " +
+                             std::to_string(w) + " x " + std::to_string(h) +
+                             " pixels, but the file ends before they do.");
+  }
+  if (!pixels) {
+    const std::string reason = stbi_failure_reason() ? stbi_failure_reason() : "";
+    fail(errc::bad_data, path + ": the image cannot be decoded" +
+                             (reason.empty() ? "" : " (the decoder reports '" + reason + "')") +
+                             ": the file is not a PNG, JPEG, PNM, BMP, TGA or GIF image, or it "
+                             "is corrupt or truncated.");
+  }
   input in;
   in.format = "image";
   in.natural_bytes = true;

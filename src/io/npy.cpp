@@ -1,14 +1,34 @@
-// The .npy format (NumPy's format.py): magic, version, a little-endian header length, then a
-// Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } padded with
-// spaces and ending in a newline, then the elements.
+// The .npy format (NumPy's numpy/lib/format.py): magic, version, a little-endian header length,
+// then a Python dict literal {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), } padded
+// with spaces and ending in a newline, then the elements.
+//
+// Read as NumPy reads it: the header is parsed as the Python literal it is (NumPy uses
+// ast.literal_eval), with exactly NumPy's checks: versions 1.0, 2.0 and 3.0 only; a header of at
+// most 10000 bytes (NumPy's default max_header_size); exactly the keys descr, fortran_order and
+// shape; shape a tuple of non-negative ints; fortran_order a bool; descr a dtype string.
+// Every array NumPy reads is then either interpreted as NumPy interprets it or refused naming
+// its type:
+//   - bool ('|b1', '?') is read as uint8 0 and 1 (NumPy takes every nonzero byte as True and
+//     converts bool to uint8 for histograms);
+//   - float16 ('<f2', 'e') is widened to float32, exactly (every float16 is a float32), so sums
+//     and means accumulate in float32 or wider instead of overflowing float16 past 65504;
+//   - Fortran-order arrays are transposed into C order as they are read;
+//   - complex, datetime, timedelta, strings, void, object, structured, sub-array and
+//     long-double arrays are refused with what to save instead.
+// The payload is read once: straight into the array when it needs no conversion, otherwise in
+// bounded chunks converted into place, so the peak memory is the array plus one chunk.
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <map>
 
 #include "io/array.hpp"
 #include "io/output.hpp"
@@ -21,76 +41,352 @@ namespace {
   fail(errc::bad_data, name + ": not a usable .npy file: " + what);
 }
 
-// The value text that follows 'key': in the header dict (up to the next top-level comma or '}').
-std::string field(const std::string& header, const std::string& key, const std::string& name) {
-  std::size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) at = header.find("\"" + key + "\"");
-  if (at == std::string::npos) bad(name, "the header has no '" + key + "'");
-  at = header.find(':', at);
-  if (at == std::string::npos) bad(name, "malformed header near '" + key + "'");
-  ++at;
-  while (at < header.size() && header[at] == ' ') ++at;
-  std::size_t end = at;
-  int depth = 0;
-  for (; end < header.size(); ++end) {
-    const char ch = header[end];
-    if (ch == '(' || ch == '[') ++depth;
-    else if (ch == ')' || ch == ']') --depth;
-    else if ((ch == ',' || ch == '}') && depth == 0) break;
+// ---- the header: a Python literal ------------------------------------------------------------
+
+// The subset of Python literals a .npy header can hold (ast.literal_eval would take more, but
+// nothing else can pass NumPy's checks that follow): dict, tuple, list, str, int, bool, None.
+struct py_value {
+  enum kind_t { dict, tuple, list, str, integer, boolean, none } kind = none;
+  std::string text;                  // str: the characters; integer: the digits, sign first
+  bool truth = false;                // boolean
+  std::vector<py_value> items;       // tuple, list; dict: key, value, key, value, ...
+};
+
+class py_parser {
+ public:
+  py_parser(const std::string& s, const std::string& name) : s_(s), name_(name) {}
+
+  py_value whole() {
+    py_value v = value(0);
+    skip_space();
+    if (at_ != s_.size()) error("unexpected text after the dict");
+    return v;
   }
-  if (end >= header.size()) bad(name, "malformed header near '" + key + "'");
-  return header.substr(at, end - at);
-}
 
-dtype parse_descr(std::string d, const std::string& name, bool& swap) {
-  if (d.size() < 2 || (d.front() != '\'' && d.front() != '"'))
-    bad(name, "structured or unknown dtype " + d + "; save a plain numeric array");
-  d = d.substr(1, d.size() - 2);
-  if (d.find('O') != std::string::npos)
-    bad(name, "object arrays (dtype 'O') are not supported; save a numeric array");
-  if (d.size() < 3) bad(name, "unknown dtype '" + d + "'");
-  const char order = d[0], kind = d[1];
-  const std::string width = d.substr(2);
-  swap = order == '>' && std::endian::native == std::endian::little;
-  if (order != '<' && order != '>' && order != '|' && order != '=')
-    bad(name, "unknown byte order in dtype '" + d + "'");
-  struct entry {
-    char kind;
-    const char* width;
-    dtype t;
-  };
-  static constexpr entry table[] = {
-      {'i', "1", dtype::i8},  {'i', "2", dtype::i16}, {'i', "4", dtype::i32},
-      {'i', "8", dtype::i64}, {'u', "1", dtype::u8},  {'u', "2", dtype::u16},
-      {'u', "4", dtype::u32}, {'u', "8", dtype::u64}, {'f', "4", dtype::f32},
-      {'f', "8", dtype::f64}, {'b', "1", dtype::u8}};
-  for (const entry& e : table)
-    if (e.kind == kind && width == e.width) return e.t;
-  bad(name, "dtype '" + d + "' is not supported; use int8..int64, uint8..uint64, float32, float64");
-}
-
-std::vector<std::size_t> parse_shape(const std::string& s, const std::string& name) {
-  if (s.size() < 2 || s.front() != '(' || s.back() != ')') bad(name, "malformed shape " + s);
-  std::vector<std::size_t> shape;
-  std::size_t i = 1;
-  while (i < s.size() - 1) {
-    while (i < s.size() - 1 && (s[i] == ' ' || s[i] == ',')) ++i;
-    if (i >= s.size() - 1) break;
-    if (s[i] < '0' || s[i] > '9') bad(name, "malformed shape " + s);
-    std::size_t v = 0;
-    for (; i < s.size() - 1 && s[i] >= '0' && s[i] <= '9'; ++i) {
-      if (v > (std::numeric_limits<std::size_t>::max() - 9) / 10) bad(name, "shape too large");
-      v = v * 10 + std::size_t(s[i] - '0');
+ private:
+  [[noreturn]] void error(const std::string& what) const {
+    std::string shown = s_.substr(0, 200);
+    while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\n')) shown.pop_back();
+    bad(name_, "cannot parse the header (" + what + " at character " + std::to_string(at_) +
+                   "; NumPy would not read it either): " + shown);
+  }
+  void skip_space() {
+    while (at_ < s_.size() && std::strchr(" \t\n\r\f\v", s_[at_]) && s_[at_] != '\0') ++at_;
+  }
+  bool eat(char c) {
+    skip_space();
+    if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+    return false;
+  }
+  // Items up to `close`, separated by commas, a trailing comma allowed. Returns whether a
+  // comma was seen (so "(3)" is the int 3 and "(3,)" a tuple, as in Python).
+  bool sequence(std::vector<py_value>& out, char close, bool pairs, int depth) {
+    bool comma = false;
+    while (!eat(close)) {
+      out.push_back(value(depth + 1));
+      if (pairs) {
+        if (!eat(':')) error("expected ':'");
+        out.push_back(value(depth + 1));
+      }
+      if (eat(',')) comma = true;
+      else if (!eat(close)) error(std::string("expected ',' or '") + close + "'");
+      else break;
     }
-    if (s[i] == 'L') ++i;  // Python 2 longs
-    shape.push_back(v);
+    return comma;
   }
-  return shape;
+  py_value value(int depth) {
+    if (depth > 32) error("nested too deeply");
+    skip_space();
+    if (at_ >= s_.size()) error("unexpected end");
+    py_value v;
+    const char c = s_[at_];
+    if (c == '{') {
+      ++at_, v.kind = py_value::dict;
+      sequence(v.items, '}', true, depth);
+    } else if (c == '[') {
+      ++at_, v.kind = py_value::list;
+      sequence(v.items, ']', false, depth);
+    } else if (c == '(') {
+      ++at_, v.kind = py_value::tuple;
+      const bool comma = sequence(v.items, ')', false, depth);
+      if (v.items.size() == 1 && !comma) return v.items.front();  // parentheses, not a tuple
+    } else if (c == '\'' || c == '"' || ((c == 'u' || c == 'b') && at_ + 1 < s_.size() &&
+                                        (s_[at_ + 1] == '\'' || s_[at_ + 1] == '"'))) {
+      if (c == 'b') error("a bytes literal where NumPy expects a str");
+      if (c == 'u') ++at_;
+      v.kind = py_value::str;
+      const char quote = s_[at_++];
+      for (;; ++at_) {
+        if (at_ >= s_.size() || s_[at_] == '\n') error("unterminated string");
+        if (s_[at_] == quote) break;
+        if (s_[at_] == '\\') {
+          if (++at_ >= s_.size()) error("unterminated string");
+        }
+        v.text += s_[at_];
+      }
+      ++at_;
+    } else if (c == '-' || c == '+' || (c >= '0' && c <= '9')) {
+      v.kind = py_value::integer;
+      if (c == '-' || c == '+') {
+        if (c == '-') v.text += '-';
+        ++at_;
+        skip_space();
+      }
+      if (at_ >= s_.size() || s_[at_] < '0' || s_[at_] > '9') error("expected a number");
+      if (s_[at_] == '0' && at_ + 1 < s_.size() && s_[at_ + 1] >= '0' && s_[at_ + 1] <= '9')
+        error("a number with a leading zero");  // Python 3 refuses 012
+      while (at_ < s_.size() && ((s_[at_] >= '0' && s_[at_] <= '9') ||
+                                 (s_[at_] == '_' && at_ + 1 < s_.size() &&
+                                  s_[at_ + 1] >= '0' && s_[at_ + 1] <= '9'))) {
+        if (s_[at_] != '_') v.text += s_[at_];
+        ++at_;
+      }
+      if (at_ < s_.size() && (s_[at_] == 'L' || s_[at_] == 'l')) ++at_;  // Python 2 longs
+      if (at_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[at_])) || s_[at_] == '.'))
+        error("not an integer");
+    } else {
+      std::size_t end = at_;
+      while (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
+        ++end;
+      const std::string word = s_.substr(at_, end - at_);
+      if (word == "True" || word == "False") v.kind = py_value::boolean, v.truth = word == "True";
+      else if (word == "None") v.kind = py_value::none;
+      else error(word.empty() ? "unexpected character" : "unexpected name '" + word + "'");
+      at_ = end;
+    }
+    return v;
+  }
+
+  const std::string& s_;
+  const std::string& name_;
+  std::size_t at_ = 0;
+};
+
+// ---- the dtype -------------------------------------------------------------------------------
+
+struct stored_type {
+  dtype type;           // what the array holds once read
+  std::size_t width;    // bytes per element in the file
+  bool is_bool = false, is_half = false;
+};
+
+// A descr string as numpy.dtype() reads it: an optional byte order, then a kind and a width
+// ('<f4'), a one-letter code ('d') or a name ('float32').
+stored_type parse_descr(const std::string& d, const std::string& name, bool& swap) {
+  std::string code = d;
+  char order = '=';
+  if (!code.empty() && std::strchr("<>|=", code.front())) order = code.front(), code.erase(0, 1);
+  swap = order == '>' ? std::endian::native == std::endian::little
+                      : order == '<' && std::endian::native == std::endian::big;
+  static const std::map<std::string, stored_type> known = {
+      {"i1", {dtype::i8, 1}},  {"b", {dtype::i8, 1}},    {"int8", {dtype::i8, 1}},
+      {"i2", {dtype::i16, 2}}, {"h", {dtype::i16, 2}},   {"int16", {dtype::i16, 2}},
+      {"i4", {dtype::i32, 4}}, {"i", {dtype::i32, 4}},   {"int32", {dtype::i32, 4}},
+      {"i8", {dtype::i64, 8}}, {"q", {dtype::i64, 8}},   {"l", {dtype::i64, 8}},
+      {"int64", {dtype::i64, 8}},
+      {"u1", {dtype::u8, 1}},  {"B", {dtype::u8, 1}},    {"uint8", {dtype::u8, 1}},
+      {"u2", {dtype::u16, 2}}, {"H", {dtype::u16, 2}},   {"uint16", {dtype::u16, 2}},
+      {"u4", {dtype::u32, 4}}, {"I", {dtype::u32, 4}},   {"uint32", {dtype::u32, 4}},
+      {"u8", {dtype::u64, 8}}, {"Q", {dtype::u64, 8}},   {"L", {dtype::u64, 8}},
+      {"uint64", {dtype::u64, 8}},
+      {"f4", {dtype::f32, 4}}, {"f", {dtype::f32, 4}},   {"float32", {dtype::f32, 4}},
+      {"f8", {dtype::f64, 8}}, {"d", {dtype::f64, 8}},   {"float64", {dtype::f64, 8}},
+      {"f2", {dtype::f32, 2, false, true}}, {"e", {dtype::f32, 2, false, true}},
+      {"float16", {dtype::f32, 2, false, true}},
+      {"b1", {dtype::u8, 1, true}}, {"?", {dtype::u8, 1, true}}, {"bool", {dtype::u8, 1, true}}};
+  if (const auto it = known.find(code); it != known.end()) return it->second;
+  const char kind = code.empty() ? ' ' : code.front();
+  std::string why;
+  if (kind == 'c') why = "complex numbers; save the real and imaginary parts (a.real, a.imag)";
+  else if (kind == 'M' || kind == 'm')
+    why = "datetime64 or timedelta64; save a.astype('int64') (ticks of its unit)";
+  else if (kind == 'U' || kind == 'S' || kind == 'a') why = "strings; save numbers";
+  else if (kind == 'V') why = "raw bytes (void); save a numeric array";
+  else if (kind == 'O') why = "Python objects; save a numeric array";
+  else if (code == "f16" || code == "f12" || code == "g" || code == "float128")
+    why = "long double; save a.astype('float64')";
+  else why = "a dtype pplab does not know";
+  bad(name, "dtype '" + d + "' holds " + why +
+                " (pplab reads bool, int8..int64, uint8..uint64, float16, float32, float64)");
 }
 
-}  // namespace
+// ---- the layout ------------------------------------------------------------------------------
 
-namespace {
+// What a .npy header says: the array (dtype and shape, no elements yet), how the elements are
+// stored, where they start and how many bytes they take.
+struct npy_layout {
+  array a;
+  stored_type stored{dtype::u8, 1};
+  bool swap = false, fortran = false;
+  std::size_t data_offset = 0, data_bytes = 0, count = 0;
+};
+
+constexpr std::size_t npy_prefix = 12;         // magic, version, the longest length field
+constexpr std::size_t max_header_bytes = 10000;  // NumPy's default max_header_size
+
+// `size` bytes of the file are at `p`, at least the whole header; `file_size` is the file's.
+// A header that promises more elements than the file holds is refused here, before anything
+// is allocated.
+npy_layout parse_header(const std::byte* p, std::size_t size, std::size_t file_size,
+                        const std::string& name) {
+  static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (size < 10 || std::memcmp(p, magic, 6) != 0)
+    bad(name, "the magic string \\x93NUMPY is missing");
+  const unsigned major = unsigned(p[6]), minor = unsigned(p[7]);
+  if ((major < 1 || major > 3) || minor != 0)
+    bad(name, "format version " + std::to_string(major) + "." + std::to_string(minor) +
+                  " (NumPy and pplab read versions 1.0, 2.0 and 3.0)");
+  std::size_t header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8, offset = 10;
+  if (major > 1) {
+    if (size < 12) bad(name, "truncated header");
+    header_len |= std::size_t(p[10]) << 16 | std::size_t(p[11]) << 24;
+    offset = 12;
+  }
+  if (header_len > max_header_bytes)
+    bad(name, "the header is " + std::to_string(header_len) +
+                  " bytes long; NumPy refuses headers over 10000 bytes and so does pplab");
+  if (header_len > size - offset) bad(name, "truncated header");
+  const std::string header(reinterpret_cast<const char*>(p + offset), header_len);
+  const py_value d = py_parser(header, name).whole();
+  if (d.kind != py_value::dict) bad(name, "the header is not a dict");
+
+  const py_value *descr = nullptr, *fortran = nullptr, *shape = nullptr;
+  for (std::size_t i = 0; i < d.items.size(); i += 2) {
+    const py_value& key = d.items[i];
+    const py_value* value = &d.items[i + 1];
+    if (key.kind == py_value::str && key.text == "descr") descr = value;
+    else if (key.kind == py_value::str && key.text == "fortran_order") fortran = value;
+    else if (key.kind == py_value::str && key.text == "shape") shape = value;
+    else
+      bad(name, "the header has a key other than 'descr', 'fortran_order' and 'shape' (" +
+                    (key.kind == py_value::str ? "'" + key.text + "'" : std::string("not a str")) +
+                    "); NumPy refuses it too");
+  }
+  if (!descr || !fortran || !shape)
+    bad(name, std::string("the header has no '") +
+                  (!descr ? "descr" : !fortran ? "fortran_order" : "shape") + "'");
+  npy_layout l;
+  if (descr->kind == py_value::list)
+    bad(name, "a structured array (fields); save one plain numeric field, a['name']");
+  if (descr->kind == py_value::tuple) bad(name, "a sub-array dtype; save a plain numeric array");
+  if (descr->kind != py_value::str) bad(name, "'descr' is not a dtype string");
+  l.stored = parse_descr(descr->text, name, l.swap);
+  l.a.type = l.stored.type;
+  if (fortran->kind != py_value::boolean) bad(name, "'fortran_order' is not True or False");
+  l.fortran = fortran->truth && shape->items.size() > 1;  // 0-d and 1-d arrays: the same bytes
+  if (shape->kind != py_value::tuple) bad(name, "'shape' is not a tuple");
+  l.count = 1;
+  for (const py_value& dim : shape->items) {
+    if (dim.kind != py_value::integer) bad(name, "'shape' holds something other than ints");
+    if (dim.text.front() == '-') bad(name, "'shape' has a negative dimension");
+    std::size_t v = 0;
+    for (char ch : dim.text) {
+      if (v > (std::numeric_limits<std::size_t>::max() - 9) / 10) bad(name, "shape too large");
+      v = v * 10 + std::size_t(ch - '0');
+    }
+    l.a.shape.push_back(v);
+    if (v && l.count > std::numeric_limits<std::size_t>::max() / v) bad(name, "shape too large");
+    l.count *= v;
+  }
+  const std::size_t out_width = size_of(l.a.type);
+  if (l.count > std::numeric_limits<std::size_t>::max() / out_width) bad(name, "shape too large");
+  l.data_offset = offset + header_len;
+  l.data_bytes = l.count * l.stored.width;
+  if (file_size - l.data_offset < l.data_bytes)
+    bad(name, "truncated: the header promises " + std::to_string(l.count) + " elements (" +
+                  std::to_string(l.data_bytes) + " bytes) but " +
+                  std::to_string(file_size - l.data_offset) + " bytes follow");
+  if (l.stored.is_half) l.a.stored_as = "float16";  // read as "f32 converted from float16"
+  if (l.stored.is_bool) l.a.stored_as = "bool";
+  if (l.fortran) l.a.stored_as += std::string(l.a.stored_as.empty() ? "" : ", ") + "Fortran order";
+  return l;
+}
+
+// ---- the payload -----------------------------------------------------------------------------
+
+// float16 to float32, exact: every float16 (normal, subnormal, infinite, NaN) is a float32.
+std::uint32_t half_to_float_bits(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  if (exp == 0x1f) return sign | 0x7f800000u | man << 13;  // inf, NaN (payload kept)
+  if (exp == 0) {
+    if (man == 0) return sign;  // +-0
+    int shift = 0;              // subnormal: normalize
+    while (!(man & 0x400u)) man <<= 1, ++shift;
+    return sign | std::uint32_t(127 - 15 + 1 - shift) << 23 | (man & 0x3ffu) << 13;
+  }
+  return sign | (exp + 127 - 15) << 23 | man << 13;
+}
+
+// Moves elements as stored (in_width bytes, file byte order) into the array (native order, its
+// dtype), element `first` onwards, placing each at its C-order position.
+class payload_writer {
+ public:
+  explicit payload_writer(npy_layout& l) : l_(l), index_(l.a.shape.size(), 0) {
+    // Strides of the C-order array, walked in Fortran order (the first index fastest).
+    const std::size_t dims = l.a.shape.size();
+    stride_.assign(dims, 1);
+    for (std::size_t k = dims; k-- > 1;) stride_[k - 1] = stride_[k] * l.a.shape[k];
+  }
+  void put(std::byte* raw, std::size_t elements) {
+    const std::size_t in = l_.stored.width, out = size_of(l_.a.type);
+    for (std::size_t i = 0; i < elements; ++i) {
+      std::byte* e = raw + i * in;
+      if (l_.swap) std::reverse(e, e + in);
+      std::byte value[8];
+      if (l_.stored.is_half) {
+        std::uint16_t h;
+        std::memcpy(&h, e, 2);
+        const std::uint32_t f = half_to_float_bits(h);
+        std::memcpy(value, &f, 4);
+      } else if (l_.stored.is_bool) {
+        value[0] = std::byte(e[0] != std::byte{0});
+      } else {
+        std::memcpy(value, e, in);
+      }
+      std::memcpy(l_.a.bytes.data() + next_position() * out, value, out);
+    }
+  }
+
+ private:
+  std::size_t next_position() {
+    if (!l_.fortran) return done_++;
+    const std::size_t at = offset_;
+    for (std::size_t k = 0; k < index_.size(); ++k) {  // the odometer, first index fastest
+      offset_ += stride_[k];
+      if (++index_[k] < l_.a.shape[k]) break;
+      offset_ -= stride_[k] * index_[k];
+      index_[k] = 0;
+    }
+    return at;
+  }
+  npy_layout& l_;
+  std::vector<std::size_t> index_, stride_;
+  std::size_t offset_ = 0, done_ = 0;
+};
+
+// Fills the array from `read(dst, bytes)`, which supplies the payload in order: straight into
+// the array when the stored elements are the array's, otherwise through a bounded chunk.
+void read_payload(npy_layout& l, const std::function<void(std::byte*, std::size_t)>& read) {
+  l.a.bytes.resize(l.count * size_of(l.a.type));
+  if (!l.stored.is_half && !l.stored.is_bool && !l.fortran) {
+    read(l.a.bytes.data(), l.data_bytes);
+    const std::size_t w = l.stored.width;
+    if (l.swap && w > 1)
+      for (std::size_t i = 0; i < l.a.bytes.size(); i += w)
+        std::reverse(l.a.bytes.begin() + std::ptrdiff_t(i), l.a.bytes.begin() + std::ptrdiff_t(i + w));
+    return;
+  }
+  constexpr std::size_t chunk_elements = std::size_t(1) << 21;  // 16 MiB of 8-byte elements
+  std::vector<std::byte> chunk(std::min(l.count, chunk_elements) * l.stored.width);
+  payload_writer writer(l);
+  for (std::size_t done = 0; done < l.count;) {
+    const std::size_t n = std::min(chunk_elements, l.count - done);
+    read(chunk.data(), n * l.stored.width);
+    writer.put(chunk.data(), n);
+    done += n;
+  }
+}
 
 // Regular files only: a directory, a device, a FIFO or a socket gets a clear error instead of a
 // wrong size, a wrong message or a read that never ends. Returns the open file and its size.
@@ -111,8 +407,8 @@ std::ifstream open_regular(const std::string& path, std::size_t& size) {
 
 void read_exactly(std::ifstream& in, void* dst, std::size_t bytes, const std::string& path) {
   if (bytes && !in.read(static_cast<char*>(dst), std::streamsize(bytes)))
-    fail(errc::io, "cannot read '" + path + "': it ended " + std::to_string(bytes - std::size_t(in.gcount())) +
-                       " bytes early");
+    fail(errc::io, "cannot read '" + path + "': it ended " +
+                       std::to_string(bytes - std::size_t(in.gcount())) + " bytes early");
 }
 
 }  // namespace
@@ -125,77 +421,14 @@ std::vector<std::byte> read_file(const std::string& path) {
   return bytes;
 }
 
-namespace {
-
-// What a .npy header says: the array's dtype and shape (no elements yet), its byte order, where
-// the elements start and how many bytes they take. `p` holds at least the whole header (the
-// first `size` bytes of a file of `file_size` bytes); a header that promises more elements than
-// the file holds is refused here, before anything is allocated.
-struct npy_layout {
-  array a;
-  bool swap = false;
-  std::size_t data_offset = 0, data_bytes = 0;
-};
-
-constexpr std::size_t npy_prefix = 12;  // magic, version, and the longest header length field
-
-npy_layout parse_header(const std::byte* p, std::size_t size, std::size_t file_size,
-                        const std::string& name) {
-  static constexpr unsigned char magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (size < 10 || std::memcmp(p, magic, 6) != 0)
-    bad(name, "the magic string \\x93NUMPY is missing");
-  const unsigned major = unsigned(p[6]);
-  std::size_t header_len, offset;
-  if (major == 1) {
-    header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8;
-    offset = 10;
-  } else if (major == 2 || major == 3) {
-    if (size < 12) bad(name, "truncated header");
-    header_len = std::size_t(p[8]) | std::size_t(p[9]) << 8 | std::size_t(p[10]) << 16 |
-                 std::size_t(p[11]) << 24;
-    offset = 12;
-  } else {
-    bad(name, "format version " + std::to_string(major) + " (pplab reads versions 1 to 3)");
-  }
-  if (header_len > size - offset) bad(name, "truncated header");
-  const std::string header(reinterpret_cast<const char*>(p + offset), header_len);
-  if (header.find('{') == std::string::npos) bad(name, "the header is not a dict");
-  npy_layout l;
-  l.a.type = parse_descr(field(header, "descr", name), name, l.swap);
-  const std::string fortran = field(header, "fortran_order", name);
-  l.a.shape = parse_shape(field(header, "shape", name), name);
-  std::size_t count = 1;
-  for (std::size_t d : l.a.shape) {
-    if (d && count > std::numeric_limits<std::size_t>::max() / d) bad(name, "shape too large");
-    count *= d;
-  }
-  if (fortran.find("True") != std::string::npos && l.a.shape.size() > 1)
-    bad(name, "Fortran-order arrays are not supported; save numpy.ascontiguousarray(a)");
-  const std::size_t elem = size_of(l.a.type);
-  if (count > std::numeric_limits<std::size_t>::max() / elem) bad(name, "shape too large");
-  l.data_offset = offset + header_len;
-  l.data_bytes = count * elem;
-  if (file_size - l.data_offset < l.data_bytes)
-    bad(name, "truncated: the header promises " + std::to_string(count) + " elements (" +
-                  std::to_string(l.data_bytes) + " bytes) but " +
-                  std::to_string(file_size - l.data_offset) + " bytes follow");
-  return l;
-}
-
-void to_native_order(array& a, bool swap) {
-  const std::size_t elem = size_of(a.type);
-  if (!swap || elem == 1) return;
-  for (std::size_t i = 0; i < a.bytes.size(); i += elem)
-    std::reverse(a.bytes.begin() + std::ptrdiff_t(i), a.bytes.begin() + std::ptrdiff_t(i + elem));
-}
-
-}  // namespace
-
 array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
   npy_layout l = parse_header(p, size, size, name);
-  l.a.bytes.assign(p + l.data_offset, p + l.data_offset + l.data_bytes);
-  to_native_order(l.a, l.swap);
-  return l.a;
+  const std::byte* next = p + l.data_offset;
+  read_payload(l, [&](std::byte* dst, std::size_t bytes) {
+    std::memcpy(dst, next, bytes);
+    next += bytes;
+  });
+  return std::move(l.a);
 }
 
 // The header first, then the elements straight into the array: the file's bytes are held once.
@@ -210,16 +443,14 @@ array read_npy(const std::string& path) {
   else if (head.size() >= 12 && (unsigned(head[6]) == 2 || unsigned(head[6]) == 3))
     header_end = 12 + (std::size_t(head[8]) | std::size_t(head[9]) << 8 |
                        std::size_t(head[10]) << 16 | std::size_t(head[11]) << 24);
-  header_end = std::min(header_end, size);
+  header_end = std::min({header_end, size, npy_prefix + max_header_bytes + 1});
   head.resize(std::max(header_end, head.size()));
   read_exactly(in, head.data() + npy_prefix, head.size() > npy_prefix ? head.size() - npy_prefix : 0,
                path);
   npy_layout l = parse_header(head.data(), head.size(), size, path);
   in.seekg(std::streamoff(l.data_offset));
-  l.a.bytes.resize(l.data_bytes);
-  read_exactly(in, l.a.bytes.data(), l.data_bytes, path);
-  to_native_order(l.a, l.swap);
-  return l.a;
+  read_payload(l, [&](std::byte* dst, std::size_t bytes) { read_exactly(in, dst, bytes, path); });
+  return std::move(l.a);
 }
 
 void write_npy(output_file& out, const array& a) {
