@@ -363,6 +363,16 @@ TEST(Files, DirectoriesDevicesFifosAndEmptyPathsAreRefused) {
 
 // An image whose header claims more pixels than the file holds is refused before anything is
 // allocated or decoded; a whole one is read.
+// The header of a 4 x 2 pixel, 24-bit BMP, whose pixels (24 bytes: two rows of 12) follow it.
+std::string bmp_4x2_header() {
+  const auto le32 = [](std::uint32_t v) {
+    return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)};
+  };
+  return "BM" + le32(54 + 24) + le32(0) + le32(54) + le32(40) + le32(4) + le32(2) +
+         std::string("\x01\x00\x18\x00", 4) + le32(0) + le32(24) + le32(0) + le32(0) + le32(0) +
+         le32(0);
+}
+
 TEST(ImageInput, HeadersThatLieAreRefused) {
   const std::string path = temp_path("lie.ppm");
   write_bytes(path, "P6\n2 1\n255\n" + std::string("\x01\x02\x03\x04\x05\x06", 6));
@@ -391,10 +401,7 @@ TEST(ImageInput, HeadersThatLieAreRefused) {
   refused("\x89PNG\r\n\x1a\n broken", "cannot be decoded");
   // A BMP (4 x 2, 24-bit, rows of 12 bytes) whose pixels stop short: the decoder would fill
   // them with zeros; pplab notices that it read past the end.
-  const auto le32 = [](std::uint32_t v) { return std::string{char(v), char(v >> 8), char(v >> 16), char(v >> 24)}; };
-  const std::string bmp_header = "BM" + le32(54 + 24) + le32(0) + le32(54) + le32(40) + le32(4) +
-                                 le32(2) + std::string("\x01\x00\x18\x00", 4) + le32(0) +
-                                 le32(24) + le32(0) + le32(0) + le32(0) + le32(0);
+  const std::string bmp_header = bmp_4x2_header();
   write_bytes(path, bmp_header + std::string(24, '\x07'));
   const io::input whole = io::read_input(path, "image", nullptr);
   ASSERT_EQ(whole.channels.size(), 3u);
@@ -423,7 +430,11 @@ TEST(Readers, MutatedFilesEndInAnErrorOrAConsistentArray) {
       {"i.txt", "1 -2 300000 7\n", "text", dtype::i32},
       {"r.bin", std::string(64, '\x07'), "raw", dtype::u16},
       {"p.ppm", "P6\n3 2\n255\n" + std::string(18, '\x05'), "", dtype::u8},
-      {"g.pgm", "P5\n4 4\n65535\n" + std::string(32, '\x09'), "", dtype::u8}};
+      {"g.pgm", "P5\n4 4\n65535\n" + std::string(32, '\x09'), "", dtype::u8},
+      {"h.npy", npy(2, "{'descr': '>f2', 'fortran_order': True, 'shape': (2, 3), }",
+                    std::string(12, '\x3c')),
+       "", dtype::f32},
+      {"c.bmp", bmp_4x2_header() + std::string(24, '\x07'), "", dtype::u8}};
   const auto digits_to_huge = [&](std::string s) {
     const std::size_t at = s.find_first_of("0123456789");
     if (at != std::string::npos) s.insert(at, "99999999999999999999");
