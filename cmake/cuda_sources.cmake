@@ -10,7 +10,11 @@ list(APPEND PPLAB_SOURCES
   src/reduce/cuda/r07_grid_stride_cascade.cu src/reduce/cuda/r08_warp_shuffle.cu
   src/reduce/cuda/r09_vector_loads.cu src/reduce/cuda/r10_host_combine.cu
   src/reduce/cuda/r11_atomic_combine.cu src/reduce/cuda/r12_last_block_finishes.cu
-  src/reduce/cuda/register.cu)
+  src/reduce/cuda/register.cu
+  src/histogram/cuda/h00_cub.cu src/histogram/cuda/h01_racy_increment.cu
+  src/histogram/cuda/h02_sectioned_atomics.cu src/histogram/cuda/h03_interleaved_atomics.cu
+  src/histogram/cuda/h04_shared_privatized.cu src/histogram/cuda/h05_lane_sub_histograms.cu
+  src/histogram/cuda/register.cu)
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/device.hpp"
 #include "core/executor.hpp"
 #include "core/registry.hpp"
+#include "core/run.hpp"
 #include "histogram/binning.hpp"
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
@@ -185,6 +187,68 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
               dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
       }
     }
+  }
+}
+
+// Every GPU histogram rung on data already on the device at an odd address (one byte into a
+// buffer, so no 16-byte load lines up), against the sequential rung on the same values.
+TEST(CudaRungs, HistogramOfUnalignedDeviceData) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  const std::size_t n = (std::size_t(1) << 20) + 7;
+  for (const bool bytes : {true, false}) {
+    const detail::histogram_problem p =
+        bytes ? detail::histogram_problem{dtype::u8, n, 256, 0, 256, false, true}
+              : detail::histogram_problem{dtype::f32, n, 1000, -0.25, 0.75, true, false};
+    std::vector<std::byte> host(n * size_of(p.type));
+    for (auto& b : host) b = std::byte(rng() >> 7);
+    if (!bytes)  // floats in [-0.5, 1): some below, some above the range, some on its edges
+      for (std::size_t i = 0; i < n; ++i) {
+        const float v = i % 11 == 0 ? float(detail::range_binner(p).edge(rng() % 1001))
+                                    : float(rng() % 3000) / 2000.0f - 0.5f;
+        std::memcpy(host.data() + i * 4, &v, 4);
+      }
+    std::vector<std::uint64_t> want(p.bins + 3);
+    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), p, host.data(),
+                        want.data());
+    detail::buffer d(dev(), host.size() + 16), counts(dev(), want.size() * 8);
+    std::byte* odd = static_cast<std::byte*>(d.get()) + 1;
+    dev().copy_in(odd, host.data(), host.size());
+    for (const auto& r : detail::rungs().histogram) {
+      if (r.info.where != backend::cuda || r.info.racy || !r.can_run(p)) continue;
+      detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
+      dev().fill(counts.get(), 0xde, want.size() * 8);
+      r.run({p, odd, counts.as<std::uint64_t>(), scratch.get(), dev().stream()});
+      dev().synchronize();
+      std::vector<std::uint64_t> got(want.size());
+      dev().copy_out(got.data(), counts.get(), got.size() * 8);
+      EXPECT_EQ(got, want) << r.info.id << (bytes ? " bytes" : " floats");
+    }
+  }
+}
+
+// Every GPU histogram rung, handed 2^31 + 77 bytes directly: no 32-bit index or counter wraps.
+TEST(CudaRungs, HistogramPastTwoToThe31) {
+  SKIP_WITHOUT_GPU();
+  if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
+  const std::size_t n = (std::size_t(1) << 31) + 77;
+  detail::buffer bytes(dev(), n);
+  dev().fill(bytes.get(), 1, n);
+  const std::uint8_t top = 9;
+  dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top, 1);
+  const detail::histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
+  detail::buffer counts(dev(), 259 * 8);
+  for (const auto& r : detail::rungs().histogram) {
+    if (r.info.where != backend::cuda || r.info.racy || !r.can_run(p)) continue;
+    detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
+    r.run({p, bytes.get(), counts.as<std::uint64_t>(), scratch.get(), dev().stream()});
+    dev().synchronize();
+    std::vector<std::uint64_t> got(259);
+    dev().copy_out(got.data(), counts.get(), got.size() * 8);
+    std::vector<std::uint64_t> want(259, 0);
+    want[1] = n - 1;
+    want[9] = 1;
+    EXPECT_EQ(got, want) << r.info.id;
   }
 }
 

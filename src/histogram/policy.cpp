@@ -1,6 +1,6 @@
 // The histogram rung the API runs, per backend and bin count (measured in docs/histogram.md): on
 // the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
-// their memory budget), the partition-then-count pass beyond.
+// their memory budget), the partition-then-count pass beyond; on the GPU, see the cuda case.
 #include "core/run.hpp"
 
 namespace pplab::detail {
@@ -13,8 +13,12 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     if (p.bins <= (std::size_t(1) << 16))
       return {"histogram/cpu/h03_sub_histograms", "histogram/cpu/h04_partition_then_count"};
     return {"histogram/cpu/h04_partition_then_count"};
+  case backend::cuda:
+    // Lane sub-histograms wherever the slots fit one block's shared memory (h05's can_run),
+    // global atomics beyond.
+    return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h03_interleaved_atomics"};
   default:
-    return {};  // the cuda ladder is its own issue
+    return {};
   }
 }
 

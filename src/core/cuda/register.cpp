@@ -4,7 +4,11 @@
 namespace pplab::detail {
 
 void register_reduce_cuda(registry&);
+void register_histogram_cuda(registry&);
 
-void register_cuda(registry& r) { register_reduce_cuda(r); }
+void register_cuda(registry& r) {
+  register_reduce_cuda(r);
+  register_histogram_cuda(r);
+}
 
 }  // namespace pplab::detail

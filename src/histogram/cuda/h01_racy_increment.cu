@@ -1,0 +1,33 @@
+// histogram/cuda/h01_racy_increment: the data race made visible. Each thread does
+// counts[bin(x)]++ on global memory with no atomic: a load, an add and a store, so two threads
+// that count into one bin at once both store the same new value and one count is lost. The lab
+// shows how many counts it lost (n minus the sum of the counts) instead of failing it; it is
+// marked racy, never picked, and skipped by the tests. compute-sanitizer's racecheck watches
+// shared memory only, so it does not flag this global race; memcheck passes it (every access is
+// in bounds).
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail::gpu_histogram {
+namespace {
+
+constexpr unsigned B = 256;
+
+template <class T, class Bin>
+__global__ void racy_increment(const T* __restrict__ x, std::size_t n, Bin bin, count_t* counts) {
+  for (std::size_t i = global_thread(); i < n; i += grid_threads()) counts[bin(x[i])]++;
+}
+
+struct rung {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    static const unsigned grid = resident_blocks(racy_increment<T, Bin>, B);
+    racy_increment<T, Bin><<<grid, B, 0, s>>>(x, n, bin, counts_of(c));
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+void h01_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+
+}  // namespace pplab::detail::gpu_histogram

@@ -1,0 +1,34 @@
+// histogram/cuda/h03_interleaved_atomics: h02 with the notes' interleaved partition. Thread t
+// takes elements t, t + T, t + 2T, ... (T threads in the grid), so the 32 threads of a warp read
+// 32 neighbouring elements: one coalesced transaction per warp per step, and the input crosses
+// DRAM once. Each element is still one global atomicAdd, resolved in L2.
+// What limits it: the L2 atomic rate (the lab's atomic table), and contention when many elements
+// share a bin (every atomic on one address is serialized at its L2 slice). This is also the
+// fallback for bin counts too large for shared memory: its memory is the counts alone.
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail::gpu_histogram {
+namespace {
+
+constexpr unsigned B = 256;
+
+template <class T, class Bin>
+__global__ void interleaved(const T* __restrict__ x, std::size_t n, Bin bin, count_t* counts) {
+  for (std::size_t i = global_thread(); i < n; i += grid_threads())
+    atomicAdd(&counts[bin(x[i])], count_t(1));
+}
+
+struct rung {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    static const unsigned grid = resident_blocks(interleaved<T, Bin>, B);
+    interleaved<T, Bin><<<grid, B, 0, s>>>(x, n, bin, counts_of(c));
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+void h03_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+
+}  // namespace pplab::detail::gpu_histogram

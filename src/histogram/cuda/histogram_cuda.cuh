@@ -1,0 +1,88 @@
+#pragma once
+// What the GPU histogram rungs share on top of the CUDA toolbox: the dispatch from the call's
+// dtype and binner to a rung's kernels, and the launch helpers every rung uses. Counts are the
+// call's bins + 3 slots of 64 bits (bins, underflow, overflow, NaN: histogram/binning.hpp);
+// every rung zeroes them on its stream first, so it overwrites them as the contract says.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/cuda/toolbox.cuh"
+#include "histogram/binning.hpp"
+
+namespace pplab::detail::gpu_histogram {
+
+using count_t = unsigned long long;  // what atomicAdd takes for 64 bits
+static_assert(sizeof(count_t) == sizeof(std::uint64_t));
+inline count_t* counts_of(const histogram_call& c) { return reinterpret_cast<count_t*>(c.counts); }
+
+// The dtypes a rung compiles for: all ten, or (the teaching rungs, to keep the build lean)
+// bytes and the 32- and 64-bit types; such a rung says so in can_run.
+enum class dtypes { all, teaching };
+
+template <dtypes D> bool supports(const histogram_problem& p) {
+  return D == dtypes::all || p.type == dtype::u8 || size_of(p.type) >= 4;
+}
+
+// Zeroes the counts, then calls Impl::template run<T>(x, n, binner, call, stream) with the call's
+// dtype and binner (natural bins for 8/16-bit integers when the problem asks, else the range).
+template <class Impl, dtypes D> void dispatch(const histogram_call& c) {
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  PPLAB_CUDA(cudaMemsetAsync(c.counts, 0, slots(c.p) * sizeof(count_t), s));
+  if (c.p.n == 0) return;
+  visit_dtype(c.p.type, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (D == dtypes::all || std::is_same_v<T, std::uint8_t> || sizeof(T) >= 4) {
+      const T* x = static_cast<const T*>(c.in);
+      if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
+        if (c.p.natural) {
+          Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c, s);
+          return;
+        }
+      }
+      Impl::template run<T>(x, c.p.n, range_binner(c.p), c, s);
+    }
+  });
+}
+
+// A grid-stride loop's index: 64-bit, so inputs past 2^31 elements are reached.
+__device__ inline std::size_t global_thread() {
+  return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline std::size_t grid_threads() { return std::size_t(gridDim.x) * blockDim.x; }
+
+// Shared memory one block may have (the opt-in maximum), 48 KiB if the device cannot be asked.
+inline std::size_t max_shared_per_block() {
+  static const std::size_t bytes = [] {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+        v <= 0) {
+      (void)cudaGetLastError();
+      return std::size_t(48) << 10;
+    }
+    return std::size_t(v);
+  }();
+  return bytes;
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB it must opt in).
+template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > (std::size_t(48) << 10))
+    PPLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
+// The rungs with 32-bit private counters launch over windows of at most this many elements per
+// thread, so no block's counter can pass 2^32 before it is flushed into the 64-bit counts.
+constexpr std::size_t max_per_thread = std::size_t(1) << 22;
+
+// Launches `launch(offset, count)` over [0, n) in windows of at most `threads` x max_per_thread
+// elements.
+template <class Launch> void in_windows(std::size_t n, std::size_t threads, Launch&& launch) {
+  const std::size_t window = threads * max_per_thread;
+  for (std::size_t at = 0; at < n; at += window) launch(at, std::min(window, n - at));
+}
+
+}  // namespace pplab::detail::gpu_histogram

@@ -1,0 +1,43 @@
+// The GPU histogram ladder, registered in order; the lab and the tests walk it as registered.
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail {
+namespace gpu_histogram {
+std::size_t h00_scratch(const histogram_problem&);
+bool h00_can_run(const histogram_problem&);
+void h00_run(const histogram_call&);
+void h01_run(const histogram_call&);
+void h02_run(const histogram_call&);
+void h03_run(const histogram_call&);
+bool h04_can_run(const histogram_problem&);
+void h04_run(const histogram_call&);
+bool h05_can_run(const histogram_problem&);
+void h05_run(const histogram_call&);
+}  // namespace gpu_histogram
+
+void register_histogram_cuda(registry& r) {
+  using namespace gpu_histogram;
+  const auto add = [&](std::string_view id, int rung, std::string_view summary,
+                       bool (*can)(const histogram_problem&),
+                       std::size_t (*scratch)(const histogram_problem&),
+                       void (*run)(const histogram_call&), bool racy = false) {
+    r.histogram.push_back(
+        {{id, pattern::histogram, backend::cuda, rung, summary, racy, !racy}, can, scratch, run});
+  };
+  const auto teaching = supports<dtypes::teaching>, all = supports<dtypes::all>;
+  add("histogram/cuda/h00_cub", 0, "cub::DeviceHistogram::HistogramEven: the vendor baseline",
+      h00_can_run, h00_scratch, h00_run);
+  add("histogram/cuda/h01_racy_increment", 1,
+      "counts[bin]++ without atomics: the data race, counts lost", teaching, nullptr, h01_run, true);
+  add("histogram/cuda/h02_sectioned_atomics", 2,
+      "a contiguous section per thread, global atomics: uncoalesced", teaching, nullptr, h02_run);
+  add("histogram/cuda/h03_interleaved_atomics", 3,
+      "interleaved (coalesced) partition, global atomics", all, nullptr, h03_run);
+  add("histogram/cuda/h04_shared_privatized", 4,
+      "a private shared-memory histogram per block, flushed once", h04_can_run, nullptr, h04_run);
+  add("histogram/cuda/h05_lane_sub_histograms", 5,
+      "a shared copy per lane (bank-conflict free) and 16-byte loads", h05_can_run, nullptr,
+      h05_run);
+}
+
+}  // namespace pplab::detail
