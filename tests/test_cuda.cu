@@ -190,8 +190,8 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
   }
 }
 
-// Every GPU histogram rung on data already on the device at an odd address (one byte into a
-// buffer, so no 16-byte load lines up), against the sequential rung on the same values.
+// Every GPU histogram rung on data already on the device one element into a buffer (bytes at an
+// odd address, floats 4 bytes in: no 16-byte load lines up), against the sequential rung.
 TEST(CudaRungs, HistogramOfUnalignedDeviceData) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
@@ -212,7 +212,7 @@ TEST(CudaRungs, HistogramOfUnalignedDeviceData) {
     detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), p, host.data(),
                         want.data());
     detail::buffer d(dev(), host.size() + 16), counts(dev(), want.size() * 8);
-    std::byte* odd = static_cast<std::byte*>(d.get()) + 1;
+    std::byte* odd = static_cast<std::byte*>(d.get()) + size_of(p.type);  // one element in
     dev().copy_in(odd, host.data(), host.size());
     for (const auto& r : detail::rungs().histogram) {
       if (r.info.where != backend::cuda || r.info.racy || !r.can_run(p)) continue;

@@ -138,6 +138,43 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   EXPECT_EQ(got, reference(p, x.data()));
 }
 
+// The float binner (float arithmetic away from edges, the double binner near them) gives every
+// float the double binner's slot: random problems whose slack qualifies, values on and a few
+// float steps either side of every kind of edge, near lo and hi, outside, infinite and NaN.
+TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
+  std::mt19937_64 rng(fresh_seed());
+  int problems = 0;
+  while (problems < 60) {
+    const std::size_t bins = std::size_t(1) << (rng() % 21);
+    const std::size_t b = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
+    std::uniform_real_distribution<double> where(-1000, 1000);
+    double lo = rng() % 4 == 0 ? 0 : where(rng), width = std::ldexp(1.0 + where(rng) / 1000, int(rng() % 30) - 10);
+    if (rng() % 4 == 0) lo = std::ldexp(std::round(lo), int(rng() % 8));
+    const histogram_problem p{dtype::f32, 0, b, lo, lo + width, bool(rng() & 1), false};
+    if (!detail::float_range_binner::usable(p)) continue;
+    ++problems;
+    const detail::range_binner exact(p);
+    const detail::float_range_binner fast(p);
+    std::uniform_real_distribution<double> inside(p.lo - 0.1 * width, p.hi + 0.1 * width);
+    std::size_t wrong = 0;
+    const auto check = [&](float x) { wrong += fast(x) != exact(x); };
+    for (int k = 0; k < 20000; ++k) {
+      float x = float(inside(rng));
+      if (k % 3 == 0) {  // an edge, rounded to float, then nudged a few float steps
+        x = float(exact.edge(rng() % (b + 1)));
+        for (int step = int(rng() % 7) - 3; step != 0; step += step > 0 ? -1 : 1)
+          x = std::nextafter(x, step > 0 ? INFINITY : -INFINITY);
+      }
+      check(x);
+    }
+    for (float x : {float(p.lo), float(p.hi), std::nextafter(float(p.lo), -INFINITY),
+                    std::nextafter(float(p.hi), INFINITY), std::nextafter(float(p.hi), -INFINITY),
+                    INFINITY, -INFINITY, NAN, 0.0f, -0.0f})
+      check(x);
+    EXPECT_EQ(wrong, 0u) << "bins " << b << " over [" << p.lo << ", " << p.hi << ")";
+  }
+}
+
 std::vector<const histogram_rung*> all_rungs() {
   std::vector<const histogram_rung*> out;
   for (const auto& r : detail::rungs().histogram) out.push_back(&r);

@@ -42,6 +42,7 @@ std::string describe(const std::string& key) {
                      : base == "gpu_h2d_GBps"  ? "host-to-device copy"
                      : base == "store_GBps"    ? "one counter store per byte"
                      : base == "gpu_launch_us" ? "launch latency"
+                     : base == "gpu_atomic_shared_byte_GBps" ? "one shared atomic per byte"
                                                : base;
   if (at != std::string::npos) what += " on a " + key.substr(at + 1) + " working set";
   return what;
@@ -50,6 +51,7 @@ std::string describe(const std::string& key) {
 std::string unit(const std::string& key) {
   return key.find("GFLOPs") != std::string::npos ? "GFLOP/s"
          : key.find("_us") != std::string::npos  ? "us"
+         : key.find("_Gps") != std::string::npos ? "G atomics/s"
                                                  : "GB/s";
 }
 
@@ -86,6 +88,14 @@ void print_table(const lab::result& lab) {
     fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.variant, time, rate,
                of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
                r.racy ? "racy" : (r.verified ? "ok" : "WRONG"), r.note.empty() ? "" : "  " + r.note);
+  }
+  // The GPU's atomic hierarchy, when the histogram case measured it: its own small table.
+  bool atomics_head = false;
+  for (const detail::ceiling& c : lab.ceilings) {
+    if (c.key.rfind("gpu_atomic_", 0) != 0 || c.key.find("_Gps") == std::string::npos) continue;
+    if (!atomics_head) fmt::print("\nGPU atomic adds per second (the histogram's floors)\n");
+    atomics_head = true;
+    fmt::print("  {:>10.1f} G/s  {}\n", c.value, c.source);
   }
   for (const std::string& w : lab.warnings) fmt::print("\nwarning: {}\n", w);
 }

@@ -7,6 +7,7 @@
 
 #include "core/generate.hpp"
 #include "core/run.hpp"
+#include "histogram/atomic_rates.hpp"
 #include "histogram/binning.hpp"
 #include "histogram/cpu/byte_rows.hpp"
 #include "lab/lab_loop.hpp"
@@ -89,9 +90,21 @@ struct histogram_case {
     return v;
   }
 
-  // Bytes counted on the host: their floor is one counter store per byte, not the read.
+  // Bytes counted on the host: their floor is one counter store per byte, not the read. On the
+  // GPU the atomic hierarchy is measured once (histogram/atomic_rates.hpp), and bytes, one
+  // shared atomic each, are held against the shared-memory atomic rate as well.
   void extra_ceilings(session& s, detail::executor& ex, const problem& pr, row& r) const {
-    if (!ex.host_memory() || size_of(pr.p.type) != 1 || !pr.p.natural) return;
+    const bool bytes = size_of(pr.p.type) == 1 && pr.p.natural;
+    if (ex.kind() == backend::cuda) {
+      if (std::isnan(s.ceiling("gpu_atomic_shared_Gps"))) {
+        s.progress("measuring the GPU's atomic rates (shared, L2, DRAM, one counter)");
+        for (detail::ceiling& c : detail::measure_gpu_atomic_rates(ex, s.opts.budget_s))
+          s.add_ceiling(std::move(c));
+      }
+      if (bytes) r.floor = "gpu_atomic_shared_byte_GBps";
+      return;
+    }
+    if (!ex.host_memory() || !bytes) return;
     if (std::isnan(s.ceiling("store_GBps"))) {
       s.progress("measuring the byte histogram's floor (one counter store per byte)");
       s.add_ceiling({"store_GBps",

@@ -3,6 +3,7 @@
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
 #include "core/registry.hpp"
+#include "histogram/atomic_rates.hpp"
 
 namespace pplab::detail {
 
@@ -16,6 +17,8 @@ executor& cuda_executor() {
 }
 
 void register_cuda(registry&) {}
+
+std::vector<ceiling> measure_gpu_atomic_rates(executor&, double) { return {}; }
 
 const gpu_info& gpu() {
   static const gpu_info none = [] {
