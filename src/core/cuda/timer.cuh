@@ -27,10 +27,16 @@ public:
   event_timer(const event_timer&) = delete;
   event_timer& operator=(const event_timer&) = delete;
 
-  // `work` only enqueues on the stream.
+  // `work` only enqueues on the stream. Work slow enough that `reps` repeats would take more
+  // than two seconds (a teaching rung serialized on one counter) gets fewer, at least five.
   template <class F> timing time(F&& work, int reps) {
+    PPLAB_CUDA(cudaEventRecord(start_, s_));
     work();
-    PPLAB_CUDA(cudaStreamSynchronize(s_));
+    PPLAB_CUDA(cudaEventRecord(stop_, s_));
+    PPLAB_CUDA(cudaEventSynchronize(stop_));
+    float warm = 0;
+    PPLAB_CUDA(cudaEventElapsedTime(&warm, start_, stop_));
+    if (double(warm) * reps > 2000) reps = std::max(std::min(reps, 5), int(2000 / double(warm)));
     std::vector<double> ms;
     for (int r = 0; r < reps; ++r) {
       PPLAB_CUDA(cudaMemsetAsync(flush_, r & 0xff, flush_bytes, s_));
