@@ -123,6 +123,7 @@ TEST_P(Histogram, ManyBins) {
   check(r, {dtype::f32, 300007, (std::size_t(1) << 20) + 1, 0, 1, true, false}, rng);
   check(r, {dtype::f64, 100003, std::size_t(1) << 24, -1, 1, false, false}, rng);
   check(r, {dtype::u32, 100003, 65536, 0, 1 << 20, false, false}, rng);
+  check(r, {dtype::f32, 200003, 300000, -1, 1, false, false}, rng);  // a cluster of 16 on the GPU
 }
 
 TEST_P(Histogram, SkewedDataCountsEveryElement) {
@@ -143,16 +144,19 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
 // float steps either side of every kind of edge, near lo and hi, outside, infinite and NaN.
 TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   std::mt19937_64 rng(fresh_seed());
-  int problems = 0;
+  int problems = 0, float_edges = 0;
   while (problems < 60) {
     const std::size_t bins = std::size_t(1) << (rng() % 21);
     const std::size_t b = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
     std::uniform_real_distribution<double> where(-1000, 1000);
     double lo = rng() % 4 == 0 ? 0 : where(rng), width = std::ldexp(1.0 + where(rng) / 1000, int(rng() % 30) - 10);
     if (rng() % 4 == 0) lo = std::ldexp(std::round(lo), int(rng() % 8));
+    if (rng() % 3 == 0)  // edges that are exactly floats: the float comparison near them
+      width = std::ldexp(1.0, int(rng() % 12) - 4), lo = std::ldexp(std::round(lo), -2);
     const histogram_problem p{dtype::f32, 0, b, lo, lo + width, bool(rng() & 1), false};
     if (!detail::float_range_binner::usable(p)) continue;
     ++problems;
+    float_edges += detail::float_range_binner(p).float_edges;
     const detail::range_binner exact(p);
     const detail::float_range_binner fast(p);
     std::uniform_real_distribution<double> inside(p.lo - 0.1 * width, p.hi + 0.1 * width);
@@ -173,6 +177,7 @@ TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
       check(x);
     EXPECT_EQ(wrong, 0u) << "bins " << b << " over [" << p.lo << ", " << p.hi << ")";
   }
+  EXPECT_GT(float_edges, 5) << "too few problems with float edges to test that path";
 }
 
 std::vector<const histogram_rung*> all_rungs() {

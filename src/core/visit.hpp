@@ -28,6 +28,15 @@ PPLAB_HD inline double mul_add_rounded(double a, double b, double c) {
 #endif
 }
 
+// The same in float, rounded twice as written on both sides.
+PPLAB_HD inline float mul_add_rounded(float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(__fmul_rn(a, b), c);
+#else
+  return a * b + c;
+#endif
+}
+
 template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
   switch (o) {
   case op::product:

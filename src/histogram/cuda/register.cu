@@ -13,6 +13,8 @@ bool h04_can_run(const histogram_problem&);
 void h04_run(const histogram_call&);
 bool h05_can_run(const histogram_problem&);
 void h05_run(const histogram_call&);
+bool h06_can_run(const histogram_problem&);
+void h06_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -38,6 +40,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h05_lane_sub_histograms", 5,
       "a shared copy per lane (bank-conflict free) and 16-byte loads", h05_can_run, nullptr,
       h05_run);
+  add("histogram/cuda/h06_cluster_distributed", 6,
+      "bins past one block: one histogram over a cluster's shared memory", h06_can_run, nullptr,
+      h06_run);
 }
 
 }  // namespace pplab::detail
