@@ -14,10 +14,11 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
       return {"histogram/cpu/h03_sub_histograms", "histogram/cpu/h04_partition_then_count"};
     return {"histogram/cpu/h04_partition_then_count"};
   case backend::cuda:
-    // Lane sub-histograms wherever the slots fit one block's shared memory (h05's can_run), one
-    // histogram over a cluster's shared memory up to 16 blocks (h06), global atomics beyond.
-    return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h06_cluster_distributed",
-            "histogram/cuda/h03_interleaved_atomics"};
+    // Lane sub-histograms wherever the slots fit one block's shared memory (h05's can_run);
+    // packed 16-bit counters up to twice that (h07: 65536 bins); one histogram over a cluster's
+    // shared memory up to 16 blocks (h06); global atomics beyond.
+    return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
+            "histogram/cuda/h06_cluster_distributed", "histogram/cuda/h03_interleaved_atomics"};
   default:
     return {};
   }

@@ -15,6 +15,8 @@ bool h05_can_run(const histogram_problem&);
 void h05_run(const histogram_call&);
 bool h06_can_run(const histogram_problem&);
 void h06_run(const histogram_call&);
+bool h07_can_run(const histogram_problem&);
+void h07_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -43,6 +45,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h06_cluster_distributed", 6,
       "bins past one block: one histogram over a cluster's shared memory", h06_can_run, nullptr,
       h06_run);
+  add("histogram/cuda/h07_packed_16bit_counters", 7,
+      "two 16-bit counters per word: twice the bins in one block, all atomics local",
+      h07_can_run, nullptr, h07_run);
 }
 
 }  // namespace pplab::detail
