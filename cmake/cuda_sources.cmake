@@ -15,6 +15,7 @@ list(APPEND PPLAB_SOURCES
   src/histogram/cuda/h02_sectioned_atomics.cu src/histogram/cuda/h03_interleaved_atomics.cu
   src/histogram/cuda/h04_shared_privatized.cu src/histogram/cuda/h05_lane_sub_histograms.cu
   src/histogram/cuda/h06_cluster_distributed.cu src/histogram/cuda/h07_packed_16bit_counters.cu
+  src/histogram/cuda/h08_merged_runs.cu
   src/histogram/cuda/atomic_rates.cu src/histogram/cuda/register.cu)
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)

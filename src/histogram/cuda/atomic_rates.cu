@@ -18,6 +18,7 @@ template <bool contended> __global__ void shared_atomics(unsigned per_thread, un
   __syncthreads();
   const unsigned lane = threadIdx.x & 31;
   unsigned b = (blockIdx.x * blockDim.x + threadIdx.x) * 2654435761u;
+#pragma unroll 8
   for (unsigned k = 0; k < per_thread; ++k) {
     b = b * 1664525u + 1013904223u;
     atomicAdd(&c[contended ? 0 : (b >> 24) * 32 + lane], 1u);

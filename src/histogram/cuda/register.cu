@@ -17,6 +17,8 @@ bool h06_can_run(const histogram_problem&);
 void h06_run(const histogram_call&);
 bool h07_can_run(const histogram_problem&);
 void h07_run(const histogram_call&);
+bool h08_can_run(const histogram_problem&);
+void h08_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -48,6 +50,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h07_packed_16bit_counters", 7,
       "two 16-bit counters per word: twice the bins in one block, all atomics local",
       h07_can_run, nullptr, h07_run);
+  add("histogram/cuda/h08_merged_runs", 8,
+      "h05 with each thread's runs of one slot added by one atomic", h08_can_run, nullptr,
+      h08_run);
 }
 
 }  // namespace pplab::detail
