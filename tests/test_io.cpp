@@ -114,8 +114,7 @@ const io::array parse(const std::string& file) {
   return io::parse_npy(reinterpret_cast<const std::byte*>(file.data()), file.size(), "x.npy");
 }
 
-template <class T>
-std::vector<T> values(const io::array& a) {
+template <class T> std::vector<T> values(const io::array& a) {
   std::vector<T> v(a.size());
   std::memcpy(v.data(), a.bytes.data(), a.bytes.size());
   return v;
@@ -125,20 +124,18 @@ std::vector<T> values(const io::array& a) {
 // any white space, Python 2 longs, dtype strings without a byte order or by name, 0-d arrays.
 TEST(Npy, ReadsEveryHeaderFormNumPyReads) {
   const std::string two_f4 = std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8);  // 1, 2
-  for (const char* dict :
-       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-        "{\"shape\": (2,), \"descr\": \"<f4\", \"fortran_order\": False}",
-        "{ 'descr' :'f4',\t'fortran_order':False ,'shape':( 2 , ) }",
-        "{'descr': 'float32', 'fortran_order': False, 'shape': (2L,)}",
-        "{'descr': '=f', 'fortran_order': (False), 'shape': (2,)}",
-        "{'descr': u'<f4', 'fortran_order': False, 'shape': (1, 2)}"}) {
+  for (const char* dict : {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                           "{\"shape\": (2,), \"descr\": \"<f4\", \"fortran_order\": False}",
+                           "{ 'descr' :'f4',\t'fortran_order':False ,'shape':( 2 , ) }",
+                           "{'descr': 'float32', 'fortran_order': False, 'shape': (2L,)}",
+                           "{'descr': '=f', 'fortran_order': (False), 'shape': (2,)}",
+                           "{'descr': u'<f4', 'fortran_order': False, 'shape': (1, 2)}"}) {
     const io::array a = parse(npy(1, dict, two_f4));
     EXPECT_EQ(a.type, dtype::f32) << dict;
     EXPECT_EQ(values<float>(a), (std::vector<float>{1, 2})) << dict;
   }
-  const io::array scalar =
-      parse(npy(3, "{'descr': '<i8', 'fortran_order': False, 'shape': (), }",
-                std::string("\x07\0\0\0\0\0\0\0", 8)));
+  const io::array scalar = parse(npy(3, "{'descr': '<i8', 'fortran_order': False, 'shape': (), }",
+                                     std::string("\x07\0\0\0\0\0\0\0", 8)));
   EXPECT_TRUE(scalar.shape.empty());
   EXPECT_EQ(values<std::int64_t>(scalar), std::vector<std::int64_t>{7});
 }
@@ -189,9 +186,9 @@ TEST(Npy, Float16IsWidenedExactly) {
       const char lo = char(h & 0xff), hi = char(h >> 8);
       payload += order[0] == '<' ? std::string{lo, hi} : std::string{hi, lo};
     }
-    const io::array a = parse(npy(1, std::string("{'descr': '") + order +
-                                         "f2', 'fortran_order': False, 'shape': (65536,), }",
-                                  payload));
+    const io::array a = parse(npy(
+        1, std::string("{'descr': '") + order + "f2', 'fortran_order': False, 'shape': (65536,), }",
+        payload));
     ASSERT_EQ(a.type, dtype::f32);
     EXPECT_EQ(a.stored_as, "float16");
     const std::vector<float> v = values<float>(a);
@@ -225,9 +222,9 @@ TEST(Npy, FortranOrderIsReadIntoCOrder) {
     std::string dims;
     for (std::size_t d : shape) dims += std::to_string(d) + ", ";
     const std::string path = temp_path("fortran.npy");
-    write_bytes(path, npy(2, "{'descr': '" + descr + "', 'fortran_order': True, 'shape': (" +
-                                 dims + "), }",
-                          payload));
+    write_bytes(
+        path, npy(2, "{'descr': '" + descr + "', 'fortran_order': True, 'shape': (" + dims + "), }",
+                  payload));
     const io::array a = io::read_npy(path);
     std::filesystem::remove(path);
     EXPECT_EQ(a.shape, shape);
@@ -420,19 +417,21 @@ TEST(Readers, MutatedFilesEndInAnErrorOrAConsistentArray) {
     dtype type;
   };
   const std::vector<seed_file> seeds = {
-      {"f.npy", npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
-                    std::string(48, '\x01')),
+      {"f.npy",
+       npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+           std::string(48, '\x01')),
        "", dtype::f64},
-      {"b.npy", npy(3, "{'descr': '>i4', 'fortran_order': False, 'shape': (4,), }",
-                    std::string(16, '\x02')),
+      {"b.npy",
+       npy(3, "{'descr': '>i4', 'fortran_order': False, 'shape': (4,), }", std::string(16, '\x02')),
        "", dtype::i32},
       {"t.txt", "1 2.5, -3\n4e2\t+5 inf\n", "", dtype::f64},
       {"i.txt", "1 -2 300000 7\n", "text", dtype::i32},
       {"r.bin", std::string(64, '\x07'), "raw", dtype::u16},
       {"p.ppm", "P6\n3 2\n255\n" + std::string(18, '\x05'), "", dtype::u8},
       {"g.pgm", "P5\n4 4\n65535\n" + std::string(32, '\x09'), "", dtype::u8},
-      {"h.npy", npy(2, "{'descr': '>f2', 'fortran_order': True, 'shape': (2, 3), }",
-                    std::string(12, '\x3c')),
+      {"h.npy",
+       npy(2, "{'descr': '>f2', 'fortran_order': True, 'shape': (2, 3), }",
+           std::string(12, '\x3c')),
        "", dtype::f32},
       {"c.bmp", bmp_4x2_header() + std::string(24, '\x07'), "", dtype::u8}};
   const auto digits_to_huge = [&](std::string s) {

@@ -40,12 +40,11 @@ io::input load_data(const data_options& o) {
   const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
   io::array a;
   a.type = t;
-  if (o.n < 0)
-    fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
+  if (o.n < 0) fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
   a.shape = {std::size_t(o.n)};
-  a.bytes.resize(detail::checked_bytes(
-      {std::size_t(o.n), size_of(t)},
-      "--n " + std::to_string(o.n) + " " + std::string(name_of(t)) + " elements"));
+  a.bytes.resize(detail::checked_bytes({std::size_t(o.n), size_of(t)},
+                                       "--n " + std::to_string(o.n) + " " +
+                                           std::string(name_of(t)) + " elements"));
   detail::generate(t, a.data(), std::size_t(o.n), detail::parse_distribution(o.dist), o.seed);
   io::input in;
   in.format = "generated";

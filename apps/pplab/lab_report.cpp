@@ -36,14 +36,14 @@ std::string panel(const row& r) {
 std::string describe(const std::string& key) {
   const std::size_t at = key.find('@');
   const std::string base = key.substr(0, at);
-  std::string what = base == "read_GBps"       ? "read bandwidth"
-                     : base == "gpu_read_GBps" ? "GPU read bandwidth"
-                     : base == "fp32_GFLOPs"   ? "fp32 FMA peak"
-                     : base == "gpu_h2d_GBps"  ? "host-to-device copy"
-                     : base == "store_GBps"    ? "one counter store per byte"
-                     : base == "gpu_launch_us" ? "launch latency"
+  std::string what = base == "read_GBps"                     ? "read bandwidth"
+                     : base == "gpu_read_GBps"               ? "GPU read bandwidth"
+                     : base == "fp32_GFLOPs"                 ? "fp32 FMA peak"
+                     : base == "gpu_h2d_GBps"                ? "host-to-device copy"
+                     : base == "store_GBps"                  ? "one counter store per byte"
+                     : base == "gpu_launch_us"               ? "launch latency"
                      : base == "gpu_atomic_shared_byte_GBps" ? "one shared atomic per byte"
-                                               : base;
+                                                             : base;
   if (at != std::string::npos) what += " on a " + key.substr(at + 1) + " working set";
   return what;
 }
@@ -87,7 +87,8 @@ void print_table(const lab::result& lab) {
                                            : fmt::format("{:.1f}%", r.pct_of_ceiling);
     fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.variant, time, rate,
                of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
-               r.racy ? "racy" : (r.verified ? "ok" : "WRONG"), r.note.empty() ? "" : "  " + r.note);
+               r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
+               r.note.empty() ? "" : "  " + r.note);
   }
   // The GPU's atomic hierarchy, when the histogram case measured it: its own small table.
   bool atomics_head = false;
@@ -185,10 +186,9 @@ std::string chart_svg(const lab::result& lab) {
     for (const row* r : panels[key]) {
       const int len = int(pct(*r) / top * bar_w);
       const std::string name = r->variant.substr(r->variant.find('/') + 1);  // backend/rung
-      const std::string label =
-          r->latency_bound ? fmt::format("{:.1f} us ({:.1f}x launch)", r->median_ms * 1e3,
-                                         r->vs_launch)
-                           : fmt::format("{:.1f}%", pct(*r));
+      const std::string label = r->latency_bound ? fmt::format("{:.1f} us ({:.1f}x launch)",
+                                                               r->median_ms * 1e3, r->vs_launch)
+                                                 : fmt::format("{:.1f}%", pct(*r));
       svg += fmt::format(
           "<text x='10' y='{}'>{}</text><rect x='{}' y='{}' width='{}' height='{}' fill='{}'/>"
           "<text x='{}' y='{}'>{}{}</text>\n",

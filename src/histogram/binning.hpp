@@ -111,7 +111,7 @@ struct float_range_binner {
     if (u >= slack && u <= top) {  // false for NaN and for anything near or outside the range
       const float whole = floorf(u), frac = u - whole;  // exact: u < 2^24
       const unsigned w = unsigned(whole);
-      if (frac < slack) return at_or_above(x, w) ? w : w - 1;  // w >= 1: u >= slack
+      if (frac < slack) return at_or_above(x, w) ? w : w - 1;             // w >= 1: u >= slack
       if (frac > 1.0f - slack) return at_or_above(x, w + 1) ? w + 1 : w;  // w + 1 < bins
       return w;
     }

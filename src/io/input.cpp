@@ -1,8 +1,8 @@
 // Reading any input: .npy, text numbers, raw binary of a given dtype, images (per channel), and
 // any other file as bytes.
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -75,8 +75,9 @@ array read_text(const std::string& path, dtype t) {
       }
       const char* start = p;
       while (p < end && !std::strchr(" \t\r\n,;", *p)) ++p;
-      const std::string where = path + ":" + std::to_string(line) + ": '" +
-                                std::string(start, std::size_t(std::min<std::ptrdiff_t>(p - start, 40))) + "'";
+      const std::string where =
+          path + ":" + std::to_string(line) + ": '" +
+          std::string(start, std::size_t(std::min<std::ptrdiff_t>(p - start, 40))) + "'";
       bool out_of_range = false;
       const std::optional<T> v = parse_number<T>(start, p, out_of_range);
       bool ignored = false;

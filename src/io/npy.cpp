@@ -47,13 +47,13 @@ namespace {
 // nothing else can pass NumPy's checks that follow): dict, tuple, list, str, int, bool, None.
 struct py_value {
   enum kind_t { dict, tuple, list, str, integer, boolean, none } kind = none;
-  std::string text;                  // str: the characters; integer: the digits, sign first
-  bool truth = false;                // boolean
-  std::vector<py_value> items;       // tuple, list; dict: key, value, key, value, ...
+  std::string text;             // str: the characters; integer: the digits, sign first
+  bool truth = false;           // boolean
+  std::vector<py_value> items;  // tuple, list; dict: key, value, key, value, ...
 };
 
 class py_parser {
- public:
+public:
   py_parser(const std::string& s, const std::string& name) : s_(s), name_(name) {}
 
   py_value whole() {
@@ -63,7 +63,7 @@ class py_parser {
     return v;
   }
 
- private:
+private:
   [[noreturn]] void error(const std::string& what) const {
     std::string shown = s_.substr(0, 200);
     while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\n')) shown.pop_back();
@@ -110,8 +110,9 @@ class py_parser {
       ++at_, v.kind = py_value::tuple;
       const bool comma = sequence(v.items, ')', false, depth);
       if (v.items.size() == 1 && !comma) return v.items.front();  // parentheses, not a tuple
-    } else if (c == '\'' || c == '"' || ((c == 'u' || c == 'b') && at_ + 1 < s_.size() &&
-                                        (s_[at_ + 1] == '\'' || s_[at_ + 1] == '"'))) {
+    } else if (c == '\'' || c == '"' ||
+               ((c == 'u' || c == 'b') && at_ + 1 < s_.size() &&
+                (s_[at_ + 1] == '\'' || s_[at_ + 1] == '"'))) {
       if (c == 'b') error("a bytes literal where NumPy expects a str");
       if (c == 'u') ++at_;
       v.kind = py_value::str;
@@ -135,9 +136,9 @@ class py_parser {
       if (at_ >= s_.size() || s_[at_] < '0' || s_[at_] > '9') error("expected a number");
       if (s_[at_] == '0' && at_ + 1 < s_.size() && s_[at_ + 1] >= '0' && s_[at_ + 1] <= '9')
         error("a number with a leading zero");  // Python 3 refuses 012
-      while (at_ < s_.size() && ((s_[at_] >= '0' && s_[at_] <= '9') ||
-                                 (s_[at_] == '_' && at_ + 1 < s_.size() &&
-                                  s_[at_ + 1] >= '0' && s_[at_ + 1] <= '9'))) {
+      while (at_ < s_.size() &&
+             ((s_[at_] >= '0' && s_[at_] <= '9') || (s_[at_] == '_' && at_ + 1 < s_.size() &&
+                                                     s_[at_ + 1] >= '0' && s_[at_ + 1] <= '9'))) {
         if (s_[at_] != '_') v.text += s_[at_];
         ++at_;
       }
@@ -146,7 +147,8 @@ class py_parser {
         error("not an integer");
     } else {
       std::size_t end = at_;
-      while (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
+      while (end < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
         ++end;
       const std::string word = s_.substr(at_, end - at_);
       if (word == "True" || word == "False") v.kind = py_value::boolean, v.truth = word == "True";
@@ -165,8 +167,8 @@ class py_parser {
 // ---- the dtype -------------------------------------------------------------------------------
 
 struct stored_type {
-  dtype type;           // what the array holds once read
-  std::size_t width;    // bytes per element in the file
+  dtype type;         // what the array holds once read
+  std::size_t width;  // bytes per element in the file
   bool is_bool = false, is_half = false;
 };
 
@@ -179,21 +181,44 @@ stored_type parse_descr(const std::string& d, const std::string& name, bool& swa
   swap = order == '>' ? std::endian::native == std::endian::little
                       : order == '<' && std::endian::native == std::endian::big;
   static const std::map<std::string, stored_type> known = {
-      {"i1", {dtype::i8, 1}},  {"b", {dtype::i8, 1}},    {"int8", {dtype::i8, 1}},
-      {"i2", {dtype::i16, 2}}, {"h", {dtype::i16, 2}},   {"int16", {dtype::i16, 2}},
-      {"i4", {dtype::i32, 4}}, {"i", {dtype::i32, 4}},   {"int32", {dtype::i32, 4}},
-      {"i8", {dtype::i64, 8}}, {"q", {dtype::i64, 8}},   {"l", {dtype::i64, 8}},
+      {"i1", {dtype::i8, 1}},
+      {"b", {dtype::i8, 1}},
+      {"int8", {dtype::i8, 1}},
+      {"i2", {dtype::i16, 2}},
+      {"h", {dtype::i16, 2}},
+      {"int16", {dtype::i16, 2}},
+      {"i4", {dtype::i32, 4}},
+      {"i", {dtype::i32, 4}},
+      {"int32", {dtype::i32, 4}},
+      {"i8", {dtype::i64, 8}},
+      {"q", {dtype::i64, 8}},
+      {"l", {dtype::i64, 8}},
       {"int64", {dtype::i64, 8}},
-      {"u1", {dtype::u8, 1}},  {"B", {dtype::u8, 1}},    {"uint8", {dtype::u8, 1}},
-      {"u2", {dtype::u16, 2}}, {"H", {dtype::u16, 2}},   {"uint16", {dtype::u16, 2}},
-      {"u4", {dtype::u32, 4}}, {"I", {dtype::u32, 4}},   {"uint32", {dtype::u32, 4}},
-      {"u8", {dtype::u64, 8}}, {"Q", {dtype::u64, 8}},   {"L", {dtype::u64, 8}},
+      {"u1", {dtype::u8, 1}},
+      {"B", {dtype::u8, 1}},
+      {"uint8", {dtype::u8, 1}},
+      {"u2", {dtype::u16, 2}},
+      {"H", {dtype::u16, 2}},
+      {"uint16", {dtype::u16, 2}},
+      {"u4", {dtype::u32, 4}},
+      {"I", {dtype::u32, 4}},
+      {"uint32", {dtype::u32, 4}},
+      {"u8", {dtype::u64, 8}},
+      {"Q", {dtype::u64, 8}},
+      {"L", {dtype::u64, 8}},
       {"uint64", {dtype::u64, 8}},
-      {"f4", {dtype::f32, 4}}, {"f", {dtype::f32, 4}},   {"float32", {dtype::f32, 4}},
-      {"f8", {dtype::f64, 8}}, {"d", {dtype::f64, 8}},   {"float64", {dtype::f64, 8}},
-      {"f2", {dtype::f32, 2, false, true}}, {"e", {dtype::f32, 2, false, true}},
+      {"f4", {dtype::f32, 4}},
+      {"f", {dtype::f32, 4}},
+      {"float32", {dtype::f32, 4}},
+      {"f8", {dtype::f64, 8}},
+      {"d", {dtype::f64, 8}},
+      {"float64", {dtype::f64, 8}},
+      {"f2", {dtype::f32, 2, false, true}},
+      {"e", {dtype::f32, 2, false, true}},
       {"float16", {dtype::f32, 2, false, true}},
-      {"b1", {dtype::u8, 1, true}}, {"?", {dtype::u8, 1, true}}, {"bool", {dtype::u8, 1, true}}};
+      {"b1", {dtype::u8, 1, true}},
+      {"?", {dtype::u8, 1, true}},
+      {"bool", {dtype::u8, 1, true}}};
   if (const auto it = known.find(code); it != known.end()) return it->second;
   const char kind = code.empty() ? ' ' : code.front();
   std::string why;
@@ -221,7 +246,7 @@ struct npy_layout {
   std::size_t data_offset = 0, data_bytes = 0, count = 0;
 };
 
-constexpr std::size_t npy_prefix = 12;         // magic, version, the longest length field
+constexpr std::size_t npy_prefix = 12;           // magic, version, the longest length field
 constexpr std::size_t max_header_bytes = 10000;  // NumPy's default max_header_size
 
 // `size` bytes of the file are at `p`, at least the whole header; `file_size` is the file's.
@@ -264,7 +289,10 @@ npy_layout parse_header(const std::byte* p, std::size_t size, std::size_t file_s
   }
   if (!descr || !fortran || !shape)
     bad(name, std::string("the header has no '") +
-                  (!descr ? "descr" : !fortran ? "fortran_order" : "shape") + "'");
+                  (!descr     ? "descr"
+                   : !fortran ? "fortran_order"
+                              : "shape") +
+                  "'");
   npy_layout l;
   if (descr->kind == py_value::list)
     bad(name, "a structured array (fields); save one plain numeric field, a['name']");
@@ -321,7 +349,7 @@ std::uint32_t half_to_float_bits(std::uint16_t h) {
 // Moves elements as stored (in_width bytes, file byte order) into the array (native order, its
 // dtype), element `first` onwards, placing each at its C-order position.
 class payload_writer {
- public:
+public:
   explicit payload_writer(npy_layout& l) : l_(l), index_(l.a.shape.size(), 0) {
     // Strides of the C-order array, walked in Fortran order (the first index fastest).
     const std::size_t dims = l.a.shape.size();
@@ -348,7 +376,7 @@ class payload_writer {
     }
   }
 
- private:
+private:
   std::size_t next_position() {
     if (!l_.fortran) return done_++;
     const std::size_t at = offset_;
@@ -374,7 +402,8 @@ void read_payload(npy_layout& l, const std::function<void(std::byte*, std::size_
     const std::size_t w = l.stored.width;
     if (l.swap && w > 1)
       for (std::size_t i = 0; i < l.a.bytes.size(); i += w)
-        std::reverse(l.a.bytes.begin() + std::ptrdiff_t(i), l.a.bytes.begin() + std::ptrdiff_t(i + w));
+        std::reverse(l.a.bytes.begin() + std::ptrdiff_t(i),
+                     l.a.bytes.begin() + std::ptrdiff_t(i + w));
     return;
   }
   constexpr std::size_t chunk_elements = std::size_t(1) << 21;  // 16 MiB of 8-byte elements
@@ -397,8 +426,9 @@ std::ifstream open_regular(const std::string& path, std::size_t& size) {
     fail(errc::io, "cannot open '" + path + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) fail(errc::io, "'" + path + "' is a directory; name a file in it");
   if (!S_ISREG(st.st_mode))
-    fail(errc::io, "'" + path + "' is not a regular file (a device, FIFO or socket); pplab reads "
-                                "regular files: save the stream to a file first");
+    fail(errc::io, "'" + path +
+                       "' is not a regular file (a device, FIFO or socket); pplab reads "
+                       "regular files: save the stream to a file first");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(errc::io, "cannot open '" + path + "': " + std::strerror(errno));
   size = std::size_t(st.st_size);
@@ -445,8 +475,8 @@ array read_npy(const std::string& path) {
                        std::size_t(head[10]) << 16 | std::size_t(head[11]) << 24);
   header_end = std::min({header_end, size, npy_prefix + max_header_bytes + 1});
   head.resize(std::max(header_end, head.size()));
-  read_exactly(in, head.data() + npy_prefix, head.size() > npy_prefix ? head.size() - npy_prefix : 0,
-               path);
+  read_exactly(in, head.data() + npy_prefix,
+               head.size() > npy_prefix ? head.size() - npy_prefix : 0, path);
   npy_layout l = parse_header(head.data(), head.size(), size, path);
   in.seekg(std::streamoff(l.data_offset));
   read_payload(l, [&](std::byte* dst, std::size_t bytes) { read_exactly(in, dst, bytes, path); });
@@ -465,7 +495,14 @@ void write_npy(output_file& out, const array& a) {
   const std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  const unsigned char pre[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  const unsigned char pre[] = {0x93,
+                               'N',
+                               'U',
+                               'M',
+                               'P',
+                               'Y',
+                               1,
+                               0,
                                static_cast<unsigned char>(header.size() & 0xff),
                                static_cast<unsigned char>(header.size() >> 8)};
   out.write(pre, sizeof pre);

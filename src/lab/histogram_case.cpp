@@ -31,8 +31,13 @@ struct histogram_case {
       out.push_back({{t, n, bins, lo, hi, false, natural},
                      std::string(name_of(t)) + " " + std::string(name_of(d)) + " " +
                          pow2_label(bins) + " bins n=" + pow2_label(n),
-                     std::string(name_of(t)), std::string(name_of(d)), n,
-                     double(n * size_of(t)), 0, false, d});
+                     std::string(name_of(t)),
+                     std::string(name_of(d)),
+                     n,
+                     double(n * size_of(t)),
+                     0,
+                     false,
+                     d});
     };
     // The GPU issue's rows: bytes uniform and all one value; floats into 1024, 65536 and 2^20
     // bins, and 1024 bins with 90% of the values in one.

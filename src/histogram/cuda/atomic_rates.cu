@@ -48,12 +48,17 @@ std::vector<ceiling> measure_gpu_atomic_rates(executor& ex, double budget_s) {
   buffer sink(ex, 256);
   const auto shared = [&](auto kernel, unsigned per_thread) {
     const unsigned grid = resident_blocks(kernel, B);
-    return rate([&] { kernel<<<grid, B, 0, s>>>(per_thread, sink.as<unsigned>()); PPLAB_CUDA_LAUNCHED(); },
-                double(grid) * B * per_thread);
+    return rate(
+        [&] {
+          kernel<<<grid, B, 0, s>>>(per_thread, sink.as<unsigned>());
+          PPLAB_CUDA_LAUNCHED();
+        },
+        double(grid) * B * per_thread);
   };
   const double shared_rate = shared(shared_atomics<false>, 4096);
-  out.push_back({"gpu_atomic_shared_Gps", shared_rate,
-                 "32-bit shared-memory atomic adds, each lane its own bank, pseudo-random bins of 256"});
+  out.push_back(
+      {"gpu_atomic_shared_Gps", shared_rate,
+       "32-bit shared-memory atomic adds, each lane its own bank, pseudo-random bins of 256"});
   out.push_back({"gpu_atomic_shared_byte_GBps", shared_rate,
                  "the shared atomic rate at one atomic per byte: a byte histogram's floor"});
   out.push_back({"gpu_atomic_shared_one_Gps", shared(shared_atomics<true>, 256),
@@ -64,15 +69,18 @@ std::vector<ceiling> measure_gpu_atomic_rates(executor& ex, double budget_s) {
     const unsigned grid = resident_blocks(global_atomics, B);
     return rate(
         [&] {
-          global_atomics<<<grid, B, 0, s>>>(c.as<gpu_histogram::count_t>(), counters - 1, per_thread);
+          global_atomics<<<grid, B, 0, s>>>(c.as<gpu_histogram::count_t>(), counters - 1,
+                                            per_thread);
           PPLAB_CUDA_LAUNCHED();
         },
         double(grid) * B * per_thread);
   };
-  out.push_back({"gpu_atomic_l2_Gps", global(std::size_t(1) << 19, 256),
-                 "64-bit global atomic adds at pseudo-random places in 4 MiB of counters (L2-resident)"});
-  out.push_back({"gpu_atomic_dram_Gps", global(std::size_t(1) << 27, 64),
-                 "64-bit global atomic adds at pseudo-random places in 1 GiB of counters (past L2)"});
+  out.push_back(
+      {"gpu_atomic_l2_Gps", global(std::size_t(1) << 19, 256),
+       "64-bit global atomic adds at pseudo-random places in 4 MiB of counters (L2-resident)"});
+  out.push_back(
+      {"gpu_atomic_dram_Gps", global(std::size_t(1) << 27, 64),
+       "64-bit global atomic adds at pseudo-random places in 1 GiB of counters (past L2)"});
   out.push_back({"gpu_atomic_one_Gps", global(1, 4),
                  "64-bit global atomic adds, every thread of the GPU on one counter"});
   return out;

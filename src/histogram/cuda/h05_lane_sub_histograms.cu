@@ -9,6 +9,11 @@
 // copy, up to the block's shared-memory limit. The copies are summed per slot at the end, one
 // global atomic per nonzero slot per block; windows of at most 2^22 elements per thread keep the
 // 32-bit counters from wrapping (histogram_cuda.cuh).
+// Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json): bytes 0.272 ms, 3944 GB/s
+// = 91% of the read ceiling and 1.84x CUB; bytes all one value the same 0.272 ms (1.13x CUB, 1.00x
+// its uniform time); f32 1024 bins 0.296 ms, 3630 GB/s = 12.0x CUB; 90% of the floats in one bin
+// 0.425 ms (1.44x its uniform time: that bin's counter is shared by the 4 lanes of a warp that use
+// one of R = 8 copies, and is the one every warp hits).
 #include "histogram/cuda/lane_sub_histograms.cuh"
 
 namespace pplab::detail::gpu_histogram {

@@ -78,7 +78,8 @@ inline std::size_t max_shared_per_block() {
 // Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB it must opt in).
 template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes) {
   if (bytes > (std::size_t(48) << 10))
-    PPLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    PPLAB_CUDA(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
 // The rungs with 32-bit private counters launch over windows of at most this many elements per

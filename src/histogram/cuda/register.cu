@@ -34,7 +34,8 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h00_cub", 0, "cub::DeviceHistogram::HistogramEven: the vendor baseline",
       h00_can_run, h00_scratch, h00_run);
   add("histogram/cuda/h01_racy_increment", 1,
-      "counts[bin]++ without atomics: the data race, counts lost", teaching, nullptr, h01_run, true);
+      "counts[bin]++ without atomics: the data race, counts lost", teaching, nullptr, h01_run,
+      true);
   add("histogram/cuda/h02_sectioned_atomics", 2,
       "a contiguous section per thread, global atomics: uncoalesced", teaching, nullptr, h02_run);
   add("histogram/cuda/h03_interleaved_atomics", 3,
@@ -48,11 +49,10 @@ void register_histogram_cuda(registry& r) {
       "bins past one block: one histogram over a cluster's shared memory", h06_can_run, nullptr,
       h06_run);
   add("histogram/cuda/h07_packed_16bit_counters", 7,
-      "two 16-bit counters per word: twice the bins in one block, all atomics local",
-      h07_can_run, nullptr, h07_run);
+      "two 16-bit counters per word: twice the bins in one block, all atomics local", h07_can_run,
+      nullptr, h07_run);
   add("histogram/cuda/h08_merged_runs", 8,
-      "h05 with each thread's runs of one slot added by one atomic", h08_can_run, nullptr,
-      h08_run);
+      "h05 with each thread's runs of one slot added by one atomic", h08_can_run, nullptr, h08_run);
 }
 
 }  // namespace pplab::detail
