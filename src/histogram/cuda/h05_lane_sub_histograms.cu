@@ -9,11 +9,15 @@
 // copy, up to the block's shared-memory limit. The copies are summed per slot at the end, one
 // global atomic per nonzero slot per block; windows of at most 2^22 elements per thread keep the
 // 32-bit counters from wrapping (histogram_cuda.cuh).
-// Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json): bytes 0.272 ms, 3944 GB/s
-// = 91% of the read ceiling and 1.84x CUB; bytes all one value the same 0.272 ms (1.13x CUB, 1.00x
-// its uniform time); f32 1024 bins 0.296 ms, 3630 GB/s = 12.0x CUB; 90% of the floats in one bin
-// 0.425 ms (1.44x its uniform time: that bin's counter is shared by the 4 lanes of a warp that use
-// one of R = 8 copies, and is the one every warp hits).
+// Measured (H200, bench/results/h200-2026-11-23-histogram-23d8f1c.json): bytes 0.268 ms,
+// 4009 GB/s = 91% of the read ceiling and 1.86x CUB; bytes all one value the same 0.268 ms
+// (1.15x CUB, 1.00x its uniform time); f32 1024 bins 0.337 ms, 3187 GB/s = 10.5x CUB; 90% of
+// the floats in one bin 0.335 ms (0.99x its uniform time). Floats are bound by the binning: with
+// a branch near edges (f907169) uniform floats took 0.296 ms but 90% on one edge 0.425 ms
+// (divergent warps); the branch-free nearer-edge comparison costs 14% on uniform floats and
+// makes skew free. Copies in 96 KiB instead of 48 (R = 16 for 1024 bins) changed nothing
+// (0.431 against 0.424 ms skewed, 0.302 against 0.296 uniform: records ...-00e3fc4-copies*):
+// the hot counter's sharing was not the cost.
 #include "histogram/cuda/lane_sub_histograms.cuh"
 
 namespace pplab::detail::gpu_histogram {

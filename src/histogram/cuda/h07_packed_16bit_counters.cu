@@ -12,9 +12,10 @@
 // What limits it: one block of 1024 threads per SM (128 KiB of counters), an atomic that
 // returns its old value, and random bank conflicts; the bins must fit 2 per word in one block
 // (about 113 000 on an H200).
-// Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json): f32 65536 bins 0.684 ms,
-// 1570 GB/s = 16.4x CUB and 4.4x h06; 1024 bins 0.412 ms (slower than h05's 0.296: one copy, the
-// returned value); bytes all one value 4.17 ms (1024 threads on one word, each add returning it).
+// Measured (H200, bench/results/h200-2026-11-23-histogram-23d8f1c.json): f32 65536 bins
+// 0.526 ms, 2043 GB/s = 21.0x CUB and 5.6x h06 (0.684 ms with the earlier branchy float binner);
+// 1024 bins 0.443 ms (slower than h05: one copy, an atomic that returns its old value); bytes
+// all one value 4.18 ms (1024 threads on one word, each add returning it).
 #include "histogram/cuda/histogram_cuda.cuh"
 
 namespace pplab::detail::gpu_histogram {
