@@ -19,19 +19,11 @@ namespace pplab::detail {
 
 // a * b + c rounded twice, as written, on both sides: the host is built with -ffp-contract=off,
 // but nvcc fuses a multiply and an add into one FMA unless told otherwise, and a histogram edge
-// must be numpy's separately rounded i * step + lo to the last bit.
-PPLAB_HD inline double mul_add_rounded(double a, double b, double c) {
+// must be numpy's separately rounded i * step + lo to the last bit. F is float or double.
+template <class F> PPLAB_HD inline F mul_add_rounded(F a, F b, F c) {
 #ifdef __CUDA_ARCH__
-  return __dadd_rn(__dmul_rn(a, b), c);
-#else
-  return a * b + c;
-#endif
-}
-
-// The same in float, rounded twice as written on both sides.
-PPLAB_HD inline float mul_add_rounded(float a, float b, float c) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(__fmul_rn(a, b), c);
+  if constexpr (sizeof(F) == 4) return __fadd_rn(__fmul_rn(a, b), c);
+  else return __dadd_rn(__dmul_rn(a, b), c);
 #else
   return a * b + c;
 #endif

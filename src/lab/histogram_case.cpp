@@ -125,21 +125,13 @@ struct histogram_case {
     if (ex.host_memory() || pr.p.type != dtype::u8 || !pr.p.natural ||
         pr.dist != detail::distribution::uniform)
       return;
-    s.progress("host data through pplab::histogram(" + std::string(name_of(ex.kind())) + ", ...)");
-    histogram_result got;
-    const detail::timing t = detail::time_it(
-        [&] { got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n); }, 5, s.opts.budget_s);
-    detail::variant_info info{"pplab::histogram(host data)", pattern::histogram, ex.kind(), -1, ""};
-    row r = row_of(info, pr.group, pr.dtype, pr.op, pr.n, t);
-    r.variant = "pplab::histogram(" + std::string(name_of(ex.kind())) + ", host data)";
-    r.GBps = pr.bytes / t.median_s * 1e-9;
-    r.ceiling = "gpu_h2d_GBps";
-    r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
-    std::vector<std::uint64_t> slots = got.counts;
-    slots.insert(slots.end(), {got.underflow, got.overflow, got.nan});
-    r.verified = slots == h.ref;
-    r.note = "% of the host-to-device copy, not of the read ceiling";
-    s.out.rows.push_back(r);
+    add_host_data_row(s, ex, pr, pattern::histogram, [&](double& err) {
+      const histogram_result got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n);
+      std::vector<std::uint64_t> slots = got.counts;
+      slots.insert(slots.end(), {got.underflow, got.overflow, got.nan});
+      err = 0;
+      return slots == h.ref;
+    });
   }
 };
 

@@ -9,9 +9,9 @@
 //   placed place(executor&, const problem&, const host_data&) const;   the data in an executor
 //   call_type call(const problem&, placed&, void* scratch, void* stream) const;
 //   void poison(executor&, const problem&, placed&) const;
-//   verdict verify(executor&, const problem&, const host_data&, placed&, const variant_info&) const;
-//   void extra_rows(session&, executor&, const problem&, const host_data&) const;
-//   void extra_ceilings(session&, executor&, const problem&, row&) const;
+//   verdict verify(executor&, const problem&, const host_data&, placed&, const variant_info&)
+//   const; void extra_rows(session&, executor&, const problem&, const host_data&) const; void
+//   extra_ceilings(session&, executor&, const problem&, row&) const;
 #include <string>
 
 #include "core/executor.hpp"
@@ -112,6 +112,29 @@ template <class Case> std::vector<std::string> planned(const settings& s, const 
 
 row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
            const std::string& op, std::size_t n, const detail::timing& t);
+
+// A row for host data through the public API on a device backend: `call(max_rel_err)` runs the
+// API once and says whether its answer is right; timed as the caller sees it (copies included)
+// and held against the host-to-device copy.
+template <class Problem, class Call>
+void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
+                       pattern what, Call&& call) {
+  const std::string name = "pplab::" + std::string(name_of(what)) + "(" +
+                           std::string(name_of(ex.kind())) + ", host data)";
+  s.progress("host data through " + name);
+  bool ok = false;
+  double err = none;
+  const detail::timing t = detail::time_it([&] { ok = call(err); }, 5, s.opts.budget_s);
+  row r = row_of({name, what, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
+  r.variant = name;
+  r.GBps = pr.bytes / t.median_s * 1e-9;
+  r.ceiling = "gpu_h2d_GBps";
+  r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
+  r.verified = ok;
+  r.max_rel_err = err;
+  r.note = "% of the host-to-device copy, not of the read ceiling";
+  s.out.rows.push_back(r);
+}
 
 template <class Case> void run_case(session& s, const Case& c) {
   using rung_type = typename Case::rung_type;

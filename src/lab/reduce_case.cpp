@@ -26,12 +26,19 @@ struct reduce_case {
   std::vector<problem> problems(size s) const {
     std::vector<problem> out;
     const auto add = [&](dtype t, op o, std::size_t n, bool device_only) {
-      out.push_back({{t, o, n},
-                     std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
-                     std::string(name_of(t)), std::string(name_of(o)), n,
-                     double(n * size_of(t)), 0, device_only, detail::distribution::uniform});
+      out.push_back(
+          {{t, o, n},
+           std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
+           std::string(name_of(t)),
+           std::string(name_of(o)),
+           n,
+           double(n * size_of(t)),
+           0,
+           device_only,
+           detail::distribution::uniform});
     };
-    for (auto [t, o] : {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::max}})
+    for (auto [t, o] :
+         {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::max}})
       add(t, o, big(s), false);
     if (s == size::full)
       for (std::size_t n : {std::size_t(1) << 24, std::size_t(1) << 20, std::size_t(1) << 16})
@@ -93,20 +100,10 @@ struct reduce_case {
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
     if (ex.host_memory() || pr.device_only || pr.p.type != dtype::f32 || pr.p.what != op::sum)
       return;
-    s.progress("host data through pplab::reduce(" + std::string(name_of(ex.kind())) + ", ...)");
-    scalar got;
-    const detail::timing t = detail::time_it(
-        [&] { got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what); }, 5,
-        s.opts.budget_s);
-    detail::variant_info info{"pplab::reduce(host data)", pattern::reduce, ex.kind(), -1, ""};
-    row r = row_of(info, pr.group, pr.dtype, pr.op, pr.n, t);
-    r.variant = "pplab::reduce(" + std::string(name_of(ex.kind())) + ", host data)";
-    r.GBps = pr.bytes / t.median_s * 1e-9;
-    r.ceiling = "gpu_h2d_GBps";
-    r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
-    r.verified = detail::close_enough(got, h.ref, h.scale, pr.n, false, r.max_rel_err);
-    r.note = "% of the host-to-device copy, not of the read ceiling";
-    s.out.rows.push_back(r);
+    add_host_data_row(s, ex, pr, pattern::reduce, [&](double& err) {
+      const scalar got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what);
+      return detail::close_enough(got, h.ref, h.scale, pr.n, false, err);
+    });
   }
 };
 
