@@ -151,7 +151,7 @@ struct image_reader {
     auto& r = *static_cast<image_reader*>(user);
     const std::size_t n = std::min(std::size_t(want), r.size - r.at);
     if (want > 0 && n == 0) r.overran = true;
-    std::memcpy(out, r.data + r.at, n);
+    if (n) std::memcpy(out, r.data + r.at, n);
     r.at += n;
     return int(n);
   }

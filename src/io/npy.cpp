@@ -455,7 +455,7 @@ array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
   npy_layout l = parse_header(p, size, size, name);
   const std::byte* next = p + l.data_offset;
   read_payload(l, [&](std::byte* dst, std::size_t bytes) {
-    std::memcpy(dst, next, bytes);
+    if (bytes) std::memcpy(dst, next, bytes);  // an empty array's data() may be null
     next += bytes;
   });
   return std::move(l.a);
