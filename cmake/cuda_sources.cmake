@@ -1,6 +1,6 @@
 # The cuda backend's folder (src/core/cuda/: the executor, the toolbox, the device queries) and
-# every pattern's GPU rungs (C++20: see dependencies.cmake). Only the runtime is linked,
-# statically: never the driver library, which a machine without a GPU lacks.
+# every pattern's GPU rungs (C++20: see dependencies.cmake). The runtime is linked statically:
+# never the driver library, which a machine without a GPU lacks.
 list(APPEND PPLAB_SOURCES
   src/core/cuda/device.cu src/core/cuda/executor.cu src/core/cuda/register.cpp
   src/reduce/cuda/r00_cub.cu
@@ -16,7 +16,9 @@ list(APPEND PPLAB_SOURCES
   src/histogram/cuda/h04_shared_privatized.cu src/histogram/cuda/h05_lane_sub_histograms.cu
   src/histogram/cuda/h06_cluster_distributed.cu src/histogram/cuda/h07_packed_16bit_counters.cu
   src/histogram/cuda/h08_merged_runs.cu
-  src/histogram/cuda/atomic_rates.cu src/histogram/cuda/register.cu)
+  src/histogram/cuda/atomic_rates.cu src/histogram/cuda/register.cu
+  src/matmul/cuda/m00_cublas.cu src/matmul/cuda/m01_naive.cu src/matmul/cuda/m02_coalesced.cu
+  src/matmul/cuda/m03_tiled.cu src/matmul/cuda/register.cu)
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)
 
@@ -27,6 +29,9 @@ endif()
 
 function(pplab_add_cuda target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${PPLAB_CUDA_FLAGS}>)
-  target_link_libraries(${target} PRIVATE CUDA::cudart_static)
+  # cuBLAS (the matmul baseline) is a shared library: the installed libpplab keeps the path
+  # it was linked from, as the build tree does.
+  target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cublas)
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
 endfunction()

@@ -1,5 +1,5 @@
 #pragma once
-// What the host matmul rungs share: dispatch to float or double, and the beta rule.
+// What the matmul rungs share: dispatch to float or double, and the beta rule.
 #include <algorithm>
 
 #include "core/registry.hpp"
@@ -17,12 +17,14 @@ template <class T> struct gemm {
   std::size_t ldc;
 };
 
-template <class Impl> void dispatch_matmul(const matmul_call& c) {
+// Calls Impl::template run<T>(gemm<T>, extra...) with the call's type.
+template <class Impl, class... Extra> void dispatch_matmul(const matmul_call& c, Extra... extra) {
   auto go = [&](auto tag) {
     using T = decltype(tag);
     Impl::template run<T>(gemm<T>{c.p.m, c.p.n, c.p.k, T(c.alpha), T(c.beta),
                                   static_cast<const T*>(c.a), c.lda, static_cast<const T*>(c.b),
-                                  c.ldb, static_cast<T*>(c.c), c.ldc});
+                                  c.ldb, static_cast<T*>(c.c), c.ldc},
+                          extra...);
   };
   if (c.p.type == dtype::f32) go(float{});
   else go(double{});

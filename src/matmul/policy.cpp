@@ -10,8 +10,10 @@ std::vector<std::string_view> policy(backend b, const matmul_problem&) {
     return {"matmul/seq/m01_triple_loop"};
   case backend::cpu:
     return {"matmul/cpu/m03_packed_microkernel"};
+  case backend::cuda:
+    return {"matmul/cuda/m03_tiled_w32"};  // the register-tiled rungs are still to come
   default:
-    return {};  // the cuda ladder is its own issue
+    return {};
   }
 }
 

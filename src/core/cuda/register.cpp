@@ -5,10 +5,12 @@ namespace pplab::detail {
 
 void register_reduce_cuda(registry&);
 void register_histogram_cuda(registry&);
+void register_matmul_cuda(registry&);
 
 void register_cuda(registry& r) {
   register_reduce_cuda(r);
   register_histogram_cuda(r);
+  register_matmul_cuda(r);
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,57 @@
+// matmul/cuda/m00_cublas: cuBLAS cublasSgemm / cublasDgemm, the vendor baseline, measured beside
+// the ladder and never the default. Strict fp32: the handle's math mode is
+// CUBLAS_PEDANTIC_MATH, so no TF32 tensor cores stand in for fp32 FMAs (f64 uses the fp64
+// tensor cores, which a SIMT kernel cannot reach). Row-major C = A B is column-major
+// C^T = B^T A^T: cuBLAS is called with B first. beta == 0 does not read C (cuBLAS's rule).
+#include <cublas_v2.h>
+
+#include "matmul/cuda/matmul_cuda.cuh"
+
+namespace pplab::detail::gpu_matmul {
+namespace {
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    fail(errc::device, std::string(what) + " failed: cuBLAS status " + std::to_string(int(s)));
+}
+
+// One handle per host thread, strict fp32.
+cublasHandle_t handle() {
+  static thread_local const cublasHandle_t h = [] {
+    cublasHandle_t made = nullptr;
+    check(cublasCreate(&made), "cublasCreate");
+    check(cublasSetMathMode(made, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    return made;
+  }();
+  return h;
+}
+
+struct cublas {
+  template <class T> static void run(const gemm<T>& g, cudaStream_t s) {
+    if (g.m == 0 || g.n == 0) return;
+    const cublasHandle_t h = handle();
+    check(cublasSetStream(h, s), "cublasSetStream");
+    const auto ld = [](std::size_t l) { return int(std::max<std::size_t>(l, 1)); };
+    if constexpr (sizeof(T) == 4)
+      check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(g.n), int(g.m), int(g.k), &g.alpha, g.b,
+                        ld(g.ldb), g.a, ld(g.lda), &g.beta, g.c, ld(g.ldc)),
+            "cublasSgemm");
+    else
+      check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(g.n), int(g.m), int(g.k), &g.alpha, g.b,
+                        ld(g.ldb), g.a, ld(g.lda), &g.beta, g.c, ld(g.ldc)),
+            "cublasDgemm");
+  }
+};
+
+}  // namespace
+
+bool m00_can_run(const matmul_problem& p) {
+  constexpr std::size_t limit = std::size_t(1) << 31;
+  return float_or_double(p) && p.m < limit && p.n < limit && p.k < limit;
+}
+void m00_run(const matmul_call& c) {
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  dispatch_matmul<cublas>(c, s);
+}
+
+}  // namespace pplab::detail::gpu_matmul
