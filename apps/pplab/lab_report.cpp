@@ -39,6 +39,8 @@ std::string describe(const std::string& key) {
   std::string what = base == "read_GBps"                     ? "read bandwidth"
                      : base == "gpu_read_GBps"               ? "GPU read bandwidth"
                      : base == "fp32_GFLOPs"                 ? "fp32 FMA peak"
+                     : base == "gpu_fp32_GFLOPs"             ? "GPU fp32 FMA peak"
+                     : base == "gpu_fp64_GFLOPs"             ? "GPU fp64 FMA peak"
                      : base == "gpu_h2d_GBps"                ? "host-to-device copy"
                      : base == "store_GBps"                  ? "one counter store per byte"
                      : base == "gpu_launch_us"               ? "launch latency"

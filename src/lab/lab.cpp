@@ -129,10 +129,9 @@ void session::rate_bytes(row& r, detail::executor& ex, double bytes) {
 
 void session::rate_flops(row& r, detail::executor& ex, double flops) {
   r.GFLOPs = flops / (r.median_ms * 1e-3) * 1e-9;
-  if (ex.host_memory()) {
-    r.ceiling = "fp32_GFLOPs";
-    r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);
-  }
+  r.ceiling =
+      ex.host_memory() ? "fp32_GFLOPs" : (r.dtype == "f64" ? "gpu_fp64_GFLOPs" : "gpu_fp32_GFLOPs");
+  r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);
 }
 
 row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
@@ -183,8 +182,9 @@ result run(const settings& s) {
   for (const row& r : out.rows)
     if (r.pct_of_ceiling > 100.5) {
       char msg[256];
-      std::snprintf(msg, sizeof msg, "%s (%s) reads %.1f%% of %s: that ceiling's probe is not the "
-                                     "best loop this machine allows",
+      std::snprintf(msg, sizeof msg,
+                    "%s (%s) reads %.1f%% of %s: that ceiling's probe is not the "
+                    "best loop this machine allows",
                     r.variant.c_str(), r.group.c_str(), r.pct_of_ceiling, r.ceiling.c_str());
       out.warnings.push_back(msg);
     }

@@ -40,6 +40,22 @@ __global__ void read_kernel(const uint4* __restrict__ in, std::size_t count, uns
 
 __global__ void empty_kernel() {}
 
+// The FMA peak: every thread keeps 8 independent multiply-add chains in registers (enough to
+// cover the FMA latency with a full SM of warps); one store per thread keeps them alive.
+template <class T> __global__ void fma_kernel(T* sink, int iters) {
+  T a[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) a[k] = T(threadIdx.x + k);
+  const T b = T(0.999), c = T(0.001);
+  for (int it = 0; it < iters; ++it)
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = a[k] * b + c;
+  T s = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) s += a[k];
+  if (s == T(-1)) *sink = s;  // never: the chains stay positive
+}
+
 // Pinned and device chunk buffers and the two streams of stream_in, one set per host thread,
 // kept for the next call (pinned memory is slow to take).
 struct staging {
@@ -133,15 +149,16 @@ public:
         PPLAB_CUDA(cudaStreamSynchronize(st.stream[k]));
         drain(k);
       }
-      const std::size_t first = c * chunk_bytes, len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
+      const std::size_t first = c * chunk_bytes,
+                        len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
       const char* src = static_cast<const char*>(host) + first;
       char* dst = static_cast<char*>(st.pinned[k]);
 #pragma omp parallel for schedule(static)
       for (std::ptrdiff_t off = 0; off < std::ptrdiff_t(len); off += 1 << 20)
         std::memcpy(dst + off, src + off, std::min<std::size_t>(1 << 20, len - std::size_t(off)));
       if (len)
-        PPLAB_CUDA(cudaMemcpyAsync(st.dev[k], st.pinned[k], len, cudaMemcpyHostToDevice,
-                                   st.stream[k]));
+        PPLAB_CUDA(
+            cudaMemcpyAsync(st.dev[k], st.pinned[k], len, cudaMemcpyHostToDevice, st.stream[k]));
       chunk(st.dev[k], len, c, k, st.stream[k]);
       busy[k] = true;
     }
@@ -162,8 +179,10 @@ public:
     std::vector<ceiling> out;
     out.push_back({"gpu_theoretical_GBps", gpu().mem_GBps_theoretical,
                    "memory clock x bus width x 2, from the device attributes"});
-    out.push_back({"gpu_read_GBps", read_GBps(bytes, budget_s),
-                   "vectorized read kernel (16-byte loads, 4 in flight), the better of read-only and streaming loads, best repeat of probes at the start and the end of the run, L2 flushed"});
+    out.push_back(
+        {"gpu_read_GBps", read_GBps(bytes, budget_s),
+         "vectorized read kernel (16-byte loads, 4 in flight), the better of read-only and "
+         "streaming loads, best repeat of probes at the start and the end of the run, L2 flushed"});
     {
       buffer a(*this, bytes), b(*this, bytes);
       fill(a.get(), 1, bytes);
@@ -182,13 +201,30 @@ public:
       PPLAB_CUDA(cudaMallocHost(&pinned, h2d));
       std::memset(pinned, 1, h2d);
       const timing t = time(
-          [&] {
-            PPLAB_CUDA(cudaMemcpyAsync(d.get(), pinned, h2d, cudaMemcpyHostToDevice, s()));
-          },
+          [&] { PPLAB_CUDA(cudaMemcpyAsync(d.get(), pinned, h2d, cudaMemcpyHostToDevice, s())); },
           {1, 0, reps});
       cudaFreeHost(pinned);
       out.push_back({"gpu_h2d_GBps", double(h2d) / t.median_s * 1e-9,
                      "host-to-device copy from pinned memory (the staging path's ceiling)"});
+    }
+    {
+      buffer sink(*this, 256);
+      const auto peak = [&](auto kernel, auto tag) {
+        using T = decltype(tag);
+        const unsigned blocks = resident_blocks(kernel, 256);
+        constexpr int iters = 4096;
+        const timing t = time(
+            [&] {
+              kernel<<<blocks, 256, 0, s()>>>(sink.as<T>(), iters);
+              PPLAB_CUDA_LAUNCHED();
+            },
+            {1, 0, reps});
+        return 2.0 * 8 * iters * blocks * 256 / t.min_s * 1e-9;
+      };
+      out.push_back({"gpu_fp32_GFLOPs", peak(fma_kernel<float>, 0.0f),
+                     "register-resident fp32 FMA chains (8 per thread, a full GPU of warps)"});
+      out.push_back({"gpu_fp64_GFLOPs", peak(fma_kernel<double>, 0.0),
+                     "register-resident fp64 FMA chains (8 per thread; no tensor cores)"});
     }
     const timing t = time(
         [&] {
