@@ -18,7 +18,12 @@ list(APPEND PPLAB_SOURCES
   src/histogram/cuda/h08_merged_runs.cu
   src/histogram/cuda/atomic_rates.cu src/histogram/cuda/register.cu
   src/matmul/cuda/m00_cublas.cu src/matmul/cuda/m01_naive.cu src/matmul/cuda/m02_coalesced.cu
-  src/matmul/cuda/m03_tiled.cu src/matmul/cuda/register.cu)
+  src/matmul/cuda/m03_tiled.cu src/matmul/cuda/m04_register_strip.cu
+  src/matmul/cuda/m05_register_block.cu src/matmul/cuda/m06_vector_transposed.cu
+  src/matmul/cuda/m07_warp_tiled.cu src/matmul/cuda/m08_double_buffered.cu
+  src/matmul/cuda/m09_async_pipeline.cu src/matmul/cuda/m10_split_k.cu
+  src/matmul/cuda/m11_by_shape.cu
+  src/matmul/cuda/register.cu)
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)
 

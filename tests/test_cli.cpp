@@ -191,9 +191,9 @@ TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   expect_failure("reduce --op sum --n -5", 2, "--n must be 0 or more");
   expect_failure("reduce --op sum --input " + dir.string(), 1, "is a directory");
   // Outputs: a full device or a path that cannot be written is an error, never "wrote".
-  const int full = std::system((std::string(PPLAB_CLI) + " reduce --op sum --n 10 --json >/dev/full 2>" +
-                                path("full.err"))
-                                   .c_str());
+  const int full = std::system(
+      (std::string(PPLAB_CLI) + " reduce --op sum --n 10 --json >/dev/full 2>" + path("full.err"))
+          .c_str());
   EXPECT_EQ(WEXITSTATUS(full), 1) << "stdout on a full device";
   expect_failure("lab reduce --backend seq --quick --json /dev/full --chart " + path("c.svg"), 1,
                  "/dev/full");
@@ -218,12 +218,13 @@ TEST_F(Cli, MatmulOutputIsWrittenWholeOrNotAtAll) {
   EXPECT_EQ(r.out, "") << "the product ran before the output was found unwritable";
   // An earlier file at the path is replaced whole, and no temporary file is left beside it.
   write("c.npy", "old");
-  ASSERT_EQ(run("matmul --a " + path("m.npy") + " --b " + path("m.npy") + " --out " + path("c.npy"))
-                .code,
-            0);
+  ASSERT_EQ(
+      run("matmul --a " + path("m.npy") + " --b " + path("m.npy") + " --out " + path("c.npy")).code,
+      0);
   EXPECT_EQ(io::read_npy(path("c.npy")).shape, (std::vector<std::size_t>{2, 2}));
   std::size_t files = 0;
-  for (const auto& e : fs::directory_iterator(dir)) files += e.path().filename().string().rfind("c.npy", 0) == 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    files += e.path().filename().string().rfind("c.npy", 0) == 0;
   EXPECT_EQ(files, 1u);
 }
 
@@ -262,6 +263,25 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   for (const auto& row : rec["rows"])  // an honest ceiling: no rung reads above it
     EXPECT_FALSE(rec["ceilings"][row["ceiling"].get<std::string>()].is_null()) << row.dump();
   EXPECT_TRUE(fs::exists(path("lab.svg")));
+}
+
+// --variant keeps the rungs whose id has the text, and the baselines; a text no rung has is an
+// error before anything runs.
+TEST_F(Cli, LabVariantFilter) {
+  const result r =
+      run("lab matmul --backend cpu --quick --budget 0.01 --variant m02 --json " + path("mm.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  std::ifstream in(path("mm.json"));
+  const auto rec = nlohmann::json::parse(in);
+  ASSERT_FALSE(rec["rows"].empty());
+  bool filtered = false;
+  for (const auto& row : rec["rows"]) {
+    const std::string id = row["variant"].get<std::string>();
+    EXPECT_TRUE(id.find("m02") != std::string::npos || row["rung"].get<int>() == 0) << id;
+    filtered |= id.find("m02") != std::string::npos;
+  }
+  EXPECT_TRUE(filtered);
+  expect_failure("lab matmul --backend cpu --quick --variant no_such_rung", 2, "no_such_rung");
 }
 
 // The histogram lab measures the byte histogram's floor (one counter store per byte) beside the

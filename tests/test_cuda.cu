@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -16,6 +17,7 @@
 #include "core/executor.hpp"
 #include "core/registry.hpp"
 #include "core/run.hpp"
+#include "core/verify.hpp"
 #include "histogram/binning.hpp"
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
@@ -188,6 +190,73 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
       }
     }
   }
+}
+
+// Every GPU matmul rung on matrices already on the device, as sub-matrix views: rows padded to a
+// whole number of 16-byte vectors while the matrix's own columns are not (a vector straddles the
+// last column: the 16-byte path must stop there), and the same views one element into their
+// buffers (nothing 16-byte aligned: the element path). Against a double-precision reference.
+template <class T> void check_device_views(std::mt19937_64& rng) {
+  struct shape {
+    std::size_t m, n, k;
+  };
+  constexpr std::size_t v = 16 / sizeof(T);
+  for (const shape s :
+       {shape{67, 262, 70}, shape{130, 131, 37}, shape{5, 9, 1}, shape{300, 6, 129}})
+    for (const std::size_t shift : {std::size_t(0), std::size_t(1)}) {
+      const auto ld = [&](std::size_t cols) { return (cols + v - 1) / v * v + v; };
+      const std::size_t lda = ld(s.k), ldb = ld(s.n), ldc = ld(s.n);
+      std::normal_distribution<double> z;
+      std::vector<T> a(s.m * lda + shift), b(s.k * ldb + shift), c0(s.m * ldc + shift);
+      for (T& x : a) x = T(z(rng));
+      for (T& x : b) x = T(z(rng));
+      for (T& x : c0) x = T(z(rng));
+      detail::buffer da(dev(), a.size() * sizeof(T)), db(dev(), b.size() * sizeof(T)),
+          dc(dev(), c0.size() * sizeof(T));
+      dev().copy_in(da.get(), a.data(), a.size() * sizeof(T));
+      dev().copy_in(db.get(), b.data(), b.size() * sizeof(T));
+      const detail::matmul_problem p{std::is_same_v<T, float> ? dtype::f32 : dtype::f64, s.m, s.n,
+                                     s.k};
+      const double alpha = 1.5, beta = -0.5;
+      for (const auto& r : detail::rungs().matmul) {
+        if (r.info.where != backend::cuda || !r.can_run(p)) continue;
+        SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(p.type)) +
+                     " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+                     " k=" + std::to_string(s.k) + " shift=" + std::to_string(shift));
+        dev().copy_in(dc.get(), c0.data(), c0.size() * sizeof(T));
+        detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
+        r.run({p, alpha, beta, da.as<const T>() + shift, lda, db.as<const T>() + shift, ldb,
+               dc.as<T>() + shift, ldc, scratch.get(), dev().stream()});
+        dev().synchronize();
+        std::vector<T> c(c0.size());
+        dev().copy_out(c.data(), dc.get(), c.size() * sizeof(T));
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < s.m; ++i)
+          for (std::size_t j = 0; j < ldc; ++j) {
+            const std::size_t at = shift + i * ldc + j;
+            if (j >= s.n) {  // the padding of C's rows stays as it was
+              wrong += c[at] != c0[at];
+              continue;
+            }
+            double want = beta * double(c0[at]), scale = std::abs(want);
+            for (std::size_t l = 0; l < s.k; ++l) {
+              const double t =
+                  alpha * double(a[shift + i * lda + l]) * double(b[shift + l * ldb + j]);
+              want += t, scale += std::abs(t);
+            }
+            wrong +=
+                !(std::abs(double(c[at]) - want) <= detail::dot_tolerance(s.k, p.type) * scale);
+          }
+        EXPECT_EQ(wrong, 0u);
+      }
+    }
+}
+
+TEST(CudaRungs, MatmulOfDeviceViews) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  check_device_views<float>(rng);
+  check_device_views<double>(rng);
 }
 
 // Every GPU histogram rung on data already on the device one element into a buffer (bytes at an

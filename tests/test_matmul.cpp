@@ -20,14 +20,21 @@ struct shape {
   std::size_t m, n, k;
 };
 
+// `whole_vectors`: every leading dimension a multiple of 16 bytes (the GPU rungs' 16-byte load
+// path); else each is the row length plus 0, 1 or 2 (mostly the element-by-element path).
 template <class T>
-void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt19937_64& rng) {
+void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt19937_64& rng,
+           bool whole_vectors = false) {
   const detail::matmul_problem p{dtype_of<T>(), s.m, s.n, s.k};
   if (!r.can_run(p)) return;
   SCOPED_TRACE(std::string(name_of(p.type)) + " m=" + std::to_string(s.m) +
                " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta));
-  const std::size_t lda = s.k + rng() % 3, ldb = s.n + rng() % 3, ldc = s.n + rng() % 3;
+  constexpr std::size_t v = 16 / sizeof(T);
+  const auto ld = [&](std::size_t row) {
+    return whole_vectors ? (row + v - 1) / v * v + v * (rng() % 2) : row + rng() % 3;
+  };
+  const std::size_t lda = ld(s.k), ldb = ld(s.n), ldc = ld(s.n);
   const T poison = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> a(s.m * lda + 1, poison), b(s.k * ldb + 1, poison), c(s.m * ldc + 1, poison);
   std::normal_distribution<double> z;
@@ -39,8 +46,8 @@ void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt1993
     for (std::size_t i = 0; i < s.m; ++i)
       for (std::size_t j = 0; j < s.n; ++j) c[i * ldc + j] = T(z(rng));
   const std::vector<T> c0 = c;
-  detail::run_variant(r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr,
-                          nullptr});
+  detail::run_variant(
+      r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr, nullptr});
   std::size_t wrong = 0, touched = 0;
   for (std::size_t i = 0; i < s.m; ++i)
     for (std::size_t j = 0; j < ldc; ++j) {
@@ -95,6 +102,21 @@ TEST_P(Matmul, LargerThanEveryBlock) {
   // Past the packed kernel's nc = 3072 columns and kc = 256 depth, with ragged edges.
   check<float>(r, {13, 3100, 261}, 1.0, 0.5, rng);
   check<double>(r, {250, 129, 520}, 1.0, 0.0, rng);
+}
+
+TEST_P(Matmul, WholeVectorRowsAndManyTiles) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // Several 128 x 128 tiles each way and several steps of K, exact multiples and ragged edges.
+  for (const shape& s :
+       std::vector<shape>{{256, 384, 64}, {263, 261, 70}, {384, 130, 19}, {5, 7, 3}})
+    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {0.5, 2.0}}) {
+      check<float>(r, s, alpha, beta, rng, true);
+      check<double>(r, s, alpha, beta, rng, true);
+    }
 }
 
 std::vector<const matmul_rung*> all_rungs() {

@@ -18,6 +18,7 @@ namespace {
 
 struct lab_cli {
   std::string pattern_name, backend_name, json_path = "pplab-lab.json", chart_path;
+  std::vector<std::string> variants;
   bool quick = false, no_progress = false;
   double budget = 0;
 };
@@ -30,6 +31,16 @@ void run(const lab_cli& o) {
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
     detail::require_backend(*s.only_backend);
+  }
+  s.only_variants = o.variants;
+  for (const std::string& part : s.only_variants) {
+    bool found = false;
+    for (const std::string& id : lab::planned_variants(s))
+      found |= id.find(part) != std::string::npos;
+    if (!found)
+      fail(errc::invalid_argument,
+           "--variant " + part +
+               ": no rung the lab would run here has it in its id (see `pplab list`)");
   }
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
   const std::string chart_path =
@@ -51,7 +62,8 @@ void run(const lab_cli& o) {
                                   {"fp32_GFLOPs", "fp32 FMA {:.0f} GFLOP/s"},
                                   {"gpu_read_GBps", "GPU read {:.0f} GB/s"},
                                   {"gpu_launch_us", "GPU launch {:.1f} us"}})
-    if (!std::isnan(lab.ceiling(key))) shown.push_back(fmt::format(fmt::runtime(text), lab.ceiling(key)));
+    if (!std::isnan(lab.ceiling(key)))
+      shown.push_back(fmt::format(fmt::runtime(text), lab.ceiling(key)));
   fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: {}\n", o.quick ? " --quick" : "",
              lab.rows.size(), clock.seconds(), fmt::join(shown, ", "));
   print_table(lab);
@@ -78,6 +90,9 @@ void add_lab(CLI::App& app) {
       "Prints a table, writes a JSON record and an SVG chart of the ladders.");
   cmd->add_option("pattern", o->pattern_name, "reduce, histogram or matmul (default: all)");
   cmd->add_option("--backend", o->backend_name, "only this backend: seq, cpu or cuda");
+  cmd->add_option("--variant", o->variants,
+                  "only the rungs whose id contains this text (repeatable; the baselines always "
+                  "run)");
   cmd->add_flag("--quick", o->quick, "small problems, short timing: under a minute");
   cmd->add_option("--json", o->json_path, "where to write the record (default pplab-lab.json)");
   cmd->add_option("--chart", o->chart_path,

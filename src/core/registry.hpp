@@ -11,6 +11,7 @@
 // (core/executor.hpp) puts them there.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +43,9 @@ template <class Problem, class Call> struct basic_rung {
   bool (*can_run)(const Problem&) = nullptr;
   std::size_t (*scratch_bytes)(const Problem&) = nullptr;  // null: no scratch
   void (*run)(const Call&) = nullptr;
+  // What the lab notes beside the rung's row, or null: how it launches on this device (shared
+  // memory, registers, resident blocks, occupancy) where that is the lesson of the rung.
+  std::string (*explain)(const Problem&) = nullptr;
   std::size_t scratch(const Problem& p) const { return scratch_bytes ? scratch_bytes(p) : 0; }
 };
 

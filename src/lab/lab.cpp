@@ -40,6 +40,13 @@ bool wants(const settings& s, pattern p, backend b) {
   return available(b);
 }
 
+bool wants_variant(const settings& s, const detail::variant_info& v) {
+  if (s.only_variants.empty() || v.rung == 0) return true;
+  for (const std::string& part : s.only_variants)
+    if (v.id.find(part) != std::string_view::npos) return true;
+  return false;
+}
+
 detail::time_plan session::plan(int host_min_reps) const {
   return {host_min_reps, opts.budget_s, opts.scale == size::full ? 50 : 10};
 }

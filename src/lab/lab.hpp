@@ -29,11 +29,11 @@ struct row {
   int reps = 0;
   double median_ms = 0, min_ms = 0;
   double GBps = none, GFLOPs = none;
-  std::string ceiling;              // key of the ceiling it is held against, or empty
-  double pct_of_ceiling = none;     // of that ceiling; none when latency-bound
-  bool latency_bound = false;       // moving its bytes takes less than one launch: shown in us
-  double vs_launch = none;          // its time over the launch latency (latency-bound rows)
-  std::string floor;                // key of another floor drawn beside it (store_GBps), or empty
+  std::string ceiling;           // key of the ceiling it is held against, or empty
+  double pct_of_ceiling = none;  // of that ceiling; none when latency-bound
+  bool latency_bound = false;    // moving its bytes takes less than one launch: shown in us
+  double vs_launch = none;       // its time over the launch latency (latency-bound rows)
+  std::string floor;             // key of another floor drawn beside it (store_GBps), or empty
   double vs_baseline = none, vs_below = none, vs_rung1 = none;
   bool verified = false;
   bool racy = false;  // loses counts on purpose: its note says how many; not a failure
@@ -45,7 +45,10 @@ struct settings {
   size scale = size::full;
   std::optional<pattern> only_pattern;
   std::optional<backend> only_backend;
-  double budget_s = 1.0;  // host: seconds of timing per rung
+  // Only the rungs whose id contains one of these (empty: all); the baselines (rung 0) always
+  // run, so every row keeps its ratio to them.
+  std::vector<std::string> only_variants;
+  double budget_s = 1.0;                             // host: seconds of timing per rung
   std::function<void(const std::string&)> progress;  // told what runs next; may be empty
 };
 

@@ -39,6 +39,7 @@ struct verdict {
 };
 
 bool wants(const settings& s, pattern p, backend b);
+bool wants_variant(const settings& s, const detail::variant_info& v);
 
 // Host data where an executor's rungs read it: the host memory itself on the host, a copy in
 // the executor's memory elsewhere.
@@ -97,7 +98,7 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
   using rung_type = typename Case::rung_type;
   std::vector<const rung_type*> out;
   for (const rung_type& r : detail::rungs_of<rung_type>())
-    if (wants(s, r.info.what, r.info.where) && r.can_run(pr.p) &&
+    if (wants(s, r.info.what, r.info.where) && wants_variant(s, r.info) && r.can_run(pr.p) &&
         !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
       out.push_back(&r);
   return out;
@@ -160,6 +161,7 @@ template <class Case> void run_case(session& s, const Case& c) {
         const verdict v = c.verify(ex, pr, host, placed, r->info);
         row out = row_of(r->info, pr.group, pr.dtype, pr.op, pr.n, t);
         out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
+        if (r->explain) out.note += (out.note.empty() ? "" : "; ") + r->explain(pr.p);
         out.racy = r->info.racy;
         if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
         else s.rate_bytes(out, ex, pr.bytes);

@@ -1,6 +1,8 @@
-// The lab's matmul case: C = A*B for square f32 matrices, verified by Freivalds' check (C x
-// against A (B x) in double, O(n^2) instead of an O(n^3) reference) with the tolerance of
-// core/verify.hpp; GFLOP/s against the fp32 multiply-add peak.
+// The lab's matmul case: C = A*B, verified by Freivalds' check (C x against A (B x) in double,
+// O(n^2) instead of an O(n^3) reference) with the tolerance of core/verify.hpp; GFLOP/s against
+// the multiply-add peak of the type. Every backend gets square f32 matrices; the device backends
+// also get the GPU ladder's shapes (square at 1024, 4096 and 8192, the odd 4093, the two skinny
+// products and f64 at 4096).
 #include <algorithm>
 #include <cmath>
 
@@ -13,8 +15,8 @@ namespace {
 
 // Freivalds' check for a random x: a wrong element of C shows up in (C x)_i. Returns the largest
 // error over the scale a correct float product may err by, (|A| (|B| |x|))_i; none for NaN.
-double freivalds(const float* a, const float* b, const float* c, std::size_t m, std::size_t n,
-                 std::size_t k) {
+template <class T>
+double freivalds(const T* a, const T* b, const T* c, std::size_t m, std::size_t n, std::size_t k) {
   std::vector<double> x(n), bx(k), babs(k);
   for (std::size_t j = 0; j < n; ++j) x[j] = double(detail::mix(j) >> 11) * 0x1.0p-53 - 0.5;
   for (std::size_t l = 0; l < k; ++l) {
@@ -44,20 +46,49 @@ struct matmul_case {
   static constexpr int host_min_reps = 3;
   using problem = lab_problem<detail::matmul_problem>;
 
-  std::vector<problem> problems(size s) const {
-    const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
-    const std::string shape = std::to_string(e) + "x" + std::to_string(e) + "x" + std::to_string(e);
-    return {{{dtype::f32, e, e, e}, "f32 " + shape, "f32", "gemm", e * e * e,
-             3.0 * double(e * e) * 4, 2.0 * double(e) * double(e) * double(e)}};
+  static problem gemm(dtype t, std::size_t m, std::size_t n, std::size_t k, bool device_only) {
+    const double bytes = double(m * k + k * n + m * n) * double(size_of(t));
+    problem pr{{t, m, n, k},
+               std::string(name_of(t)) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k),
+               std::string(name_of(t)),
+               "gemm",
+               m * n * k,
+               bytes,
+               2.0 * double(m) * double(n) * double(k)};
+    pr.device_only = device_only;
+    return pr;
   }
 
+  std::vector<problem> problems(size s) const {
+    const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
+    std::vector<problem> out{gemm(dtype::f32, e, e, e, false)};
+    if (s == size::full) {
+      for (std::size_t d : {1024, 4096, 4093, 8192}) out.push_back(gemm(dtype::f32, d, d, d, true));
+      out.push_back(gemm(dtype::f32, 8192, 8192, 128, true));
+      out.push_back(gemm(dtype::f32, 128, 8192, 8192, true));
+      out.push_back(gemm(dtype::f64, 4096, 4096, 4096, true));
+    } else if (s == size::quick) {
+      out.push_back(gemm(dtype::f32, 1021, 1021, 1021, true));  // odd: every edge ragged
+      out.push_back(gemm(dtype::f64, 512, 512, 512, true));
+    }
+    return out;
+  }
+
+  // The matrices in the problem's type (the other pair empty).
   struct host_data {
-    std::vector<float> a, b;
+    std::vector<float> a32, b32;
+    std::vector<double> a64, b64;
+    const void* a() const { return a32.empty() ? (const void*)a64.data() : a32.data(); }
+    const void* b() const { return b32.empty() ? (const void*)b64.data() : b32.data(); }
   };
   host_data prepare(const problem& pr) const {
-    host_data h{std::vector<float>(pr.p.m * pr.p.k), std::vector<float>(pr.p.k * pr.p.n)};
-    detail::generate(dtype::f32, h.a.data(), h.a.size(), detail::distribution::uniform, 3);
-    detail::generate(dtype::f32, h.b.data(), h.b.size(), detail::distribution::uniform, 4);
+    host_data h;
+    const std::size_t na = pr.p.m * pr.p.k, nb = pr.p.k * pr.p.n;
+    if (pr.p.type == dtype::f32) h.a32.resize(na), h.b32.resize(nb);
+    else h.a64.resize(na), h.b64.resize(nb);
+    detail::generate(pr.p.type, const_cast<void*>(h.a()), na, detail::distribution::uniform, 3);
+    detail::generate(pr.p.type, const_cast<void*>(h.b()), nb, detail::distribution::uniform, 4);
     return h;
   }
 
@@ -66,8 +97,9 @@ struct matmul_case {
     detail::buffer c;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    return {place_input(ex, h.a.data(), h.a.size() * 4), place_input(ex, h.b.data(), h.b.size() * 4),
-            detail::buffer(ex, pr.p.m * pr.p.n * 4)};
+    const std::size_t e = size_of(pr.p.type);
+    return {place_input(ex, h.a(), pr.p.m * pr.p.k * e),
+            place_input(ex, h.b(), pr.p.k * pr.p.n * e), detail::buffer(ex, pr.p.m * pr.p.n * e)};
   }
   detail::matmul_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
     const auto& p = pr.p;
@@ -78,11 +110,18 @@ struct matmul_case {
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
                  const detail::variant_info&) const {
-    std::vector<float> c(pr.p.m * pr.p.n);
-    ex.copy_out(c.data(), pl.c.get(), c.size() * 4);
+    const auto& p = pr.p;
     verdict v;
-    v.max_rel_err = freivalds(h.a.data(), h.b.data(), c.data(), pr.p.m, pr.p.n, pr.p.k);
-    v.ok = !std::isnan(v.max_rel_err) && v.max_rel_err <= detail::dot_tolerance(pr.p.k, dtype::f32);
+    if (p.type == dtype::f32) {
+      std::vector<float> c(p.m * p.n);
+      ex.copy_out(c.data(), pl.c.get(), c.size() * 4);
+      v.max_rel_err = freivalds(h.a32.data(), h.b32.data(), c.data(), p.m, p.n, p.k);
+    } else {
+      std::vector<double> c(p.m * p.n);
+      ex.copy_out(c.data(), pl.c.get(), c.size() * 8);
+      v.max_rel_err = freivalds(h.a64.data(), h.b64.data(), c.data(), p.m, p.n, p.k);
+    }
+    v.ok = !std::isnan(v.max_rel_err) && v.max_rel_err <= detail::dot_tolerance(p.k, p.type);
     if (!v.ok) v.note = "Freivalds' check failed";
     return v;
   }

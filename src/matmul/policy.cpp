@@ -1,5 +1,6 @@
-// The matmul rung the API runs, per backend: the packed micro-kernel on the cpu (docs/matmul.md);
-// OpenBLAS (m00) is the baseline it is measured against, never the default.
+// The matmul rung the API runs, per backend: the packed micro-kernel on the cpu, the shape table of
+// m11 on the GPU (docs/matmul.md); OpenBLAS and cuBLAS (m00) are the baselines they are measured
+// against, never the default.
 #include "core/run.hpp"
 
 namespace pplab::detail {
@@ -11,7 +12,7 @@ std::vector<std::string_view> policy(backend b, const matmul_problem&) {
   case backend::cpu:
     return {"matmul/cpu/m03_packed_microkernel"};
   case backend::cuda:
-    return {"matmul/cuda/m03_tiled_w32"};  // the register-tiled rungs are still to come
+    return {"matmul/cuda/m11_by_shape"};
   default:
     return {};
   }

@@ -1,5 +1,6 @@
 #pragma once
-// Launch helpers: how many blocks of a kernel the GPU holds at once (a grid-stride kernel's grid).
+// Launch helpers: how many blocks of a kernel the GPU holds at once (a grid-stride kernel's grid),
+// and shared memory past the default 48 KiB per block.
 #include <cstddef>
 
 #include "core/cuda/check.cuh"
@@ -22,6 +23,28 @@ template <class Kernel> unsigned resident_blocks(Kernel kernel, int threads) {
   int per_sm = 0;
   PPLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
   return unsigned(sm_count() * (per_sm > 0 ? per_sm : 1));
+}
+
+// Shared memory one block may have (the opt-in maximum), 48 KiB if the device cannot be asked.
+inline std::size_t max_shared_per_block() {
+  static const std::size_t bytes = [] {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+        v <= 0) {
+      (void)cudaGetLastError();
+      return std::size_t(48) << 10;
+    }
+    return std::size_t(v);
+  }();
+  return bytes;
+}
+
+// Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB it must opt in).
+template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes) {
+  if (bytes > (std::size_t(48) << 10))
+    PPLAB_CUDA(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
 }  // namespace pplab::detail

@@ -60,28 +60,6 @@ __device__ inline std::size_t global_thread() {
 }
 __device__ inline std::size_t grid_threads() { return std::size_t(gridDim.x) * blockDim.x; }
 
-// Shared memory one block may have (the opt-in maximum), 48 KiB if the device cannot be asked.
-inline std::size_t max_shared_per_block() {
-  static const std::size_t bytes = [] {
-    int dev = 0, v = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-        v <= 0) {
-      (void)cudaGetLastError();
-      return std::size_t(48) << 10;
-    }
-    return std::size_t(v);
-  }();
-  return bytes;
-}
-
-// Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB it must opt in).
-template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes) {
-  if (bytes > (std::size_t(48) << 10))
-    PPLAB_CUDA(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-}
-
 // The rungs with 32-bit private counters launch over windows of at most this many elements per
 // thread, so no block's counter can pass 2^32 before it is flushed into the 64-bit counts.
 constexpr std::size_t max_per_thread = std::size_t(1) << 22;

@@ -47,4 +47,21 @@ template void m03_run<8>(const matmul_call&);
 template void m03_run<16>(const matmul_call&);
 template void m03_run<32>(const matmul_call&);
 
+// The notes' tile-size trade-off, measured by the lab: each loaded element is used TW times
+// (2 TW flops per 2 loads: TW / 4 flop per byte in f32, TW / 8 in f64) against the shared memory
+// and threads a block takes and the blocks an SM then holds.
+template <int TW> std::string m03_explain(const matmul_problem& p) {
+  const bool f32 = p.type == dtype::f32;
+  const std::string use =
+      std::to_string(TW) + " flops per loaded element (" +
+      (f32 ? std::to_string(TW / 4.0).substr(0, 4) : std::to_string(TW / 8.0).substr(0, 4)) +
+      " per byte)";
+  return (f32 ? launch_facts(tiled<float, TW>, TW * TW)
+              : launch_facts(tiled<double, TW>, TW * TW)) +
+         ", " + use;
+}
+template std::string m03_explain<8>(const matmul_problem&);
+template std::string m03_explain<16>(const matmul_problem&);
+template std::string m03_explain<32>(const matmul_problem&);
+
 }  // namespace pplab::detail::gpu_matmul

@@ -1,8 +1,13 @@
 #pragma once
 // What the GPU matmul rungs share on top of the CUDA toolbox: the call as a typed gemm<T> on the
 // device (dispatch_matmul, matmul_common.hpp), the one store of a C element with the beta rule,
-// and the grid of 2-D blocks over C.
+// the grid of 2-D blocks over C, and for the blocked rungs (m04 on) the tile loaders from global
+// to shared memory (zero past the matrix's edges) and the store of a thread's strip of C.
 #include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
 
 #include "core/cuda/toolbox.cuh"
 #include "matmul/matmul_common.hpp"
@@ -50,5 +55,188 @@ template <bool x_along_rows> struct per_element {
     PPLAB_CUDA_LAUNCHED();
   }
 };
+
+// How `kernel` launches with `threads` per block on this device: shared memory and registers per
+// block, blocks resident per SM and the occupancy that makes (the lab's note on the m03 rows).
+template <class Kernel> std::string launch_facts(Kernel kernel, int threads) {
+  cudaFuncAttributes a{};
+  int blocks = 0, dev = 0, per_sm = 0;
+  PPLAB_CUDA(cudaFuncGetAttributes(&a, kernel));
+  PPLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0));
+  PPLAB_CUDA(cudaGetDevice(&dev));
+  PPLAB_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+  const std::size_t shared = a.sharedSizeBytes;
+  return (shared >= 1024 ? std::to_string(shared >> 10) + " KiB" : std::to_string(shared) + " B") +
+         " shared and " + std::to_string(threads) + " threads per block, " +
+         std::to_string(a.numRegs) + " registers, " + std::to_string(blocks) + " blocks per SM (" +
+         std::to_string(100 * blocks * threads / (per_sm ? per_sm : 1)) + "% occupancy)";
+}
+
+// ---- the blocked rungs (m04 on): blocks of NT threads in one dimension, one block per
+// BM x BN tile of C, blockIdx.x along the columns.
+
+// 16 bytes of T: what one vector load moves.
+template <class T> struct vec16;
+template <> struct vec16<float> { using type = float4; };
+template <> struct vec16<double> { using type = double2; };
+template <class T> constexpr int vec_width = 16 / int(sizeof(T));
+
+// One 16-byte load or store between a 16-byte aligned address and W registers.
+template <class T> __device__ inline void load16(T* to, const T* from) {
+  const auto x = *reinterpret_cast<const typename vec16<T>::type*>(from);
+  memcpy(to, &x, 16);
+}
+template <class T> __device__ inline void store16(T* to, const T* from) {
+  typename vec16<T>::type x;
+  memcpy(&x, from, 16);
+  *reinterpret_cast<typename vec16<T>::type*>(to) = x;
+}
+
+// Vector loads and stores of a matrix are allowed when its pointer is 16-byte aligned and its
+// rows are whole vectors apart (a view one element into a buffer, or ld = 4093, is read by
+// elements: still coalesced across the warp, only more instructions).
+template <class T> inline bool rows_aligned(const T* p, std::size_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % vec_width<T> == 0;
+}
+
+// Copies the R x C tile at (r0, c0) of a rows x cols matrix (row stride ld) into shared memory,
+// zero past the matrix's edges, one element per thread per step: thread t takes elements t,
+// t + NT, ... in row order, so a warp reads along a row (coalesced). Stored row-major (dst[r * C
+// + c]) or transposed (dst[c * R + r]: A's tile with its k index outermost, so the compute loop
+// reads a column of A as consecutive words).
+template <int R, int C, int NT, bool transposed, class T>
+__device__ inline void load_tile(const T* src, std::size_t ld, std::size_t rows, std::size_t cols,
+                                 std::size_t r0, std::size_t c0, T* dst) {
+  static_assert(R * C % NT == 0, "the threads share the tile evenly");
+#pragma unroll
+  for (int s = 0; s < R * C / NT; ++s) {
+    const int e = int(threadIdx.x) + s * NT, r = e / C, c = e % C;
+    const std::size_t gr = r0 + r, gc = c0 + c;
+    const T v = gr < rows && gc < cols ? src[gr * ld + gc] : T(0);
+    dst[transposed ? c * R + r : r * C + c] = v;
+  }
+}
+
+// The same in two halves, so the loads of the next tile can be in flight while the current one
+// is multiplied (m08): fetch_tile reads a thread's share of the tile into registers, one 16-byte
+// load per step where `aligned` (rows_aligned) and the whole vector lies inside the matrix,
+// element by element across the edges; put_tile stores them in shared memory.
+template <int R, int C, int NT> constexpr int tile_share = R* C / NT;
+
+template <int R, int C, int NT, class T>
+__device__ inline void fetch_tile(const T* src, std::size_t ld, std::size_t rows, std::size_t cols,
+                                  std::size_t r0, std::size_t c0, T* regs, bool aligned) {
+  constexpr int W = vec_width<T>;
+  static_assert(C % W == 0 && R * C / W % NT == 0, "the threads share the tile evenly");
+#pragma unroll
+  for (int s = 0; s < R * C / W / NT; ++s) {
+    const int e = int(threadIdx.x) + s * NT, r = e / (C / W), c = e % (C / W) * W;
+    const std::size_t gr = r0 + r, gc = c0 + c;
+    T* v = regs + s * W;
+    if (aligned && gr < rows && gc + W <= cols) {
+      load16(v, src + gr * ld + gc);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W; ++w) v[w] = gr < rows && gc + w < cols ? src[gr * ld + gc + w] : T(0);
+    }
+  }
+}
+
+template <int R, int C, int NT, bool transposed, class T>
+__device__ inline void put_tile(const T* regs, T* dst) {
+  constexpr int W = vec_width<T>;
+#pragma unroll
+  for (int s = 0; s < R * C / W / NT; ++s) {
+    const int e = int(threadIdx.x) + s * NT, r = e / (C / W), c = e % (C / W) * W;
+    if constexpr (transposed) {
+#pragma unroll
+      for (int w = 0; w < W; ++w) dst[(c + w) * R + r] = regs[s * W + w];
+    } else {
+      store16(dst + r * C + c, regs + s * W);
+    }
+  }
+}
+
+// Both halves at once (m06, m07).
+template <int R, int C, int NT, bool transposed, class T>
+__device__ inline void load_tile_vec(const T* src, std::size_t ld, std::size_t rows,
+                                     std::size_t cols, std::size_t r0, std::size_t c0, T* dst,
+                                     bool aligned) {
+  T regs[tile_share<R, C, NT>];
+  fetch_tile<R, C, NT>(src, ld, rows, cols, r0, c0, regs, aligned);
+  put_tile<R, C, NT, transposed>(regs, dst);
+}
+
+// Reads `count` consecutive shared-memory elements into registers, 16 bytes at a time (`from`
+// 16-byte aligned).
+template <int count, class T> __device__ inline void read_vec(T* to, const T* from) {
+  static_assert(count % vec_width<T> == 0);
+#pragma unroll
+  for (int v = 0; v < count; v += vec_width<T>) load16(to + v, from + v);
+}
+
+// Stores a thread's strip of `count` results of row i from column j: with vector loads and
+// stores of C where `aligned` and the whole vector is inside C, else element by element; rows and
+// columns past C's edges are skipped.
+template <int count, class T>
+__device__ inline void store_strip(const gemm<T>& g, std::size_t i, std::size_t j, const T* acc,
+                                   bool aligned) {
+  constexpr int W = vec_width<T>;
+  if (i >= g.m) return;
+  T* row = g.c + i * g.ldc;
+#pragma unroll
+  for (int v = 0; v < count; v += W) {
+    if (v + W <= count && aligned && j + v + W <= g.n) {
+      T out[W];
+      if (g.beta != T(0)) load16(out, row + j + v);
+#pragma unroll
+      for (int w = 0; w < W; ++w)
+        out[w] = g.beta == T(0) ? g.alpha * acc[v + w] : g.alpha * acc[v + w] + g.beta * out[w];
+      store16(row + j + v, out);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W && v + w < count; ++w)
+        if (j + v + w < g.n) store(row + j + v + w, acc[v + w], g.alpha, g.beta);
+    }
+  }
+}
+
+// What every blocked rung's host side knows: the alignment of the three matrices.
+template <class T> struct alignment {
+  bool a, b, c;
+  explicit alignment(const gemm<T>& g)
+      : a(rows_aligned(g.a, g.lda)), b(rows_aligned(g.b, g.ldb)), c(rows_aligned(g.c, g.ldc)) {}
+};
+
+// The tiling of the warp-tiled rungs (m07, m08): a BM x BN tile of C per block of NT threads,
+// stepping K by BK; a WM x WN tile per warp, walked as WMITER x WNITER sub-tiles of WSUBM x WSUBN
+// so the 32 lanes of a warp cover one sub-tile with TM x TN elements each; a thread's results are
+// WMITER * TM rows by WNITER * TN columns.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int WNITER_, int TM_, int TN_>
+struct warp_tiling {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+  static constexpr int WNITER = WNITER_, WMITER = WM * WN / (warp * TM * TN * WNITER);
+  static constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
+  static constexpr int NT = BM / WM * (BN / WN) * warp;
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % WMITER == 0 && WN % WNITER == 0);
+  static_assert(WSUBM / TM * (WSUBN / TN) == warp, "a warp's lanes cover one sub-tile");
+};
+
+// f32: 128 x 128 tiles, BK 16. Wide threads: 4 warps of 64 x 64, each thread 8 x 16 results
+// (128 accumulators, 2 blocks of 128 threads per SM); narrow threads: 8 warps of 64 x 32, each
+// thread 8 x 8 (64 accumulators, 256 threads). f64 always takes the narrow tiling (the wide one
+// would need 256 registers for its accumulators alone).
+using wide_threads = warp_tiling<128, 128, 16, 64, 64, 4, 8, 4>;
+using narrow_threads = warp_tiling<128, 128, 16, 64, 32, 2, 8, 4>;
+template <class T, class F32>
+using tiling_for = std::conditional_t<sizeof(T) == 4, F32, narrow_threads>;
+// The same narrow tiling stepping K by 8: two buffers of f64 tiles in 32 KiB (m08's f64).
+using narrow_threads_bk8 = warp_tiling<128, 128, 8, 64, 32, 2, 8, 4>;
+// 64 x 64 tiles, 128 threads of 8 x 4: four times the blocks of a 128 x 128 tiling, for products
+// too small to give every SM two big tiles.
+using small_tiles = warp_tiling<64, 64, 16, 32, 32, 1, 4, 4>;
+// 8 x 8 results per thread as 2 x 2 sub-tiles of 4 x 4: a quarter-warp's 16-byte reads of A are 8
+// consecutive chunks instead of 8 chunks 32 bytes apart (m08, m10).
+using narrow_sub4 = warp_tiling<128, 128, 16, 64, 32, 2, 4, 4>;
 
 }  // namespace pplab::detail::gpu_matmul

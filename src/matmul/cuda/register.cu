@@ -8,6 +8,21 @@ void m00_run(const matmul_call&);
 void m01_run(const matmul_call&);
 void m02_run(const matmul_call&);
 template <int TW> void m03_run(const matmul_call&);
+template <int TW> std::string m03_explain(const matmul_problem&);
+void m04_run(const matmul_call&);
+void m05_run(const matmul_call&);
+void m06_run(const matmul_call&);
+void m07_wide_run(const matmul_call&);
+void m07_narrow_run(const matmul_call&);
+void m08_run(const matmul_call&);
+void m08_small_run(const matmul_call&);
+bool m09_can_run(const matmul_problem&);
+void m09_run(const matmul_call&);
+bool m10_can_run(const matmul_problem&);
+std::size_t m10_scratch(const matmul_problem&);
+void m10_run(const matmul_call&);
+std::size_t m11_scratch(const matmul_problem&);
+void m11_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(registry& r) {
@@ -22,10 +37,46 @@ void register_matmul_cuda(registry& r) {
       grid_fits, m01_run);
   add("matmul/cuda/m02_coalesced", 2, "one thread per element of C, warps along the rows",
       grid_fits, m02_run);
-  add("matmul/cuda/m03_tiled_w8", 3, "shared-memory tiles 8 x 8, a barrier after load and compute",
-      grid_fits, m03_run<8>);
-  add("matmul/cuda/m03_tiled_w16", 3, "shared-memory tiles 16 x 16", grid_fits, m03_run<16>);
-  add("matmul/cuda/m03_tiled_w32", 3, "shared-memory tiles 32 x 32", grid_fits, m03_run<32>);
+  const auto tiled = [&](std::string_view id, std::string_view summary,
+                         void (*run)(const matmul_call&),
+                         std::string (*explain)(const matmul_problem&)) {
+    r.matmul.push_back(
+        {{id, pattern::matmul, backend::cuda, 3, summary}, grid_fits, nullptr, run, explain});
+  };
+  tiled("matmul/cuda/m03_tiled_w8", "shared-memory tiles 8 x 8, a barrier after load and compute",
+        m03_run<8>, m03_explain<8>);
+  tiled("matmul/cuda/m03_tiled_w16", "shared-memory tiles 16 x 16", m03_run<16>, m03_explain<16>);
+  tiled("matmul/cuda/m03_tiled_w32", "shared-memory tiles 32 x 32", m03_run<32>, m03_explain<32>);
+  add("matmul/cuda/m04_register_strip", 4,
+      "1-D register tiling: 8 results down a column per thread, 64 x 64 tiles", grid_fits, m04_run);
+  add("matmul/cuda/m05_register_block", 5,
+      "2-D register tiling: 8 x 8 results per thread, 128 x 128 tiles", grid_fits, m05_run);
+  add("matmul/cuda/m06_vector_transposed", 6,
+      "16-byte loads, A's tile transposed: no shared-memory bank conflicts", grid_fits, m06_run);
+  add("matmul/cuda/m07_warp_tiled_8x16", 7,
+      "warp tiles 64 x 64, 128 threads of 8 x 16 results (f64: 8 x 8)", grid_fits, m07_wide_run);
+  add("matmul/cuda/m07_warp_tiled_8x8", 7, "warp tiles 64 x 32, 256 threads of 8 x 8 results",
+      grid_fits, m07_narrow_run);
+  add("matmul/cuda/m08_double_buffered", 8,
+      "two buffers in shared memory and in registers: loads overlap the multiply", grid_fits,
+      m08_run);
+  add("matmul/cuda/m08_double_buffered_64x64", 8, "the same with 64 x 64 tiles: 4x the blocks",
+      grid_fits, m08_small_run);
+  add("matmul/cuda/m09_async_pipeline", 9,
+      "m07 fed by cp.async through 3 shared-memory stages, A's tile untransposed", m09_can_run,
+      m09_run);
+  const auto add_with_scratch = [&](std::string_view id, int rung, std::string_view summary,
+                                    std::size_t (*scratch)(const matmul_problem&),
+                                    void (*run)(const matmul_call&)) {
+    r.matmul.push_back(
+        {{id, pattern::matmul, backend::cuda, rung, summary}, m10_can_run, scratch, run});
+  };
+  add_with_scratch("matmul/cuda/m10_split_k", 10,
+                   "m08 over slices of K when C has too few tiles for the SMs", m10_scratch,
+                   m10_run);
+  add_with_scratch("matmul/cuda/m11_by_shape", 11,
+                   "the tiling per shape class: 128 x 128, 64 x 64 or split K (the default)",
+                   m11_scratch, m11_run);
 }
 
 }  // namespace pplab::detail

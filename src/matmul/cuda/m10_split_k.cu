@@ -1,0 +1,76 @@
+// matmul/cuda/m10_split_k: products with few tiles of C and a long K (128 x 8192 x 8192 has 64
+// tiles of 128 x 128 for 132 SMs; 1024^3 has 64) leave most of the GPU idle however fast each
+// tile is. Here K is cut into slices, each (tile, slice) pair is a block of m08's kernel that
+// stores its partial product in scratch, and a second pass adds the parts in slice order (the
+// same sum on every run) and applies alpha and beta. Slices are chosen so the grid gives every SM
+// at least two blocks, each slice at least 256 deep; a product with enough tiles gets one slice
+// and is m08 itself. The cost: the parts written and read once more (slices x m x n elements
+// each way), small beside the arithmetic for the shapes that take more than one slice.
+#include "matmul/cuda/double_buffered.cuh"
+
+namespace pplab::detail::gpu_matmul {
+namespace {
+
+using P32 = narrow_sub4;
+using P64 = narrow_threads_bk8;
+constexpr std::size_t min_slice = 256;
+
+std::size_t tiles_of(const matmul_problem& p) {
+  return ceil_div(p.m, P32::BM) * ceil_div(p.n, P32::BN);  // the same tile for f32 and f64
+}
+
+// Slices of K and the depth of each (a multiple of BK = 16, so also of f64's 8): as many slices
+// as fit the tiles into one wave of two blocks per SM (a second, partial wave would leave SMs idle
+// for a whole block's time).
+std::pair<std::size_t, std::size_t> slicing(const matmul_problem& p) {
+  const std::size_t tiles = tiles_of(p), wave = 2 * std::size_t(sm_count());
+  std::size_t count = tiles >= wave ? 1 : wave / tiles;
+  count = std::max<std::size_t>(1, std::min(count, p.k / min_slice));
+  const std::size_t ks = ceil_div(ceil_div(p.k, count), P32::BK) * P32::BK;
+  return {ceil_div(p.k, ks ? ks : 1), ks};
+}
+
+template <class T> __global__ void add_parts(gemm<T> g, const T* parts, std::size_t count) {
+  const std::size_t mn = g.m * g.n;
+  for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < mn;
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    T sum = parts[e];
+    for (std::size_t z = 1; z < count; ++z) sum += parts[z * mn + e];
+    store(&g.c[e / g.n * g.ldc + e % g.n], sum, g.alpha, g.beta);
+  }
+}
+
+struct rung {
+  template <class T> static void run(const gemm<T>& g, cudaStream_t s, void* scratch) {
+    if (g.m == 0 || g.n == 0) return;
+    using P = std::conditional_t<sizeof(T) == 4, P32, P64>;
+    const matmul_problem p{sizeof(T) == 4 ? dtype::f32 : dtype::f64, g.m, g.n, g.k};
+    const auto [count, ks] = slicing(p);
+    if (count <= 1) return launch_double_buffered<T, P>(g, s);
+    T* parts = static_cast<T*>(scratch);
+    launch_double_buffered<T, P>(g, s, {parts, ks, g.n % vec_width<T> == 0}, unsigned(count));
+    const unsigned threads = 256;
+    const unsigned blocks =
+        unsigned(std::min<std::size_t>(ceil_div(g.m * g.n, threads), 8u * sm_count()));
+    add_parts<T><<<blocks, threads, 0, s>>>(g, parts, count);
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+std::size_t m10_scratch(const matmul_problem& p) {
+  if (p.m == 0 || p.n == 0 || !float_or_double(p)) return 0;
+  const std::size_t count = slicing(p).first;
+  return count > 1 ? count * p.m * p.n * size_of(p.type) : 0;
+}
+
+bool m10_can_run(const matmul_problem& p) {
+  return grid_fits(p) && ceil_div(p.k, min_slice) < 65536;
+}
+
+void m10_run(const matmul_call& c) {
+  dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream), c.scratch);
+}
+
+}  // namespace pplab::detail::gpu_matmul

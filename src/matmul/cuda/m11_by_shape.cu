@@ -1,0 +1,52 @@
+// matmul/cuda/m11_by_shape: the GPU default. One tiling does not fit every shape: a 128 x 128 tile
+// per block is the fastest per flop, but a C with fewer such tiles than two per SM leaves SMs idle
+// (1024^3 has 64 tiles for 132 SMs; 128 x 8192 x 8192 has 64). The table, with the measurements
+// that chose it (H200, ratios to cuBLAS in the same run, docs/matmul.md):
+//
+//   class                                 test                              kernel
+//   enough big tiles                      128^2 tiles >= 2 per SM           m08, 128 x 128
+//   few tiles, deep K                     fewer, and k >= 2 x 256           m10, slices of K
+//   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
+//
+// 4096^3, 8192^3, 4093^3, 8192 x 8192 x 128: m08 128 x 128 (0.85x, 0.85x, 0.86x, 1.0x; the
+// 64 x 64 tiles 0.70-0.90x). 1024^3: m10 0.96x against 0.81x for 64 x 64 tiles and 0.49x for
+// m08. 128 x 8192 x 8192: m10 0.78x, 64 x 64 tiles 0.58x. Shallow K has too little depth to
+// slice: smaller tiles are the way to more blocks there.
+#include "matmul/cuda/matmul_cuda.cuh"
+
+namespace pplab::detail::gpu_matmul {
+
+void m08_run(const matmul_call&);
+void m08_small_run(const matmul_call&);
+void m10_run(const matmul_call&);
+std::size_t m10_scratch(const matmul_problem&);
+
+namespace {
+
+enum class shape_class { big_tiles, split_k, small_tiles };
+
+shape_class classify(const matmul_problem& p) {
+  const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+  if (tiles >= 2 * std::size_t(sm_count())) return shape_class::big_tiles;
+  return p.k >= 512 ? shape_class::split_k : shape_class::small_tiles;
+}
+
+}  // namespace
+
+std::size_t m11_scratch(const matmul_problem& p) {
+  return p.m && p.n && classify(p) == shape_class::split_k ? m10_scratch(p) : 0;
+}
+
+void m11_run(const matmul_call& c) {
+  if (c.p.m == 0 || c.p.n == 0) return;
+  switch (classify(c.p)) {
+  case shape_class::big_tiles:
+    return m08_run(c);
+  case shape_class::split_k:
+    return m10_run(c);
+  case shape_class::small_tiles:
+    return m08_small_run(c);
+  }
+}
+
+}  // namespace pplab::detail::gpu_matmul
