@@ -13,6 +13,9 @@
 // never wait for the shared-memory reads they need (measured: +4-5% at 2048-8192, 0.81x -> 0.85x
 // cuBLAS; profiled before it, 23% of scheduler cycles had no warp ready to issue).
 //
+// Registers (f32, 128 x 128 tiles): 64 accumulators, 2 x 16 fragments, 16 staged tile elements;
+// held to 128 so two blocks of 256 threads share an SM (ptxas spills 8 bytes for it).
+//
 // A slice of K (m10): with `parts`, block z of the grid's third dimension multiplies K's columns
 // [z ks, (z + 1) ks) and stores its partial product, unscaled, into parts + z m n (row stride n);
 // C is then the sum of the parts in slice order (a separate pass).
@@ -82,14 +85,7 @@ __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN
     if (more) put(buf ^ 1);
     __syncthreads();  // the next tiles are whole; this buffer may be refilled next step
   }
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int t = 0; t < TM; ++t)
-#pragma unroll
-      for (int j = 0; j < NI; ++j)
-        store_strip<TN>(g, row0 + wr + i * P::WSUBM + tr + t, col0 + wc + j * P::WSUBN + tc,
-                        &acc[i * TM + t][j * TN], aligned.c);
+  store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, aligned.c);
 }
 
 template <class T, class P>

@@ -40,14 +40,7 @@ __global__ void __launch_bounds__(P::NT) warp_tiled(gemm<T> g, alignment<T> alig
     }
     __syncthreads();  // everyone is done with them
   }
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int t = 0; t < TM; ++t)
-#pragma unroll
-      for (int j = 0; j < NI; ++j)
-        store_strip<TN>(g, row0 + wr + i * P::WSUBM + tr + t, col0 + wc + j * P::WSUBN + tc,
-                        &acc[i * TM + t][j * TN], aligned.c);
+  store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, aligned.c);
 }
 
 template <class F32> struct rung {

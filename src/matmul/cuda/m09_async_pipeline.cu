@@ -128,14 +128,7 @@ __global__ void __launch_bounds__(P::NT) pipelined(gemm<T> g, alignment<T> align
       }
     }
   }
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int t = 0; t < TM; ++t)
-#pragma unroll
-      for (int j = 0; j < NI; ++j)
-        store_strip<TN>(g, row0 + wr + i * P::WSUBM + lr + row_step * t,
-                        col0 + wc + j * P::WSUBN + tc, &acc[i * TM + t][j * TN], aligned.c);
+  store_warp_results<P>(g, row0 + wr + lr, row_step, col0 + wc + tc, acc, aligned.c);
 }
 
 struct rung {

@@ -222,6 +222,23 @@ struct warp_tiling {
   static_assert(WSUBM / TM * (WSUBN / TN) == warp, "a warp's lanes cover one sub-tile");
 };
 
+// Stores a warp-tiled thread's results: acc[i TM + t][j TN ..] is C's row
+// row + i WSUBM + t row_step (row_step 1: a thread's rows are consecutive; m09 interleaves them),
+// columns col + j WSUBN ...
+template <class P, class T>
+__device__ inline void
+store_warp_results(const gemm<T>& g, std::size_t row, int row_step, std::size_t col,
+                   const T (&acc)[P::WMITER * P::TM][P::WNITER * P::TN], bool aligned) {
+#pragma unroll
+  for (int i = 0; i < P::WMITER; ++i)
+#pragma unroll
+    for (int t = 0; t < P::TM; ++t)
+#pragma unroll
+      for (int j = 0; j < P::WNITER; ++j)
+        store_strip<P::TN>(g, row + i * P::WSUBM + t * row_step, col + j * P::WSUBN,
+                           &acc[i * P::TM + t][j * P::TN], aligned);
+}
+
 // f32: 128 x 128 tiles, BK 16. Wide threads: 4 warps of 64 x 64, each thread 8 x 16 results
 // (128 accumulators, 2 blocks of 128 threads per SM); narrow threads: 8 warps of 64 x 32, each
 // thread 8 x 8 (64 accumulators, 256 threads). f64 always takes the narrow tiling (the wide one
