@@ -86,7 +86,9 @@ void print_table(const lab::result& lab) {
     const std::string time = r.latency_bound ? fmt::format("{:.1f} us", r.median_ms * 1e3)
                                              : fmt::format("{:.3f} ms", r.median_ms);
     const std::string of = r.latency_bound ? fmt::format("{:.1f}x lat", r.vs_launch)
-                                           : fmt::format("{:.1f}%", r.pct_of_ceiling);
+                           : std::isnan(r.pct_of_ceiling)
+                               ? std::string("-")
+                               : fmt::format("{:.1f}%", r.pct_of_ceiling);
     fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.variant, time, rate,
                of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
                r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
