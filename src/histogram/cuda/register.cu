@@ -19,6 +19,9 @@ bool h07_can_run(const histogram_problem&);
 void h07_run(const histogram_call&);
 bool h08_can_run(const histogram_problem&);
 void h08_run(const histogram_call&);
+std::size_t h09_scratch(const histogram_problem&);
+bool h09_can_run(const histogram_problem&);
+void h09_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -53,6 +56,9 @@ void register_histogram_cuda(registry& r) {
       nullptr, h07_run);
   add("histogram/cuda/h08_merged_runs", 8,
       "h05 with each thread's runs of one slot added by one atomic", h08_can_run, nullptr, h08_run);
+  add("histogram/cuda/h09_radix_partition", 9,
+      "many bins: slots as keys, CUB radix sort by bucket, shared-memory counts per bucket",
+      h09_can_run, h09_scratch, h09_run);
 }
 
 }  // namespace pplab::detail
