@@ -23,9 +23,7 @@ __global__ void racy_increment(const T* __restrict__ x, std::size_t n, Bin bin, 
 struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    static const unsigned grid = resident_blocks(racy_increment<T, Bin>, B);
-    racy_increment<T, Bin><<<grid, B, 0, s>>>(x, n, bin, counts_of(c));
-    PPLAB_CUDA_LAUNCHED();
+    launch_resident<racy_increment<T, Bin>>(B, s, x, n, bin, counts_of(c));
   }
 };
 

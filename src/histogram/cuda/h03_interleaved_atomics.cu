@@ -25,9 +25,7 @@ __global__ void interleaved(const T* __restrict__ x, std::size_t n, Bin bin, cou
 struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    static const unsigned grid = resident_blocks(interleaved<T, Bin>, B);
-    interleaved<T, Bin><<<grid, B, 0, s>>>(x, n, bin, counts_of(c));
-    PPLAB_CUDA_LAUNCHED();
+    launch_resident<interleaved<T, Bin>>(B, s, x, n, bin, counts_of(c));
   }
 };
 

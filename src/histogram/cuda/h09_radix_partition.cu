@@ -98,13 +98,11 @@ struct rung {
     auto* other = reinterpret_cast<unsigned*>(static_cast<char*>(c.scratch) + kb);
     void* temp = static_cast<char*>(c.scratch) + 2 * kb;
     const int top = end_bit(nslots);
-    static const unsigned grid = resident_blocks(to_keys<T, Bin>, B);
     const std::size_t shared = std::min<std::size_t>(bucket_slots, nslots) * 4;
     allow_shared(count_sorted, shared);
     for (std::size_t at = 0; at < n; at += window) {
       const std::size_t len = std::min(window, n - at);
-      to_keys<T, Bin><<<grid, B, 0, s>>>(x + at, len, bin, keys);
-      PPLAB_CUDA_LAUNCHED();
+      launch_resident<to_keys<T, Bin>>(B, s, x + at, len, bin, keys);
       const unsigned* sorted = keys;
       if (top > bucket_bits) {  // more than one bucket: order the keys by bucket
         cub::DoubleBuffer<unsigned> d(keys, other);

@@ -60,6 +60,15 @@ __device__ inline std::size_t global_thread() {
 }
 __device__ inline std::size_t grid_threads() { return std::size_t(gridDim.x) * blockDim.x; }
 
+// Launches a grid-stride kernel over as many blocks of `threads` as the GPU holds at once (the
+// count found once per kernel).
+template <auto kernel, class... Args>
+void launch_resident(unsigned threads, cudaStream_t s, Args... args) {
+  static const unsigned grid = resident_blocks(kernel, int(threads));
+  kernel<<<grid, threads, 0, s>>>(args...);
+  PPLAB_CUDA_LAUNCHED();
+}
+
 // The rungs with 32-bit private counters launch over windows of at most this many elements per
 // thread, so no block's counter can pass 2^32 before it is flushed into the 64-bit counts.
 constexpr std::size_t max_per_thread = std::size_t(1) << 22;
