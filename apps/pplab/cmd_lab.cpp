@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -33,15 +34,14 @@ void run(const lab_cli& o) {
     detail::require_backend(*s.only_backend);
   }
   s.only_variants = o.variants;
-  for (const std::string& part : s.only_variants) {
-    bool found = false;
-    for (const std::string& id : lab::planned_variants(s))
-      found |= id.find(part) != std::string::npos;
-    if (!found)
+  const std::vector<std::string> planned =
+      s.only_variants.empty() ? std::vector<std::string>{} : lab::planned_variants(s);
+  for (const std::string& part : s.only_variants)
+    if (std::none_of(planned.begin(), planned.end(),
+                     [&](const std::string& id) { return id.find(part) != std::string::npos; }))
       fail(errc::invalid_argument,
            "--variant " + part +
                ": no rung the lab would run here has it in its id (see `pplab list`)");
-  }
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
   const std::string chart_path =
       o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;

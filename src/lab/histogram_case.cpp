@@ -1,8 +1,8 @@
 // The lab's histogram case: bytes into their 256 natural bins (uniform, and all one value), and
 // floats into 1024 (uniform, and 90% one value), 65536 and 2^20 bins (and on devices 2^20 bins
-// with 90% in one); counts compared exactly
-// with the seq reference; GB/s against the read ceiling, and for bytes on the host also against
-// the one-counter-store-per-byte floor (histogram/cpu/byte_rows.hpp), measured in the same run.
+// with 90% in one); counts compared exactly with the seq reference; GB/s against the read
+// ceiling, and for bytes on the host also against the one-counter-store-per-byte floor
+// (histogram/cpu/byte_rows.hpp), measured in the same run.
 #include <memory>
 #include <numeric>
 

@@ -39,6 +39,7 @@ struct row {
   bool racy = false;  // loses counts on purpose: its note says how many; not a failure
   double max_rel_err = none;
   std::string note;
+  void add_note(const std::string& text) { note += (note.empty() ? "" : "; ") + text; }
 };
 
 struct settings {

@@ -161,7 +161,7 @@ template <class Case> void run_case(session& s, const Case& c) {
         const verdict v = c.verify(ex, pr, host, placed, r->info);
         row out = row_of(r->info, pr.group, pr.dtype, pr.op, pr.n, t);
         out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
-        if (r->explain) out.note += (out.note.empty() ? "" : "; ") + r->explain(pr.p);
+        if (r->explain) out.add_note(r->explain(pr.p));
         out.racy = r->info.racy;
         if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
         else s.rate_bytes(out, ex, pr.bytes);

@@ -131,8 +131,7 @@ struct matmul_case {
     if (ex.host_memory() || pr.p.type != dtype::f64 || out.rung != 0) return;
     out.ceiling.clear();
     out.pct_of_ceiling = none;
-    out.note += std::string(out.note.empty() ? "" : "; ") +
-                "on the fp64 tensor cores: no SIMT ceiling bounds it";
+    out.add_note("on the fp64 tensor cores: no SIMT ceiling bounds it");
   }
   void extra_rows(session&, detail::executor&, const problem&, const host_data&) const {}
 };
