@@ -14,7 +14,8 @@ namespace {
 struct histogram_cli {
   data_options data;
   std::size_t bins = 0;
-  std::string range, backend_name = "cpu", variant;
+  backend_options backend;
+  std::string range, variant;
   bool numpy = false, json = false, csv = false;
 };
 
@@ -106,8 +107,9 @@ void run(const histogram_cli& o) {
   opt.bins = o.bins;
   opt.closed_last = o.numpy;
   if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
-  const backend where = parse_backend(o.backend_name);
-  const io::input in = load_data(o.data);
+  const backend where = o.backend.resolve();
+  const loaded data = load_data(o.data, where);
+  const io::input& in = data.in;
   std::vector<histogram_result> results;
   for (const io::array& a : in.channels) {
     if (o.variant.empty()) {
@@ -121,6 +123,7 @@ void run(const histogram_cli& o) {
     results.push_back(detail::run_histogram_into_result(
         detail::variant_by_id<detail::histogram_rung>(o.variant, p), p, a.data()));
   }
+  if (!prints(where)) return;
   const bool several = results.size() > 1;
   if (o.json) {
     if (!several) {
@@ -151,7 +154,7 @@ void run(const histogram_cli& o) {
   for (std::size_t c = 0; c < results.size(); ++c) {
     const histogram_result& h = results[c];
     const std::string title = fmt::format(
-        "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, in),
+        "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, data),
         several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")");
     print_chart(h, title, in.natural_bytes && h.bins() == 256 && h.lo == 0);
   }
@@ -171,7 +174,7 @@ void add_histogram(CLI::App& app) {
       ->check(CLI::Range(std::size_t(1), max_bins));
   cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
   cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
-  cmd->add_option("--backend", o->backend_name, "seq, cpu or cuda (default cpu)");
+  o->backend.add_to(*cmd);
   cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list histogram`)");
   cmd->add_flag("--json", o->json,
                 "print one JSON object {edges, counts, underflow, overflow, nan}");

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/executor.hpp"
+#include "core/run.hpp"
 #include "core/sizes.hpp"
 
 namespace pplab::cli {
@@ -26,16 +28,27 @@ void data_options::add_to(CLI::App& cmd, const char* dflt) {
   cmd.add_option("--seed", seed, "seed of the generated data (default 1)");
 }
 
+namespace {
+
+// The dtype a file's elements are read as when the format has none (raw, text), or null.
+const dtype* file_dtype(const data_options& o, dtype& storage) {
+  if (!o.dtype_name.empty() && o.format != "raw" && o.format != "text" &&
+      !(o.format.empty() && (o.input.ends_with(".txt") || o.input.ends_with(".csv"))))
+    fail(errc::invalid_argument,
+         "--dtype applies to generated data and to --format raw or text inputs");
+  if (o.format == "raw" && o.dtype_name.empty())
+    fail(errc::invalid_argument, "--format raw needs --dtype (the file has no header)");
+  if (o.dtype_name.empty()) return nullptr;
+  storage = parse_dtype(o.dtype_name);
+  return &storage;
+}
+
+}  // namespace
+
 io::input load_data(const data_options& o) {
   if (!o.input.empty()) {
-    if (!o.dtype_name.empty() && o.format != "raw" && o.format != "text" &&
-        !(o.format.empty() && (o.input.ends_with(".txt") || o.input.ends_with(".csv"))))
-      fail(errc::invalid_argument,
-           "--dtype applies to generated data and to --format raw or text inputs");
-    const dtype t = o.dtype_name.empty() ? dtype::u8 : parse_dtype(o.dtype_name);
-    if (o.format == "raw" && o.dtype_name.empty())
-      fail(errc::invalid_argument, "--format raw needs --dtype (the file has no header)");
-    return io::read_input(o.input, o.format, o.dtype_name.empty() ? nullptr : &t);
+    dtype t{};
+    return io::read_input(o.input, o.format, file_dtype(o, t));
   }
   const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
   io::array a;
@@ -52,6 +65,87 @@ io::input load_data(const data_options& o) {
   in.names.push_back("");
   in.natural_bytes = t == dtype::u8;
   return in;
+}
+
+void backend_options::add_to(CLI::App& cmd) {
+  cmd.add_option("--backend", name,
+                 "seq, cpu, cuda, or mpi under mpirun (default cpu; see `pplab info`)");
+  cmd.add_option("--local", local,
+                 "with --backend mpi: the backend each rank runs on its part: seq, cpu or cuda "
+                 "(default cpu)");
+}
+
+backend backend_options::resolve() const {
+  const backend b = parse_backend(name);
+  if (b == backend::mpi) set_mpi_local(parse_backend(local));
+  else if (local != "cpu")
+    fail(errc::invalid_argument, "--local applies to --backend mpi alone");
+  detail::require_backend(b);
+  return b;
+}
+
+bool prints(backend where) { return detail::executor_for(where).rank() == 0; }
+
+loaded load_data(const data_options& o, backend where) {
+  detail::executor& ex = detail::executor_for(where);
+  loaded out;
+  std::exception_ptr failed;
+  std::string what;
+  try {
+    if (ex.ranks() == 1) {
+      out.in = load_data(o);
+    } else {
+      out.part = true;
+      const int me = ex.rank(), ranks = ex.ranks();
+      const auto choose = [&](std::size_t count) {
+        const detail::part p = detail::part_of(count, me, ranks);
+        return std::pair{p.first, p.count};
+      };
+      if (!o.input.empty()) {
+        dtype t{};
+        out.in = io::read_input_part(o.input, o.format, file_dtype(o, t), choose);
+      } else {
+        if (o.n < 0)
+          fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
+        const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
+        const detail::part mine = detail::part_of(std::size_t(o.n), me, ranks);
+        io::array a;
+        a.type = t;
+        a.shape = {std::size_t(o.n)};
+        a.bytes.resize(detail::checked_bytes({mine.count, size_of(t)},
+                                             "this rank's part of --n " + std::to_string(o.n)));
+        detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed,
+                         mine.first);
+        out.in.format = "generated";
+        out.in.channels.push_back(std::move(a));
+        out.in.names.push_back("");
+        out.in.natural_bytes = t == dtype::u8;
+      }
+    }
+    // What must be the same on every rank: the source, and the whole array's type and shape.
+    what = "data from " + (o.input.empty() ? "generator " + o.dist + " seed " +
+                                                 std::to_string(o.seed)
+                                           : o.input);
+    for (const io::array& a : out.in.channels) {
+      what += std::string(" ") + std::string(name_of(a.type)) + "[";
+      for (std::size_t d : a.shape) what += std::to_string(d) + ",";
+      what += "]";
+    }
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  std::size_t local = 0;
+  for (const io::array& a : out.in.channels) local += a.size();
+  out.whole = ex.agree_on_call(what, local, failed);
+  return out;
+}
+
+std::string describe(const data_options& o, const loaded& data) {
+  std::string text = describe(o, data.in);
+  if (data.part && o.input.empty())
+    text = fmt::format("{} {} elements ({}, seed {})", data.whole,
+                       name_of(data.in.channels.front().type), o.dist, o.seed);
+  return text;
 }
 
 std::string describe(const data_options& o, const io::input& in) {

@@ -23,8 +23,30 @@ struct data_options {
 };
 io::input load_data(const data_options& o);
 
+// --backend NAME [--local NAME]: the backend, and on mpi the backend each rank runs its part on.
+struct backend_options {
+  std::string name = "cpu", local = "cpu";
+  void add_to(CLI::App& cmd);
+  // Parses the names, sets mpi's local backend; throws when the backend is not usable here.
+  backend resolve() const;
+};
+
+// The data of a job's rank on a backend of several ranks (mpi): only this rank's part of the
+// file or of the generated array; a single process gets the whole. Every rank's load is agreed
+// on: an error on one rank (a missing or shorter file) is every rank's error, and a file that
+// differs between ranks is refused. `whole` is every rank's elements together.
+struct loaded {
+  io::input in;
+  std::size_t whole = 0;
+  bool part = false;  // this process holds a part of the data (one rank of several)
+};
+loaded load_data(const data_options& o, backend where);
+// True on the one process that prints a job's answer: rank 0, or the only process.
+bool prints(backend where);
+
 // A one-line description of where the data came from, for human output.
 std::string describe(const data_options& o, const io::input& in);
+std::string describe(const data_options& o, const loaded& data);
 
 // JSON numbers: NaN and the infinities have no JSON form; they are written as the strings "nan",
 // "inf" and "-inf" (what Python's float() reads back), so that they stay apart from each other

@@ -1,5 +1,7 @@
 // pplab: reduction, histogram and tiled matrix multiplication on every level of hardware.
-// Errors go to stderr as `pplab: error: ...`, exit status 1 for bad data, 2 for bad usage.
+// Errors go to stderr as `pplab: error: ...`, exit status 1 for bad data, 2 for bad usage; in a
+// job of several ranks (mpi) rank 0 prints an error every rank met, and the job ends through
+// MPI_Abort with that status.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include <new>
 
 #include "common.hpp"
+#include "core/executor.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"pplab: reduction, histogram and tiled matrix multiplication, each with its whole "
@@ -25,17 +28,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "pplab: error: %s\nRun with --help for usage.\n", e.what());
-    return 2;
+    return pplab::detail::end_with_error(std::string(e.what()) + "\nRun with --help for usage.", 2,
+                                         true);
   } catch (const pplab::error& e) {
-    std::fprintf(stderr, "pplab: error: %s\n", e.what());
-    return e.code() == pplab::errc::invalid_argument ? 2 : 1;
+    return pplab::detail::end_with_error(e.what(), e.code() == pplab::errc::invalid_argument ? 2 : 1,
+                                         dynamic_cast<const pplab::detail::agreed_error*>(&e));
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "pplab: error: out of memory; try a smaller input (--n)\n");
-    return 1;
+    return pplab::detail::end_with_error("out of memory; try a smaller input (--n)", 1, false);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pplab: error: %s\n", e.what());
-    return 1;
+    return pplab::detail::end_with_error(e.what(), 1, false);
   }
   // Output that never arrived (a full disk, a closed pipe) is a failure, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

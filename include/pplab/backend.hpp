@@ -12,8 +12,14 @@ std::string_view name_of(pattern p) noexcept;
 backend parse_backend(std::string_view name);
 pattern parse_pattern(std::string_view name);
 
-// True when this build has the backend and (for cuda) a device answers.
+// True when this build has the backend and (for cuda) a device answers; for mpi, when the
+// process was started by mpirun or mpiexec (or MPI is already running) and its local backend is.
 bool available(backend b);
+
+// The backend each rank of the mpi backend runs on its own part: seq, cpu (the default) or cuda.
+// Every rank must choose the same (a difference is reported as an error by the next call).
+void set_mpi_local(backend local);
+backend mpi_local() noexcept;
 
 template <backend B> struct backend_tag {
   static constexpr backend value = B;
@@ -24,6 +30,8 @@ using cpu_t = backend_tag<backend::cpu>;
 using cuda_t = backend_tag<backend::cuda>;
 inline constexpr seq_t seq{};
 inline constexpr cpu_t cpu{};
+using mpi_t = backend_tag<backend::mpi>;
 inline constexpr cuda_t cuda{};
+inline constexpr mpi_t mpi{};
 
 }  // namespace pplab

@@ -9,6 +9,8 @@
 // Which executors exist is decided by the build alone: src/core/host/ always, src/core/cuda/
 // when nvcc was found, else src/core/cuda_absent/, whose executor says why it is absent.
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "core/timing.hpp"
 #include "pplab/backend.hpp"
+#include "pplab/error.hpp"
 
 namespace pplab::detail {
 
@@ -84,9 +87,45 @@ public:
   // The best streaming read of a `bytes` working set, GB/s: the ceiling of a bandwidth-bound
   // row of that size (a problem that fits a cache is measured against a cache-sized read).
   virtual double read_GBps(std::size_t bytes, double budget_s) = 0;
+
+  // ---- a job of several processes (mpi): this process's rank and the job's rank count (0 and 1
+  // for a single process). Every call of a pattern on such a backend first agrees: each rank
+  // brings its own checks' outcome (`local_error`, empty when they passed), the call's
+  // arguments as text (`signature`: what must be the same on every rank) and the length of its
+  // part. If any rank failed, every rank throws that error (the lowest failing rank's, naming
+  // it); if the signatures differ, every rank throws an error naming the two ranks; else the
+  // answer is the sum of the parts' lengths. One small collective: no rank goes on alone into
+  // the next one, so an error can never leave the others waiting. A single process rethrows its
+  // own error and returns local_n.
+  virtual int rank() const { return 0; }
+  virtual int ranks() const { return 1; }
+  virtual std::uint64_t agree_on_call(const std::string& signature, std::uint64_t local_n,
+                                      const std::exception_ptr& local_error);
 };
 
-// The executor of a backend; nccl and mpi are absent until their folders are built.
+// An error every rank of a job throws together (agreed on): the command line prints it once.
+class agreed_error : public error {
+public:
+  using error::error;
+};
+
+// The part of n elements that rank r of `ranks` holds: the first n % ranks ranks hold one more.
+struct part {
+  std::size_t first = 0, count = 0;
+};
+constexpr part part_of(std::size_t n, int r, int ranks) {
+  const std::size_t each = n / std::size_t(ranks), extra = n % std::size_t(ranks);
+  const std::size_t ur = std::size_t(r);
+  return {ur * each + (ur < extra ? ur : extra), each + (ur < extra ? 1 : 0)};
+}
+
+// The end of a program on an error: prints `pplab: error: MESSAGE` and returns `exit_code`. In
+// a job of several ranks started by the mpi backend, an agreed error is printed by rank 0 alone,
+// any other by the rank that met it (naming it), and the job ends through MPI_Abort with the
+// exit code (no rank is left waiting in a collective).
+int end_with_error(const std::string& message, int exit_code, bool agreed);
+
+// The executor of a backend; nccl is absent until its folder is built.
 executor& executor_for(backend b);
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }

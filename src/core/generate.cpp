@@ -80,12 +80,14 @@ template <class T> T draw(distribution d, std::uint64_t seed, std::size_t i) {
 
 }  // namespace
 
-void generate(dtype t, void* out, std::size_t n, distribution d, std::uint64_t seed) {
+void generate(dtype t, void* out, std::size_t n, distribution d, std::uint64_t seed,
+              std::size_t first) {
   visit_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     T* x = static_cast<T*>(out);
 #pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) x[i] = draw<T>(d, seed, std::size_t(i));
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i)
+      x[i] = draw<T>(d, seed, first + std::size_t(i));
   });
 }
 

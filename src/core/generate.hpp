@@ -19,8 +19,10 @@ enum class distribution {
 distribution parse_distribution(std::string_view name);
 std::string_view name_of(distribution d) noexcept;
 
-// Fills out[0..n) with elements of type t.
-void generate(dtype t, void* out, std::size_t n, distribution d, std::uint64_t seed);
+// Fills out[0..n) with elements first .. first + n - 1 of the stream of type t: a part of a
+// longer array is generated alone, as the mpi backend's ranks do, and equals that array's part.
+void generate(dtype t, void* out, std::size_t n, distribution d, std::uint64_t seed,
+              std::size_t first = 0);
 
 // The i-th value of a 64-bit counter-based stream (splitmix64).
 constexpr std::uint64_t mix(std::uint64_t x) noexcept {

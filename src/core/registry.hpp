@@ -147,5 +147,7 @@ void register_matmul_seq(registry&);
 void register_matmul_cpu(registry&);  // with the OpenBLAS baseline when it was found
 // The cuda backend's rungs of every pattern (src/core/cuda/; nothing in a build without CUDA).
 void register_cuda(registry&);
+// The mpi backend's rungs of every pattern (src/core/mpi/; nothing in a build without MPI).
+void register_mpi(registry&);
 
 }  // namespace pplab::detail

@@ -10,6 +10,7 @@
 // first that can run the problem is used. A policy that names a racy, non-reproducible or
 // baseline rung is a bug, refused here.
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -22,6 +23,34 @@ namespace pplab::detail {
 
 // Throws pplab::error (unsupported) with the reason when backend b is not usable here.
 void require_backend(backend b);
+
+// The start of every API call: runs `checks` (this process's own checks of its arguments), then
+// agrees with the other ranks of backend b's job, if it has any, on their outcome and on
+// `signature` (executor::agree_on_call); returns the length of all the ranks' parts together.
+// A single process: the checks' error is thrown as it is, and the answer is `n`.
+template <class Checks>
+std::uint64_t agree_on_call(backend b, const std::string& signature, std::uint64_t n,
+                            Checks&& checks) {
+  std::exception_ptr failed;
+  try {
+    checks();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  return executor_for(b).agree_on_call(signature, n, failed);
+}
+
+// After an agreement every rank meets the same errors: `f`'s pplab::error is thrown as an
+// agreed_error, which the command line prints once for the whole job.
+template <class F> decltype(auto) together(F&& f) {
+  try {
+    return f();
+  } catch (const agreed_error&) {
+    throw;
+  } catch (const error& e) {
+    throw agreed_error(e.code(), e.what());
+  }
+}
 
 // ---- reduction
 scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* host_in);

@@ -33,8 +33,10 @@ std::string num(double v) {
 
 }  // namespace
 
-detail::histogram_problem detail::resolve_histogram(backend where, dtype t, const void* data,
-                                                    std::size_t n, const histogram_options& o) {
+namespace {
+
+detail::histogram_problem resolve_agreed(backend where, dtype t, const void* data, std::size_t n,
+                                         std::uint64_t total, const histogram_options& o) {
   if (o.lo.has_value() != o.hi.has_value())
     fail(errc::invalid_argument, "histogram: give both ends of the range (lo and hi), or neither");
   const bool small_int = !is_float(t) && size_of(t) <= 2;
@@ -62,7 +64,7 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
     // numpy.histogram's rule: the range is [min, max] of the data, last bin closed.
     if (!p.bins) p.bins = 10;
     p.closed_last = true;
-    if (n == 0) {
+    if (total == 0) {
       p.lo = 0, p.hi = 1;
     } else {
       const double mn = reduce(where, t, data, n, op::min).to_double();
@@ -97,6 +99,23 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
                                      "] are narrower than a double can tell apart; use fewer bins "
                                      "or a wider range");
   return p;
+}
+
+}  // namespace
+
+detail::histogram_problem detail::resolve_histogram(backend where, dtype t, const void* data,
+                                                    std::size_t n, const histogram_options& o) {
+  // On the mpi backend, data is this rank's part: the ranks agree on the call and on the total
+  // length first, and a range inferred from the data is the whole job's.
+  const std::string signature =
+      "histogram " + std::string(name_of(t)) + " bins " + std::to_string(o.bins) + " range " +
+      (o.lo ? num(*o.lo) : "none") + ":" + (o.hi ? num(*o.hi) : "none") +
+      (o.closed_last ? " closed" : "");
+  const std::uint64_t total = agree_on_call(where, signature, n, [&] {
+    if (n > 0 && data == nullptr)
+      fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
+  });
+  return together([&] { return resolve_agreed(where, t, data, n, total, o); });
 }
 
 histogram_result detail::run_histogram_into_result(const histogram_rung& r,
@@ -157,8 +176,6 @@ void detail::run_variant(const histogram_rung& r, const histogram_problem& p, co
 
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
                            const histogram_options& options) {
-  if (n > 0 && data == nullptr)
-    fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
   detail::require_backend(where);
   const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
   return detail::run_histogram_into_result(

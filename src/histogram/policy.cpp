@@ -23,6 +23,9 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h09_radix_partition", "histogram/cuda/h06_cluster_distributed",
             "histogram/cuda/h03_interleaved_atomics"};
+  case backend::mpi:
+    // One in-place all-reduce of the counts (every combine gives the same counts).
+    return {"histogram/mpi/h02_allreduce"};
   default:
     return {};
   }

@@ -1,7 +1,9 @@
 #pragma once
 // An n-dimensional array read from a file: dtype, shape (C order) and the bytes of its elements.
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pplab/dtype.hpp"
@@ -22,6 +24,11 @@ struct array {
 // .npy versions 1.0 to 3.0 as NumPy reads them (see npy.cpp: bool, float16 and Fortran order are
 // converted; what pplab cannot hold is refused with a reason); throws pplab::error.
 array read_npy(const std::string& path);
+// A part of the elements (C order, flattened): `choose(count)` gets the file's element count and
+// says which {first, count} to read; only those bytes are read. The array's shape stays the
+// file's while its bytes hold the part. Fortran-order files are refused.
+using part_chooser = std::function<std::pair<std::size_t, std::size_t>(std::size_t count)>;
+array read_npy_part(const std::string& path, const part_chooser& choose);
 array parse_npy(const std::byte* data, std::size_t size, const std::string& name);
 void write_npy(const std::string& path, const array& a);
 class output_file;
@@ -38,6 +45,11 @@ struct input {
 // format: "" (by extension), npy, raw, text, bytes or image. raw_type: the dtype of raw files
 // and of numbers read from text (text defaults to f64).
 input read_input(const std::string& path, const std::string& format, const dtype* raw_type);
+// A part of every channel, for one rank of several: .npy, raw and bytes files are read from the
+// part's offset alone; text and images (which cannot be cut without reading them) are read
+// whole and cut.
+input read_input_part(const std::string& path, const std::string& format, const dtype* raw_type,
+                      const part_chooser& choose);
 
 std::vector<std::byte> read_file(const std::string& path);
 

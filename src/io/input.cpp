@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "core/sizes.hpp"
 #include "io/array.hpp"
@@ -243,6 +246,49 @@ input read_input(const std::string& path, const std::string& format, const dtype
          "unknown format '" + f + "'; choose one of npy raw text bytes image");
   }
   in.names.push_back("");
+  return in;
+}
+
+input read_input_part(const std::string& path, const std::string& format, const dtype* raw_type,
+                      const part_chooser& choose) {
+  const std::string f = format.empty() ? format_of(path) : format;
+  if (f == "npy" || f == "raw" || f == "bytes") {
+    input in;
+    in.format = f;
+    if (f == "npy") {
+      in.channels.push_back(read_npy_part(path, choose));
+    } else {
+      const dtype t = (f == "raw" && raw_type) ? *raw_type : dtype::u8;
+      std::ifstream file(path, std::ios::binary);
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !file)
+        return read_input(path, format, raw_type);  // its error says what is wrong
+      const std::size_t bytes = std::size_t(st.st_size), w = size_of(t);
+      if (bytes % w)
+        fail(errc::bad_data, path + ": " + std::to_string(bytes) +
+                                 " bytes is not a whole number of " + std::string(name_of(t)) +
+                                 " elements (" + std::to_string(w) + " bytes each)");
+      const auto [first, count] = choose(bytes / w);
+      array a;
+      a.type = t;
+      a.shape = {bytes / w};
+      a.bytes.resize(count * w);
+      file.seekg(std::streamoff(first * w));
+      if (count && !file.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(count * w)))
+        fail(errc::io, "cannot read '" + path + "': it ended early");
+      in.natural_bytes = t == dtype::u8;
+      in.channels.push_back(std::move(a));
+    }
+    in.names.push_back("");
+    return in;
+  }
+  input in = read_input(path, format, raw_type);
+  for (array& a : in.channels) {
+    const auto [first, count] = choose(a.size());
+    const std::size_t w = size_of(a.type);
+    a.bytes = std::vector<std::byte>(a.bytes.begin() + std::ptrdiff_t(first * w),
+                                     a.bytes.begin() + std::ptrdiff_t((first + count) * w));
+  }
   return in;
 }
 

@@ -461,10 +461,10 @@ array parse_npy(const std::byte* p, std::size_t size, const std::string& name) {
   return std::move(l.a);
 }
 
-// The header first, then the elements straight into the array: the file's bytes are held once.
-array read_npy(const std::string& path) {
-  std::size_t size = 0;
-  std::ifstream in = open_regular(path, size);
+namespace {
+
+// The header of an open .npy file, read without its elements; `in` is left at the elements.
+npy_layout read_layout(std::ifstream& in, std::size_t size, const std::string& path) {
   std::vector<std::byte> head(std::min(size, npy_prefix));
   read_exactly(in, head.data(), head.size(), path);
   std::size_t header_end = head.size();
@@ -479,6 +479,30 @@ array read_npy(const std::string& path) {
                head.size() > npy_prefix ? head.size() - npy_prefix : 0, path);
   npy_layout l = parse_header(head.data(), head.size(), size, path);
   in.seekg(std::streamoff(l.data_offset));
+  return l;
+}
+
+}  // namespace
+
+// The header first, then the elements straight into the array: the file's bytes are held once.
+array read_npy(const std::string& path) {
+  std::size_t size = 0;
+  std::ifstream in = open_regular(path, size);
+  npy_layout l = read_layout(in, size, path);
+  read_payload(l, [&](std::byte* dst, std::size_t bytes) { read_exactly(in, dst, bytes, path); });
+  return std::move(l.a);
+}
+
+array read_npy_part(const std::string& path, const part_chooser& choose) {
+  std::size_t size = 0;
+  std::ifstream in = open_regular(path, size);
+  npy_layout l = read_layout(in, size, path);
+  if (l.fortran)
+    fail(errc::bad_data, path + ": a Fortran-order array cannot be read in parts; save it in C "
+                                "order (numpy.ascontiguousarray) to read it on several ranks");
+  const auto [first, count] = choose(l.count);
+  in.seekg(std::streamoff(l.data_offset + first * l.stored.width));
+  l.count = count, l.data_bytes = count * l.stored.width;
   read_payload(l, [&](std::byte* dst, std::size_t bytes) { read_exactly(in, dst, bytes, path); });
   return std::move(l.a);
 }

@@ -80,14 +80,20 @@ scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* ho
 namespace pplab {
 
 scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o) {
-  if (n > 0 && data == nullptr)
-    fail(errc::invalid_argument, "reduce: data is null but n = " + std::to_string(n));
-  if (o == op::mean && n == 0)
-    fail(errc::invalid_argument,
-         "reduce: the mean of an empty input is undefined; check n before asking for a mean");
   detail::require_backend(where);
-  const detail::reduce_problem p{t, o, n};
-  return detail::run_variant(detail::default_rung<detail::reduce_rung>(where, p), p, data);
+  // On the mpi backend, data is this rank's part; the answer is the whole job's, on every rank.
+  const std::uint64_t total = detail::agree_on_call(
+      where, "reduce " + std::string(name_of(t)) + " " + std::string(name_of(o)), n, [&] {
+        if (n > 0 && data == nullptr)
+          fail(errc::invalid_argument, "reduce: data is null but n = " + std::to_string(n));
+      });
+  return detail::together([&] {
+    if (o == op::mean && total == 0)
+      fail(errc::invalid_argument,
+           "reduce: the mean of an empty input is undefined; check n before asking for a mean");
+    const detail::reduce_problem p{t, o, n};
+    return detail::run_variant(detail::default_rung<detail::reduce_rung>(where, p), p, data);
+  });
 }
 
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {

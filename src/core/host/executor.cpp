@@ -63,12 +63,14 @@ double host_executor::read_GBps(std::size_t bytes, double budget_s) {
   return measure_read_GBps(bytes, budget_s);
 }
 
+namespace {
+backend mpi_local_backend = backend::cpu;
+}
+
 executor& executor_for(backend b) {
   static host_executor seq_ex(backend::seq), cpu_ex(backend::cpu);
   static absent_executor nccl_ex(backend::nccl,
                                  "it is not built yet; use seq, cpu or cuda (see `pplab info`)");
-  static absent_executor mpi_ex(backend::mpi,
-                                "it is not built yet; use seq, cpu or cuda (see `pplab info`)");
   switch (b) {
   case backend::seq:
     return seq_ex;
@@ -79,7 +81,7 @@ executor& executor_for(backend b) {
   case backend::nccl:
     return nccl_ex;
   default:
-    return mpi_ex;
+    return mpi_executor();
   }
 }
 
@@ -105,6 +107,12 @@ void executor::stream_in(const void* host, std::size_t bytes, std::size_t chunk_
   }
 }
 
+std::uint64_t executor::agree_on_call(const std::string&, std::uint64_t local_n,
+                                      const std::exception_ptr& local_error) {
+  if (local_error) std::rethrow_exception(local_error);
+  return local_n;
+}
+
 buffer scratch_for(executor& ex, std::size_t bytes) {
   buffer b(ex, std::max<std::size_t>(bytes, 256));
   ex.fill(b.get(), 0, 256);
@@ -116,3 +124,15 @@ void absent_executor::fail_absent() const {
 }
 
 }  // namespace pplab::detail
+
+namespace pplab {
+
+void set_mpi_local(backend local) {
+  if (local == backend::mpi || local == backend::nccl)
+    fail(errc::invalid_argument, "the mpi backend's local backend is seq, cpu or cuda; got '" +
+                                     std::string(name_of(local)) + "'");
+  detail::mpi_local_backend = local;
+}
+backend mpi_local() noexcept { return detail::mpi_local_backend; }
+
+}  // namespace pplab

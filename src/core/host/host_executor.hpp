@@ -65,5 +65,7 @@ private:
 
 // Defined by the cuda backend's folder: src/core/cuda/ or, without CUDA, src/core/cuda_absent/.
 executor& cuda_executor();
+// Defined by the mpi backend's folder: src/core/mpi/ or, without MPI, src/core/mpi_absent/.
+executor& mpi_executor();
 
 }  // namespace pplab::detail

@@ -1,0 +1,29 @@
+// The mpi backend of a build without MPI: an executor that says why it is absent, no rungs, and
+// errors printed as a single process prints them. (CMake compiles this file instead of
+// src/core/mpi/ when MPI was not found.)
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/host/host_executor.hpp"
+#include "core/registry.hpp"
+
+namespace pplab::detail {
+
+executor& mpi_executor() {
+  static absent_executor ex(backend::mpi,
+                            "this build has no MPI backend (MPI was not found when it was built; "
+                            "install libopenmpi-dev and build again)");
+  return ex;
+}
+
+void register_mpi(registry&) {}
+
+// Under a launcher every rank meets the same error; rank 0 says it.
+int end_with_error(const std::string& message, int exit_code, bool) {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank) rank = std::getenv("PMI_RANK");
+  if (!rank || std::atoi(rank) == 0) std::fprintf(stderr, "pplab: error: %s\n", message.c_str());
+  return exit_code;
+}
+
+}  // namespace pplab::detail

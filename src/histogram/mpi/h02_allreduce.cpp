@@ -1,0 +1,15 @@
+// histogram/mpi/h02_allreduce: one MPI_Allreduce of the counts, in place: the sum on every rank
+// in one collective (for long vectors the library's ring: each rank sends and receives about
+// twice the counts' bytes, whatever the rank count).
+#include "histogram/mpi/local_counts.hpp"
+
+namespace pplab::detail {
+
+void histogram_mpi_h02(const histogram_call& c) {
+  mpi_histogram::count_local_part(c);
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, c.counts, int(slots(c.p)), MPI_UINT64_T, MPI_SUM,
+                           mpi::comm()),
+             "MPI_Allreduce");
+}
+
+}  // namespace pplab::detail

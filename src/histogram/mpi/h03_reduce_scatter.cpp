@@ -1,0 +1,31 @@
+// histogram/mpi/h03_reduce_scatter: for many bins. MPI_Reduce_scatter leaves each rank the sum
+// of its own share of the slots (1/P of them), so no rank adds more than its share; then
+// MPI_Allgatherv hands every rank the whole histogram. The ring all-reduce written out in its two
+// halves: the same bytes as h02 but each half visible (the counts could stay scattered for a
+// caller that only needs its share).
+#include <vector>
+
+#include "histogram/mpi/local_counts.hpp"
+
+namespace pplab::detail {
+
+void histogram_mpi_h03(const histogram_call& c) {
+  mpi_histogram::count_local_part(c);
+  const int ranks = mpi::size(), me = mpi::rank();
+  const std::size_t width = slots(c.p);
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(counts.size());
+  for (int r = 0; r < ranks; ++r) {
+    const part share = part_of(width, r, ranks);
+    counts[std::size_t(r)] = int(share.count), displs[std::size_t(r)] = int(share.first);
+  }
+  const part mine = part_of(width, me, ranks);
+  std::vector<std::uint64_t> my_sums(std::max<std::size_t>(mine.count, 1));
+  mpi::check(MPI_Reduce_scatter(c.counts, my_sums.data(), counts.data(), MPI_UINT64_T, MPI_SUM,
+                                mpi::comm()),
+             "MPI_Reduce_scatter");
+  mpi::check(MPI_Allgatherv(my_sums.data(), int(mine.count), MPI_UINT64_T, c.counts,
+                            counts.data(), displs.data(), MPI_UINT64_T, mpi::comm()),
+             "MPI_Allgatherv");
+}
+
+}  // namespace pplab::detail

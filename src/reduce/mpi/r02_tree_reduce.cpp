@@ -1,0 +1,26 @@
+// reduce/mpi/r02_tree_reduce: the notes' MPI_Reduce. The library combines the partials up a tree
+// of its choosing to rank 0 (log P steps, the joins spread over the ranks), then MPI_Bcast
+// sends the answer to all. Integer sums, products, min and max use MPI's built-in operators
+// on 64 bits; everything else pplab's join as an MPI operator (MPI_Op_create).
+// Not reproducible for floats: the tree's shape, hence a float sum's rounding, is the library's
+// choice and may change with the message size or the library's tuning. Never the default.
+#include "core/mpi/world.hpp"
+#include "reduce/mpi/reduce_mpi.hpp"
+
+namespace pplab::detail {
+
+void reduce_mpi_r02(const reduce_call& c) {
+  using namespace mpi_reduce;
+  const partial mine = local_partial(c);
+  partial out = mine;
+  if (const builtin b = builtin_for(c.p); b.op != MPI_OP_NULL)
+    mpi::check(MPI_Reduce(&mine.value.u, &out.value.u, 1, b.type, b.op, 0, mpi::comm()),
+               "MPI_Reduce");
+  else
+    mpi::check(MPI_Reduce(&mine, &out, 1, partial_type(), join_op(), 0, mpi::comm()),
+               "MPI_Reduce");
+  mpi::check(MPI_Bcast(&out, 1, partial_type(), 0, mpi::comm()), "MPI_Bcast");
+  *c.out = answer(c.p, out);
+}
+
+}  // namespace pplab::detail

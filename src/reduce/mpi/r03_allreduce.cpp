@@ -1,0 +1,23 @@
+// reduce/mpi/r03_allreduce: one MPI_Allreduce, the answer on every rank in one collective
+// (recursive doubling or a ring, as the library picks). Built-in operators for integers, the
+// join operator otherwise, as r02. What limits it: one collective's latency, the floor of any
+// combine; but for floats the library's order again decides the rounding: not reproducible.
+#include "core/mpi/world.hpp"
+#include "reduce/mpi/reduce_mpi.hpp"
+
+namespace pplab::detail {
+
+void reduce_mpi_r03(const reduce_call& c) {
+  using namespace mpi_reduce;
+  const partial mine = local_partial(c);
+  partial out = mine;
+  if (const builtin b = builtin_for(c.p); b.op != MPI_OP_NULL)
+    mpi::check(MPI_Allreduce(&mine.value.u, &out.value.u, 1, b.type, b.op, mpi::comm()),
+               "MPI_Allreduce");
+  else
+    mpi::check(MPI_Allreduce(&mine, &out, 1, partial_type(), join_op(), mpi::comm()),
+               "MPI_Allreduce");
+  *c.out = answer(c.p, out);
+}
+
+}  // namespace pplab::detail

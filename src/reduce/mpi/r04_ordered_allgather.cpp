@@ -1,0 +1,25 @@
+// reduce/mpi/r04_ordered_allgather: the combine whose answer depends only on the rank count.
+// MPI_Allgather gives every rank all P partials (P x 32 bytes: nothing beside the data), and
+// every rank joins them in rank order itself. One collective, as r03, and the same bits on
+// every run and every rank, whatever algorithm the library picks: the API's choice.
+// What changes with the rank count is only where the parts begin (each rank's local rung sums
+// its part in double over fixed blocks), so a float sum differs in its last bits between rank
+// counts, within the bound of docs/mpi.md.
+#include <vector>
+
+#include "core/mpi/world.hpp"
+#include "reduce/mpi/reduce_mpi.hpp"
+
+namespace pplab::detail {
+
+void reduce_mpi_r04(const reduce_call& c) {
+  using namespace mpi_reduce;
+  const partial mine = local_partial(c);
+  const int ranks = mpi::size();
+  std::vector<partial> all(static_cast<std::size_t>(ranks));
+  mpi::check(MPI_Allgather(&mine, 1, partial_type(), all.data(), 1, partial_type(), mpi::comm()),
+             "MPI_Allgather");
+  *c.out = answer(c.p, in_rank_order(all.data(), ranks));
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,108 @@
+// The mpi reduction rungs' shared parts (see reduce_mpi.hpp).
+#include "reduce/mpi/reduce_mpi.hpp"
+
+#include <limits>
+
+#include "core/mpi/world.hpp"
+#include "core/run.hpp"
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail::mpi_reduce {
+
+partial local_partial(const reduce_call& c) {
+  partial mine;
+  mine.n = c.p.n, mine.type = c.p.type, mine.what = c.p.what;
+  std::exception_ptr failed;
+  try {
+    if (c.p.what == op::mean && c.p.n == 0) {
+      mine.value = scalar::of(0.0);
+    } else {
+      const backend local = mpi_local();
+      mine.value = run_variant(default_rung<reduce_rung>(local, c.p), executor_for(local), c.p,
+                               c.in);
+    }
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  mpi::agree(failed);
+  return mine;
+}
+
+partial join(const partial& a, const partial& b) {
+  partial out = a;
+  out.n = a.n + b.n;
+  if (a.what == op::mean) {
+    // Weighted by the counts in long double; a part with no elements weighs nothing.
+    const long double total = (long double)a.value.f * a.n + (long double)b.value.f * b.n;
+    out.value = scalar::of(out.n ? double(total / (long double)out.n) : 0.0);
+    return out;
+  }
+  visit_reduce(a.type, a.what, [&](auto tag, auto otag) {
+    using T = decltype(tag);
+    constexpr op O = decltype(otag)::value;
+    if constexpr (O != op::mean) {
+      using A = acc_t<T, O>;
+      out.value = scalar::of(combine<T, O>(a.value.as<A>(), b.value.as<A>()));
+    }
+  });
+  return out;
+}
+
+partial in_rank_order(const partial* parts, int ranks) {
+  partial acc = parts[0];
+  for (int r = 1; r < ranks; ++r) acc = join(acc, parts[r]);
+  return acc;
+}
+
+namespace {
+// MPI's user function: inout[i] = in[i] joined with inout[i] (in holds the lower ranks' part
+// when MPI keeps the order; with a commutative operator it need not).
+void join_fn(void* in, void* inout, int* len, MPI_Datatype*) {
+  const partial* a = static_cast<const partial*>(in);
+  partial* b = static_cast<partial*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = join(a[i], b[i]);
+}
+}  // namespace
+
+MPI_Datatype partial_type() {
+  static MPI_Datatype t = [] {
+    MPI_Datatype d;
+    mpi::check(MPI_Type_contiguous(int(sizeof(partial)), MPI_BYTE, &d), "MPI_Type_contiguous");
+    mpi::check(MPI_Type_commit(&d), "MPI_Type_commit");
+    return d;
+  }();
+  return t;
+}
+
+MPI_Op join_op() {
+  static MPI_Op o = [] {
+    MPI_Op made;
+    mpi::check(MPI_Op_create(join_fn, 1, &made), "MPI_Op_create");
+    return made;
+  }();
+  return o;
+}
+
+builtin builtin_for(const reduce_problem& p) {
+  if (is_float(p.type) || p.what == op::mean) return {};
+  // Sums and products wrap modulo 2^64 alike for signed and unsigned: add as unsigned (a signed
+  // overflow would be undefined); min and max need the sign.
+  const bool is_signed = is_signed_int(p.type);
+  switch (p.what) {
+  case op::sum:
+    return {MPI_UINT64_T, MPI_SUM};
+  case op::product:
+    return {MPI_UINT64_T, MPI_PROD};
+  case op::min:
+    return {is_signed ? MPI_INT64_T : MPI_UINT64_T, MPI_MIN};
+  default:
+    return {is_signed ? MPI_INT64_T : MPI_UINT64_T, MPI_MAX};
+  }
+}
+
+scalar answer(const reduce_problem& p, const partial& all) {
+  if (p.what == op::mean && all.n == 0) return scalar::of(std::numeric_limits<double>::quiet_NaN());
+  return all.value;
+}
+
+}  // namespace pplab::detail::mpi_reduce
