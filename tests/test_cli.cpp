@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -33,9 +34,24 @@ protected:
 
   std::string path(const std::string& name) const { return (dir / name).string(); }
 
-  result run(const std::string& args) const {
+  result run(const std::string& args) const { return shell(std::string(PPLAB_CLI) + " " + args); }
+
+  // The command line as a job of `ranks` processes under mpiexec; `args` may read the rank from
+  // $OMPI_COMM_WORLD_RANK (it runs in sh). A hang would be killed after two minutes.
+  result run_job(int ranks, const std::string& args) const {
+#ifdef PPLAB_MPIEXEC
+    return shell("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 "
+                 "timeout 120 " PPLAB_MPIEXEC " --oversubscribe -n " +
+                 std::to_string(ranks) + " sh -c 'exec " + PPLAB_CLI + " " + args + "'");
+#else
+    (void)ranks, (void)args;
+    return {};
+#endif
+  }
+
+  result shell(const std::string& command) const {
     const std::string out = path("stdout"), err = path("stderr");
-    const std::string cmd = std::string(PPLAB_CLI) + " " + args + " >" + out + " 2>" + err;
+    const std::string cmd = command + " >" + out + " 2>" + err;
     const int status = std::system(cmd.c_str());
     const auto slurp = [](const std::string& p) {
       std::ifstream in(p);
@@ -300,6 +316,70 @@ TEST_F(Cli, HistogramLabMeasuresTheStoreFloor) {
   ASSERT_FALSE(rec["rows"].empty());
   for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
 }
+
+#ifdef PPLAB_MPIEXEC
+// Jobs of 1, 2 and 3 ranks print one answer, rank 0's, equal to the seq backend's on the whole
+// data: generated (each rank makes its part) or read from a .npy file (each rank its slice).
+TEST_F(Cli, MpiJobsPrintOneAnswerEqualToSeq) {
+  io::array a;
+  a.type = dtype::i32;
+  a.shape = {1001};
+  a.bytes.resize(1001 * 4);
+  detail::generate(dtype::i32, a.data(), 1001, detail::distribution::normal, 5);
+  io::write_npy(path("x.npy"), a);
+  const std::string inputs[] = {"--n 100003 --dtype f32", "--n 2 --dtype i64",
+                                "--input " + path("x.npy")};
+  for (const std::string& data : inputs)
+    for (const char* what : {"reduce --op sum", "reduce --op max", "histogram --bins 17"}) {
+      const result want = run(std::string(what) + " --backend seq --json " + data);
+      ASSERT_EQ(want.code, 0) << want.err;
+      const auto w = nlohmann::json::parse(want.out);
+      for (int ranks : {1, 2, 3}) {
+        const std::string args = std::string(what) + " --backend mpi --json " + data;
+        const result got = run_job(ranks, args);
+        ASSERT_EQ(got.code, 0) << ranks << " ranks: " << args << "\n" << got.err;
+        ASSERT_EQ(std::count(got.out.begin(), got.out.end(), '\n'), 1) << got.out;
+        const auto g = nlohmann::json::parse(got.out);
+        if (w.contains("counts")) {
+          EXPECT_EQ(g["counts"], w["counts"]) << args;
+          EXPECT_EQ(g["edges"], w["edges"]) << args;
+        } else if (w["value"].is_number_float()) {
+          EXPECT_NEAR(g["value"].get<double>(), w["value"].get<double>(),
+                      1e-12 * std::abs(w["value"].get<double>()))
+              << args;
+        } else {
+          EXPECT_EQ(g["value"], w["value"]) << args;
+        }
+      }
+    }
+}
+
+// Faults end the job with one clear error and a non-zero status, never a hang.
+TEST_F(Cli, MpiFaultsEndTheJobWithOneError) {
+  const auto expect_job_failure = [&](int ranks, const std::string& args, int code,
+                                      const std::string& words) {
+    const result r = run_job(ranks, args);
+    EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+    const std::size_t at = r.err.find("pplab: error: ");
+    ASSERT_NE(at, std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("pplab: error: ", at + 1), std::string::npos)
+        << "printed twice: " << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << args << "\n" << r.err;
+  };
+  expect_job_failure(
+      2, "reduce --op sum --backend mpi --input " + path("missing") + "$OMPI_COMM_WORLD_RANK.npy",
+      1, "rank 0: cannot open");
+  expect_job_failure(3, "reduce --op sum --backend mpi --n $((100 + (OMPI_COMM_WORLD_RANK == 2)))",
+                     2, "rank 2");
+  expect_job_failure(2, "reduce --op mean --backend mpi --n 0", 2, "mean of an empty input");
+  expect_job_failure(2, "histogram --backend mpi --range 1:0", 2, "lo must be below hi");
+  expect_job_failure(2, "reduce --op sum --backend mpi --local nccl", 2, "seq, cpu or cuda");
+  // Not started by mpiexec: the backend says how to start it.
+  const result alone = run("reduce --op sum --backend mpi");
+  EXPECT_EQ(alone.code, 1);
+  EXPECT_NE(alone.err.find("mpirun"), std::string::npos) << alone.err;
+}
+#endif
 
 }  // namespace
 }  // namespace pplab::test

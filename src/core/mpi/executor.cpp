@@ -201,8 +201,8 @@ public:
     if (differs >= 0) {
       const std::string first = text_from(0, signature), other = text_from(differs, signature);
       throw agreed_error(errc::invalid_argument,
-                         "the ranks disagree on the call: rank 0 asks for '" + first +
-                             "', rank " + std::to_string(differs) + " for '" + other +
+                         "the ranks disagree on the call: rank 0 asks for '" + first + "', rank " +
+                             std::to_string(differs) + " for '" + other +
                              "'; every rank must pass the same arguments");
     }
     return total;

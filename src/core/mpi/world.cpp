@@ -7,6 +7,7 @@
 
 #include "core/executor.hpp"
 #include "pplab/error.hpp"
+#include "pplab/mpi.hpp"
 
 namespace pplab::detail::mpi {
 namespace {
@@ -144,3 +145,10 @@ int end_with_error(const std::string& message, int exit_code, bool agreed) {
 }
 
 }  // namespace pplab::detail
+
+namespace pplab {
+
+void use_mpi_communicator(MPI_Comm c) { detail::mpi::use(c); }
+MPI_Comm mpi_communicator() { return detail::mpi::comm(); }
+
+}  // namespace pplab

@@ -7,9 +7,9 @@ namespace pplab::detail {
 
 void histogram_mpi_h02(const histogram_call& c) {
   mpi_histogram::count_local_part(c);
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, c.counts, int(slots(c.p)), MPI_UINT64_T, MPI_SUM,
-                           mpi::comm()),
-             "MPI_Allreduce");
+  mpi::check(
+      MPI_Allreduce(MPI_IN_PLACE, c.counts, int(slots(c.p)), MPI_UINT64_T, MPI_SUM, mpi::comm()),
+      "MPI_Allreduce");
 }
 
 }  // namespace pplab::detail

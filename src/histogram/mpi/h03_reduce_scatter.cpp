@@ -23,8 +23,8 @@ void histogram_mpi_h03(const histogram_call& c) {
   mpi::check(MPI_Reduce_scatter(c.counts, my_sums.data(), counts.data(), MPI_UINT64_T, MPI_SUM,
                                 mpi::comm()),
              "MPI_Reduce_scatter");
-  mpi::check(MPI_Allgatherv(my_sums.data(), int(mine.count), MPI_UINT64_T, c.counts,
-                            counts.data(), displs.data(), MPI_UINT64_T, mpi::comm()),
+  mpi::check(MPI_Allgatherv(my_sums.data(), int(mine.count), MPI_UINT64_T, c.counts, counts.data(),
+                            displs.data(), MPI_UINT64_T, mpi::comm()),
              "MPI_Allgatherv");
 }
 

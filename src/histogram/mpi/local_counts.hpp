@@ -12,8 +12,7 @@ inline void count_local_part(const histogram_call& c) {
   std::exception_ptr failed;
   try {
     const backend local = mpi_local();
-    run_variant(default_rung<histogram_rung>(local, c.p), executor_for(local), c.p, c.in,
-                c.counts);
+    run_variant(default_rung<histogram_rung>(local, c.p), executor_for(local), c.p, c.in, c.counts);
   } catch (...) {
     failed = std::current_exception();
   }

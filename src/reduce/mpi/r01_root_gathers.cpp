@@ -15,9 +15,8 @@ void reduce_mpi_r01(const reduce_call& c) {
   const partial mine = local_partial(c);
   const int ranks = mpi::size();
   std::vector<partial> all(mpi::rank() == 0 ? std::size_t(ranks) : 0);
-  mpi::check(
-      MPI_Gather(&mine, 1, partial_type(), all.data(), 1, partial_type(), 0, mpi::comm()),
-      "MPI_Gather");
+  mpi::check(MPI_Gather(&mine, 1, partial_type(), all.data(), 1, partial_type(), 0, mpi::comm()),
+             "MPI_Gather");
   partial out = mpi::rank() == 0 ? in_rank_order(all.data(), ranks) : mine;
   mpi::check(MPI_Bcast(&out, 1, partial_type(), 0, mpi::comm()), "MPI_Bcast");
   *c.out = answer(c.p, out);

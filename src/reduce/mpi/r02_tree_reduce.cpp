@@ -17,8 +17,7 @@ void reduce_mpi_r02(const reduce_call& c) {
     mpi::check(MPI_Reduce(&mine.value.u, &out.value.u, 1, b.type, b.op, 0, mpi::comm()),
                "MPI_Reduce");
   else
-    mpi::check(MPI_Reduce(&mine, &out, 1, partial_type(), join_op(), 0, mpi::comm()),
-               "MPI_Reduce");
+    mpi::check(MPI_Reduce(&mine, &out, 1, partial_type(), join_op(), 0, mpi::comm()), "MPI_Reduce");
   mpi::check(MPI_Bcast(&out, 1, partial_type(), 0, mpi::comm()), "MPI_Bcast");
   *c.out = answer(c.p, out);
 }

@@ -18,8 +18,8 @@ partial local_partial(const reduce_call& c) {
       mine.value = scalar::of(0.0);
     } else {
       const backend local = mpi_local();
-      mine.value = run_variant(default_rung<reduce_rung>(local, c.p), executor_for(local), c.p,
-                               c.in);
+      mine.value =
+          run_variant(default_rung<reduce_rung>(local, c.p), executor_for(local), c.p, c.in);
     }
   } catch (...) {
     failed = std::current_exception();

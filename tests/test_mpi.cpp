@@ -1,0 +1,200 @@
+// The mpi backend inside a job: this program runs under `mpiexec -n 2` and `-n 3` (CTest, label
+// mpi). Each rank generates only its part of arrays of awkward sizes (some smaller than the
+// rank count, so that ranks hold nothing) and every rung's whole-job answer is held against the
+// seq backend on the whole array, computed on every rank: integers and counts exactly, floats
+// within the documented bound, and the default rung's bits equal between two runs. Then the
+// faults: arguments that differ between ranks and an error on one rank end in the same error on
+// every rank, never a hang (CTest's timeout would catch one).
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/generate.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
+#include "histogram/binning.hpp"
+#include "pplab/mpi.hpp"
+#include "pplab/pplab.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+detail::executor& job() { return detail::executor_for(backend::mpi); }
+
+// One seed for the whole job: rank 0's.
+std::uint64_t job_seed() {
+  std::uint64_t s = fresh_seed();
+  MPI_Bcast(&s, 1, MPI_UINT64_T, 0, mpi_communicator());
+  return s;
+}
+
+struct arrays {
+  std::vector<std::byte> whole, mine;  // one byte more than the elements: never empty
+  std::size_t mine_n = 0;
+};
+arrays make(dtype t, std::size_t n, detail::distribution d, std::uint64_t seed) {
+  arrays a;
+  const std::size_t w = size_of(t);
+  a.whole.resize(n * w + 1);
+  detail::generate(t, a.whole.data(), n, d, seed);
+  const detail::part p = detail::part_of(n, job().rank(), job().ranks());
+  a.mine.resize(p.count * w + 1);
+  a.mine_n = p.count;
+  detail::generate(t, a.mine.data(), p.count, d, seed, p.first);
+  EXPECT_EQ(std::memcmp(a.mine.data(), a.whole.data() + p.first * w, p.count * w), 0)
+      << "a part generated alone must equal the whole array's part";
+  return a;
+}
+
+std::vector<std::size_t> sizes(std::mt19937_64& rng) {
+  return {0, 1, 2, 3, 5, 1009, 100003, 1 + rng() % 300000};
+}
+
+class Mpi : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!available(backend::mpi)) GTEST_SKIP() << job().why_absent();
+    set_mpi_local(backend::cpu);
+  }
+};
+
+TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(job().ranks()) + " ranks");
+  const auto& seq_rung = *detail::find_reduce("reduce/seq/r01_sequential_loop");
+  for (backend local : {backend::seq, backend::cpu}) {
+    set_mpi_local(local);
+    for (std::size_t n : sizes(rng))
+      for (dtype t : test_dtypes())
+        for (op o : test_ops()) {
+          if (o == op::mean && n == 0) continue;
+          const auto dist = (o == op::product && is_float(t)) ? detail::distribution::normal
+                                                              : detail::distribution::uniform;
+          const arrays a = make(t, n, dist, seed + n);
+          const detail::reduce_problem whole{t, o, n}, mine{t, o, a.mine_n};
+          const scalar want = detail::run_variant(seq_rung, whole, a.whole.data());
+          double scale = 0;
+          visit_dtype(t, [&](auto tag) {
+            using T = decltype(tag);
+            const T* x = reinterpret_cast<const T*>(a.whole.data());
+            for (std::size_t i = 0; i < n; ++i) scale += std::abs(double(x[i]));
+          });
+          if (o == op::product || o == op::mean) scale = std::abs(want.to_double());
+          for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
+            if (r.info.where != backend::mpi) continue;
+            SCOPED_TRACE(std::string(r.info.id) + " local " + std::string(name_of(local)) + " " +
+                         std::string(name_of(t)) + " " + std::string(name_of(o)) +
+                         " n=" + std::to_string(n));
+            const scalar got = detail::run_variant(r, mine, a.mine.data());
+            double rel = 0;
+            EXPECT_TRUE(detail::close_enough(got, want, scale, n, false, rel))
+                << got.to_double() << " vs " << want.to_double() << " (rel " << rel << ")";
+          }
+          // The API: the default rung, the same bits twice.
+          const scalar first = reduce(backend::mpi, t, a.mine.data(), mine.n, o);
+          const scalar again = reduce(backend::mpi, t, a.mine.data(), mine.n, o);
+          EXPECT_TRUE(first.k == again.k && first.u == again.u);
+        }
+  }
+}
+
+TEST_F(Mpi, FloatSumsAgreeWithOneProcessWithinTheBound) {
+  // f32 2^20 + 7 uniform: the job's sum against the cpu backend's on the whole array.
+  const std::size_t n = (std::size_t(1) << 20) + 7;
+  const arrays a = make(dtype::f32, n, detail::distribution::uniform, 7);
+  const double whole = reduce(backend::cpu, dtype::f32, a.whole.data(), n, op::sum).f;
+  const double job_sum = reduce(backend::mpi, dtype::f32, a.mine.data(), a.mine_n, op::sum).f;
+  EXPECT_LE(std::abs(job_sum - whole), detail::sum_tolerance(n) * whole);
+}
+
+TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (std::size_t n : sizes(rng))
+    for (dtype t : {dtype::u8, dtype::i16, dtype::f32, dtype::f64})
+      for (std::size_t bins : {std::size_t(0), std::size_t(7), std::size_t(1000)}) {
+        const arrays a = make(t, n, detail::distribution::normal, seed + bins);
+        const std::size_t mine = a.mine_n;
+        histogram_options o;
+        o.bins = bins;
+        const histogram_result want = histogram(backend::seq, t, a.whole.data(), n, o);
+        const histogram_result got = histogram(backend::mpi, t, a.mine.data(), mine, o);
+        SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) + " bins " +
+                     std::to_string(bins));
+        EXPECT_EQ(got.lo, want.lo);
+        EXPECT_EQ(got.hi, want.hi);
+        EXPECT_EQ(got.counts, want.counts);
+        EXPECT_EQ(got.total(), n);
+        const detail::histogram_problem p =
+            detail::resolve_histogram(backend::mpi, t, a.mine.data(), mine, o);
+        for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
+          if (r.info.where != backend::mpi) continue;
+          const histogram_result each = detail::run_histogram_into_result(r, p, a.mine.data());
+          EXPECT_EQ(each.counts, want.counts) << r.info.id;
+          EXPECT_EQ(each.underflow + each.overflow + each.nan,
+                    want.underflow + want.overflow + want.nan)
+              << r.info.id;
+        }
+      }
+}
+
+TEST_F(Mpi, UserOperatorFarthestPointAcrossRanks) {
+  // The notes' 3-D farthest point: each rank holds some points, rank r's include one at
+  // distance 10 + r, so the answer is the last rank's.
+  const int me = job().rank(), ranks = job().ranks();
+  std::vector<point3> mine(1000 + std::size_t(me) * 37);
+  std::mt19937_64 rng(std::uint64_t(me) + 1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (point3& p : mine) p = {u(rng), u(rng), u(rng)};
+  mine[std::size_t(me) * 13] = {0, float(10 + me), 0};
+  const point3 far = reduce(mpi, mine, farthest_point_op());
+  EXPECT_EQ(far, (point3{0, float(10 + ranks - 1), 0}));
+  // A rank with no points contributes the identity.
+  const std::vector<point3> none;
+  const point3 nothing = reduce(mpi, none, farthest_point_op());
+  EXPECT_EQ(nothing, (point3{0, 0, 0}));
+}
+
+TEST_F(Mpi, ArgumentsThatDifferBetweenRanksAreOneErrorOnEveryRank) {
+  std::vector<float> x(100, 1.0f);
+  const op o = job().rank() == 0 ? op::sum : op::max;
+  try {
+    reduce(backend::mpi, dtype::f32, x.data(), x.size(), o);
+    ADD_FAILURE() << "the ranks asked for different ops and no error came";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 1"), std::string::npos) << e.what();
+  }
+  histogram_options h;
+  h.bins = job().rank() == 0 ? 10 : 11;
+  EXPECT_THROW(histogram(backend::mpi, dtype::f32, x.data(), x.size(), h), error);
+  // And the job goes on: the next call agrees.
+  EXPECT_EQ(reduce(backend::mpi, dtype::f32, x.data(), x.size(), op::sum).f, 100.0 * job().ranks());
+}
+
+TEST_F(Mpi, AnErrorOnOneRankIsThrownOnEveryRankNamingIt) {
+  std::vector<float> x(10, 2.0f);
+  const bool bad = job().rank() == job().ranks() - 1;
+  try {
+    reduce(backend::mpi, dtype::f32, bad ? nullptr : x.data(), x.size(), op::sum);
+    ADD_FAILURE() << "one rank passed null data and no error came";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(job().ranks() - 1)),
+              std::string::npos)
+        << e.what();
+  }
+  // The mean of nothing anywhere is an error on every rank; of something somewhere it is not.
+  EXPECT_THROW(reduce(backend::mpi, dtype::f32, x.data(), 0, op::mean), error);
+  const std::size_t some = job().rank() == 0 ? 4 : 0;
+  EXPECT_EQ(reduce(backend::mpi, dtype::f32, x.data(), some, op::mean).f, 2.0);
+}
+
+}  // namespace
+}  // namespace pplab::test
