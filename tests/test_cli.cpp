@@ -354,6 +354,40 @@ TEST_F(Cli, MpiJobsPrintOneAnswerEqualToSeq) {
     }
 }
 
+// SUMMA from the command line: each rank reads its blocks of A, B and C, rank 0 gathers C and
+// writes it; the file equals the seq backend's within the product's rounding.
+TEST_F(Cli, MpiMatmulWritesTheWholeProduct) {
+  const auto matrix = [&](const std::string& name, std::size_t rows, std::size_t cols,
+                          std::uint64_t seed) {
+    io::array x;
+    x.type = dtype::f64;
+    x.shape = {rows, cols};
+    x.bytes.resize(rows * cols * 8);
+    detail::generate(dtype::f64, x.data(), rows * cols, detail::distribution::normal, seed);
+    io::write_npy(path(name), x);
+  };
+  matrix("a.npy", 37, 23, 1), matrix("b.npy", 23, 19, 2), matrix("c.npy", 37, 19, 3);
+  const std::string args = "matmul --a " + path("a.npy") + " --b " + path("b.npy") + " --c " +
+                           path("c.npy") + " --alpha 2 --beta -1 --out ";
+  ASSERT_EQ(run(args + path("want.npy") + " --backend seq").code, 0);
+  const io::array want = io::read_npy(path("want.npy"));
+  for (int ranks : {1, 2, 3, 4}) {
+    const result r = run_job(ranks, args + path("got.npy") + " --backend mpi");
+    ASSERT_EQ(r.code, 0) << ranks << " ranks\n" << r.err;
+    const io::array got = io::read_npy(path("got.npy"));
+    ASSERT_EQ(got.shape, want.shape);
+    const double* g = reinterpret_cast<const double*>(got.data());
+    const double* w = reinterpret_cast<const double*>(want.data());
+    for (std::size_t i = 0; i < 37 * 19; ++i) ASSERT_NEAR(g[i], w[i], 1e-12) << i;
+  }
+  // A's columns and B's rows differ: one error, every rank.
+  matrix("b2.npy", 22, 19, 2);
+  const result bad =
+      run_job(3, "matmul --a " + path("a.npy") + " --b " + path("b2.npy") + " --backend mpi");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("shapes do not match"), std::string::npos) << bad.err;
+}
+
 // Faults end the job with one clear error and a non-zero status, never a hang.
 TEST_F(Cli, MpiFaultsEndTheJobWithOneError) {
   const auto expect_job_failure = [&](int ranks, const std::string& args, int code,

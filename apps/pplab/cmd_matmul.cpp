@@ -1,6 +1,7 @@
 // pplab matmul --a A.npy --b B.npy [--out C.npy]: C = alpha * A * B (+ beta * C).
 #include <fmt/format.h>
 
+#include <cstring>
 #include <optional>
 
 #include "common.hpp"
@@ -8,17 +9,22 @@
 #include "core/sizes.hpp"
 #include "core/timer.hpp"
 #include "io/output.hpp"
+#include "matmul/mpi/grid.hpp"
 
 namespace pplab::cli {
 namespace {
 
 struct matmul_cli {
-  std::string a_path, b_path, c_path, out_path, backend_name = "cpu", variant;
+  backend_options backend;
+  std::string a_path, b_path, c_path, out_path, variant;
   double alpha = 1, beta = 1;
 };
 
-io::array load_matrix(const std::string& path, const char* name) {
-  io::array m = io::read_npy(path);
+// The whole matrix, or on a job of several ranks only this rank's block of it (`which` gets the
+// file's shape).
+io::array load_matrix(const std::string& path, const char* name,
+                      const io::block_chooser* which = nullptr) {
+  io::array m = which ? io::read_npy_block(path, *which) : io::read_npy(path);
   if (m.shape.size() != 2)
     fail(errc::bad_data, fmt::format("{}: {} must be a 2-D matrix; it has {} dimensions", path,
                                      name, m.shape.size()));
@@ -29,55 +35,121 @@ io::array load_matrix(const std::string& path, const char* name) {
   return m;
 }
 
+// C's blocks from every rank, put in place on rank 0 (the only one that writes or prints).
+io::array gather_c(detail::executor& ex, const io::array& mine, std::size_t m, std::size_t n,
+                   std::size_t k) {
+  const std::vector<std::byte> all = ex.gather_to_root(mine.data(), mine.bytes.size());
+  io::array c;
+  c.type = mine.type;
+  c.shape = {m, n};
+  if (ex.rank() != 0) return c;
+  c.bytes.resize(m * n * size_of(c.type));
+  const std::size_t e = size_of(c.type);
+  std::size_t at = 0;
+  for (int r = 0; r < ex.ranks(); ++r) {
+    const matrix_block blk = detail::blocks_of(detail::grid_of(r, ex.ranks()), m, n, k).c;
+    for (std::size_t i = 0; i < blk.rows; ++i, at += blk.cols * e)
+      std::memcpy(c.bytes.data() + ((blk.row0 + i) * n + blk.col0) * e, all.data() + at,
+                  blk.cols * e);
+  }
+  return c;
+}
+
 void run(const matmul_cli& o) {
+  const backend where = o.backend.resolve();
+  detail::executor& ex = detail::executor_for(where);
+  const bool job = ex.ranks() > 1;
   // Opened first: an output that cannot be written is reported before the work, not after it.
   std::optional<io::output_file> out;
-  if (!o.out_path.empty()) out.emplace(o.out_path);
-  const io::array a = load_matrix(o.a_path, "A"), b = load_matrix(o.b_path, "B");
-  if (a.type != b.type)
-    fail(errc::invalid_argument, fmt::format("A is {} and B is {}; give both the same dtype",
-                                             name_of(a.type), name_of(b.type)));
-  const std::size_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
-  if (b.shape[0] != k)
-    fail(errc::invalid_argument,
-         fmt::format("shapes do not match: A is {}x{}, B is {}x{}; A's columns must equal B's rows",
-                     m, k, b.shape[0], n));
-  io::array c;
-  c.type = a.type;
-  c.shape = {m, n};
-  if (!o.c_path.empty()) {
-    c = io::read_npy(o.c_path);
-    if (c.type != a.type || c.shape != std::vector<std::size_t>{m, n})
+  io::array a, b, c;
+  std::exception_ptr failed;
+  std::string shapes;
+  try {
+    if (!o.out_path.empty() && ex.rank() == 0) out.emplace(o.out_path);
+    // On a job each rank reads only its blocks (SUMMA's layout), A's and B's from their shapes.
+    const detail::rank_grid g = detail::grid_of(ex.rank(), ex.ranks());
+    std::size_t m = 0, n = 0, k = 0;
+    const io::block_chooser a_block = [&](std::size_t rows, std::size_t cols) {
+      m = rows, k = cols;
+      const matrix_block x = detail::blocks_of(g, rows, 0, cols).a;
+      return io::block{x.row0, x.rows, x.col0, x.cols};
+    };
+    a = load_matrix(o.a_path, "A", job ? &a_block : nullptr);
+    const io::block_chooser b_block = [&](std::size_t rows, std::size_t cols) {
+      n = cols;
+      const matrix_block x = detail::blocks_of(g, 0, cols, rows).b;
+      return rows == k ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
+    };
+    b = load_matrix(o.b_path, "B", job ? &b_block : nullptr);
+    const io::block_chooser c_block = [&](std::size_t rows, std::size_t cols) {
+      const matrix_block x = detail::blocks_of(g, m, n, k).c;
+      return rows == m && cols == n ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
+    };
+    if (!o.c_path.empty()) c = load_matrix(o.c_path, "C", job ? &c_block : nullptr);
+    shapes = fmt::format("matrices {}{}x{} {}{}x{} {}", name_of(a.type), a.shape[0], a.shape[1],
+                         name_of(b.type), b.shape[0], b.shape[1],
+                         o.c_path.empty() ? "" : fmt::format("{}x{}", c.shape[0], c.shape[1]));
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  ex.agree_on_call(shapes, 0, failed);
+  // Every rank has the same shapes now: what follows fails on all of them alike.
+  detail::together([&] {
+    if (a.type != b.type)
+      fail(errc::invalid_argument, fmt::format("A is {} and B is {}; give both the same dtype",
+                                               name_of(a.type), name_of(b.type)));
+    const std::size_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+    if (b.shape[0] != k)
       fail(errc::invalid_argument,
-           fmt::format("--c must be a {}x{} {} matrix", m, n, name_of(a.type)));
-  } else {
-    c.bytes.resize(detail::checked_bytes({m, n, size_of(a.type)},
-                                         fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
-  }
-  const double beta = o.c_path.empty() ? 0.0 : o.beta;
-  const backend where = parse_backend(o.backend_name);
-  const detail::matmul_problem p{a.type, m, n, k};
-  detail::stopwatch clock;
-  const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
-  detail::run_variant(r, {p, o.alpha, beta, a.data(), k, b.data(), n, c.data(), n, nullptr, nullptr});
-  const std::string used(r.info.id);
-  const double s = clock.seconds();
-  fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
-             name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);
-  if (out) {
-    io::write_npy(*out, c);
-    fmt::print("wrote {}\n", o.out_path);
-  } else if (m * n <= 64) {
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = 0; j < n; ++j)
-        fmt::print(" {:12.6g}", a.type == dtype::f32
-                                    ? double(reinterpret_cast<const float*>(c.data())[i * n + j])
-                                    : reinterpret_cast<const double*>(c.data())[i * n + j]);
-      fmt::print("\n");
+           fmt::format(
+               "shapes do not match: A is {}x{}, B is {}x{}; A's columns must equal B's rows", m, k,
+               b.shape[0], n));
+    const matmul_blocks mine = detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
+    if (!o.c_path.empty()) {
+      if (c.type != a.type || c.shape != std::vector<std::size_t>{m, n})
+        fail(errc::invalid_argument,
+             fmt::format("--c must be a {}x{} {} matrix", m, n, name_of(a.type)));
+    } else {
+      c.type = a.type;
+      c.shape = {m, n};
+      c.bytes.resize(
+          detail::checked_bytes({mine.c.rows, mine.c.cols, size_of(a.type)},
+                                fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
     }
-  } else {
-    fmt::print("(give --out C.npy to save the {}x{} result)\n", m, n);
-  }
+    const double beta = o.c_path.empty() ? 0.0 : o.beta;
+    const detail::matmul_problem p{a.type, m, n, k};
+    detail::stopwatch clock;
+    std::string used;
+    if (o.variant.empty()) {
+      matmul(where, a.type, m, n, k, o.alpha, a.data(), mine.a.cols, b.data(), mine.b.cols, beta,
+             c.data(), mine.c.cols);
+      used = detail::default_rung<detail::matmul_rung>(where, p).info.id;
+    } else {
+      const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
+      detail::run_variant(r, {p, o.alpha, beta, a.data(), mine.a.cols, b.data(), mine.b.cols,
+                              c.data(), mine.c.cols, nullptr, nullptr});
+      used = r.info.id;
+    }
+    const double s = clock.seconds();
+    if (job) c = gather_c(ex, c, m, n, k);
+    if (ex.rank() != 0) return;
+    fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
+               name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);
+    if (out) {
+      io::write_npy(*out, c);
+      fmt::print("wrote {}\n", o.out_path);
+    } else if (m * n <= 64) {
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j)
+          fmt::print(" {:12.6g}", a.type == dtype::f32
+                                      ? double(reinterpret_cast<const float*>(c.data())[i * n + j])
+                                      : reinterpret_cast<const double*>(c.data())[i * n + j]);
+        fmt::print("\n");
+      }
+    } else {
+      fmt::print("(give --out C.npy to save the {}x{} result)\n", m, n);
+    }
+  });
 }
 
 }  // namespace
@@ -92,7 +164,7 @@ void add_matmul(CLI::App& app) {
   cmd->add_option("--out", o->out_path, "write C to this .npy file");
   cmd->add_option("--alpha", o->alpha, "scale of A*B (default 1)");
   cmd->add_option("--beta", o->beta, "scale of --c (default 1; without --c, C starts at zero)");
-  cmd->add_option("--backend", o->backend_name, "seq, cpu or cuda (default cpu)");
+  o->backend.add_to(*cmd);
   cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list matmul`)");
   cmd->callback([o] { run(*o); });
 }

@@ -19,9 +19,24 @@ template <class T> struct matrix_ref {
   std::size_t stride() const noexcept { return ld ? ld : cols; }
 };
 
+// m, n and k are the whole product's. On the mpi backend a, b and c are this rank's blocks of the
+// distributed matrices (`mpi_matmul_blocks` says which), lda, ldb and ldc their row strides;
+// every rank calls with the same m, n, k, alpha and beta, and each gets its block of C.
 void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
             std::size_t ldc);
+
+// A block of a matrix: rows [row0, row0 + rows) and columns [col0, col0 + cols).
+struct matrix_block {
+  std::size_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+struct matmul_blocks {
+  matrix_block a, b, c;
+};
+// The blocks of A (m x k), B (k x n) and C (m x n) this process holds on the mpi backend: a 2-D
+// grid of the ranks, SUMMA's layout (docs/mpi.md). One process (or any other backend): the
+// whole matrices.
+matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k);
 
 template <class Tag, class T>
 void matmul(Tag where, T alpha, matrix_ref<const T> a, matrix_ref<const T> b, T beta,

@@ -24,7 +24,7 @@ namespace pplab::detail {
 
 // One measured ceiling of the machine: "read_GBps" = 24.3 GB/s, with how it was measured.
 struct ceiling {
-  std::string key;     // read_GBps, copy_GBps, fp32_GFLOPs, gpu_read_GBps, gpu_launch_us, ...
+  std::string key;  // read_GBps, copy_GBps, fp32_GFLOPs, gpu_read_GBps, gpu_launch_us, ...
   double value = 0;
   std::string source;  // how it was measured
 };
@@ -101,6 +101,9 @@ public:
   virtual int ranks() const { return 1; }
   virtual std::uint64_t agree_on_call(const std::string& signature, std::uint64_t local_n,
                                       const std::exception_ptr& local_error);
+  // Every rank's `bytes` (host memory), concatenated in rank order on rank 0 (empty elsewhere):
+  // how a distributed result reaches the one process that writes it.
+  virtual std::vector<std::byte> gather_to_root(const void* mine, std::size_t bytes);
 };
 
 // An error every rank of a job throws together (agreed on): the command line prints it once.

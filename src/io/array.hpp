@@ -14,7 +14,8 @@ struct array {
   dtype type = dtype::u8;
   std::vector<std::size_t> shape;  // empty for a scalar
   std::vector<std::byte> bytes;
-  std::string stored_as;  // how the file held it when that differs: "float16", "bool", "Fortran order"
+  std::string
+      stored_as;  // how the file held it when that differs: "float16", "bool", "Fortran order"
 
   std::size_t size() const noexcept { return bytes.size() / size_of(type); }
   const void* data() const noexcept { return bytes.data(); }
@@ -27,6 +28,13 @@ array read_npy(const std::string& path);
 // A part of the elements (C order, flattened): `choose(count)` gets the file's element count and
 // says which {first, count} to read; only those bytes are read. The array's shape stays the
 // file's while its bytes hold the part. Fortran-order files are refused.
+// A block of a 2-D matrix: `choose(rows, cols)` gets the file's shape and says which rows and
+// columns to read; only those are read, row segment by row segment. The shape stays the file's.
+struct block {
+  std::size_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+using block_chooser = std::function<block(std::size_t rows, std::size_t cols)>;
+array read_npy_block(const std::string& path, const block_chooser& choose);
 using part_chooser = std::function<std::pair<std::size_t, std::size_t>(std::size_t count)>;
 array read_npy_part(const std::string& path, const part_chooser& choose);
 array parse_npy(const std::byte* data, std::size_t size, const std::string& name);

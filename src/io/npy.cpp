@@ -493,6 +493,33 @@ array read_npy(const std::string& path) {
   return std::move(l.a);
 }
 
+array read_npy_block(const std::string& path, const block_chooser& choose) {
+  std::size_t size = 0;
+  std::ifstream in = open_regular(path, size);
+  npy_layout l = read_layout(in, size, path);
+  if (l.a.shape.size() != 2)
+    fail(errc::bad_data, path + ": a 2-D matrix is needed; it has " +
+                             std::to_string(l.a.shape.size()) + " dimensions");
+  if (l.fortran)
+    fail(errc::bad_data, path + ": a Fortran-order matrix cannot be read in blocks; save it in C "
+                                "order (numpy.ascontiguousarray) to read it on several ranks");
+  const std::size_t cols = l.a.shape[1];
+  const block b = choose(l.a.shape[0], cols);
+  const std::size_t w = l.stored.width, start = l.data_offset;
+  l.count = b.rows * b.cols, l.data_bytes = l.count * w;
+  // The block's elements in row order: each request is served from the rows it spans.
+  std::size_t at = 0;  // elements of the block delivered so far
+  read_payload(l, [&](std::byte* dst, std::size_t bytes) {
+    for (std::size_t want = bytes / w; want > 0;) {
+      const std::size_t r = at / b.cols, j = at % b.cols, run = std::min(want, b.cols - j);
+      in.seekg(std::streamoff(start + ((b.row0 + r) * cols + b.col0 + j) * w));
+      read_exactly(in, dst, run * w, path);
+      dst += run * w, at += run, want -= run;
+    }
+  });
+  return std::move(l.a);
+}
+
 array read_npy_part(const std::string& path, const part_chooser& choose) {
   std::size_t size = 0;
   std::ifstream in = open_regular(path, size);

@@ -1,7 +1,10 @@
 // pplab::matmul: checks shapes, strides and overlap, picks the backend's rung, runs it.
 #include <string>
 
+#include <cstdio>
+
 #include "core/run.hpp"
+#include "matmul/mpi/grid.hpp"
 #include "pplab/matmul.hpp"
 
 namespace pplab {
@@ -24,26 +27,46 @@ bool overlap(span_bytes x, span_bytes y) { return x.begin < y.end && y.begin < x
 void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
             std::size_t ldc) {
-  if (t != dtype::f32 && t != dtype::f64)
-    fail(errc::invalid_argument,
-         "matmul: dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
-  lda = lda ? lda : k, ldb = ldb ? ldb : n, ldc = ldc ? ldc : n;
-  const auto check = [](const char* name, std::size_t ld, std::size_t cols) {
-    if (ld < cols)
-      fail(errc::invalid_argument, std::string("matmul: ld") + name + " = " + std::to_string(ld) +
-                                       " is less than its column count " + std::to_string(cols));
-  };
-  check("a", lda, k), check("b", ldb, n), check("c", ldc, n);
-  if ((m && k && !a) || (k && n && !b) || (m && n && !c))
-    fail(errc::invalid_argument, "matmul: a matrix with elements has a null data pointer");
-  const std::size_t elem = size_of(t);
-  const span_bytes cs = extent(c, m, n, ldc, elem);
-  if (overlap(cs, extent(a, m, k, lda, elem)) || overlap(cs, extent(b, k, n, ldb, elem)))
-    fail(errc::invalid_argument, "matmul: C overlaps A or B; write the product to its own memory");
   detail::require_backend(where);
-  const detail::matmul_problem p{t, m, n, k};
-  detail::run_variant(detail::default_rung<detail::matmul_rung>(where, p),
-                      {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+  // This process's blocks: the whole matrices, or one rank's on the mpi backend.
+  detail::executor& ex = detail::executor_for(where);
+  const matmul_blocks mine = detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
+  const std::size_t am = mine.a.rows, ak = mine.a.cols, bk = mine.b.rows, bn = mine.b.cols,
+                    cm = mine.c.rows, cn = mine.c.cols;
+  lda = lda ? lda : ak, ldb = ldb ? ldb : bn, ldc = ldc ? ldc : cn;
+  char numbers[96];
+  std::snprintf(numbers, sizeof numbers, " alpha %.17g beta %.17g", alpha, beta);
+  const std::string signature = "matmul " + std::string(name_of(t)) + " " + std::to_string(m) +
+                                "x" + std::to_string(n) + "x" + std::to_string(k) + numbers;
+  detail::agree_on_call(where, signature, 0, [&] {
+    if (t != dtype::f32 && t != dtype::f64)
+      fail(errc::invalid_argument,
+           "matmul: dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
+    const auto check = [](const char* name, std::size_t ld, std::size_t cols) {
+      if (ld < cols)
+        fail(errc::invalid_argument, std::string("matmul: ld") + name + " = " + std::to_string(ld) +
+                                         " is less than its column count " + std::to_string(cols));
+    };
+    check("a", lda, ak), check("b", ldb, bn), check("c", ldc, cn);
+    if ((am && ak && !a) || (bk && bn && !b) || (cm && cn && !c))
+      fail(errc::invalid_argument, "matmul: a matrix with elements has a null data pointer");
+    const std::size_t elem = size_of(t);
+    const span_bytes cs = extent(c, cm, cn, ldc, elem);
+    if (overlap(cs, extent(a, am, ak, lda, elem)) || overlap(cs, extent(b, bk, bn, ldb, elem)))
+      fail(errc::invalid_argument,
+           "matmul: C overlaps A or B; write the product to its own memory");
+  });
+  detail::together([&] {
+    const detail::matmul_problem p{t, m, n, k};
+    detail::run_variant(detail::default_rung<detail::matmul_rung>(where, p),
+                        {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+  });
+}
+
+matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k) {
+  detail::executor& ex = detail::executor_for(backend::mpi);
+  if (!ex.usable()) return detail::blocks_of({}, m, n, k);
+  return detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
 }
 
 // Host matrices on a device backend: A, B (and C when beta != 0) are copied into packed device

@@ -113,6 +113,11 @@ std::uint64_t executor::agree_on_call(const std::string&, std::uint64_t local_n,
   return local_n;
 }
 
+std::vector<std::byte> executor::gather_to_root(const void* mine, std::size_t bytes) {
+  const std::byte* p = static_cast<const std::byte*>(mine);
+  return std::vector<std::byte>(p, p + bytes);
+}
+
 buffer scratch_for(executor& ex, std::size_t bytes) {
   buffer b(ex, std::max<std::size_t>(bytes, 256));
   ex.fill(b.get(), 0, 256);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,31 @@ public:
                              "'; every rank must pass the same arguments");
     }
     return total;
+  }
+
+  std::vector<std::byte> gather_to_root(const void* mine, std::size_t bytes) override {
+    const int n_ranks = ranks(), me = rank();
+    std::uint64_t mine_bytes = bytes;
+    std::vector<std::uint64_t> sizes(static_cast<std::size_t>(n_ranks));
+    mpi::check(
+        MPI_Allgather(&mine_bytes, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, mpi::comm()),
+        "MPI_Allgather");
+    // MPI counts are ints: every rank sees the same sizes and refuses together.
+    std::vector<int> counts(sizes.size()), displs(sizes.size());
+    std::uint64_t total = 0;
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      displs[r] = int(total), counts[r] = int(sizes[r]);
+      total += sizes[r];
+    }
+    if (total > std::uint64_t(std::numeric_limits<int>::max()))
+      throw agreed_error(errc::unsupported,
+                         "the gathered result is " + std::to_string(total >> 20) +
+                             " MiB; gathering more than 2 GiB to one rank is not supported");
+    std::vector<std::byte> all(me == 0 ? total : 0);
+    mpi::check(MPI_Gatherv(mine, int(bytes), MPI_BYTE, all.data(), counts.data(), displs.data(),
+                           MPI_BYTE, 0, mpi::comm()),
+               "MPI_Gatherv");
+    return all;
   }
 
 private:

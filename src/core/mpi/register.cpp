@@ -5,10 +5,12 @@ namespace pplab::detail {
 
 void register_reduce_mpi(registry&);
 void register_histogram_mpi(registry&);
+void register_matmul_mpi(registry&);
 
 void register_mpi(registry& r) {
   register_reduce_mpi(r);
   register_histogram_mpi(r);
+  register_matmul_mpi(r);
 }
 
 }  // namespace pplab::detail
