@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "common.hpp"
 #include "core/run.hpp"
@@ -18,7 +19,7 @@ namespace pplab::cli {
 namespace {
 
 struct lab_cli {
-  std::string pattern_name, backend_name, json_path = "pplab-lab.json", chart_path;
+  std::string pattern_name, backend_name, local_name = "cpu", json_path = "pplab-lab.json", chart_path;
   std::vector<std::string> variants;
   bool quick = false, no_progress = false;
   double budget = 0;
@@ -29,6 +30,7 @@ void run(const lab_cli& o) {
   s.scale = o.quick ? lab::size::quick : lab::size::full;
   s.budget_s = o.budget > 0 ? o.budget : (o.quick ? 0.15 : 1.0);
   if (!o.pattern_name.empty()) s.only_pattern = parse_pattern(o.pattern_name);
+  set_mpi_local(parse_backend(o.local_name));
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
     detail::require_backend(*s.only_backend);
@@ -42,12 +44,15 @@ void run(const lab_cli& o) {
       fail(errc::invalid_argument,
            "--variant " + part +
                ": no rung the lab would run here has it in its id (see `pplab list`)");
+  // In a job of several ranks (mpi) every rank runs the lab; rank 0 prints and writes.
+  const bool root = !available(backend::mpi) || detail::executor_for(backend::mpi).rank() == 0;
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
   const std::string chart_path =
       o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
-  io::output_file record(o.json_path), chart(chart_path);
+  std::optional<io::output_file> record, chart;
+  if (root) record.emplace(o.json_path), chart.emplace(chart_path);
   std::size_t step = 0;
-  const bool progress = !o.no_progress && isatty(STDERR_FILENO);
+  const bool progress = root && !o.no_progress && isatty(STDERR_FILENO);
   if (progress)
     s.progress = [&step](const std::string& what) {
       std::fprintf(stderr, "\r\033[K[%3zu] %s", ++step, what.c_str());
@@ -56,27 +61,36 @@ void run(const lab_cli& o) {
   detail::stopwatch clock;
   const lab::result lab = lab::run(s);
   if (progress) std::fprintf(stderr, "\r\033[K");
+  std::size_t wrong = 0;
+  for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
+  if (!root) {
+    if (wrong)  // every rank has the same rows: the same error, printed once by rank 0
+      throw detail::agreed_error(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers");
+    return;
+  }
   std::vector<std::string> shown;  // the executors' main ceilings, as measured in this run
   for (const auto& [key, text] : {std::pair{"read_GBps", "read {:.1f} GB/s"},
                                   {"copy_GBps", "copy {:.1f} GB/s"},
                                   {"fp32_GFLOPs", "fp32 FMA {:.0f} GFLOP/s"},
                                   {"gpu_read_GBps", "GPU read {:.0f} GB/s"},
-                                  {"gpu_launch_us", "GPU launch {:.1f} us"}})
+                                  {"gpu_launch_us", "GPU launch {:.1f} us"},
+                                  {"mpi_latency_us", "MPI latency {:.2f} us"},
+                                  {"mpi_p2p_GBps", "MPI point-to-point {:.1f} GB/s"},
+                                  {"mpi_allreduce_us", "MPI 8-byte all-reduce {:.2f} us"}})
     if (!std::isnan(lab.ceiling(key)))
       shown.push_back(fmt::format(fmt::runtime(text), lab.ceiling(key)));
   fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: {}\n", o.quick ? " --quick" : "",
              lab.rows.size(), clock.seconds(), fmt::join(shown, ", "));
   print_table(lab);
-  record.write(record_json(lab, o.quick));
-  record.commit();
-  chart.write(chart_svg(lab));
-  chart.commit();
-  std::size_t wrong = 0;
-  for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
+  record->write(record_json(lab, o.quick));
+  record->commit();
+  chart->write(chart_svg(lab));
+  chart->commit();
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart_path,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
   if (wrong)
-    fail(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
+    throw detail::agreed_error(errc::bad_data,
+                               std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
 }
 
 }  // namespace
@@ -89,7 +103,10 @@ void add_lab(CLI::App& app) {
       "(warm-up, repeats, median) beside the machine's ceilings measured in the same run.\n"
       "Prints a table, writes a JSON record and an SVG chart of the ladders.");
   cmd->add_option("pattern", o->pattern_name, "reduce, histogram or matmul (default: all)");
-  cmd->add_option("--backend", o->backend_name, "only this backend: seq, cpu or cuda");
+  cmd->add_option("--backend", o->backend_name,
+                  "only this backend: seq, cpu, cuda, or mpi (under mpirun; there the default)");
+  cmd->add_option("--local", o->local_name,
+                  "with the mpi backend: the backend each rank runs its part on (default cpu)");
   cmd->add_option("--variant", o->variants,
                   "only the rungs whose id contains this text (repeatable; the baselines always "
                   "run)");

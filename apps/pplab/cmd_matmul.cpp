@@ -35,26 +35,6 @@ io::array load_matrix(const std::string& path, const char* name,
   return m;
 }
 
-// C's blocks from every rank, put in place on rank 0 (the only one that writes or prints).
-io::array gather_c(detail::executor& ex, const io::array& mine, std::size_t m, std::size_t n,
-                   std::size_t k) {
-  const std::vector<std::byte> all = ex.gather_to_root(mine.data(), mine.bytes.size());
-  io::array c;
-  c.type = mine.type;
-  c.shape = {m, n};
-  if (ex.rank() != 0) return c;
-  c.bytes.resize(m * n * size_of(c.type));
-  const std::size_t e = size_of(c.type);
-  std::size_t at = 0;
-  for (int r = 0; r < ex.ranks(); ++r) {
-    const matrix_block blk = detail::blocks_of(detail::grid_of(r, ex.ranks()), m, n, k).c;
-    for (std::size_t i = 0; i < blk.rows; ++i, at += blk.cols * e)
-      std::memcpy(c.bytes.data() + ((blk.row0 + i) * n + blk.col0) * e, all.data() + at,
-                  blk.cols * e);
-  }
-  return c;
-}
-
 void run(const matmul_cli& o) {
   const backend where = o.backend.resolve();
   detail::executor& ex = detail::executor_for(where);
@@ -131,7 +111,7 @@ void run(const matmul_cli& o) {
       used = r.info.id;
     }
     const double s = clock.seconds();
-    if (job) c = gather_c(ex, c, m, n, k);
+    if (job) c.bytes = detail::assemble_c(ex, c.data(), m, n, k, size_of(c.type));
     if (ex.rank() != 0) return;
     fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
                name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);

@@ -104,6 +104,9 @@ public:
   // Every rank's `bytes` (host memory), concatenated in rank order on rank 0 (empty elsewhere):
   // how a distributed result reaches the one process that writes it.
   virtual std::vector<std::byte> gather_to_root(const void* mine, std::size_t bytes);
+  // Rank 0's `bytes` at `data` copied to every rank, and a barrier (nothing for one process).
+  virtual void broadcast_from_root(void*, std::size_t) {}
+  virtual void barrier() {}
 };
 
 // An error every rank of a job throws together (agreed on): the command line prints it once.

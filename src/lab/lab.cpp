@@ -2,6 +2,7 @@
 // the cases in order, and the ratio columns.
 #include "lab/lab.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/run.hpp"
@@ -12,9 +13,11 @@ namespace pplab::lab {
 void run_reduce_case(session& s);
 void run_histogram_case(session& s);
 void run_matmul_case(session& s);
+void run_mpi_case(session& s);
 std::vector<std::string> planned_reduce(const settings& s);
 std::vector<std::string> planned_histogram(const settings& s);
 std::vector<std::string> planned_matmul(const settings& s);
+std::vector<std::string> planned_mpi(const settings& s);
 
 std::string pow2_label(std::size_t n) {
   if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
@@ -29,6 +32,11 @@ double result::ceiling(std::string_view key) const {
 
 std::vector<backend> backends(const settings& s) {
   std::vector<backend> out;
+  // In a job of several ranks every rank would run the single-process ladders at once on shared
+  // cores: there the lab measures the mpi backend (whose case has its single-process rows).
+  if (!s.only_backend && available(backend::mpi) &&
+      detail::executor_for(backend::mpi).ranks() > 1)
+    return {backend::mpi};
   for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
     if ((!s.only_backend || *s.only_backend == b) && available(b)) out.push_back(b);
   return out;
@@ -36,8 +44,8 @@ std::vector<backend> backends(const settings& s) {
 
 bool wants(const settings& s, pattern p, backend b) {
   if (s.only_pattern && *s.only_pattern != p) return false;
-  if (s.only_backend && *s.only_backend != b) return false;
-  return available(b);
+  const std::vector<backend> here = backends(s);
+  return std::find(here.begin(), here.end(), b) != here.end();
 }
 
 bool wants_variant(const settings& s, const detail::variant_info& v) {
@@ -72,15 +80,19 @@ void session::add_ceiling(detail::ceiling c) {
 }
 
 void session::measure(detail::executor& ex) {
-  // seq and cpu share the host's memory and cores: their ceilings are measured once.
-  const backend key = ex.host_memory() ? backend::cpu : ex.kind();
+  // seq and cpu share the host's memory and cores: their ceilings are measured once. (mpi's are
+  // the job's: its own keys.)
+  const backend key = ex.host_memory() && ex.kind() != backend::mpi ? backend::cpu : ex.kind();
   for (backend b : measured_)
     if (b == key) return;
   measured_.push_back(key);
   progress("measuring the ceilings of " + ex.describe());
   for (detail::ceiling& c : ex.measure_ceilings(probe_bytes(), opts.budget_s))
     add_ceiling(std::move(c));
-  reads_.push_back({ex.host_memory() ? "read_GBps" : "gpu_read_GBps", &ex, probe_bytes()});
+  reads_.push_back({ex.kind() == backend::mpi ? "mpi_read_GBps"
+                    : ex.host_memory()        ? "read_GBps"
+                                              : "gpu_read_GBps",
+                    &ex, probe_bytes()});
 }
 
 void session::reprobe_reads() {
@@ -184,6 +196,7 @@ result run(const settings& s) {
   if (wanted(pattern::reduce)) run_reduce_case(ses);
   if (wanted(pattern::histogram)) run_histogram_case(ses);
   if (wanted(pattern::matmul)) run_matmul_case(ses);
+  run_mpi_case(ses);
   ses.reprobe_reads();
   fill_ratios(out);
   for (const row& r : out.rows)
@@ -200,7 +213,7 @@ result run(const settings& s) {
 
 std::vector<std::string> planned_variants(const settings& s) {
   std::vector<std::string> out;
-  for (auto* part : {planned_reduce, planned_histogram, planned_matmul})
+  for (auto* part : {planned_reduce, planned_histogram, planned_matmul, planned_mpi})
     for (std::string& id : part(s)) {
       bool seen = false;
       for (const std::string& have : out) seen |= have == id;

@@ -234,6 +234,15 @@ public:
     return all;
   }
 
+  void broadcast_from_root(void* data, std::size_t bytes) override {
+    constexpr std::size_t piece = std::size_t(1) << 30;  // MPI counts are ints
+    for (std::size_t at = 0; at < bytes; at += piece)
+      mpi::check(MPI_Bcast(static_cast<char*>(data) + at, int(std::min(piece, bytes - at)),
+                           MPI_BYTE, 0, mpi::comm()),
+                 "MPI_Bcast");
+  }
+  void barrier() override { mpi::check(MPI_Barrier(mpi::comm()), "MPI_Barrier"); }
+
 private:
   int hosts() const {
     MPI_Comm node;
