@@ -51,6 +51,13 @@ arrays make(dtype t, std::size_t n, detail::distribution d, std::uint64_t seed) 
   return a;
 }
 
+// The local backends each rank can run: seq, cpu, and cuda where a GPU answers.
+std::vector<backend> locals() {
+  std::vector<backend> out = {backend::seq, backend::cpu};
+  if (available(backend::cuda)) out.push_back(backend::cuda);
+  return out;
+}
+
 std::vector<std::size_t> sizes(std::mt19937_64& rng) {
   return {0, 1, 2, 3, 5, 1009, 100003, 1 + rng() % 300000};
 }
@@ -68,7 +75,7 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
   std::mt19937_64 rng(seed);
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(job().ranks()) + " ranks");
   const auto& seq_rung = *detail::find_reduce("reduce/seq/r01_sequential_loop");
-  for (backend local : {backend::seq, backend::cpu}) {
+  for (backend local : locals()) {
     set_mpi_local(local);
     for (std::size_t n : sizes(rng))
       for (dtype t : test_dtypes())
@@ -117,9 +124,11 @@ TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
   const std::uint64_t seed = job_seed();
   std::mt19937_64 rng(seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
+  for (backend local : locals())
   for (std::size_t n : sizes(rng))
     for (dtype t : {dtype::u8, dtype::i16, dtype::f32, dtype::f64})
       for (std::size_t bins : {std::size_t(0), std::size_t(7), std::size_t(1000)}) {
+        set_mpi_local(local);
         const arrays a = make(t, n, detail::distribution::normal, seed + bins);
         const std::size_t mine = a.mine_n;
         histogram_options o;
@@ -127,7 +136,7 @@ TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
         const histogram_result want = histogram(backend::seq, t, a.whole.data(), n, o);
         const histogram_result got = histogram(backend::mpi, t, a.mine.data(), mine, o);
         SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) + " bins " +
-                     std::to_string(bins));
+                     std::to_string(bins) + " local " + std::string(name_of(local)));
         EXPECT_EQ(got.lo, want.lo);
         EXPECT_EQ(got.hi, want.hi);
         EXPECT_EQ(got.counts, want.counts);
@@ -172,7 +181,7 @@ TEST_F(Mpi, EveryMatmulRungMatchesSeqBlockByBlock) {
   const shape shapes[] = {{0, 3, 2},    {3, 0, 2},   {4, 5, 0},    {1, 1, 1},      {2, 3, 1},
                           {17, 13, 11}, {64, 3, 97}, {3, 70, 130}, {131, 67, 1201}};
   const auto& seq_rung = *detail::find_matmul("matmul/seq/m01_triple_loop");
-  for (backend local : {backend::seq, backend::cpu}) {
+  for (backend local : locals()) {
     set_mpi_local(local);
     for (dtype t : {dtype::f32, dtype::f64})
       for (const shape& sh : shapes)

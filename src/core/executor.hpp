@@ -2,8 +2,8 @@
 // A backend as one unit, an executor: whether it is usable here (and why not), its memory
 // (allocate, copy in and out, host data streamed through staging buffers), its stream and
 // synchronization, its timer, and the probes of its ceilings. `host` (seq, cpu) and `cuda` are
-// the leaves; an nccl executor will drive several cuda devices and an mpi executor wrap a local
-// one on each rank, through this same interface. Rungs never see an executor: they get the call
+// the leaves; the mpi executor wraps a local one on each rank of a job, and an nccl executor will
+// drive several cuda devices, through this same interface. Rungs never see an executor: they get the call
 // contract of core/registry.hpp, with pointers in the executor's memory and its stream.
 //
 // Which executors exist is decided by the build alone: src/core/host/ always, src/core/cuda/
@@ -104,7 +104,8 @@ public:
   // Every rank's `bytes` (host memory), concatenated in rank order on rank 0 (empty elsewhere):
   // how a distributed result reaches the one process that writes it.
   virtual std::vector<std::byte> gather_to_root(const void* mine, std::size_t bytes);
-  // Rank 0's `bytes` at `data` copied to every rank, and a barrier (nothing for one process).
+  // Rank 0's `bytes` at `data` copied to every rank, and a barrier whose waiting ranks sleep
+  // (nothing for one process).
   virtual void broadcast_from_root(void*, std::size_t) {}
   virtual void barrier() {}
 };

@@ -41,12 +41,16 @@ bool every_rank(bool ok) {
 template <class F> detail::timing on_rank_0(const session& s, F&& work) {
   detail::timing t;
   if (job().rank() == 0) t = detail::time_it(work, 3, s.opts.budget_s);
+  job().barrier();  // the others sleep here, leaving rank 0 their cores
   job().broadcast_from_root(&t, sizeof t);
-  job().barrier();
   return t;
 }
 
-template <class T> void share(T& value) { job().broadcast_from_root(&value, sizeof value); }
+// Rank 0's value on every rank, once rank 0 has it (the others sleep meanwhile).
+template <class T> void share(T& value) {
+  job().barrier();
+  job().broadcast_from_root(&value, sizeof value);
+}
 
 struct scales {
   std::size_t n, matmul;
@@ -200,6 +204,7 @@ void histogram_rows(session& s) {
       detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole,
                           all.get(), ref.data());
     }
+    job().barrier();
     job().broadcast_from_root(ref.data(), ref.size() * 8);
     add_single_process_rows(s, pattern::histogram, std::string(local_rung.info.id), group, "f32",
                             "histogram", n, double(n * 4), 0, [&] {
