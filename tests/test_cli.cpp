@@ -63,6 +63,13 @@ protected:
             slurp(err)};
   }
 
+  std::string read_all(const std::string& p) const {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
   void write(const std::string& name, const std::string& bytes) const {
     std::ofstream(path(name), std::ios::binary) << bytes;
   }
@@ -337,6 +344,11 @@ TEST_F(Cli, MpiJobsPrintOneAnswerEqualToSeq) {
       for (int ranks : {1, 2, 3}) {
         const std::string args = std::string(what) + " --backend mpi --json " + data;
         const result got = run_job(ranks, args);
+        if (ranks > 1 && data == inputs[0] && what == std::string("reduce --op sum")) {
+          // A float sum: the same bits in a second job of the same rank count.
+          const result again = run_job(ranks, args);
+          EXPECT_EQ(again.out, got.out) << ranks << " ranks";
+        }
         ASSERT_EQ(got.code, 0) << ranks << " ranks: " << args << "\n" << got.err;
         ASSERT_EQ(std::count(got.out.begin(), got.out.end(), '\n'), 1) << got.out;
         const auto g = nlohmann::json::parse(got.out);
@@ -405,6 +417,24 @@ TEST_F(Cli, MpiFaultsEndTheJobWithOneError) {
       1, "rank 0: cannot open");
   expect_job_failure(3, "reduce --op sum --backend mpi --n $((100 + (OMPI_COMM_WORLD_RANK == 2)))",
                      2, "rank 2");
+  expect_job_failure(2, "reduce --op sum --backend mpi --dtype f$((32 << OMPI_COMM_WORLD_RANK))", 2,
+                     "disagree");
+  expect_job_failure(2, "histogram --backend mpi --bins $((10 + OMPI_COMM_WORLD_RANK))", 2,
+                     "disagree");
+  // A file shorter on one rank (each host its own copy): that rank's error, on every rank.
+  const auto npy = [&](const std::string& name, std::size_t n) {
+    io::array x;
+    x.type = dtype::f32;
+    x.shape = {n};
+    x.bytes.resize(n * 4);
+    io::write_npy(path(name), x);
+  };
+  npy("x0.npy", 100), npy("x1.npy", 100);
+  std::string bytes = read_all(path("x1.npy"));
+  write("x1.npy", bytes.substr(0, bytes.size() - 40));
+  expect_job_failure(
+      2, "reduce --op sum --backend mpi --input " + path("x") + "$OMPI_COMM_WORLD_RANK.npy", 1,
+      "rank 1: ");
   expect_job_failure(2, "reduce --op mean --backend mpi --n 0", 2, "mean of an empty input");
   expect_job_failure(2, "histogram --backend mpi --range 1:0", 2, "lo must be below hi");
   expect_job_failure(2, "reduce --op sum --backend mpi --local nccl", 2, "seq, cpu or cuda");

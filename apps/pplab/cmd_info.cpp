@@ -4,8 +4,8 @@
 #include "common.hpp"
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
-#include "core/registry.hpp"
 #include "core/executor.hpp"
+#include "core/registry.hpp"
 
 namespace pplab::cli {
 
@@ -31,11 +31,15 @@ void add_info(CLI::App& app) {
                   {"memory_bytes", g.mem_bytes},
                   {"theoretical_GBps", g.mem_GBps_theoretical}};
     else j["gpu"] = {{"absent", g.why_absent}};
+    detail::executor& job = detail::executor_for(backend::mpi);
+    if (job.usable()) j["mpi"] = {{"job", job.describe()}};
+    else j["mpi"] = {{"absent", job.why_absent()}};
+    // Under mpirun every rank answers the same: rank 0 prints.
+    if (job.usable() && job.rank() != 0) return;
     if (!*no_measure) {  // the lab's probes, on smaller buffers
       const auto measured = [](backend b, std::size_t bytes, double budget) {
         nlohmann::json out = nlohmann::json::object();
-        for (const detail::ceiling& k :
-             detail::executor_for(b).measure_ceilings(bytes, budget))
+        for (const detail::ceiling& k : detail::executor_for(b).measure_ceilings(bytes, budget))
           out[k.key] = k.value;
         return out;
       };
@@ -57,6 +61,9 @@ void add_info(CLI::App& app) {
       fmt::print("gpu      {}, {} SMs, {:.1f} GiB, driver {}, {:.0f} GB/s theoretical\n", g.name,
                  g.sm_count, double(g.mem_bytes) / (1 << 30), g.driver, g.mem_GBps_theoretical);
     else fmt::print("gpu      none: {}\n", g.why_absent);
+    fmt::print("mpi      {}\n", j["mpi"].contains("job")
+                                    ? j["mpi"]["job"].get<std::string>()
+                                    : "not usable: " + j["mpi"]["absent"].get<std::string>());
     if (j.contains("ceilings"))
       fmt::print("ceilings read {:.1f} GB/s, copy {:.1f} GB/s (read + write), fp32 FMA {:.0f} "
                  "GFLOP/s (256 MiB buffers, all threads)\n",

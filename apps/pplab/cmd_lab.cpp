@@ -19,7 +19,8 @@ namespace pplab::cli {
 namespace {
 
 struct lab_cli {
-  std::string pattern_name, backend_name, local_name = "cpu", json_path = "pplab-lab.json", chart_path;
+  std::string pattern_name, backend_name, local_name = "cpu", json_path = "pplab-lab.json",
+                                          chart_path;
   std::vector<std::string> variants;
   bool quick = false, no_progress = false;
   double budget = 0;
@@ -65,7 +66,8 @@ void run(const lab_cli& o) {
   for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
   if (!root) {
     if (wrong)  // every rank has the same rows: the same error, printed once by rank 0
-      throw detail::agreed_error(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers");
+      throw detail::agreed_error(errc::bad_data,
+                                 std::to_string(wrong) + " rungs gave wrong answers");
     return;
   }
   std::vector<std::string> shown;  // the executors' main ceilings, as measured in this run
@@ -89,8 +91,8 @@ void run(const lab_cli& o) {
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart_path,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
   if (wrong)
-    throw detail::agreed_error(errc::bad_data,
-                               std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
+    throw detail::agreed_error(errc::bad_data, std::to_string(wrong) +
+                                                   " rungs gave wrong answers (see WRONG above)");
 }
 
 }  // namespace

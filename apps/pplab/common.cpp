@@ -78,8 +78,7 @@ void backend_options::add_to(CLI::App& cmd) {
 backend backend_options::resolve() const {
   const backend b = parse_backend(name);
   if (b == backend::mpi) set_mpi_local(parse_backend(local));
-  else if (local != "cpu")
-    fail(errc::invalid_argument, "--local applies to --backend mpi alone");
+  else if (local != "cpu") fail(errc::invalid_argument, "--local applies to --backend mpi alone");
   detail::require_backend(b);
   return b;
 }
@@ -123,9 +122,8 @@ loaded load_data(const data_options& o, backend where) {
       }
     }
     // What must be the same on every rank: the source, and the whole array's type and shape.
-    what = "data from " + (o.input.empty() ? "generator " + o.dist + " seed " +
-                                                 std::to_string(o.seed)
-                                           : o.input);
+    what = "data from " +
+           (o.input.empty() ? "generator " + o.dist + " seed " + std::to_string(o.seed) : o.input);
     for (const io::array& a : out.in.channels) {
       what += std::string(" ") + std::string(name_of(a.type)) + "[";
       for (std::size_t d : a.shape) what += std::to_string(d) + ",";

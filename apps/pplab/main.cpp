@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     return pplab::detail::end_with_error(std::string(e.what()) + "\nRun with --help for usage.", 2,
                                          true);
   } catch (const pplab::error& e) {
-    return pplab::detail::end_with_error(e.what(), e.code() == pplab::errc::invalid_argument ? 2 : 1,
+    return pplab::detail::end_with_error(e.what(),
+                                         e.code() == pplab::errc::invalid_argument ? 2 : 1,
                                          dynamic_cast<const pplab::detail::agreed_error*>(&e));
   } catch (const std::bad_alloc&) {
     return pplab::detail::end_with_error("out of memory; try a smaller input (--n)", 1, false);

@@ -109,9 +109,9 @@ void add_single_process_rows(session& s, pattern what, const std::string& local_
   if (job().rank() == 0) omp_set_num_threads(all);
   const detail::timing cpu = on_rank_0(s, [&] { run_whole(); });
   if (job().rank() == 0) omp_set_num_threads(before);
-  row c = row_of({"cpu backend, " + std::to_string(all) + " threads, one process", what,
-                  backend::mpi, -1, ""},
-                 group, dtype, op, n, cpu);
+  row c = row_of(
+      {"cpu backend, " + std::to_string(all) + " threads, one process", what, backend::mpi, -1, ""},
+      group, dtype, op, n, cpu);
   c.verified = true;
   c.note = "the job's threads in one process (meaningful when the ranks share a host)";
   int bound = cores;
@@ -155,12 +155,11 @@ void reduce_rows(session& s) {
       });
     }
     share(ref), share(scale);
-    add_single_process_rows(s, pattern::reduce, std::string(local_rung.info.id), group,
-                            std::string(name_of(t)), std::string(name_of(o)), n, double(n * w), 0,
-                            [&] {
-                              detail::run_variant(local_rung, detail::executor_for(mpi_local()),
-                                                  whole, all.get());
-                            });
+    add_single_process_rows(
+        s, pattern::reduce, std::string(local_rung.info.id), group, std::string(name_of(t)),
+        std::string(name_of(o)), n, double(n * w), 0, [&] {
+          detail::run_variant(local_rung, detail::executor_for(mpi_local()), whole, all.get());
+        });
     all.reset();
     for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
       if (!wanted(s, r.info)) continue;
@@ -201,8 +200,8 @@ void histogram_rows(session& s) {
     if (job().rank() == 0) {
       all.reset(new std::byte[n * 4 + 1]);
       detail::generate(t, all.get(), n, detail::distribution::uniform, 7);
-      detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole,
-                          all.get(), ref.data());
+      detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole, all.get(),
+                          ref.data());
     }
     job().barrier();
     job().broadcast_from_root(ref.data(), ref.size() * 8);
@@ -232,7 +231,8 @@ void histogram_rows(session& s) {
 void matmul_rows(session& s) {
   const std::size_t n = scale_of(s.opts.scale).matmul;
   const dtype t = dtype::f32;
-  const matmul_blocks mine = detail::blocks_of(detail::grid_of(job().rank(), job().ranks()), n, n, n);
+  const matmul_blocks mine =
+      detail::blocks_of(detail::grid_of(job().rank(), job().ranks()), n, n, n);
   const auto block_of = [&](const matrix_block& b, std::uint64_t seed) {
     std::vector<float> out(b.rows * b.cols + 1);
     for (std::size_t i = 0; i < b.rows; ++i)
@@ -242,8 +242,8 @@ void matmul_rows(session& s) {
   };
   const std::vector<float> a = block_of(mine.a, 1), b = block_of(mine.b, 2);
   std::vector<float> c(mine.c.rows * mine.c.cols + 1);
-  const std::string group = "f32 " + std::to_string(n) + "^3 on " +
-                            std::to_string(job().ranks()) + " ranks";
+  const std::string group =
+      "f32 " + std::to_string(n) + "^3 on " + std::to_string(job().ranks()) + " ranks";
   const double flops = 2.0 * double(n) * double(n) * double(n);
   const detail::matmul_problem whole{t, n, n, n};
   std::vector<float> wa, wb, wc;
@@ -254,8 +254,8 @@ void matmul_rows(session& s) {
   }
   const auto& local_rung = detail::default_rung<detail::matmul_rung>(mpi_local(), whole);
   s.progress("one rank for " + group);
-  add_single_process_rows(s, pattern::matmul, std::string(local_rung.info.id), group, "f32",
-                          "gemm", n * n * n, 0, flops, [&] {
+  add_single_process_rows(s, pattern::matmul, std::string(local_rung.info.id), group, "f32", "gemm",
+                          n * n * n, 0, flops, [&] {
                             detail::run_variant(local_rung, detail::executor_for(mpi_local()),
                                                 {whole, 1.0, 0.0, wa.data(), n, wb.data(), n,
                                                  wc.data(), n, nullptr, nullptr});
@@ -272,8 +272,8 @@ void matmul_rows(session& s) {
     const std::vector<std::byte> whole_c = detail::assemble_c(job(), c.data(), n, n, n, 4);
     double err = 0;
     if (job().rank() == 0)
-      err = freivalds(wa.data(), wb.data(), reinterpret_cast<const float*>(whole_c.data()), n, n,
-                      n);
+      err =
+          freivalds(wa.data(), wb.data(), reinterpret_cast<const float*>(whole_c.data()), n, n, n);
     share(err);
     row out = row_of(r.info, group, "f32", "gemm", n * n * n, tm);
     out.max_rel_err = err;

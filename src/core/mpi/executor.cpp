@@ -6,11 +6,11 @@
 // ranks' read and multiply-add rates added up (each rank probing at once, as they run).
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/ceilings.hpp"
