@@ -44,6 +44,7 @@ state::state(const matmul_call& call)
       mine(blocks_of(g, call.p.m, call.p.n, call.p.k)), elem(size_of(call.p.type)) {}
 
 void state::pack_a(const panel& p, void* into) const {
+  if (mine.a.rows == 0) return;  // an empty block: nothing to copy (and `into` may be null)
   // Columns [k0, k0 + kb) of A are columns [k0 - col0, ...) of this rank's block.
   const char* from = static_cast<const char*>(c.a) + (p.k0 - mine.a.col0) * elem;
   for (std::size_t r = 0; r < mine.a.rows; ++r)
@@ -51,6 +52,7 @@ void state::pack_a(const panel& p, void* into) const {
 }
 
 void state::pack_b(const panel& p, void* into) const {
+  if (mine.b.cols == 0) return;
   const char* from = static_cast<const char*>(c.b) + (p.k0 - mine.b.row0) * c.ldb * elem;
   for (std::size_t r = 0; r < p.kb; ++r)
     std::memcpy(static_cast<char*>(into) + r * mine.b.cols * elem, from + r * c.ldb * elem,
