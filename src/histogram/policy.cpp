@@ -24,7 +24,9 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
             "histogram/cuda/h09_radix_partition", "histogram/cuda/h06_cluster_distributed",
             "histogram/cuda/h03_interleaved_atomics"};
   case backend::mpi:
-    // One in-place all-reduce of the counts (every combine gives the same counts).
+    // One in-place all-reduce of the counts (every combine gives the same counts). For 8 MiB of
+    // counts on 2 ranks: 1.9 ms, against 3.2 ms for h01 and 64 ms for h03's reduce-scatter
+    // (Open MPI 4.1.4, docs/mpi.md): also for many bins.
     return {"histogram/mpi/h02_allreduce"};
   default:
     return {};
