@@ -207,6 +207,13 @@ TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   expect_failure("reduce --op mean --input " + path("ints.txt") + " --format raw", 2, "--dtype");
   expect_failure("matmul --a " + path("int.npy") + " --b " + path("int.npy"), 1, "float32");
   expect_failure("matmul --a " + path("missing.npy") + " --b " + path("int.npy"), 1, "cannot open");
+  expect_failure("matmul", 2, "--shape MxNxK");
+  expect_failure("matmul --shape 4x4", 2, "--shape wants MxNxK");
+  expect_failure("matmul --shape 4x4x4 --a " + path("int.npy"), 2, "give --a and --b");
+  expect_failure("matmul --shape 4x4x4 --dtype i32", 2, "f32 or f64");
+  const result generated = run("matmul --shape 2x3x4 --backend seq");
+  EXPECT_EQ(generated.code, 0) << generated.err;
+  EXPECT_NE(generated.out.find("(2x4) x (4x3)"), std::string::npos) << generated.out;
   expect_failure("frobnicate", 2, "");
   // Sizes that overflow or exceed the machine are refused before anything is allocated.
   expect_failure("reduce --op sum --n 4611686018427387904 --json", 2, "more than 2^64 bytes");
@@ -391,6 +398,20 @@ TEST_F(Cli, MpiMatmulWritesTheWholeProduct) {
     const double* g = reinterpret_cast<const double*>(got.data());
     const double* w = reinterpret_cast<const double*>(want.data());
     for (std::size_t i = 0; i < 37 * 19; ++i) ASSERT_NEAR(g[i], w[i], 1e-12) << i;
+  }
+  // Generated matrices: each rank makes only its blocks, and the product is one process's.
+  ASSERT_EQ(
+      run("matmul --shape 29x31x37 --dtype f64 --backend seq --out " + path("want2.npy")).code, 0);
+  const io::array want2 = io::read_npy(path("want2.npy"));
+  for (int ranks : {2, 3}) {
+    const result r = run_job(ranks, "matmul --shape 29x31x37 --dtype f64 --backend mpi --out " +
+                                        path("got2.npy"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const io::array got = io::read_npy(path("got2.npy"));
+    ASSERT_EQ(got.shape, want2.shape);
+    const double* g = reinterpret_cast<const double*>(got.data());
+    const double* w = reinterpret_cast<const double*>(want2.data());
+    for (std::size_t i = 0; i < 29 * 31; ++i) ASSERT_NEAR(g[i], w[i], 1e-12) << i;
   }
   // A's columns and B's rows differ: one error, every rank.
   matrix("b2.npy", 22, 19, 2);

@@ -1,10 +1,13 @@
 // pplab matmul --a A.npy --b B.npy [--out C.npy]: C = alpha * A * B (+ beta * C).
 #include <fmt/format.h>
 
+#include <array>
+#include <charconv>
 #include <cstring>
 #include <optional>
 
 #include "common.hpp"
+#include "core/generate.hpp"
 #include "core/run.hpp"
 #include "core/sizes.hpp"
 #include "core/timer.hpp"
@@ -17,8 +20,40 @@ namespace {
 struct matmul_cli {
   backend_options backend;
   std::string a_path, b_path, c_path, out_path, variant;
+  std::string shape, dtype_name = "f32";  // generated matrices: --shape MxNxK
+  std::uint64_t seed = 1;
   double alpha = 1, beta = 1;
 };
+
+// "MxNxK" as three sizes (0 allowed: an empty product).
+std::array<std::size_t, 3> parse_shape(const std::string& s) {
+  std::array<std::size_t, 3> out{};
+  const char* p = s.data();
+  const char* end = s.data() + s.size();
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto [next, ec] = std::from_chars(p, end, out[i]);
+    const bool last = i == 2;
+    if (ec != std::errc() || next == p || (last ? next != end : (next == end || *next != 'x')))
+      fail(errc::invalid_argument,
+           "--shape wants MxNxK, three sizes such as 4096x4096x4096; got '" + s + "'");
+    p = next + (last ? 0 : 1);
+  }
+  return out;
+}
+
+// A generated matrix of `cols` columns, or this rank's block of it: element (i, j) is element
+// i * cols + j of the seeded stream, whichever rank makes it.
+io::array generated(dtype t, std::size_t rows, std::size_t cols, const matrix_block& b,
+                    std::uint64_t seed) {
+  io::array m;
+  m.type = t;
+  m.shape = {rows, cols};
+  m.bytes.resize(detail::checked_bytes({b.rows, b.cols, size_of(t)}, "a generated matrix"));
+  for (std::size_t i = 0; i < b.rows; ++i)
+    detail::generate(t, static_cast<std::byte*>(m.data()) + i * b.cols * size_of(t), b.cols,
+                     detail::distribution::uniform, seed, (b.row0 + i) * cols + b.col0);
+  return m;
+}
 
 // The whole matrix, or on a job of several ranks only this rank's block of it (`which` gets the
 // file's shape).
@@ -54,13 +89,27 @@ void run(const matmul_cli& o) {
       const matrix_block x = detail::blocks_of(g, rows, 0, cols).a;
       return io::block{x.row0, x.rows, x.col0, x.cols};
     };
-    a = load_matrix(o.a_path, "A", job ? &a_block : nullptr);
     const io::block_chooser b_block = [&](std::size_t rows, std::size_t cols) {
       n = cols;
       const matrix_block x = detail::blocks_of(g, 0, cols, rows).b;
       return rows == k ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
     };
-    b = load_matrix(o.b_path, "B", job ? &b_block : nullptr);
+    if (o.shape.empty() == o.a_path.empty() || o.a_path.empty() != o.b_path.empty())
+      fail(errc::invalid_argument,
+           "give --a and --b (.npy files), or --shape MxNxK to generate A and B");
+    if (!o.shape.empty()) {
+      const auto [gm, gn, gk] = parse_shape(o.shape);
+      const dtype t = parse_dtype(o.dtype_name);
+      if (!is_float(t))
+        fail(errc::invalid_argument, "--dtype for matmul is f32 or f64; got " + o.dtype_name);
+      const matmul_blocks mine = detail::blocks_of(g, gm, gn, gk);
+      m = gm, n = gn, k = gk;
+      a = generated(t, gm, gk, mine.a, o.seed);
+      b = generated(t, gk, gn, mine.b, o.seed + 1);
+    } else {
+      a = load_matrix(o.a_path, "A", job ? &a_block : nullptr);
+      b = load_matrix(o.b_path, "B", job ? &b_block : nullptr);
+    }
     const io::block_chooser c_block = [&](std::size_t rows, std::size_t cols) {
       const matrix_block x = detail::blocks_of(g, m, n, k).c;
       return rows == m && cols == n ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
@@ -137,9 +186,15 @@ void run(const matmul_cli& o) {
 void add_matmul(CLI::App& app) {
   auto o = std::make_shared<matmul_cli>();
   auto* cmd = app.add_subcommand(
-      "matmul", "multiply two matrices from .npy files: C = alpha*A*B (+ beta*C with --c)");
-  cmd->add_option("--a", o->a_path, "A, an MxK float32 or float64 .npy matrix")->required();
-  cmd->add_option("--b", o->b_path, "B, a KxN .npy matrix of the same dtype")->required();
+      "matmul", "multiply two matrices from .npy files, or generated ones: C = alpha*A*B (+ beta*C "
+                "with --c)");
+  cmd->add_option("--a", o->a_path, "A, an MxK float32 or float64 .npy matrix");
+  cmd->add_option("--b", o->b_path, "B, a KxN .npy matrix of the same dtype");
+  cmd->add_option("--shape", o->shape,
+                  "MxNxK: generate A and B instead (uniform in [0, 1); on --backend mpi each rank "
+                  "makes only its blocks)");
+  cmd->add_option("--dtype", o->dtype_name, "dtype of generated matrices: f32 (default) or f64");
+  cmd->add_option("--seed", o->seed, "seed of generated matrices (default 1)");
   cmd->add_option("--c", o->c_path, "C to accumulate into (with --beta)");
   cmd->add_option("--out", o->out_path, "write C to this .npy file");
   cmd->add_option("--alpha", o->alpha, "scale of A*B (default 1)");
