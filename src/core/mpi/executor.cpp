@@ -211,6 +211,8 @@ public:
     return total;
   }
 
+  // Point to point in pieces of at most 1 GiB (MPI counts are ints), so any size gathers; rank
+  // 0's allocation is agreed on before any rank sends.
   std::vector<std::byte> gather_to_root(const void* mine, std::size_t bytes) override {
     const int n_ranks = ranks(), me = rank();
     std::uint64_t mine_bytes = bytes;
@@ -218,21 +220,35 @@ public:
     mpi::check(
         MPI_Allgather(&mine_bytes, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, mpi::comm()),
         "MPI_Allgather");
-    // MPI counts are ints: every rank sees the same sizes and refuses together.
-    std::vector<int> counts(sizes.size()), displs(sizes.size());
-    std::uint64_t total = 0;
-    for (std::size_t r = 0; r < sizes.size(); ++r) {
-      displs[r] = int(total), counts[r] = int(sizes[r]);
-      total += sizes[r];
+    std::vector<std::byte> all;
+    std::exception_ptr failed;
+    if (me == 0) try {
+        std::uint64_t total = 0;
+        for (std::uint64_t s : sizes) total += s;
+        all.resize(total);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    mpi::agree(failed);
+    constexpr std::size_t piece = std::size_t(1) << 30;
+    const char* from = static_cast<const char*>(mine);
+    if (me != 0) {
+      for (std::size_t at = 0; at < bytes; at += piece)
+        mpi::check(
+            MPI_Send(from + at, int(std::min(piece, bytes - at)), MPI_BYTE, 0, 7, mpi::comm()),
+            "MPI_Send");
+      return all;
     }
-    if (total > std::uint64_t(std::numeric_limits<int>::max()))
-      throw agreed_error(errc::unsupported,
-                         "the gathered result is " + std::to_string(total >> 20) +
-                             " MiB; gathering more than 2 GiB to one rank is not supported");
-    std::vector<std::byte> all(me == 0 ? total : 0);
-    mpi::check(MPI_Gatherv(mine, int(bytes), MPI_BYTE, all.data(), counts.data(), displs.data(),
-                           MPI_BYTE, 0, mpi::comm()),
-               "MPI_Gatherv");
+    if (bytes) std::memcpy(all.data(), mine, bytes);
+    std::size_t offset = bytes;
+    for (int r = 1; r < n_ranks; ++r) {
+      const std::size_t len = sizes[std::size_t(r)];
+      for (std::size_t at = 0; at < len; at += piece)
+        mpi::check(MPI_Recv(all.data() + offset + at, int(std::min(piece, len - at)), MPI_BYTE, r,
+                            7, mpi::comm(), MPI_STATUS_IGNORE),
+                   "MPI_Recv");
+      offset += len;
+    }
     return all;
   }
 
