@@ -1,5 +1,6 @@
 # Dependencies: Debian's packages (scripts/install-deps), or PPLAB_DEPS_DIR on machines where
 # the packages cannot be installed (scripts/pack-deps fills it from this machine's packages).
+list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}")  # FindNCCL.cmake
 find_package(OpenMP REQUIRED)
 
 set(PPLAB_HAVE_OPENBLAS OFF)
@@ -103,4 +104,19 @@ if(NOT PPLAB_MPI STREQUAL "OFF")
     message(STATUS "pplab: MPI not found; the mpi backend is left out")
   endif()
 endif()
-message(STATUS "pplab: cuda=${PPLAB_HAVE_CUDA} mpi=${PPLAB_HAVE_MPI} openblas=${PPLAB_HAVE_OPENBLAS} images=${PPLAB_HAVE_STB}")
+# NCCL (shipped with the CUDA toolkit, or libnccl-dev): the nccl backend, built with the cuda
+# backend when found, skipped cleanly when not.
+set(PPLAB_HAVE_NCCL OFF)
+if(PPLAB_HAVE_CUDA AND NOT PPLAB_NCCL STREQUAL "OFF")
+  find_package(NCCL QUIET)
+  if(NCCL_FOUND)
+    set(PPLAB_HAVE_NCCL ON)
+  elseif(PPLAB_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "PPLAB_NCCL=ON but NCCL was not found (nccl.h and libnccl)")
+  else()
+    message(STATUS "pplab: NCCL not found; the nccl backend is left out")
+  endif()
+elseif(PPLAB_NCCL STREQUAL "ON")
+  message(FATAL_ERROR "PPLAB_NCCL=ON needs the cuda backend (nvcc was not found)")
+endif()
+message(STATUS "pplab: cuda=${PPLAB_HAVE_CUDA} nccl=${PPLAB_HAVE_NCCL} mpi=${PPLAB_HAVE_MPI} openblas=${PPLAB_HAVE_OPENBLAS} images=${PPLAB_HAVE_STB}")

@@ -3,6 +3,8 @@ option(PPLAB_NATIVE "Build for this machine's CPU (-march=native); OFF for porta
 option(PPLAB_OPENBLAS "Build the OpenBLAS baseline rung (m00) when OpenBLAS is found" ON)
 set(PPLAB_CUDA AUTO CACHE STRING "CUDA backend: AUTO (when nvcc is found), ON or OFF")
 set_property(CACHE PPLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
+set(PPLAB_NCCL AUTO CACHE STRING "nccl backend: AUTO (when CUDA and NCCL are found), ON or OFF")
+set_property(CACHE PPLAB_NCCL PROPERTY STRINGS AUTO ON OFF)
 set(PPLAB_MPI AUTO CACHE STRING "mpi backend: AUTO (when MPI is found), ON or OFF")
 set_property(CACHE PPLAB_MPI PROPERTY STRINGS AUTO ON OFF)
 option(PPLAB_BUILD_APP "Build the pplab command line" ON)

@@ -34,6 +34,9 @@ void add_info(CLI::App& app) {
     detail::executor& job = detail::executor_for(backend::mpi);
     if (job.usable()) j["mpi"] = {{"job", job.describe()}};
     else j["mpi"] = {{"absent", job.why_absent()}};
+    detail::executor& gpus = detail::executor_for(backend::nccl);
+    if (gpus.usable()) j["nccl"] = {{"gpus", gpus.describe()}};
+    else j["nccl"] = {{"absent", gpus.why_absent()}};
     // Under mpirun every rank answers the same: rank 0 prints.
     if (job.usable() && job.rank() != 0) return;
     if (!*no_measure) {  // the lab's probes, on smaller buffers
@@ -61,6 +64,9 @@ void add_info(CLI::App& app) {
       fmt::print("gpu      {}, {} SMs, {:.1f} GiB, driver {}, {:.0f} GB/s theoretical\n", g.name,
                  g.sm_count, double(g.mem_bytes) / (1 << 30), g.driver, g.mem_GBps_theoretical);
     else fmt::print("gpu      none: {}\n", g.why_absent);
+    fmt::print("nccl     {}\n", j["nccl"].contains("gpus")
+                                    ? j["nccl"]["gpus"].get<std::string>()
+                                    : "not usable: " + j["nccl"]["absent"].get<std::string>());
     fmt::print("mpi      {}\n", j["mpi"].contains("job")
                                     ? j["mpi"]["job"].get<std::string>()
                                     : "not usable: " + j["mpi"]["absent"].get<std::string>());

@@ -30,8 +30,10 @@ using cpu_t = backend_tag<backend::cpu>;
 using cuda_t = backend_tag<backend::cuda>;
 inline constexpr seq_t seq{};
 inline constexpr cpu_t cpu{};
+using nccl_t = backend_tag<backend::nccl>;
 using mpi_t = backend_tag<backend::mpi>;
 inline constexpr cuda_t cuda{};
+inline constexpr nccl_t nccl{};
 inline constexpr mpi_t mpi{};
 
 }  // namespace pplab

@@ -4,6 +4,8 @@
 // chunks through pinned buffers, copies overlapped with compute, whatever their size.)
 #include <cstddef>
 #include <ranges>
+#include <span>
+#include <vector>
 
 #include "reduce.hpp"
 
@@ -20,6 +22,24 @@ scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o);
 
 template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, op_tag<O>) {
   return reduce_device(dtype_of<std::remove_cv_t<T>>(), d.data, d.size, O)
+      .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
+}
+
+// Data already spread over several GPUs, for the nccl backend: one part per GPU it drives, in
+// device order (part i in the memory of device i, some possibly empty); under mpirun, one part,
+// in the memory of this rank's GPU. The answer is the whole job's (every rank gets it), the
+// parts joined in GPU order: the same bits on every run for a given GPU count.
+struct device_part {
+  const void* data = nullptr;
+  std::size_t size = 0;  // elements
+};
+scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o);
+
+template <class T, op O>
+reduce_result_t<T, O> reduce(nccl_t, std::span<const device_span<T>> parts, op_tag<O>) {
+  std::vector<device_part> each;
+  for (const device_span<T>& p : parts) each.push_back({p.data, p.size});
+  return reduce_device_parts(dtype_of<std::remove_cv_t<T>>(), each, O)
       .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
 }
 

@@ -2,8 +2,8 @@
 // A backend as one unit, an executor: whether it is usable here (and why not), its memory
 // (allocate, copy in and out, host data streamed through staging buffers), its stream and
 // synchronization, its timer, and the probes of its ceilings. `host` (seq, cpu) and `cuda` are
-// the leaves; the mpi executor wraps a local one on each rank of a job, and an nccl executor will
-// drive several cuda devices, through this same interface. Rungs never see an executor: they get the call
+// the leaves; the mpi executor wraps a local one on each rank of a job, and the nccl executor
+// drives several GPUs, through this same interface. Rungs never see an executor: they get the call
 // contract of core/registry.hpp, with pointers in the executor's memory and its stream.
 //
 // Which executors exist is decided by the build alone: src/core/host/ always, src/core/cuda/
@@ -47,6 +47,10 @@ public:
   virtual std::string describe() const = 0;
   // True when rungs of this backend read and write host memory: no staging needed.
   virtual bool host_memory() const noexcept = 0;
+  // False when this executor's pointers stand for data rather than point at it (nccl: one
+  // array split over several GPUs, core/nccl/array.hpp): no arithmetic on them, and host data is
+  // copied in whole (copy_in) rather than streamed in chunks.
+  virtual bool addressable() const noexcept { return true; }
   // Whether `p` points into this executor's memory (data a caller says is already there).
   virtual bool holds(const void* p) const { return host_memory() && p; }
 
@@ -132,7 +136,7 @@ constexpr part part_of(std::size_t n, int r, int ranks) {
 // exit code (no rank is left waiting in a collective).
 int end_with_error(const std::string& message, int exit_code, bool agreed);
 
-// The executor of a backend; nccl is absent until its folder is built.
+// The executor of a backend.
 executor& executor_for(backend b);
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }

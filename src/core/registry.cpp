@@ -12,6 +12,7 @@ const registry& rungs() {
     register_matmul_seq(out);
     register_matmul_cpu(out);
     register_cuda(out);
+    register_nccl(out);
     register_mpi(out);
     return out;
   }();

@@ -149,5 +149,7 @@ void register_matmul_cpu(registry&);  // with the OpenBLAS baseline when it was 
 void register_cuda(registry&);
 // The mpi backend's rungs of every pattern (src/core/mpi/; nothing in a build without MPI).
 void register_mpi(registry&);
+// The nccl backend's rungs of every pattern (src/core/nccl/; nothing in a build without NCCL).
+void register_nccl(registry&);
 
 }  // namespace pplab::detail

@@ -142,6 +142,15 @@ void detail::run_variant(const histogram_rung& r, executor& ex, const histogram_
     r.run({p, host_in, host_counts, scratch.get(), ex.stream()});
     return;
   }
+  if (!ex.addressable()) {
+    // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
+    buffer in(ex, p.n * size_of(p.type)), counts(ex, width * 8);
+    ex.copy_in(in.get(), host_in, in.size());
+    buffer scratch = scratch_for(ex, r.scratch(p));
+    r.run({p, in.get(), counts.as<std::uint64_t>(), scratch.get(), ex.stream()});
+    ex.copy_out(host_counts, counts.get(), width * 8);
+    return;
+  }
   const std::size_t elem = size_of(p.type);
   const std::size_t per_chunk =
       std::max<std::size_t>(std::size_t(64) << 20, 4 * width * sizeof(std::uint64_t)) / elem;

@@ -23,6 +23,10 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h09_radix_partition", "histogram/cuda/h06_cluster_distributed",
             "histogram/cuda/h03_interleaved_atomics"};
+  case backend::nccl:
+    // One in-place all-reduce of the counts; the reduce-scatter gives the same counts and, with
+    // the answer gathered again, moves as much (docs/nccl.md).
+    return {"histogram/nccl/h01_allreduce"};
   case backend::mpi:
     // One in-place all-reduce of the counts (every combine gives the same counts). For 8 MiB of
     // counts on 2 ranks: 1.9 ms, against 3.2 ms for h01 and 64 ms for h03's reduce-scatter

@@ -14,10 +14,12 @@ void run_reduce_case(session& s);
 void run_histogram_case(session& s);
 void run_matmul_case(session& s);
 void run_mpi_case(session& s);
+void run_nccl_case(session& s);
 std::vector<std::string> planned_reduce(const settings& s);
 std::vector<std::string> planned_histogram(const settings& s);
 std::vector<std::string> planned_matmul(const settings& s);
 std::vector<std::string> planned_mpi(const settings& s);
+std::vector<std::string> planned_nccl(const settings& s);
 
 std::string pow2_label(std::size_t n) {
   if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
@@ -89,9 +91,10 @@ void session::measure(detail::executor& ex) {
   progress("measuring the ceilings of " + ex.describe());
   for (detail::ceiling& c : ex.measure_ceilings(probe_bytes(), opts.budget_s))
     add_ceiling(std::move(c));
-  reads_.push_back({ex.kind() == backend::mpi ? "mpi_read_GBps"
-                    : ex.host_memory()        ? "read_GBps"
-                                              : "gpu_read_GBps",
+  reads_.push_back({ex.kind() == backend::mpi    ? "mpi_read_GBps"
+                    : ex.kind() == backend::nccl ? "nccl_read_GBps"
+                    : ex.host_memory()           ? "read_GBps"
+                                                 : "gpu_read_GBps",
                     &ex, probe_bytes()});
 }
 
@@ -196,6 +199,7 @@ result run(const settings& s) {
   if (wanted(pattern::reduce)) run_reduce_case(ses);
   if (wanted(pattern::histogram)) run_histogram_case(ses);
   if (wanted(pattern::matmul)) run_matmul_case(ses);
+  run_nccl_case(ses);
   run_mpi_case(ses);
   ses.reprobe_reads();
   fill_ratios(out);
@@ -213,7 +217,7 @@ result run(const settings& s) {
 
 std::vector<std::string> planned_variants(const settings& s) {
   std::vector<std::string> out;
-  for (auto* part : {planned_reduce, planned_histogram, planned_matmul, planned_mpi})
+  for (auto* part : {planned_reduce, planned_histogram, planned_matmul, planned_nccl, planned_mpi})
     for (std::string& id : part(s)) {
       bool seen = false;
       for (const std::string& have : out) seen |= have == id;

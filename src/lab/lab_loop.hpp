@@ -98,8 +98,9 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
   using rung_type = typename Case::rung_type;
   std::vector<const rung_type*> out;
   for (const rung_type& r : detail::rungs_of<rung_type>())
-    // The mpi rungs take parts of the data: the mpi case (mpi_case.cpp) measures them.
-    if (r.info.where != backend::mpi && wants(s, r.info.what, r.info.where) &&
+    // The mpi and nccl rungs take data split over ranks or GPUs: their own cases
+    // (mpi_case.cpp, nccl_case.cpp) measure them.
+    if (r.info.where != backend::mpi && r.info.where != backend::nccl && wants(s, r.info.what, r.info.where) &&
         wants_variant(s, r.info) && r.can_run(pr.p) &&
         !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
       out.push_back(&r);

@@ -13,6 +13,8 @@ std::vector<std::string_view> policy(backend b, const matmul_problem&) {
     return {"matmul/cpu/m03_packed_microkernel"};
   case backend::cuda:
     return {"matmul/cuda/m11_by_shape"};
+  case backend::nccl:
+    return {"matmul/nccl/m01_rows_broadcast_b"};
   case backend::mpi:
     return {"matmul/mpi/m01_summa"};
   default:

@@ -48,6 +48,12 @@ scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p,
 scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
                    const void* host_in) {
   if (ex.host_memory()) return run_in_place(r, ex, p, host_in);
+  if (!ex.addressable()) {
+    // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
+    buffer in(ex, p.n * size_of(p.type));
+    ex.copy_in(in.get(), host_in, in.size());
+    return run_in_place(r, ex, p, in.get());
+  }
   const std::size_t elem = size_of(p.type), per_chunk = chunk_bytes / elem;
   const std::size_t chunks = p.n ? ceil_div(p.n, per_chunk) : 1;
   const auto chunk_problem = [&](std::size_t len) { return reduce_problem{p.type, p.what, len}; };

@@ -69,8 +69,6 @@ backend mpi_local_backend = backend::cpu;
 
 executor& executor_for(backend b) {
   static host_executor seq_ex(backend::seq), cpu_ex(backend::cpu);
-  static absent_executor nccl_ex(backend::nccl,
-                                 "it is not built yet; use seq, cpu or cuda (see `pplab info`)");
   switch (b) {
   case backend::seq:
     return seq_ex;
@@ -79,7 +77,7 @@ executor& executor_for(backend b) {
   case backend::cuda:
     return cuda_executor();
   case backend::nccl:
-    return nccl_ex;
+    return nccl_executor();
   default:
     return mpi_executor();
   }

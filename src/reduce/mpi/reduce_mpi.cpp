@@ -28,32 +28,6 @@ partial local_partial(const reduce_call& c) {
   return mine;
 }
 
-partial join(const partial& a, const partial& b) {
-  partial out = a;
-  out.n = a.n + b.n;
-  if (a.what == op::mean) {
-    // Weighted by the counts in long double; a part with no elements weighs nothing.
-    const long double total = (long double)a.value.f * a.n + (long double)b.value.f * b.n;
-    out.value = scalar::of(out.n ? double(total / (long double)out.n) : 0.0);
-    return out;
-  }
-  visit_reduce(a.type, a.what, [&](auto tag, auto otag) {
-    using T = decltype(tag);
-    constexpr op O = decltype(otag)::value;
-    if constexpr (O != op::mean) {
-      using A = acc_t<T, O>;
-      out.value = scalar::of(combine<T, O>(a.value.as<A>(), b.value.as<A>()));
-    }
-  });
-  return out;
-}
-
-partial in_rank_order(const partial* parts, int ranks) {
-  partial acc = parts[0];
-  for (int r = 1; r < ranks; ++r) acc = join(acc, parts[r]);
-  return acc;
-}
-
 namespace {
 // MPI's user function: inout[i] = in[i] joined with inout[i] (in holds the lower ranks' part
 // when MPI keeps the order; with a commutative operator it need not).
@@ -98,11 +72,6 @@ builtin builtin_for(const reduce_problem& p) {
   default:
     return {is_signed ? MPI_INT64_T : MPI_UINT64_T, MPI_MAX};
   }
-}
-
-scalar answer(const reduce_problem& p, const partial& all) {
-  if (p.what == op::mean && all.n == 0) return scalar::of(std::numeric_limits<double>::quiet_NaN());
-  return all.value;
 }
 
 }  // namespace pplab::detail::mpi_reduce

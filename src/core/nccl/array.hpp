@@ -1,0 +1,70 @@
+#pragma once
+// The nccl executor's memory: one array of `bytes` bytes split over the GPUs this process drives,
+// one slice per member of nccl::members() (in member order, some possibly empty): slice i lies on
+// member i's device and holds the array's bytes [offset_i, offset_i + bytes_i). Under mpirun a
+// process drives one GPU, and its array is its own part of the job's data.
+//
+// The pointers this executor hands out (allocate) and the ones the nccl rungs get point to one
+// of these descriptors, not to data: no arithmetic on them. A caller's own device parts (the
+// API's list of device spans) are wrapped in one without a copy.
+#include <cstddef>
+#include <vector>
+
+#include "core/nccl/world.hpp"
+
+namespace pplab::detail::nccl {
+
+struct slice {
+  void* data = nullptr;  // on members()[i].device
+  std::size_t offset = 0, bytes = 0;
+};
+
+struct gpu_array {
+  std::size_t bytes = 0;
+  std::vector<slice> slices;  // one per member
+  bool owned = false;         // its slices were allocated by the executor, which frees them
+};
+
+// The array a pointer from this backend stands for (throws an internal error when it is not
+// one the executor knows).
+const gpu_array& array_at(const void* p);
+gpu_array& array_at(void* p);
+
+// A new array of `bytes` split evenly over the members in whole 256-byte granules (no element
+// of any dtype, and no 16-byte vector, crosses a slice), and its release.
+gpu_array* make_array(std::size_t bytes);
+// An array over slices the caller owns (freed by the caller), registered like the others.
+gpu_array* wrap_array(std::vector<slice> slices);
+void release_array(void* p) noexcept;
+bool is_array(const void* p);
+
+// Enqueues on member `from`'s stream the copy of `bytes` device bytes at `src` (on member
+// from's device) into the array at byte `offset`, wherever its slices lie (peer copies over
+// NVLink where they lie on other GPUs).
+void write_range(gpu_array& dst, std::size_t offset, const void* src, std::size_t bytes,
+                 const member& from);
+// The reverse: the array's bytes [offset, offset + bytes) into `dst` on member to's device.
+void read_range(const gpu_array& src, std::size_t offset, void* dst, std::size_t bytes,
+                const member& to);
+
+// Device memory of one member's GPU from its stream-ordered pool, freed on its stream; the first
+// `zeroed` bytes are set to zero (a rung's scratch: its first 256 bytes arrive zeroed).
+class device_buffer {
+public:
+  device_buffer() = default;
+  device_buffer(const member& m, std::size_t bytes, std::size_t zeroed = 0);
+  ~device_buffer();
+  device_buffer(device_buffer&& o) noexcept : p_(o.p_), stream_(o.stream_), device_(o.device_) {
+    o.p_ = nullptr;
+  }
+  device_buffer& operator=(device_buffer&& o) noexcept;
+  void* get() const noexcept { return p_; }
+  template <class T> T* as() const noexcept { return static_cast<T*>(p_); }
+
+private:
+  void* p_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  int device_ = 0;
+};
+
+}  // namespace pplab::detail::nccl

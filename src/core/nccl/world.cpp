@@ -1,0 +1,180 @@
+// The nccl backend's GPUs and communicators (see world.hpp).
+#include "core/nccl/world.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+#include "pplab/error.hpp"
+#ifdef PPLAB_HAVE_MPI
+#include "core/mpi/world.hpp"
+#endif
+
+namespace pplab::detail::nccl {
+namespace {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+// A launcher's rank count before MPI starts (1 when no launcher started this process).
+int launcher_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"})
+    if (const char* s = std::getenv(v)) return std::max(1, std::atoi(s));
+  return 1;
+}
+
+bool in_job() {
+#ifdef PPLAB_HAVE_MPI
+  return mpi::launched() && mpi::size() > 1;
+#else
+  return false;
+#endif
+}
+
+// The rank of this process among the ranks on its host: which GPU it takes.
+int host_rank() {
+#ifdef PPLAB_HAVE_MPI
+  MPI_Comm host;
+  mpi::check(MPI_Comm_split_type(mpi::comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host),
+             "MPI_Comm_split_type");
+  int r = 0;
+  MPI_Comm_rank(host, &r);
+  MPI_Comm_free(&host);
+  return r;
+#else
+  return 0;
+#endif
+}
+
+std::string same_kind_or_why(int count) {
+  cudaDeviceProp first{}, other{};
+  if (cudaGetDeviceProperties(&first, 0) != cudaSuccess) return "cannot read device 0";
+  for (int d = 1; d < count; ++d) {
+    if (cudaGetDeviceProperties(&other, d) != cudaSuccess)
+      return "cannot read device " + std::to_string(d);
+    if (std::string(other.name) != first.name ||
+        other.multiProcessorCount != first.multiProcessorCount)
+      return "its GPUs differ (device 0 is " + std::string(first.name) + ", device " +
+             std::to_string(d) + " " + other.name +
+             "); choose GPUs of one kind with CUDA_VISIBLE_DEVICES";
+  }
+  return {};
+}
+
+struct world {
+  std::vector<member> members;
+  int size = 0;
+  bool one_process = true;
+  int process_rank = 0, processes = 1;
+};
+
+// Keep freed pool memory on each GPU for the next call instead of handing it back at every sync.
+void keep_pool(int device) {
+  cudaMemPool_t pool;
+  PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t keep = std::uint64_t(1) << 30;
+  PPLAB_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+}
+
+world start() {
+  const std::string why = why_absent();
+  if (!why.empty()) fail(errc::unsupported, "backend 'nccl' is not usable here: " + why);
+  world w;
+  if (!in_job()) {
+    const int count = device_count();
+    std::vector<int> devices(std::size_t(count), 0);
+    std::vector<ncclComm_t> comms(std::size_t(count), nullptr);
+    for (int d = 0; d < count; ++d) devices[std::size_t(d)] = d;
+    PPLAB_NCCL(ncclCommInitAll(comms.data(), count, devices.data()));
+    for (int d = 0; d < count; ++d) w.members.push_back({d, d, comms[std::size_t(d)], nullptr});
+    w.size = count;
+  } else {
+#ifdef PPLAB_HAVE_MPI
+    w.one_process = false;
+    w.process_rank = mpi::rank(), w.processes = mpi::size();
+    const int device = host_rank();
+    ncclUniqueId id{};
+    if (w.process_rank == 0) PPLAB_NCCL(ncclGetUniqueId(&id));
+    mpi::check(MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, mpi::comm()), "MPI_Bcast");
+    PPLAB_CUDA(cudaSetDevice(device));
+    ncclComm_t comm = nullptr;
+    PPLAB_NCCL(ncclCommInitRank(&comm, w.processes, id, w.process_rank));
+    w.members.push_back({device, w.process_rank, comm, nullptr});
+    w.size = w.processes;
+#endif
+  }
+  int was = 0;
+  PPLAB_CUDA(cudaGetDevice(&was));
+  for (member& m : w.members) {
+    PPLAB_CUDA(cudaSetDevice(m.device));
+    PPLAB_CUDA(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+    keep_pool(m.device);
+    // Peer copies between this process's GPUs go over NVLink directly, not through the host.
+    for (const member& other : w.members) {
+      int can = 0;
+      if (other.device == m.device ||
+          cudaDeviceCanAccessPeer(&can, m.device, other.device) != cudaSuccess || !can)
+        continue;
+      const cudaError_t e = cudaDeviceEnablePeerAccess(other.device, 0);
+      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) PPLAB_CUDA(e);
+      (void)cudaGetLastError();
+    }
+  }
+  // Under mpirun the process's GPU stays current: the cuda backend's memory and streams, made
+  // on the current device, are then on the GPU this rank drives.
+  if (w.one_process) PPLAB_CUDA(cudaSetDevice(was));
+  return w;
+}
+
+const world& the_world() {
+  static const world w = start();
+  return w;
+}
+
+}  // namespace
+
+std::string why_absent() {
+  static std::once_flag once;
+  static std::string why;
+  std::call_once(once, [] {
+    const int count = device_count();
+    if (count == 0) {
+      why = "no CUDA device answers";
+    } else if (!in_job()) {
+      if (launcher_size() > 1)
+        why = "this process was started by a launcher of " + std::to_string(launcher_size()) +
+              " ranks, but this build has no MPI to join them (one process drives all GPUs: "
+              "run it without mpirun)";
+      else if (count < 2)
+        why = "it needs two GPUs or more, and one answers here (use the cuda backend)";
+      else
+        why = same_kind_or_why(count);
+    } else if (host_rank() >= count) {
+      why = "this host runs more ranks than it has GPUs (" + std::to_string(count) +
+            "): start one rank per GPU";
+    }
+  });
+  return why;
+}
+
+const std::vector<member>& members() { return the_world().members; }
+int world_size() { return the_world().size; }
+bool one_process() { return the_world().one_process; }
+int process_rank() { return the_world().process_rank; }
+int processes() { return the_world().processes; }
+
+void nccl_fail(ncclResult_t r, const char* call, const char* file, int line) {
+  throw error(errc::device, std::string(call) + " failed: " + ncclGetErrorString(r) + " (" +
+                                file + ":" + std::to_string(line) + ")");
+}
+
+void synchronize() {
+  each([](const member& m) { PPLAB_CUDA(cudaStreamSynchronize(m.stream)); });
+}
+
+}  // namespace pplab::detail::nccl

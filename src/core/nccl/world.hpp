@@ -1,0 +1,62 @@
+#pragma once
+// The nccl backend's view of its GPUs. Two ways to run, chosen when the backend starts:
+// - one process drives every GPU of the host: one communicator per GPU from ncclCommInitAll,
+//   collectives issued for all of them inside one ncclGroupStart/End;
+// - one process per GPU, started by mpirun: each process takes the GPU of its place on the host
+//   (its rank among the host's ranks), and the NCCL id travels from rank 0 over MPI.
+// Either way a process has a list of members, one per GPU it drives, each with its place in the
+// job (its rank among all the job's GPUs), its communicator and its stream. The GPUs are assumed
+// to be of one kind (the cuda rungs size their grids once): the backend refuses a mixed host.
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.cuh"
+
+namespace pplab::detail::nccl {
+
+struct member {
+  int device = 0;  // the CUDA device
+  int rank = 0;    // its place among the job's GPUs, 0 .. world_size() - 1
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+};
+
+// Empty when the backend can run here (two GPUs or more in the job); else why it cannot.
+std::string why_absent();
+// The GPUs this process drives, in rank order; the communicators are made on the first call.
+const std::vector<member>& members();
+int world_size();    // the GPUs of the whole job
+bool one_process();  // false: one process per GPU under mpirun
+// This process's rank and the job's process count (0 and 1 when one process drives all).
+int process_rank();
+int processes();
+
+[[noreturn]] void nccl_fail(ncclResult_t r, const char* call, const char* file, int line);
+
+// Runs f(m) for every member m with m.device current; the caller's device is restored after.
+template <class F> void each(F&& f) {
+  int was = 0;
+  PPLAB_CUDA(cudaGetDevice(&was));
+  struct restore {
+    int d;
+    ~restore() { cudaSetDevice(d); }
+  } back{was};
+  for (const member& m : members()) {
+    PPLAB_CUDA(cudaSetDevice(m.device));
+    f(m);
+  }
+}
+
+// Waits for every member's stream; throws if queued work failed.
+void synchronize();
+
+}  // namespace pplab::detail::nccl
+
+#define PPLAB_NCCL(call)                                                                           \
+  do {                                                                                             \
+    const ncclResult_t pplab_r_ = (call);                                                          \
+    if (pplab_r_ != ncclSuccess) ::pplab::detail::nccl::nccl_fail(pplab_r_, #call, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,30 @@
+// histogram/nccl/h01_allreduce: each GPU counts its slice with the cuda backend's best rung, then
+// one ncclAllReduce of the 64-bit counts, in place, leaves the whole histogram on every GPU;
+// each GPU then copies the part of the answer that lies in its own memory (no peer copy).
+// Integer sums: exact, the same counts every run. The combine moves 2(G-1)/G x the counts per
+// GPU at the all-reduce bus bandwidth (8 MiB of counts for 2^20 bins: ~25 us at 330 GB/s).
+#include "histogram/nccl/local_counts.hpp"
+
+namespace pplab::detail {
+
+void histogram_nccl_h01(const histogram_call& c) {
+  const std::size_t width = slots(c.p);
+  std::vector<nccl::device_buffer> counts = nccl_histogram::local_counts(c, width);
+  const std::vector<nccl::member>& ms = nccl::members();
+  PPLAB_NCCL(ncclGroupStart());
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    auto* p = counts[i].as<std::uint64_t>();
+    PPLAB_NCCL(ncclAllReduce(p, p, width, ncclUint64, ncclSum, ms[i].comm, ms[i].stream));
+  }
+  PPLAB_NCCL(ncclGroupEnd());
+  nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.counts));
+  std::size_t i = 0;
+  nccl::each([&](const nccl::member& m) {
+    const nccl::slice& mine = out.slices[i];
+    nccl::write_range(out, mine.offset, counts[i].as<char>() + mine.offset, mine.bytes, m);
+    ++i;
+  });
+  nccl::synchronize();
+}
+
+}  // namespace pplab::detail

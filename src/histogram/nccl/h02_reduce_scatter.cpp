@@ -1,0 +1,42 @@
+// histogram/nccl/h02_reduce_scatter: each GPU counts its slice, then ncclReduceScatter leaves
+// GPU g with the sum of its share of the slots only (the counts zero-padded to a multiple of the
+// GPU count), half the traffic of an all-reduce; each share is then copied to where the answer
+// lies (peer copies when one process drives the GPUs; an ncclAllGather first when each process
+// must hold the whole answer). Exact, as h01. Worth it when the counts are many and the answer
+// may stay spread over the GPUs; here the answer is gathered, which gives back what it saved.
+#include "histogram/nccl/local_counts.hpp"
+
+namespace pplab::detail {
+
+void histogram_nccl_h02(const histogram_call& c) {
+  const std::size_t width = slots(c.p), gpus = std::size_t(nccl::world_size());
+  const std::size_t share = (width + gpus - 1) / gpus;
+  std::vector<nccl::device_buffer> counts = nccl_histogram::local_counts(c, share * gpus);
+  std::vector<nccl::device_buffer> mine;
+  nccl::each([&](const nccl::member& m) { mine.emplace_back(m, share * 8); });
+  const std::vector<nccl::member>& ms = nccl::members();
+  PPLAB_NCCL(ncclGroupStart());
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    PPLAB_NCCL(ncclReduceScatter(counts[i].get(), mine[i].get(), share, ncclUint64, ncclSum,
+                                 ms[i].comm, ms[i].stream));
+  PPLAB_NCCL(ncclGroupEnd());
+  nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.counts));
+  if (nccl::one_process()) {
+    std::size_t i = 0;
+    nccl::each([&](const nccl::member& m) {
+      const std::size_t first = std::size_t(m.rank) * share;
+      const std::size_t len = first < width ? std::min(share, width - first) : 0;
+      if (len) nccl::write_range(out, first * 8, mine[i].get(), len * 8, m);
+      ++i;
+    });
+  } else {
+    // This process's GPU has one share; the whole answer comes back into its padded counts.
+    const nccl::member& m = ms.front();
+    PPLAB_CUDA(cudaSetDevice(m.device));
+    PPLAB_NCCL(ncclAllGather(mine[0].get(), counts[0].get(), share, ncclUint64, m.comm, m.stream));
+    nccl::write_range(out, 0, counts[0].get(), width * 8, m);
+  }
+  nccl::synchronize();
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,30 @@
+#pragma once
+// What the nccl histogram rungs share: every GPU counts its slice of the array with the cuda
+// backend's best rung into 64-bit counts (bins + 3 slots, zero-padded to `width`) in its own
+// memory, enqueued on its stream. The rungs differ in how the counts are added over the GPUs.
+#include <vector>
+
+#include "core/nccl/array.hpp"
+#include "core/run.hpp"
+#include "histogram/binning.hpp"
+
+namespace pplab::detail::nccl_histogram {
+
+inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width) {
+  const nccl::gpu_array& in = nccl::array_at(c.in);
+  const std::size_t e = size_of(c.p.type);
+  std::vector<nccl::device_buffer> out;
+  std::size_t i = 0;
+  nccl::each([&](const nccl::member& m) {
+    histogram_problem q = c.p;
+    q.n = in.slices[i].bytes / e;
+    out.emplace_back(m, width * 8, width * 8);
+    const histogram_rung& r = default_rung<histogram_rung>(backend::cuda, q);
+    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
+    r.run({q, in.slices[i].data, out.back().as<std::uint64_t>(), scratch.get(), m.stream});
+    ++i;
+  });
+  return out;
+}
+
+}  // namespace pplab::detail::nccl_histogram

@@ -1,0 +1,242 @@
+// The lab's nccl case: the ladders of combines for reduce and histogram and the row split of
+// matmul, on data already in the GPUs' memory (an array split evenly over them; the lab's
+// matrices split by whole rows), in one process driving every GPU. Beside them, in the same run:
+// one GPU alone on the whole problem with the cuda backend's best rung (rung 0 of the table: the
+// ratio column is the scaling from 1 GPU to all), the GPUs' ceilings (one GPU's read and
+// multiply-add rates times the GPU count) and the links' (peer copy, all-reduce bus bandwidth,
+// 4-byte all-reduce latency: the executor's). A last reduce problem of 2^20 values per GPU shows
+// the latency of a whole call beside the 4-byte all-reduce's.
+#include <cmath>
+#include <memory>
+
+#include "core/generate.hpp"
+#include "core/host/host_executor.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
+#include "histogram/binning.hpp"
+#include "lab/freivalds.hpp"
+#include "lab/lab_loop.hpp"
+
+namespace pplab::lab {
+namespace {
+
+detail::executor& gpus() { return detail::executor_for(backend::nccl); }
+detail::executor& one_gpu() { return detail::executor_for(backend::cuda); }
+
+struct scales {
+  std::size_t per_gpu, matmul;
+};
+scales scale_of(size s) {
+  switch (s) {
+  case size::full:
+    return {std::size_t(1) << 30, 16384};
+  case size::quick:
+    return {std::size_t(1) << 24, 2048};
+  default:
+    return {std::size_t(1) << 16, 96};
+  }
+}
+
+bool wanted(const session& s, const detail::variant_info& v) {
+  return v.where == backend::nccl && s.wants(v.what, backend::nccl) && wants_variant(s.opts, v);
+}
+
+void rate(session& s, row& r, bool one, double bytes, double flops) {
+  if (flops > 0) {
+    r.GFLOPs = flops / (r.median_ms * 1e-3) * 1e-9;
+    r.ceiling = one ? "gpu_fp32_GFLOPs" : "nccl_fp32_GFLOPs";
+    r.pct_of_ceiling = 100 * r.GFLOPs / s.ceiling(r.ceiling);
+  } else {
+    r.GBps = bytes / (r.median_ms * 1e-3) * 1e-9;
+    r.ceiling = one ? "gpu_read_GBps" : "nccl_read_GBps";
+    r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
+  }
+}
+
+std::string on_gpus() { return " on " + std::to_string(detail::nccl_gpu_count()) + " GPUs"; }
+
+// Rung 0 of a problem: one GPU alone on the whole of it.
+template <class Run>
+void one_gpu_row(session& s, pattern what, std::string_view id, const std::string& group,
+                 const std::string& dtype, const std::string& op, std::size_t n, double bytes,
+                 double flops, Run&& run) {
+  const detail::timing t = one_gpu().time(run, s.plan(3));
+  row r = row_of({"one GPU: " + std::string(id), what, backend::nccl, 0, ""}, group, dtype, op, n,
+                 t);
+  r.verified = true;  // the cuda ladder's own rung, verified in its own case
+  r.note = "GPU 0 alone on the whole problem: the scaling baseline";
+  rate(s, r, true, bytes, flops);
+  s.out.rows.push_back(r);
+}
+
+void reduce_rows(session& s) {
+  const std::size_t per_gpu = scale_of(s.opts.scale).per_gpu, g = detail::nccl_gpu_count();
+  for (std::size_t n : {per_gpu * g, (std::size_t(1) << 20) * g}) {
+    if (n != per_gpu * g && s.opts.scale == size::tiny) continue;
+    const dtype t = dtype::f32;
+    const op o = op::sum;
+    const std::string group = "f32 sum n=" + pow2_label(n / g) + " per GPU" + on_gpus();
+    s.progress("data and reference for " + group);
+    std::unique_ptr<float[]> host(new float[n]);
+    detail::generate(t, host.get(), n, detail::distribution::uniform, 42);
+    const detail::reduce_problem p{t, o, n};
+    const scalar ref =
+        detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), p, host.get());
+    double scale = 0;
+    for (std::size_t i = 0; i < n; ++i) scale += std::abs(double(host[i]));
+    {
+      const auto& best = detail::default_rung<detail::reduce_rung>(backend::cuda, p);
+      detail::buffer in(one_gpu(), n * 4), out(one_gpu(), 256);
+      one_gpu().copy_in(in.get(), host.get(), n * 4);
+      detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
+      s.progress("one GPU for " + group);
+      one_gpu_row(s, pattern::reduce, best.info.id, group, "f32", "sum", n, double(n * 4), 0, [&] {
+        best.run({p, in.get(), out.as<scalar>(), scratch.get(), one_gpu().stream()});
+      });
+    }
+    detail::buffer in(gpus(), n * 4), out(gpus(), 256);
+    gpus().copy_in(in.get(), host.get(), n * 4);
+    host.reset();
+    for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
+      if (!wanted(s, r.info) || !r.can_run(p)) continue;
+      s.progress(std::string(r.info.id) + " (" + group + ")");
+      const detail::timing tm = gpus().time(
+          [&] { r.run({p, in.get(), out.as<scalar>(), nullptr, nullptr}); }, s.plan(3));
+      scalar got;
+      gpus().copy_out(&got, out.get(), sizeof got);
+      double err = 0;
+      row w = row_of(r.info, group, "f32", "sum", n, tm);
+      w.verified = detail::close_enough(got, ref, scale, n, false, err);
+      w.max_rel_err = err;
+      if (!r.info.reproducible) w.note = "float order is NCCL's: not reproducible";
+      rate(s, w, false, double(n * 4), 0);
+      if (n != per_gpu * g)
+        w.add_note("a whole call: " + std::to_string(int(w.median_ms * 1e3)) +
+                   " us, beside the 4-byte all-reduce's " +
+                   std::to_string(int(s.ceiling("nccl_latency_us"))) + " us");
+      s.out.rows.push_back(w);
+    }
+  }
+}
+
+void histogram_rows(session& s) {
+  const std::size_t g = detail::nccl_gpu_count(), n = scale_of(s.opts.scale).per_gpu * g;
+  for (std::size_t bins : {std::size_t(1024), std::size_t(1) << 20}) {
+    const dtype t = dtype::f32;
+    const std::string group =
+        "f32 " + pow2_label(bins) + " bins n=" + pow2_label(n / g) + " per GPU" + on_gpus();
+    s.progress("data and reference for " + group);
+    std::unique_ptr<float[]> host(new float[n]);
+    detail::generate(t, host.get(), n, detail::distribution::uniform, 7);
+    const detail::histogram_problem p{t, n, bins, 0.0, 1.0, false, false};
+    const std::size_t width = detail::slots(p);
+    std::vector<std::uint64_t> ref(width), got(width);
+    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), p, host.get(),
+                        ref.data());
+    {
+      const auto& best = detail::default_rung<detail::histogram_rung>(backend::cuda, p);
+      detail::buffer in(one_gpu(), n * 4), counts(one_gpu(), width * 8);
+      one_gpu().copy_in(in.get(), host.get(), n * 4);
+      detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
+      s.progress("one GPU for " + group);
+      one_gpu_row(s, pattern::histogram, best.info.id, group, "f32", "histogram", n, double(n * 4),
+                  0, [&] {
+                    best.run({p, in.get(), counts.as<std::uint64_t>(), scratch.get(),
+                              one_gpu().stream()});
+                  });
+    }
+    detail::buffer in(gpus(), n * 4), counts(gpus(), width * 8);
+    gpus().copy_in(in.get(), host.get(), n * 4);
+    host.reset();
+    for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
+      if (!wanted(s, r.info) || !r.can_run(p)) continue;
+      s.progress(std::string(r.info.id) + " (" + group + ")");
+      gpus().fill(counts.get(), 0xab, width * 8);  // poison: the rung must write every slot
+      const detail::timing tm = gpus().time(
+          [&] { r.run({p, in.get(), counts.as<std::uint64_t>(), nullptr, nullptr}); }, s.plan(3));
+      gpus().copy_out(got.data(), counts.get(), width * 8);
+      row w = row_of(r.info, group, "f32", "histogram", n, tm);
+      w.verified = got == ref, w.max_rel_err = 0;
+      rate(s, w, false, double(n * 4), 0);
+      s.out.rows.push_back(w);
+    }
+  }
+}
+
+void matmul_rows(session& s) {
+  const std::size_t n = scale_of(s.opts.scale).matmul;
+  const dtype t = dtype::f32;
+  const std::string group = "f32 " + std::to_string(n) + "^3" + on_gpus();
+  const double flops = 2.0 * double(n) * double(n) * double(n);
+  s.progress("data for " + group);
+  std::vector<float> a(n * n), b(n * n), c(n * n);
+  detail::generate(t, a.data(), n * n, detail::distribution::uniform, 1);
+  detail::generate(t, b.data(), n * n, detail::distribution::uniform, 2);
+  const detail::matmul_problem p{t, n, n, n};
+  const std::size_t bytes = n * n * 4;
+  {
+    const auto& best = detail::default_rung<detail::matmul_rung>(backend::cuda, p);
+    detail::buffer da(one_gpu(), bytes), db(one_gpu(), bytes), dc(one_gpu(), bytes);
+    one_gpu().copy_in(da.get(), a.data(), bytes);
+    one_gpu().copy_in(db.get(), b.data(), bytes);
+    detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
+    s.progress("one GPU for " + group);
+    one_gpu_row(s, pattern::matmul, best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
+      best.run({p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(),
+                one_gpu().stream()});
+    });
+  }
+  // Split evenly by bytes: whole rows on each GPU when the GPU count divides the rows' bytes.
+  detail::buffer da(gpus(), bytes), db(gpus(), bytes), dc(gpus(), bytes);
+  gpus().copy_in(da.get(), a.data(), bytes);
+  gpus().copy_in(db.get(), b.data(), bytes);
+  for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
+    if (!wanted(s, r.info) || !r.can_run(p)) continue;
+    s.progress(std::string(r.info.id) + " (" + group + ")");
+    gpus().fill(dc.get(), 0xff, bytes);  // NaN: beta = 0 must not read C
+    const detail::timing tm = gpus().time(
+        [&] {
+          r.run({p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, nullptr, nullptr});
+        },
+        s.plan(3));
+    gpus().copy_out(c.data(), dc.get(), bytes);
+    const double err = freivalds(a.data(), b.data(), c.data(), n, n, n);
+    row w = row_of(r.info, group, "f32", "gemm", n * n * n, tm);
+    w.max_rel_err = err;
+    w.verified = !std::isnan(err) && err <= detail::dot_tolerance(n, t);
+    if (!w.verified) w.note = "Freivalds' check failed";
+    rate(s, w, false, 0, flops);
+    s.out.rows.push_back(w);
+  }
+}
+
+}  // namespace
+
+void run_nccl_case(session& s) {
+  if (!s.wants(pattern::reduce, backend::nccl) && !s.wants(pattern::histogram, backend::nccl) &&
+      !s.wants(pattern::matmul, backend::nccl))
+    return;
+  if (gpus().ranks() > 1) {
+    s.progress("the nccl lab runs in one process that drives all GPUs (not under mpirun)");
+    return;
+  }
+  s.measure(one_gpu());
+  s.measure(gpus());
+  if (s.wants(pattern::reduce, backend::nccl)) reduce_rows(s);
+  if (s.wants(pattern::histogram, backend::nccl)) histogram_rows(s);
+  if (s.wants(pattern::matmul, backend::nccl)) matmul_rows(s);
+}
+
+std::vector<std::string> planned_nccl(const settings& s) {
+  std::vector<std::string> out;
+  const auto add = [&](const auto& rungs) {
+    for (const auto& r : rungs)
+      if (r.info.where == backend::nccl && wants(s, r.info.what, backend::nccl) &&
+          wants_variant(s, r.info))
+        out.emplace_back(r.info.id);
+  };
+  add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
+  return out;
+}
+
+}  // namespace pplab::lab

@@ -1,0 +1,43 @@
+// The nccl reduction rungs' shared parts (see reduce_nccl.hpp).
+#include "reduce/nccl/reduce_nccl.hpp"
+
+#include "core/run.hpp"
+#include "reduce/reduce_common.hpp"
+
+namespace pplab::detail::nccl_reduce {
+
+std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
+  const nccl::gpu_array& in = nccl::array_at(c.in);
+  const std::size_t e = size_of(c.p.type);
+  std::vector<nccl::device_buffer> out;
+  std::size_t i = 0;
+  nccl::each([&](const nccl::member& m) {
+    const reduce_problem q{c.p.type, c.p.what, in.slices[i++].bytes / e};
+    partial head;
+    head.n = q.n, head.type = q.type, head.what = q.what;
+    // An empty slice weighs nothing: the identity (a mean of nothing: 0 with weight 0).
+    visit_reduce(q.type, q.what, [&](auto tag, auto otag) {
+      head.value = scalar::of(identity<decltype(tag), decltype(otag)::value>());
+    });
+    out.emplace_back(m, sizeof(partial));
+    PPLAB_CUDA(cudaMemcpyAsync(out.back().get(), &head, sizeof head, cudaMemcpyHostToDevice,
+                               m.stream));
+    if (q.n == 0) return;
+    const reduce_rung& r = default_rung<reduce_rung>(backend::cuda, q);
+    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
+    // The value goes first in a partial: the cuda rung writes it in place.
+    r.run({q, in.slices[i - 1].data, out.back().as<scalar>(), scratch.get(), m.stream});
+  });
+  return out;
+}
+
+void put_answer(const reduce_call& c, const partial& all) {
+  const scalar s = reduce_parts::answer(c.p, all);
+  nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.out));
+  const nccl::member& first = nccl::members().front();
+  PPLAB_CUDA(cudaSetDevice(first.device));
+  nccl::write_range(out, 0, &s, sizeof s, first);
+  PPLAB_CUDA(cudaStreamSynchronize(first.stream));
+}
+
+}  // namespace pplab::detail::nccl_reduce

@@ -1,0 +1,21 @@
+#pragma once
+// What the nccl reduction rungs share: every GPU reduces its slice of the array with the cuda
+// backend's best rung into a partial (reduce/partials.hpp) in its own memory; the rungs differ
+// in how the partials meet.
+#include <vector>
+
+#include "core/nccl/array.hpp"
+#include "core/registry.hpp"
+#include "reduce/partials.hpp"
+
+namespace pplab::detail::nccl_reduce {
+
+using reduce_parts::partial;
+
+// One partial per member of this process, on its GPU, enqueued on its stream.
+std::vector<nccl::device_buffer> local_partials(const reduce_call& c);
+
+// The answer, from the combined partial held on the host, written where the call's output lies.
+void put_answer(const reduce_call& c, const partial& all);
+
+}  // namespace pplab::detail::nccl_reduce

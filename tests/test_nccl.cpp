@@ -1,0 +1,174 @@
+// The nccl backend beyond what the pattern bodies test (test_reduce, test_histogram and
+// test_matmul run every nccl rung on host data, one process driving every GPU): data already on
+// the GPUs (the API's device parts, one per GPU), and a job of one process per GPU (CTest's
+// nccl_mpi_2 runs this program under mpirun). Each GPU g of G holds the elements
+// part_of(N, g, G) of one array; the answer is held against the seq backend on the whole array:
+// integers and counts exactly, floats within the documented bound, the same bits on a second
+// call. Skipped where fewer than two GPUs answer.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "core/generate.hpp"
+#include "core/nccl/world.hpp"
+#include "core/run.hpp"
+#include "core/verify.hpp"
+#include "histogram/binning.hpp"
+#include "pplab/device.hpp"
+#include "pplab/pplab.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+detail::executor& gpus() { return detail::executor_for(backend::nccl); }
+
+class Nccl : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!available(backend::nccl)) GTEST_SKIP() << gpus().why_absent();
+  }
+};
+
+// One seed for the whole job: rank 0's.
+std::uint64_t job_seed() {
+  std::uint64_t s = fresh_seed();
+  gpus().broadcast_from_root(&s, sizeof s);
+  return s;
+}
+
+// This process's GPUs' parts of an array of n elements, in device memory, freed at the end.
+struct device_parts {
+  std::vector<void*> memory;
+  std::vector<device_part> parts;
+  std::size_t local_n = 0;
+  device_parts(dtype t, std::size_t n, detail::distribution d, std::uint64_t seed) {
+    const std::size_t w = size_of(t);
+    for (const detail::nccl::member& m : detail::nccl::members()) {
+      const detail::part p = detail::part_of(n, m.rank, detail::nccl::world_size());
+      std::vector<std::byte> host(p.count * w + 1);
+      detail::generate(t, host.data(), p.count, d, seed, p.first);
+      void* dev = nullptr;
+      EXPECT_EQ(cudaSetDevice(m.device), cudaSuccess);
+      EXPECT_EQ(cudaMalloc(&dev, p.count * w + 1), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(dev, host.data(), p.count * w, cudaMemcpyHostToDevice), cudaSuccess);
+      memory.push_back(dev);
+      parts.push_back({dev, p.count});
+      local_n += p.count;
+    }
+    cudaSetDevice(detail::nccl::members().front().device);
+  }
+  ~device_parts() {
+    for (void* p : memory) cudaFree(p);
+  }
+};
+
+std::vector<std::byte> whole_array(dtype t, std::size_t n, detail::distribution d,
+                                   std::uint64_t seed) {
+  std::vector<std::byte> all(n * size_of(t) + 1);
+  detail::generate(t, all.data(), n, d, seed);
+  return all;
+}
+
+TEST_F(Nccl, DevicePartsReduceAsSeqOnTheWholeArraySameBitsTwice) {
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto& seq = *detail::find_reduce("reduce/seq/r01_sequential_loop");
+  const std::size_t g = std::size_t(detail::nccl::world_size());
+  for (dtype t : {dtype::u8, dtype::i32, dtype::i64, dtype::f32, dtype::f64})
+    for (op o : {op::sum, op::product, op::min, op::max, op::mean})
+      for (std::size_t n : {g - 1, g, std::size_t(1009), 1 + rng() % 300000}) {
+        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) +
+                     " n=" + std::to_string(n));
+        const auto d = is_float(t) ? detail::distribution::normal : detail::distribution::uniform;
+        const std::vector<std::byte> all = whole_array(t, n, d, seed + n);
+        const scalar want = detail::run_variant(seq, {t, o, n}, all.data());
+        device_parts parts(t, n, d, seed + n);
+        const scalar got = reduce_device_parts(t, parts.parts, o);
+        double rel = 0, scale = 0;
+        visit_dtype(t, [&](auto tag) {
+          using T = decltype(tag);
+          const T* x = reinterpret_cast<const T*>(all.data());
+          for (std::size_t i = 0; i < n; ++i) scale += std::abs(double(x[i]));
+          if (o == op::mean && n) scale /= double(n);
+          if (o == op::product) scale = std::abs(want.to_double());
+        });
+        EXPECT_TRUE(detail::close_enough(got, want, scale, n, false, rel))
+            << got.to_double() << " vs " << want.to_double() << " rel " << rel;
+        const scalar again = reduce_device_parts(t, parts.parts, o);
+        EXPECT_EQ(std::memcmp(&again, &got, sizeof got), 0) << "not the same bits twice";
+      }
+}
+
+TEST_F(Nccl, DevicePartsThatAreNotOnePerGpuAreRefused) {
+  device_parts parts(dtype::f32, 1000, detail::distribution::uniform, 1);
+  std::vector<device_part> fewer(parts.parts.begin(), parts.parts.end() - 1);
+  EXPECT_THROW(reduce_device_parts(dtype::f32, fewer, op::sum), error);
+  std::vector<float> host(1000);
+  std::vector<device_part> on_host = parts.parts;
+  on_host[0] = {host.data(), host.size()};
+  EXPECT_THROW(reduce_device_parts(dtype::f32, on_host, op::sum), error);
+  EXPECT_THROW(reduce_device_parts(dtype::f32, {}, op::mean), error);
+}
+
+// A job of one process per GPU: every rank passes its part of host data (the API), every rung
+// answers the whole job's problem on every rank.
+TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
+  if (gpus().ranks() < 2) GTEST_SKIP() << "one process drives every GPU here (mpirun -n 2 tests the job)";
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const int me = gpus().rank(), ranks = gpus().ranks();
+  for (std::size_t n : {std::size_t(1), std::size_t(1009), 1 + rng() % 300000}) {
+    for (dtype t : {dtype::i32, dtype::f32}) {
+      const std::vector<std::byte> all =
+          whole_array(t, n, detail::distribution::uniform, seed + n);
+      const detail::part p = detail::part_of(n, me, ranks);
+      const std::byte* mine = all.data() + p.first * size_of(t);
+      for (const auto& r : detail::rungs().reduce) {
+        if (r.info.where != backend::nccl) continue;
+        for (op o : {op::sum, op::max, op::mean}) {
+          const detail::reduce_problem whole{t, o, n}, local{t, o, p.count};
+          if (!r.can_run(whole)) continue;
+          SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(t)) + " " +
+                       std::string(name_of(o)) + " n=" + std::to_string(n));
+          const scalar want = detail::run_variant(
+              *detail::find_reduce("reduce/seq/r01_sequential_loop"), whole, all.data());
+          const scalar got = detail::run_variant(r, local, mine);
+          double rel = 0;
+          EXPECT_TRUE(detail::close_enough(got, want, double(n), n, false, rel))
+              << got.to_double() << " vs " << want.to_double();
+        }
+      }
+      detail::histogram_problem whole{t, n, 100, 0.0, t == dtype::f32 ? 1.0 : 1e9, false, false};
+      std::vector<std::uint64_t> want(detail::slots(whole)), got(want.size());
+      detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole,
+                          all.data(), want.data());
+      detail::histogram_problem local = whole;
+      local.n = p.count;
+      for (const auto& r : detail::rungs().histogram) {
+        if (r.info.where != backend::nccl) continue;
+        SCOPED_TRACE(std::string(r.info.id) + " n=" + std::to_string(n));
+        std::fill(got.begin(), got.end(), 0xabab);
+        detail::run_variant(r, local, mine, got.data());
+        EXPECT_EQ(got, want);
+      }
+      // The API: the same answer on every rank.
+      const scalar api = pplab::reduce(backend::nccl, t, mine, p.count, op::sum);
+      const scalar sum = detail::run_variant(
+          *detail::find_reduce("reduce/seq/r01_sequential_loop"), {t, op::sum, n}, all.data());
+      double rel = 0;
+      EXPECT_TRUE(detail::close_enough(api, sum, double(n), n, false, rel));
+    }
+  }
+  // Matmul needs one process driving the GPUs: a clear error, not a hang.
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {};
+  EXPECT_THROW(pplab::matmul(backend::nccl, dtype::f32, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2),
+               error);
+}
+
+}  // namespace
+}  // namespace pplab::test
