@@ -61,8 +61,8 @@ void one_gpu_row(session& s, pattern what, std::string_view id, const std::strin
                  const std::string& dtype, const std::string& op, std::size_t n, double bytes,
                  double flops, Run&& run) {
   const detail::timing t = one_gpu().time(run, s.plan(3));
-  row r = row_of({"one GPU: " + std::string(id), what, backend::nccl, 0, ""}, group, dtype, op, n,
-                 t);
+  row r =
+      row_of({"one GPU: " + std::string(id), what, backend::nccl, 0, ""}, group, dtype, op, n, t);
   r.verified = true;  // the cuda ladder's own rung, verified in its own case
   r.note = "GPU 0 alone on the whole problem: the scaling baseline";
   rate(s, r, true, bytes, flops);
@@ -101,7 +101,10 @@ void reduce_rows(session& s) {
       if (!wanted(s, r.info) || !r.can_run(p)) continue;
       s.progress(std::string(r.info.id) + " (" + group + ")");
       const detail::timing tm = gpus().time(
-          [&] { r.run({p, in.get(), out.as<scalar>(), nullptr, nullptr}); }, s.plan(3));
+          [&] {
+            r.run({p, in.get(), out.as<scalar>(), nullptr, nullptr});
+          },
+          s.plan(3));
       scalar got;
       gpus().copy_out(&got, out.get(), sizeof got);
       double err = 0;
@@ -139,11 +142,10 @@ void histogram_rows(session& s) {
       one_gpu().copy_in(in.get(), host.get(), n * 4);
       detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
       s.progress("one GPU for " + group);
-      one_gpu_row(s, pattern::histogram, best.info.id, group, "f32", "histogram", n, double(n * 4),
-                  0, [&] {
-                    best.run({p, in.get(), counts.as<std::uint64_t>(), scratch.get(),
-                              one_gpu().stream()});
-                  });
+      one_gpu_row(
+          s, pattern::histogram, best.info.id, group, "f32", "histogram", n, double(n * 4), 0, [&] {
+            best.run({p, in.get(), counts.as<std::uint64_t>(), scratch.get(), one_gpu().stream()});
+          });
     }
     detail::buffer in(gpus(), n * 4), counts(gpus(), width * 8);
     gpus().copy_in(in.get(), host.get(), n * 4);
@@ -153,7 +155,10 @@ void histogram_rows(session& s) {
       s.progress(std::string(r.info.id) + " (" + group + ")");
       gpus().fill(counts.get(), 0xab, width * 8);  // poison: the rung must write every slot
       const detail::timing tm = gpus().time(
-          [&] { r.run({p, in.get(), counts.as<std::uint64_t>(), nullptr, nullptr}); }, s.plan(3));
+          [&] {
+            r.run({p, in.get(), counts.as<std::uint64_t>(), nullptr, nullptr});
+          },
+          s.plan(3));
       gpus().copy_out(got.data(), counts.get(), width * 8);
       row w = row_of(r.info, group, "f32", "histogram", n, tm);
       w.verified = got == ref, w.max_rel_err = 0;
@@ -182,8 +187,8 @@ void matmul_rows(session& s) {
     detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
     s.progress("one GPU for " + group);
     one_gpu_row(s, pattern::matmul, best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
-      best.run({p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(),
-                one_gpu().stream()});
+      best.run(
+          {p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(), one_gpu().stream()});
     });
   }
   // Split evenly by bytes: whole rows on each GPU when the GPU count divides the rows' bytes.

@@ -9,6 +9,7 @@
 namespace pplab::detail {
 
 [[noreturn]] inline void cuda_fail(cudaError_t e, const char* what, const char* file, int line) {
+  (void)cudaGetLastError();  // a call's own error must not reappear at the next launch check
   throw error(errc::device, std::string(what) + " failed: " + cudaGetErrorString(e) + " (" + file +
                                 ":" + std::to_string(line) + ")");
 }

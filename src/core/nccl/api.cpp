@@ -12,9 +12,9 @@ scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
   std::vector<detail::nccl::slice> slices;
   const auto checks = [&] {
     if (parts.size() != ms.size())
-      fail(errc::invalid_argument,
-           "reduce: " + std::to_string(parts.size()) + " device parts for the " +
-               std::to_string(ms.size()) + " GPUs this process drives (one part per GPU)");
+      fail(errc::invalid_argument, "reduce: " + std::to_string(parts.size()) +
+                                       " device parts for the " + std::to_string(ms.size()) +
+                                       " GPUs this process drives (one part per GPU)");
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const device_part& p = parts[i];
       if (p.size == 0) {
@@ -26,8 +26,7 @@ scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
           attr.type != cudaMemoryTypeDevice || attr.device != ms[i].device) {
         (void)cudaGetLastError();
         fail(errc::invalid_argument, "reduce: device part " + std::to_string(i) +
-                                         " is not memory of GPU " +
-                                         std::to_string(ms[i].device));
+                                         " is not memory of GPU " + std::to_string(ms[i].device));
       }
       slices.push_back({const_cast<void*>(p.data), 0, p.size * size_of(t)});
     }

@@ -25,12 +25,14 @@ gpu_array* remember(gpu_array* a) {
 
 // Calls f(slice i, first byte in it, bytes, where in [offset, offset + bytes) it starts) for
 // every slice that overlaps the range.
-template <class F> void over_range(const gpu_array& a, std::size_t offset, std::size_t bytes, F&& f) {
+template <class F>
+void over_range(const gpu_array& a, std::size_t offset, std::size_t bytes, F&& f) {
   if (offset + bytes > a.bytes)
     fail(errc::invalid_argument, "internal error: a range past the end of a GPU array");
   for (std::size_t i = 0; i < a.slices.size(); ++i) {
     const slice& s = a.slices[i];
-    const std::size_t lo = std::max(offset, s.offset), hi = std::min(offset + bytes, s.offset + s.bytes);
+    const std::size_t lo = std::max(offset, s.offset),
+                      hi = std::min(offset + bytes, s.offset + s.bytes);
     if (lo < hi) f(i, lo - s.offset, hi - lo, lo - offset);
   }
 }
@@ -108,20 +110,22 @@ void release_array(void* p) noexcept {
 
 void write_range(gpu_array& dst, std::size_t offset, const void* src, std::size_t bytes,
                  const member& from) {
-  over_range(dst, offset, bytes, [&](std::size_t i, std::size_t at, std::size_t len, std::size_t skip) {
-    PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst.slices[i].data) + at,
-                               static_cast<const char*>(src) + skip, len, cudaMemcpyDefault,
-                               from.stream));
-  });
+  over_range(dst, offset, bytes,
+             [&](std::size_t i, std::size_t at, std::size_t len, std::size_t skip) {
+               PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst.slices[i].data) + at,
+                                          static_cast<const char*>(src) + skip, len,
+                                          cudaMemcpyDefault, from.stream));
+             });
 }
 
 void read_range(const gpu_array& src, std::size_t offset, void* dst, std::size_t bytes,
                 const member& to) {
-  over_range(src, offset, bytes, [&](std::size_t i, std::size_t at, std::size_t len, std::size_t skip) {
-    PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + skip,
-                               static_cast<const char*>(src.slices[i].data) + at, len,
-                               cudaMemcpyDefault, to.stream));
-  });
+  over_range(src, offset, bytes,
+             [&](std::size_t i, std::size_t at, std::size_t len, std::size_t skip) {
+               PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + skip,
+                                          static_cast<const char*>(src.slices[i].data) + at, len,
+                                          cudaMemcpyDefault, to.stream));
+             });
 }
 
 device_buffer::device_buffer(const member& m, std::size_t bytes, std::size_t zeroed)

@@ -58,9 +58,9 @@ public:
     cudaGetDeviceProperties(&prop, nccl::members().front().device);
     int version = 0;
     ncclGetVersion(&version);
-    const std::string how =
-        nccl::one_process() ? "one process drives them"
-                            : "one process per GPU, " + std::to_string(nccl::processes()) + " ranks";
+    const std::string how = nccl::one_process() ? "one process drives them"
+                                                : "one process per GPU, " +
+                                                      std::to_string(nccl::processes()) + " ranks";
     return std::to_string(nccl::world_size()) + " x " + prop.name + " (" +
            std::to_string(prop.multiProcessorCount) + " SMs), " + how + ", NCCL " +
            std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
@@ -192,7 +192,8 @@ public:
     executor& one = executor_for(backend::cuda);
     int was = 0;
     PPLAB_CUDA(cudaGetDevice(&was));
-    for (const ceiling& c : one.measure_ceilings(std::max<std::size_t>(bytes / gpus, 1 << 20), budget_s))
+    for (const ceiling& c :
+         one.measure_ceilings(std::max<std::size_t>(bytes / gpus, 1 << 20), budget_s))
       if (c.key == "gpu_read_GBps" || c.key == "gpu_fp32_GFLOPs" || c.key == "gpu_fp64_GFLOPs")
         out.push_back({"nccl_" + c.key.substr(4), c.value * gpus,
                        "one GPU's " + c.key + " times " + std::to_string(gpus) + " GPUs"});
@@ -204,13 +205,13 @@ public:
       const timing t = time(
           [&] {
             PPLAB_CUDA(cudaSetDevice(ms[0].device));
-            PPLAB_CUDA(cudaMemcpyPeerAsync(bufs[1].get(), ms[1].device, bufs[0].get(),
-                                           ms[0].device, big, ms[0].stream));
+            PPLAB_CUDA(cudaMemcpyPeerAsync(bufs[1].get(), ms[1].device, bufs[0].get(), ms[0].device,
+                                           big, ms[0].stream));
           },
           {1, 0, reps});
-      out.push_back({"nccl_peer_GBps", double(big) / t.median_s * 1e-9,
-                     "cudaMemcpyPeerAsync of " + std::to_string(big >> 20) +
-                         " MiB from GPU 0 to GPU 1"});
+      out.push_back(
+          {"nccl_peer_GBps", double(big) / t.median_s * 1e-9,
+           "cudaMemcpyPeerAsync of " + std::to_string(big >> 20) + " MiB from GPU 0 to GPU 1"});
     }
     const auto all_reduce = [&](std::size_t floats) {
       PPLAB_NCCL(ncclGroupStart());
@@ -240,8 +241,8 @@ public:
   // One GPU's read rate on its share of the bytes, times the GPU count.
   double read_GBps(std::size_t bytes, double budget_s) override {
     const int gpus = nccl::world_size();
-    return executor_for(backend::cuda).read_GBps(std::max<std::size_t>(bytes / gpus, 1 << 20),
-                                                 budget_s) *
+    return executor_for(backend::cuda)
+               .read_GBps(std::max<std::size_t>(bytes / gpus, 1 << 20), budget_s) *
            gpus;
   }
 

@@ -114,7 +114,8 @@ world start() {
     PPLAB_CUDA(cudaSetDevice(m.device));
     PPLAB_CUDA(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
     keep_pool(m.device);
-    // Peer copies between this process's GPUs go over NVLink directly, not through the host.
+    // Peer copies between this process's GPUs go over NVLink directly, not through the host:
+    // for memory from cudaMalloc (peer access) and from the stream-ordered pools (pool access).
     for (const member& other : w.members) {
       int can = 0;
       if (other.device == m.device ||
@@ -123,6 +124,13 @@ world start() {
       const cudaError_t e = cudaDeviceEnablePeerAccess(other.device, 0);
       if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) PPLAB_CUDA(e);
       (void)cudaGetLastError();
+      cudaMemPool_t theirs;
+      PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&theirs, other.device));
+      cudaMemAccessDesc access{};
+      access.location.type = cudaMemLocationTypeDevice;
+      access.location.id = m.device;
+      access.flags = cudaMemAccessFlagsProtReadWrite;
+      PPLAB_CUDA(cudaMemPoolSetAccess(theirs, &access, 1));
     }
   }
   // Under mpirun the process's GPU stays current: the cuda backend's memory and streams, made
@@ -152,8 +160,7 @@ std::string why_absent() {
               "run it without mpirun)";
       else if (count < 2)
         why = "it needs two GPUs or more, and one answers here (use the cuda backend)";
-      else
-        why = same_kind_or_why(count);
+      else why = same_kind_or_why(count);
     } else if (host_rank() >= count) {
       why = "this host runs more ranks than it has GPUs (" + std::to_string(count) +
             "): start one rank per GPU";
@@ -169,8 +176,15 @@ int process_rank() { return the_world().process_rank; }
 int processes() { return the_world().processes; }
 
 void nccl_fail(ncclResult_t r, const char* call, const char* file, int line) {
-  throw error(errc::device, std::string(call) + " failed: " + ncclGetErrorString(r) + " (" +
-                                file + ":" + std::to_string(line) + ")");
+  throw error(errc::device, std::string(call) + " failed: " + ncclGetErrorString(r) + " (" + file +
+                                ":" + std::to_string(line) + ")");
+}
+
+void agree(const std::exception_ptr& local_error) {
+#ifdef PPLAB_HAVE_MPI
+  if (!one_process()) return mpi::agree(local_error);
+#endif
+  if (local_error) std::rethrow_exception(local_error);
 }
 
 void synchronize() {

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ template <class F> void each(F&& f) {
   }
 }
 
+// Before a collective, every process of a job brings the outcome of its own work: if any failed,
+// every process throws that error (a process going on alone into a collective would hang). One
+// process: its own error is rethrown.
+void agree(const std::exception_ptr& local_error);
+
 // Waits for every member's stream; throws if queued work failed.
 void synchronize();
 
@@ -58,5 +64,6 @@ void synchronize();
 #define PPLAB_NCCL(call)                                                                           \
   do {                                                                                             \
     const ncclResult_t pplab_r_ = (call);                                                          \
-    if (pplab_r_ != ncclSuccess) ::pplab::detail::nccl::nccl_fail(pplab_r_, #call, __FILE__, __LINE__); \
+    if (pplab_r_ != ncclSuccess)                                                                   \
+      ::pplab::detail::nccl::nccl_fail(pplab_r_, #call, __FILE__, __LINE__);                       \
   } while (0)

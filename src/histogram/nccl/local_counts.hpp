@@ -15,15 +15,21 @@ inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, st
   const std::size_t e = size_of(c.p.type);
   std::vector<nccl::device_buffer> out;
   std::size_t i = 0;
-  nccl::each([&](const nccl::member& m) {
-    histogram_problem q = c.p;
-    q.n = in.slices[i].bytes / e;
-    out.emplace_back(m, width * 8, width * 8);
-    const histogram_rung& r = default_rung<histogram_rung>(backend::cuda, q);
-    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
-    r.run({q, in.slices[i].data, out.back().as<std::uint64_t>(), scratch.get(), m.stream});
-    ++i;
-  });
+  std::exception_ptr failed;
+  try {
+    nccl::each([&](const nccl::member& m) {
+      histogram_problem q = c.p;
+      q.n = in.slices[i].bytes / e;
+      out.emplace_back(m, width * 8, width * 8);
+      const histogram_rung& r = default_rung<histogram_rung>(backend::cuda, q);
+      nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
+      r.run({q, in.slices[i].data, out.back().as<std::uint64_t>(), scratch.get(), m.stream});
+      ++i;
+    });
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  nccl::agree(failed);
   return out;
 }
 

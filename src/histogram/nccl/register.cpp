@@ -13,8 +13,8 @@ void register_histogram_nccl(registry& r) {
                          any_histogram,
                          nullptr,
                          histogram_nccl_h01});
-  r.histogram.push_back({{"histogram/nccl/h02_reduce_scatter", pattern::histogram, backend::nccl,
-                          2, "ncclReduceScatter (each GPU adds its share of the slots), then the "
+  r.histogram.push_back({{"histogram/nccl/h02_reduce_scatter", pattern::histogram, backend::nccl, 2,
+                          "ncclReduceScatter (each GPU adds its share of the slots), then the "
                           "shares copied to the answer"},
                          any_histogram,
                          nullptr,

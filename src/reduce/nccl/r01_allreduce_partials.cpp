@@ -23,7 +23,7 @@ void reduce_nccl_r01(const reduce_call& c) {
   ncclDataType_t type = ncclFloat64;
   if (!is_float(c.p.type))
     type = is_signed_int(c.p.type) && (c.p.what == op::min || c.p.what == op::max) ? ncclInt64
-                                                                                  : ncclUint64;
+                                                                                   : ncclUint64;
   // Sums and products wrap modulo 2^64 alike for signed and unsigned integers.
   const ncclRedOp_t how = c.p.what == op::sum       ? ncclSum
                           : c.p.what == op::product ? ncclProd
@@ -38,8 +38,8 @@ void reduce_nccl_r01(const reduce_call& c) {
   PPLAB_NCCL(ncclGroupEnd());
   partial all;
   PPLAB_CUDA(cudaSetDevice(ms[0].device));
-  PPLAB_CUDA(cudaMemcpyAsync(&all, parts[0].get(), sizeof all, cudaMemcpyDeviceToHost,
-                             ms[0].stream));
+  PPLAB_CUDA(
+      cudaMemcpyAsync(&all, parts[0].get(), sizeof all, cudaMemcpyDeviceToHost, ms[0].stream));
   PPLAB_CUDA(cudaStreamSynchronize(ms[0].stream));
   all.n = c.p.n;
   put_answer(c, all);

@@ -17,8 +17,8 @@ void reduce_nccl_r02(const reduce_call& c) {
   nccl::each([&](const nccl::member& m) { all.emplace_back(m, gpus * sizeof(partial)); });
   PPLAB_NCCL(ncclGroupStart());
   for (std::size_t i = 0; i < ms.size(); ++i)
-    PPLAB_NCCL(ncclAllGather(parts[i].get(), all[i].get(), sizeof(partial), ncclUint8,
-                             ms[i].comm, ms[i].stream));
+    PPLAB_NCCL(ncclAllGather(parts[i].get(), all[i].get(), sizeof(partial), ncclUint8, ms[i].comm,
+                             ms[i].stream));
   PPLAB_NCCL(ncclGroupEnd());
   std::vector<partial> host(gpus);
   PPLAB_CUDA(cudaSetDevice(ms[0].device));

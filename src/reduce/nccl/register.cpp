@@ -9,12 +9,12 @@ void reduce_nccl_r02(const reduce_call&);
 // The nccl ladder is a ladder of combines: each GPU runs the cuda backend's best rung on its
 // slice, and the rungs differ in how the GPUs' partials meet.
 void register_reduce_nccl(registry& r) {
-  r.reduce.push_back({{"reduce/nccl/r01_allreduce_partials", pattern::reduce, backend::nccl, 1,
-                       "one ncclAllReduce of the GPUs' partials (float order: NCCL's)", false,
-                       false},
-                      reduce_nccl_r01_can_run,
-                      nullptr,
-                      reduce_nccl_r01});
+  r.reduce.push_back(
+      {{"reduce/nccl/r01_allreduce_partials", pattern::reduce, backend::nccl, 1,
+        "one ncclAllReduce of the GPUs' partials (float order: NCCL's)", false, false},
+       reduce_nccl_r01_can_run,
+       nullptr,
+       reduce_nccl_r01});
   r.reduce.push_back({{"reduce/nccl/r02_device_order", pattern::reduce, backend::nccl, 2,
                        "partials all-gathered, joined in GPU order: the same bits every run"},
                       any_problem,
