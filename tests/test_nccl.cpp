@@ -54,6 +54,7 @@ struct device_parts {
       EXPECT_EQ(cudaSetDevice(m.device), cudaSuccess);
       EXPECT_EQ(cudaMalloc(&dev, p.count * w + 1), cudaSuccess);
       EXPECT_EQ(cudaMemcpy(dev, host.data(), p.count * w, cudaMemcpyHostToDevice), cudaSuccess);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // a pageable copy may land later
       memory.push_back(dev);
       parts.push_back({dev, p.count});
       local_n += p.count;

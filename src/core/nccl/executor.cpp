@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <thread>
 #include <vector>
 
 #include "core/host/host_executor.hpp"
@@ -19,26 +18,6 @@ namespace {
 
 using nccl::gpu_array;
 using nccl::member;
-
-// f(member) on one host thread per member (each with its device current), for copies from
-// pageable host memory, which the driver serializes on the thread that asks.
-template <class F> void on_every_gpu(F&& f) {
-  const std::vector<member>& ms = nccl::members();
-  std::vector<std::exception_ptr> failed(ms.size());
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < ms.size(); ++i)
-    threads.emplace_back([&, i] {
-      try {
-        PPLAB_CUDA(cudaSetDevice(ms[i].device));
-        f(i, ms[i]);
-      } catch (...) {
-        failed[i] = std::current_exception();
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
-}
 
 // The part of the array's slice i inside [0, bytes): (first byte of the slice, length).
 std::pair<std::size_t, std::size_t> within(const gpu_array& a, std::size_t i, std::size_t bytes) {
@@ -75,22 +54,24 @@ public:
 
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(dst);
-    on_every_gpu([&](std::size_t i, const member&) {
+    nccl::in_parallel([&](std::size_t i, const member& m) {
       const auto [at, len] = within(a, i, bytes);
+      // On the GPU's stream, waited for: a pageable copy may return before its data has landed.
       if (len)
-        PPLAB_CUDA(cudaMemcpy(a.slices[i].data, static_cast<const char*>(src) + at, len,
-                              cudaMemcpyHostToDevice));
+        PPLAB_CUDA(cudaMemcpyAsync(a.slices[i].data, static_cast<const char*>(src) + at, len,
+                                   cudaMemcpyHostToDevice, m.stream));
+      PPLAB_CUDA(cudaStreamSynchronize(m.stream));
     });
   }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(src);
-    on_every_gpu([&](std::size_t i, const member& m) {
+    nccl::in_parallel([&](std::size_t i, const member& m) {
       const auto [at, len] = within(a, i, bytes);
       // After the rungs' work on this GPU's stream.
-      PPLAB_CUDA(cudaStreamSynchronize(m.stream));
       if (len)
-        PPLAB_CUDA(cudaMemcpy(static_cast<char*>(dst) + at, a.slices[i].data, len,
-                              cudaMemcpyDeviceToHost));
+        PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + at, a.slices[i].data, len,
+                                   cudaMemcpyDeviceToHost, m.stream));
+      PPLAB_CUDA(cudaStreamSynchronize(m.stream));
     });
   }
   // Arrays are packed (dst_pitch == row_bytes): rows of a host view are packed first.

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "pplab/error.hpp"
 #ifdef PPLAB_HAVE_MPI
@@ -73,11 +74,12 @@ struct world {
   int process_rank = 0, processes = 1;
 };
 
-// Keep freed pool memory on each GPU for the next call instead of handing it back at every sync.
+// Keep freed pool memory on each GPU for the next call instead of handing it back at every sync:
+// all of it (a rung's scratch can pass a GiB; mapping it again at every call costs a sync).
 void keep_pool(int device) {
   cudaMemPool_t pool;
   PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
-  std::uint64_t keep = std::uint64_t(1) << 30;
+  std::uint64_t keep = ~std::uint64_t(0);
   PPLAB_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
 }
 
@@ -178,6 +180,28 @@ int processes() { return the_world().processes; }
 void nccl_fail(ncclResult_t r, const char* call, const char* file, int line) {
   throw error(errc::device, std::string(call) + " failed: " + ncclGetErrorString(r) + " (" + file +
                                 ":" + std::to_string(line) + ")");
+}
+
+void in_parallel(const std::function<void(std::size_t, const member&)>& f) {
+  const std::vector<member>& ms = members();
+  if (ms.size() == 1) {
+    f(0, ms[0]);
+    return;
+  }
+  std::vector<std::exception_ptr> failed(ms.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < ms.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        PPLAB_CUDA(cudaSetDevice(ms[i].device));
+        f(i, ms[i]);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 void agree(const std::exception_ptr& local_error) {

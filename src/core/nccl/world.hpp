@@ -11,6 +11,7 @@
 #include <nccl.h>
 
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,12 @@ template <class F> void each(F&& f) {
     f(m);
   }
 }
+
+// f(i, members()[i]) on one host thread per member, each with its device current, all joined
+// before it returns (the first error rethrown). For the local phase of a rung: a cuda rung of
+// many launches on one GPU must not hold back the next GPU's (a full launch queue blocks the
+// thread that fills it), and copies from pageable host memory run at once on every GPU.
+void in_parallel(const std::function<void(std::size_t, const member&)>& f);
 
 // Before a collective, every process of a job brings the outcome of its own work: if any failed,
 // every process throws that error (a process going on alone into a collective would hang). One

@@ -13,18 +13,16 @@ namespace pplab::detail::nccl_histogram {
 inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
   const std::size_t e = size_of(c.p.type);
-  std::vector<nccl::device_buffer> out;
-  std::size_t i = 0;
+  std::vector<nccl::device_buffer> out(nccl::members().size());
   std::exception_ptr failed;
   try {
-    nccl::each([&](const nccl::member& m) {
+    nccl::in_parallel([&](std::size_t i, const nccl::member& m) {
       histogram_problem q = c.p;
       q.n = in.slices[i].bytes / e;
-      out.emplace_back(m, width * 8, width * 8);
+      out[i] = nccl::device_buffer(m, width * 8, width * 8);
       const histogram_rung& r = default_rung<histogram_rung>(backend::cuda, q);
       nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
-      r.run({q, in.slices[i].data, out.back().as<std::uint64_t>(), scratch.get(), m.stream});
-      ++i;
+      r.run({q, in.slices[i].data, out[i].as<std::uint64_t>(), scratch.get(), m.stream});
     });
   } catch (...) {
     failed = std::current_exception();

@@ -49,8 +49,7 @@ void matmul_nccl_m01(const matmul_call& c) {
   };
   std::vector<nccl::device_buffer> a_copy(gpus), c_copy(gpus), scratch(gpus);
   std::vector<char*> c_rows(gpus);
-  std::size_t i = 0;
-  nccl::each([&](const nccl::member& m) {
+  nccl::in_parallel([&](std::size_t i, const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     const matmul_problem q{p.type, rows.count, p.n, p.k};
     const char* a_rows = rows_of(a, i, rows.first, rows.count, c.lda, p.k, a_copy[i], true);
@@ -59,9 +58,8 @@ void matmul_nccl_m01(const matmul_call& c) {
     scratch[i] = nccl::device_buffer(m, std::max<std::size_t>(r.scratch(q), 256), 256);
     r.run({q, c.alpha, c.beta, a_rows, c.lda, whole_b[i].get(), c.ldb, c_rows[i], c.ldc,
            scratch[i].get(), m.stream});
-    ++i;
   });
-  i = 0;
+  std::size_t i = 0;
   nccl::each([&](const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     if (c_copy[i].get() && rows.count)

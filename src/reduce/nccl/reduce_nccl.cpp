@@ -9,26 +9,25 @@ namespace pplab::detail::nccl_reduce {
 std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
   const std::size_t e = size_of(c.p.type);
-  std::vector<nccl::device_buffer> out;
-  std::size_t i = 0;
+  std::vector<nccl::device_buffer> out(nccl::members().size());
   std::exception_ptr failed;
   try {
-    nccl::each([&](const nccl::member& m) {
-      const reduce_problem q{c.p.type, c.p.what, in.slices[i++].bytes / e};
+    nccl::in_parallel([&](std::size_t i, const nccl::member& m) {
+      const reduce_problem q{c.p.type, c.p.what, in.slices[i].bytes / e};
       partial head;
       head.n = q.n, head.type = q.type, head.what = q.what;
       // An empty slice weighs nothing: the identity (a mean of nothing: 0 with weight 0).
       visit_reduce(q.type, q.what, [&](auto tag, auto otag) {
         head.value = scalar::of(identity<decltype(tag), decltype(otag)::value>());
       });
-      out.emplace_back(m, sizeof(partial));
+      out[i] = nccl::device_buffer(m, sizeof(partial));
       PPLAB_CUDA(
-          cudaMemcpyAsync(out.back().get(), &head, sizeof head, cudaMemcpyHostToDevice, m.stream));
+          cudaMemcpyAsync(out[i].get(), &head, sizeof head, cudaMemcpyHostToDevice, m.stream));
       if (q.n == 0) return;
       const reduce_rung& r = default_rung<reduce_rung>(backend::cuda, q);
       nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
       // The value goes first in a partial: the cuda rung writes it in place.
-      r.run({q, in.slices[i - 1].data, out.back().as<scalar>(), scratch.get(), m.stream});
+      r.run({q, in.slices[i].data, out[i].as<scalar>(), scratch.get(), m.stream});
     });
   } catch (...) {
     failed = std::current_exception();
