@@ -63,6 +63,17 @@ void in_parallel(const std::function<void(std::size_t, const member&)>& f);
 // process: its own error is rethrown.
 void agree(const std::exception_ptr& local_error);
 
+// each(f) as the local phase before a collective: its outcome agreed on (agree).
+template <class F> void each_agreed(F&& f) {
+  std::exception_ptr failed;
+  try {
+    each(f);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  agree(failed);
+}
+
 // Waits for every member's stream; throws if queued work failed.
 void synchronize();
 
