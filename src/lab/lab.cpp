@@ -18,8 +18,21 @@ void run_nccl_case(session& s);
 std::vector<std::string> planned_reduce(const settings& s);
 std::vector<std::string> planned_histogram(const settings& s);
 std::vector<std::string> planned_matmul(const settings& s);
-std::vector<std::string> planned_mpi(const settings& s);
-std::vector<std::string> planned_nccl(const settings& s);
+
+// The rungs of a backend whose own case measures them (mpi, nccl): all it has of the patterns
+// asked for.
+std::vector<std::string> planned_of(const settings& s, backend b) {
+  std::vector<std::string> out;
+  const auto add = [&](const auto& rungs) {
+    for (const auto& r : rungs)
+      if (r.info.where == b && wants(s, r.info.what, b) && wants_variant(s, r.info))
+        out.emplace_back(r.info.id);
+  };
+  add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
+  return out;
+}
+std::vector<std::string> planned_nccl(const settings& s) { return planned_of(s, backend::nccl); }
+std::vector<std::string> planned_mpi(const settings& s) { return planned_of(s, backend::mpi); }
 
 std::string pow2_label(std::size_t n) {
   if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));

@@ -302,16 +302,4 @@ void run_mpi_case(session& s) {
   if (s.wants(pattern::matmul, backend::mpi)) matmul_rows(s);
 }
 
-std::vector<std::string> planned_mpi(const settings& s) {
-  std::vector<std::string> out;
-  const auto add = [&](const auto& rungs) {
-    for (const auto& r : rungs)
-      if (r.info.where == backend::mpi && wants(s, r.info.what, backend::mpi) &&
-          wants_variant(s, r.info))
-        out.emplace_back(r.info.id);
-  };
-  add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
-  return out;
-}
-
 }  // namespace pplab::lab

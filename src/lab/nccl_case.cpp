@@ -232,16 +232,4 @@ void run_nccl_case(session& s) {
   if (s.wants(pattern::matmul, backend::nccl)) matmul_rows(s);
 }
 
-std::vector<std::string> planned_nccl(const settings& s) {
-  std::vector<std::string> out;
-  const auto add = [&](const auto& rungs) {
-    for (const auto& r : rungs)
-      if (r.info.where == backend::nccl && wants(s, r.info.what, backend::nccl) &&
-          wants_variant(s, r.info))
-        out.emplace_back(r.info.id);
-  };
-  add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
-  return out;
-}
-
 }  // namespace pplab::lab
