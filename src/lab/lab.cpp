@@ -49,8 +49,7 @@ std::vector<backend> backends(const settings& s) {
   std::vector<backend> out;
   // In a job of several ranks every rank would run the single-process ladders at once on shared
   // cores: there the lab measures the mpi backend (whose case has its single-process rows).
-  if (!s.only_backend && available(backend::mpi) &&
-      detail::executor_for(backend::mpi).ranks() > 1)
+  if (!s.only_backend && available(backend::mpi) && detail::executor_for(backend::mpi).ranks() > 1)
     return {backend::mpi};
   for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
     if ((!s.only_backend || *s.only_backend == b) && available(b)) out.push_back(b);

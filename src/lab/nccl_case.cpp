@@ -1,12 +1,13 @@
 // The lab's nccl case: the ladders of combines for reduce and histogram and the row split of
 // matmul, on data already in the GPUs' memory (an array split evenly over them; the lab's
 // matrices split by whole rows), in one process driving every GPU. Beside them, in the same run:
-// one GPU alone on the whole problem with the cuda backend's best rung (rung 0 of the table: the
-// ratio column is the scaling from 1 GPU to all), the GPUs' ceilings (one GPU's read and
-// multiply-add rates times the GPU count) and the links' (peer copy, all-reduce bus bandwidth,
-// 4-byte all-reduce latency: the executor's). A last reduce problem of 2^20 values per GPU shows
-// the latency of a whole call beside the 4-byte all-reduce's.
+// one GPU alone on the whole problem with the cuda backend's best rung (rung 0 of the table, timed
+// the same way: the ratio column is the scaling from 1 GPU to all), the GPUs' ceilings (one GPU's
+// read and multiply-add rates times the GPU count) and the links' (peer copy, all-reduce bus
+// bandwidth, 4-byte all-reduce latency: the executor's). A last reduce problem of 2^20 values per
+// GPU shows the latency of a whole call beside the 4-byte all-reduce's.
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "core/generate.hpp"
@@ -55,16 +56,27 @@ void rate(session& s, row& r, bool one, double bytes, double flops) {
 
 std::string on_gpus() { return " on " + std::to_string(detail::nccl_gpu_count()) + " GPUs"; }
 
-// Rung 0 of a problem: one GPU alone on the whole of it.
+// Rung 0 of a problem: one GPU alone on the whole of it, timed as the nccl rows are (the host's
+// clock around the call and the wait for its end, every L2 flushed before), so that the ratio
+// is the scaling of a whole call; its GPU time alone (CUDA events) goes in the note.
 template <class Run>
 void one_gpu_row(session& s, pattern what, std::string_view id, const std::string& group,
                  const std::string& dtype, const std::string& op, std::size_t n, double bytes,
                  double flops, Run&& run) {
-  const detail::timing t = one_gpu().time(run, s.plan(3));
+  const detail::timing t = gpus().time(
+      [&] {
+        run();
+        one_gpu().synchronize();
+      },
+      s.plan(3));
+  const detail::timing events = one_gpu().time(run, s.plan(3));
   row r =
       row_of({"one GPU: " + std::string(id), what, backend::nccl, 0, ""}, group, dtype, op, n, t);
   r.verified = true;  // the cuda ladder's own rung, verified in its own case
-  r.note = "GPU 0 alone on the whole problem: the scaling baseline";
+  char gpu_time[96];
+  std::snprintf(gpu_time, sizeof gpu_time, "; its GPU time alone %.3f ms", events.median_s * 1e3);
+  r.note = "GPU 0 alone on the whole problem, a whole call: the scaling baseline" +
+           std::string(gpu_time);
   rate(s, r, true, bytes, flops);
   s.out.rows.push_back(r);
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <vector>
 
 #include "core/host/host_executor.hpp"
@@ -24,6 +25,15 @@ std::pair<std::size_t, std::size_t> within(const gpu_array& a, std::size_t i, st
   const nccl::slice& s = a.slices[i];
   if (s.offset >= bytes) return {s.offset, 0};
   return {s.offset, std::min(s.bytes, bytes - s.offset)};
+}
+
+// f(i, member) for every GPU: on one host thread per GPU for copies of 64 MiB or more (pageable
+// copies run at once on every GPU), from this thread for the small ones (an answer, counts),
+// where starting threads would cost more than the copies.
+void on_gpus(std::size_t bytes, const std::function<void(std::size_t, const member&)>& f) {
+  if (bytes >= (std::size_t(64) << 20)) return nccl::in_parallel(f);
+  std::size_t i = 0;
+  nccl::each([&](const member& m) { f(i++, m); });
 }
 
 class gpus_executor final : public executor {
@@ -54,7 +64,7 @@ public:
 
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(dst);
-    nccl::in_parallel([&](std::size_t i, const member& m) {
+    on_gpus(bytes, [&](std::size_t i, const member& m) {
       const auto [at, len] = within(a, i, bytes);
       // On the GPU's stream, waited for: a pageable copy may return before its data has landed.
       if (len)
@@ -65,7 +75,7 @@ public:
   }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(src);
-    nccl::in_parallel([&](std::size_t i, const member& m) {
+    on_gpus(bytes, [&](std::size_t i, const member& m) {
       const auto [at, len] = within(a, i, bytes);
       // After the rungs' work on this GPU's stream.
       if (len)

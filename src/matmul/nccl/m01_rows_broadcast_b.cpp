@@ -47,23 +47,20 @@ void matmul_nccl_m01(const matmul_call& c) {
     if (fetch && bytes) nccl::read_range(x, lo, copy.get(), bytes, ms[i]);
     return copy.as<char>();
   };
-  std::vector<nccl::device_buffer> a_copy(gpus), c_copy(gpus), scratch(gpus);
-  std::vector<char*> c_rows(gpus);
-  nccl::in_parallel([&](std::size_t i, const nccl::member& m) {
-    const part rows = part_of(p.m, m.rank, int(gpus));
-    const matmul_problem q{p.type, rows.count, p.n, p.k};
-    const char* a_rows = rows_of(a, i, rows.first, rows.count, c.lda, p.k, a_copy[i], true);
-    c_rows[i] = rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, c_copy[i], c.beta != 0);
-    const matmul_rung& r = default_rung<matmul_rung>(backend::cuda, q);
-    scratch[i] = nccl::device_buffer(m, std::max<std::size_t>(r.scratch(q), 256), 256);
-    r.run({q, c.alpha, c.beta, a_rows, c.lda, whole_b[i].get(), c.ldb, c_rows[i], c.ldc,
-           scratch[i].get(), m.stream});
-  });
+  // Buffers are freed in stream order after the work that uses them: locals suffice.
   std::size_t i = 0;
   nccl::each([&](const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
-    if (c_copy[i].get() && rows.count)
-      nccl::write_range(cc, rows.first * c.ldc * e, c_copy[i].get(),
+    const matmul_problem q{p.type, rows.count, p.n, p.k};
+    nccl::device_buffer a_copy, c_copy;
+    const char* a_rows = rows_of(a, i, rows.first, rows.count, c.lda, p.k, a_copy, true);
+    char* c_rows = rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, c_copy, c.beta != 0);
+    const matmul_rung& r = default_rung<matmul_rung>(backend::cuda, q);
+    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
+    r.run({q, c.alpha, c.beta, a_rows, c.lda, whole_b[i].get(), c.ldb, c_rows, c.ldc, scratch.get(),
+           m.stream});
+    if (c_copy.get() && rows.count)
+      nccl::write_range(cc, rows.first * c.ldc * e, c_copy.get(),
                         ((rows.count - 1) * c.ldc + p.n) * e, m);
     ++i;
   });

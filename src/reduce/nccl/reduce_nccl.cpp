@@ -5,6 +5,21 @@
 #include "reduce/reduce_common.hpp"
 
 namespace pplab::detail::nccl_reduce {
+namespace {
+
+// One pinned partial per GPU of this process, kept: the header of each GPU's partial goes from
+// it asynchronously (a copy from pageable memory would hold this thread until it is staged).
+// Reused safely: each call waits for its GPUs before it returns.
+partial* pinned_headers() {
+  static partial* headers = [] {
+    void* p = nullptr;
+    PPLAB_CUDA(cudaMallocHost(&p, nccl::members().size() * sizeof(partial)));
+    return static_cast<partial*>(p);
+  }();
+  return headers;
+}
+
+}  // namespace
 
 std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
@@ -17,7 +32,7 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   nccl::each_agreed([&](const nccl::member& m) {
     const std::size_t k = i++;
     const reduce_problem q{c.p.type, c.p.what, in.slices[k].bytes / e};
-    partial head;
+    partial& head = pinned_headers()[k];
     head.n = q.n, head.type = q.type, head.what = q.what;
     // An empty slice weighs nothing: the identity (a mean of nothing: 0 with weight 0).
     visit_reduce(q.type, q.what, [&](auto tag, auto otag) {
