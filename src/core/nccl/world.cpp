@@ -116,16 +116,13 @@ world start() {
     PPLAB_CUDA(cudaSetDevice(m.device));
     PPLAB_CUDA(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
     keep_pool(m.device);
-    // Peer copies between this process's GPUs go over NVLink directly, not through the host:
-    // for memory from cudaMalloc (peer access) and from the stream-ordered pools (pool access).
+    // Peer copies between this process's GPUs (the arrays' slices, all from the stream-ordered
+    // pools) go over NVLink directly once each pool is open to the other GPUs.
     for (const member& other : w.members) {
       int can = 0;
       if (other.device == m.device ||
           cudaDeviceCanAccessPeer(&can, m.device, other.device) != cudaSuccess || !can)
         continue;
-      const cudaError_t e = cudaDeviceEnablePeerAccess(other.device, 0);
-      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) PPLAB_CUDA(e);
-      (void)cudaGetLastError();
       cudaMemPool_t theirs;
       PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&theirs, other.device));
       cudaMemAccessDesc access{};
