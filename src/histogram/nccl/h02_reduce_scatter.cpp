@@ -4,6 +4,7 @@
 // lies (peer copies when one process drives the GPUs; an ncclAllGather first when each process
 // must hold the whole answer). Exact, as h01. Worth it when the counts are many and the answer
 // may stay spread over the GPUs; here the answer is gathered, which gives back what it saved.
+// 2 x H200: within 3% of h01 at 1024 and 2^20 bins (docs/nccl.md).
 #include "histogram/nccl/local_counts.hpp"
 
 namespace pplab::detail {

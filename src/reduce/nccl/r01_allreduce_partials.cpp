@@ -5,7 +5,7 @@
 // same bits on every GPU count and version: never the API's choice. NCCL has no operator that
 // keeps pplab's NaN rule for float min and max, nor a weighted mean: those problems are r02's.
 // The combine costs one small all-reduce: its latency (the lab's nccl_latency_us), beside a
-// slice's read time.
+// slice's read time. 2 x H200: 2^30 f32 per GPU in 0.990 ms, 1.90x one GPU (docs/nccl.md).
 #include <cstddef>
 
 #include "reduce/nccl/reduce_nccl.hpp"

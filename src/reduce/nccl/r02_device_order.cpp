@@ -4,6 +4,8 @@
 // one small collective, but the float answer depends only on the GPU count (where the slices
 // begin), never on NCCL's algorithm: the same bits on every run, every operator (NaN rule,
 // weighted means) kept. The API's choice.
+// 2 x H200 (docs/nccl.md): 2^30 f32 per GPU in 0.991 ms, 1.89x one GPU on the whole; a whole
+// call on 2^20 per GPU 59 us (r01 57 us; a bare 4-byte all-reduce 23 us).
 #include "reduce/nccl/reduce_nccl.hpp"
 
 namespace pplab::detail {
