@@ -186,6 +186,26 @@ TEST_F(Cli, MatmulWritesTheProduct) {
   expect_failure("matmul --a " + path("a.npy") + " --b " + path("a.npy"), 2, "shapes do not match");
 }
 
+// The nccl backend: where two GPUs answer, the same answer as the library's seq backend on the
+// same generated data; elsewhere one clear error naming why, and `pplab info` says it too.
+TEST_F(Cli, NcclBackendAnswersAsSeqOrSaysWhyNot) {
+  const std::string args = "reduce --op sum --dtype i32 --n 100003 --seed 9 --json --backend nccl";
+  const result info = run("info --json --no-measure");
+  ASSERT_EQ(info.code, 0) << info.err;
+  const auto nccl_line = nlohmann::json::parse(info.out)["nccl"];
+  if (!available(backend::nccl)) {
+    EXPECT_TRUE(nccl_line.contains("absent")) << info.out;
+    expect_failure(args, 1, "backend 'nccl' is not usable here");
+    return;
+  }
+  EXPECT_TRUE(nccl_line.contains("gpus")) << info.out;
+  const result r = run(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::int32_t> x(100003);
+  detail::generate(dtype::i32, x.data(), x.size(), detail::distribution::uniform, 9);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<std::int64_t>(), reduce(seq, x, sum));
+}
+
 TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   write("bad.npy", "\x93NUMPY\x01\x00garbage");
   write("ints.txt", "1 2 3");
