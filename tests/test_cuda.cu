@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -47,6 +48,39 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
   }
   std::vector<float> host(10, 1.0f);
   EXPECT_THROW(reduce(cuda, device_span<float>{host.data(), host.size()}, sum), error);
+}
+
+TEST(CudaApi, DeviceResidentDataIsCountedWhereItIs) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000003)}) {
+    std::vector<float> x(n);
+    for (float& v : x) v = float(rng() % 1000) / 8 - 20;
+    if (n > 1) x[n / 2] = std::numeric_limits<float>::quiet_NaN();
+    // One float past the start of the buffer: data not 16-byte aligned.
+    detail::buffer d(dev(), n * sizeof(float) + 16);
+    float* at = d.as<float>() + 1;
+    dev().copy_in(at, x.data(), n * sizeof(float));
+    const device_span<float> span{at, n};
+    histogram_options given;
+    given.bins = 777, given.lo = 0.0, given.hi = 100.0;
+    const histogram_result got = histogram(cuda, span, given), want = histogram(seq, x, given);
+    EXPECT_EQ(got.counts, want.counts) << n;
+    EXPECT_EQ(got.underflow, want.underflow) << n;
+    EXPECT_EQ(got.overflow, want.overflow) << n;
+    EXPECT_EQ(got.nan, want.nan) << n;
+    if (n > 1) {  // a range inferred from the data, found on the GPU: refused with a NaN in it
+      EXPECT_THROW(histogram(cuda, span), error);
+      x[n / 2] = 1.5f;
+      dev().copy_in(at, x.data(), n * sizeof(float));
+    }
+    const histogram_result inferred = histogram(cuda, span), seq_inferred = histogram(seq, x);
+    EXPECT_EQ(inferred.counts, seq_inferred.counts) << n;
+    EXPECT_EQ(inferred.lo, seq_inferred.lo) << n;
+    EXPECT_EQ(inferred.hi, seq_inferred.hi) << n;
+  }
+  std::vector<float> host(10, 1.0f);
+  EXPECT_THROW(histogram(cuda, device_span<float>{host.data(), host.size()}), error);
 }
 
 // The mean of 64-bit integers sums in 128 bits on the GPU too, on the device and streamed.

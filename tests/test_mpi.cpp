@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "block_matmul.hpp"
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
@@ -171,82 +172,27 @@ TEST_F(Mpi, UserOperatorFarthestPointAcrossRanks) {
   EXPECT_EQ(nothing, (point3{0, 0, 0}));
 }
 
-// SUMMA: every rank cuts its blocks out of whole matrices it generates (small shapes: 0, 1,
-// primes, smaller than the grid, tall, wide), with padded rows, C full of NaN where beta = 0; its
-// block of C is held against the seq backend's product, element by element.
+// SUMMA: every rank's block of C against the seq product (block_matmul.hpp), through the API
+// and through every rung.
 TEST_F(Mpi, EveryMatmulRungMatchesSeqBlockByBlock) {
-  struct shape {
-    std::size_t m, n, k;
-  };
-  const shape shapes[] = {{0, 3, 2},    {3, 0, 2},   {4, 5, 0},    {1, 1, 1},      {2, 3, 1},
-                          {17, 13, 11}, {64, 3, 97}, {3, 70, 130}, {131, 67, 1201}};
-  const auto& seq_rung = *detail::find_matmul("matmul/seq/m01_triple_loop");
   for (backend local : locals()) {
     set_mpi_local(local);
-    for (dtype t : {dtype::f32, dtype::f64})
-      for (const shape& sh : shapes)
-        for (double beta : {0.0, 0.5}) {
-          const std::size_t e = size_of(t), m = sh.m, n = sh.n, k = sh.k;
-          std::vector<std::byte> a(m * k * e + 1), b(k * n * e + 1), c(m * n * e + 1);
-          detail::generate(t, a.data(), m * k, detail::distribution::normal, 1);
-          detail::generate(t, b.data(), k * n, detail::distribution::normal, 2);
-          detail::generate(t, c.data(), m * n, detail::distribution::normal, 3);
-          std::vector<std::byte> want = c;
-          const detail::matmul_problem p{t, m, n, k};
-          detail::run_variant(
-              seq_rung, {p, 1.5, beta, a.data(), k, b.data(), n, want.data(), n, nullptr, nullptr});
-          const matmul_blocks mine = mpi_matmul_blocks(m, n, k);
-          // Blocks with two elements of padding per row; C's NaN where beta = 0 must not leak.
-          const auto cut = [&](const std::vector<std::byte>& whole, std::size_t cols,
-                               const matrix_block& blk, std::size_t ld, bool nan) {
-            std::vector<std::byte> out((blk.rows * ld + 1) * e);
-            for (std::size_t r = 0; r < blk.rows; ++r)
-              std::memcpy(out.data() + r * ld * e,
-                          whole.data() + ((blk.row0 + r) * cols + blk.col0) * e, blk.cols * e);
-            if (nan)
-              visit_dtype(t, [&](auto tag) {
-                using T = decltype(tag);
-                T* x = reinterpret_cast<T*>(out.data());
-                for (std::size_t r = 0; r < blk.rows; ++r)
-                  for (std::size_t j = 0; j < blk.cols; ++j)
-                    x[r * ld + j] = std::numeric_limits<T>::quiet_NaN();
-              });
-            return out;
-          };
-          const std::size_t lda = mine.a.cols + 2, ldb = mine.b.cols + 2, ldc = mine.c.cols + 2;
-          const std::vector<std::byte> ab = cut(a, k, mine.a, lda, false),
-                                       bb = cut(b, n, mine.b, ldb, false);
-          for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
-            if (r.info.where != backend::mpi) continue;
-            SCOPED_TRACE(std::string(r.info.id) + " local " + std::string(name_of(local)) + " " +
-                         std::string(name_of(t)) + " " + std::to_string(m) + "x" +
-                         std::to_string(n) + "x" + std::to_string(k) + " beta " +
-                         std::to_string(beta));
-            std::vector<std::byte> cb = cut(c, n, mine.c, ldc, beta == 0);
-            matmul(backend::mpi, t, m, n, k, 1.5, ab.data(), lda, bb.data(), ldb, beta, cb.data(),
-                   ldc);
-            if (r.info.id != detail::default_rung<detail::matmul_rung>(backend::mpi, p).info.id) {
-              cb = cut(c, n, mine.c, ldc, beta == 0);
-              detail::run_variant(r, {p, 1.5, beta, ab.data(), lda, bb.data(), ldb, cb.data(), ldc,
-                                      nullptr, nullptr});
-            }
-            visit_dtype(t, [&](auto tag) {
-              using T = decltype(tag);
-              const T* got = reinterpret_cast<const T*>(cb.data());
-              const T* ref = reinterpret_cast<const T*>(want.data());
-              int bad = 0;
-              for (std::size_t i = 0; i < mine.c.rows; ++i)
-                for (std::size_t j = 0; j < mine.c.cols; ++j) {
-                  const double w = double(ref[(mine.c.row0 + i) * n + mine.c.col0 + j]);
-                  const double g = double(got[i * ldc + j]);
-                  const double tol = detail::dot_tolerance(k, t) * (4 * double(k) + 4) + 1e-30;
-                  if (!(std::abs(g - w) <= tol) && bad++ < 3)
-                    ADD_FAILURE() << "C(" << mine.c.row0 + i << "," << mine.c.col0 + j
-                                  << ") = " << g << ", want " << w;
-                }
-            });
-          }
+    for_each_block_case([&](const block_case& c) {
+      for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
+        if (r.info.where != backend::mpi) continue;
+        SCOPED_TRACE(std::string(r.info.id) + " local " + std::string(name_of(local)) + " " +
+                     c.name());
+        std::vector<std::byte> cb = c.fresh_c();
+        matmul(backend::mpi, c.t, c.p.m, c.p.n, c.p.k, c.alpha, c.a.data(), c.lda, c.b.data(),
+               c.ldb, c.beta, cb.data(), c.ldc);
+        if (r.info.id != detail::default_rung<detail::matmul_rung>(backend::mpi, c.p).info.id) {
+          cb = c.fresh_c();
+          detail::run_variant(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb,
+                                  cb.data(), c.ldc, nullptr, nullptr});
         }
+        c.check(cb);
+      }
+    });
   }
 }
 

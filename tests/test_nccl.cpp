@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "block_matmul.hpp"
 #include "core/generate.hpp"
 #include "core/nccl/world.hpp"
 #include "core/run.hpp"
@@ -165,10 +166,76 @@ TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
       EXPECT_TRUE(detail::close_enough(api, sum, double(n), n, false, rel));
     }
   }
-  // Matmul needs one process driving the GPUs: a clear error, not a hang.
-  float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {};
-  EXPECT_THROW(pplab::matmul(backend::nccl, dtype::f32, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2),
-               error);
+}
+
+// Matmul in a job: each process passes its blocks (mpi_matmul_blocks, the mpi backend's layout);
+// its block of C is held against the seq product, through the API and every rung that runs here.
+TEST_F(Nccl, JobOfProcessesMatmulBlocksAsSeq) {
+  if (gpus().ranks() < 2)
+    GTEST_SKIP() << "one process drives every GPU here (mpirun -n 2 tests the job)";
+  for_each_block_case([&](const block_case& c) {
+    SCOPED_TRACE(c.name());
+    std::vector<std::byte> cb = c.fresh_c();
+    matmul(backend::nccl, c.t, c.p.m, c.p.n, c.p.k, c.alpha, c.a.data(), c.lda, c.b.data(), c.ldb,
+           c.beta, cb.data(), c.ldc);
+    c.check(cb);
+    int ran = 0;
+    for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
+      if (r.info.where != backend::nccl || !r.can_run(c.p)) continue;
+      SCOPED_TRACE(r.info.id);
+      ++ran;
+      cb = c.fresh_c();
+      detail::run_variant(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb, cb.data(),
+                              c.ldc, nullptr, nullptr});
+      c.check(cb);
+    }
+    EXPECT_GE(ran, 1) << "no nccl matmul rung runs in a job";
+  });
+}
+
+// Histograms of device parts: the counts of the whole job's array, as seq's on the whole array,
+// with a given range and with the range inferred from the parts (the job's min and max).
+TEST_F(Nccl, DevicePartsHistogramAsSeqOnTheWholeArray) {
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::size_t g = std::size_t(detail::nccl::world_size());
+  for (dtype t : {dtype::u8, dtype::i32, dtype::f32, dtype::f64})
+    for (std::size_t n : {g - 1, g, std::size_t(1009), 1 + rng() % 300000})
+      for (bool inferred : {false, true}) {
+        SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) +
+                     (inferred ? " range inferred" : " range given"));
+        const auto d = is_float(t) ? detail::distribution::normal : detail::distribution::uniform;
+        const std::vector<std::byte> all = whole_array(t, n, d, seed + n);
+        histogram_options o;
+        o.bins = 1 + rng() % 3000;
+        if (!inferred) o.lo = -2.0, o.hi = t == dtype::u8 ? 200.0 : 3.0;
+        device_parts parts(t, n, d, seed + n);
+        if (inferred && n == 0) continue;
+        const histogram_result want = histogram(backend::seq, t, all.data(), n, o);
+        const histogram_result got = histogram_device_parts(t, parts.parts, o);
+        EXPECT_EQ(got.counts, want.counts);
+        EXPECT_EQ(got.lo, want.lo);
+        EXPECT_EQ(got.hi, want.hi);
+        EXPECT_EQ(got.underflow, want.underflow);
+        EXPECT_EQ(got.overflow, want.overflow);
+        EXPECT_EQ(got.nan, want.nan);
+        EXPECT_EQ(got.total(), n);
+      }
+  device_parts parts(dtype::f32, 1000, detail::distribution::uniform, 1);
+  std::vector<device_part> fewer(parts.parts.begin(), parts.parts.end() - 1);
+  EXPECT_THROW(histogram_device_parts(dtype::f32, fewer), error);
+  std::vector<float> host(1000);
+  std::vector<device_part> on_host = parts.parts;
+  on_host[0] = {host.data(), host.size()};
+  EXPECT_THROW(histogram_device_parts(dtype::f32, on_host), error);
+  // The typed entry point.
+  std::vector<device_span<float>> spans;
+  for (const device_part& p : parts.parts)
+    spans.push_back({static_cast<const float*>(p.data), p.size});
+  histogram_options o;
+  o.bins = 10, o.lo = 0.0, o.hi = 1.0;
+  EXPECT_EQ(histogram(nccl, std::span<const device_span<float>>(spans), o).total(), 1000u);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "histogram.hpp"
 #include "reduce.hpp"
 
 namespace pplab {
@@ -25,6 +26,16 @@ template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, 
       .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
 }
 
+// The histogram of device data on its GPU; a range inferred from the data is found there too.
+// Only the counts come back.
+histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
+                                  const histogram_options& options = {});
+
+template <class T>
+histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {
+  return histogram_device(dtype_of<std::remove_cv_t<T>>(), d.data, d.size, options);
+}
+
 // Data already spread over several GPUs, for the nccl backend: one part per GPU it drives, in
 // device order (part i in the memory of device i, some possibly empty); under mpirun, one part,
 // in the memory of this rank's GPU. The answer is the whole job's (every rank gets it), the
@@ -41,6 +52,19 @@ reduce_result_t<T, O> reduce(nccl_t, std::span<const device_span<T>> parts, op_t
   for (const device_span<T>& p : parts) each.push_back({p.data, p.size});
   return reduce_device_parts(dtype_of<std::remove_cv_t<T>>(), each, O)
       .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
+}
+
+// The histogram of the whole job's parts: every GPU counts its part, the 64-bit counts are added
+// over the GPUs (integers: the same answer whatever the order); every rank gets the result.
+histogram_result histogram_device_parts(dtype t, std::span<const device_part> parts,
+                                        const histogram_options& options = {});
+
+template <class T>
+histogram_result histogram(nccl_t, std::span<const device_span<T>> parts,
+                           const histogram_options& options = {}) {
+  std::vector<device_part> each;
+  for (const device_span<T>& p : parts) each.push_back({p.data, p.size});
+  return histogram_device_parts(dtype_of<std::remove_cv_t<T>>(), each, options);
 }
 
 }  // namespace pplab

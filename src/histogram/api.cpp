@@ -4,10 +4,13 @@
 #include <string>
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "pplab/device.hpp"
 #include "pplab/histogram.hpp"
 
 namespace pplab {
@@ -35,8 +38,10 @@ std::string num(double v) {
 
 namespace {
 
-detail::histogram_problem resolve_agreed(backend where, dtype t, const void* data, std::size_t n,
-                                         std::uint64_t total, const histogram_options& o) {
+// min_max: the data's smallest and largest values (asked only when the range is inferred).
+detail::histogram_problem
+resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_options& o,
+               const std::function<std::pair<double, double>()>& min_max) {
   if (o.lo.has_value() != o.hi.has_value())
     fail(errc::invalid_argument, "histogram: give both ends of the range (lo and hi), or neither");
   const bool small_int = !is_float(t) && size_of(t) <= 2;
@@ -67,8 +72,7 @@ detail::histogram_problem resolve_agreed(backend where, dtype t, const void* dat
     if (total == 0) {
       p.lo = 0, p.hi = 1;
     } else {
-      const double mn = reduce(where, t, data, n, op::min).to_double();
-      const double mx = reduce(where, t, data, n, op::max).to_double();
+      const auto [mn, mx] = min_max();
       if (std::isnan(mn) || std::isnan(mx))
         fail(errc::bad_data, "histogram: cannot infer the range: the data holds NaN; give a range "
                              "(--range LO:HI) and NaN will be counted apart");
@@ -82,8 +86,9 @@ detail::histogram_problem resolve_agreed(backend where, dtype t, const void* dat
       p.lo = mn, p.hi = mx;
       if (mn == mx) p.lo -= 0.5, p.hi += 0.5;
       if (!(p.lo < p.hi))
-        fail(errc::bad_data, "histogram: every value is " + num(mn) +
-                                 ", too large to widen by 0.5 into a range; give one (--range LO:HI)");
+        fail(errc::bad_data,
+             "histogram: every value is " + num(mn) +
+                 ", too large to widen by 0.5 into a range; give one (--range LO:HI)");
     }
   }
   if (p.bins < 1 || p.bins > max_bins)
@@ -107,28 +112,59 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
                                                     std::size_t n, const histogram_options& o) {
   // On the mpi backend, data is this rank's part: the ranks agree on the call and on the total
   // length first, and a range inferred from the data is the whole job's.
-  const std::string signature =
-      "histogram " + std::string(name_of(t)) + " bins " + std::to_string(o.bins) + " range " +
-      (o.lo ? num(*o.lo) : "none") + ":" + (o.hi ? num(*o.hi) : "none") +
-      (o.closed_last ? " closed" : "");
-  const std::uint64_t total = agree_on_call(where, signature, n, [&] {
-    if (n > 0 && data == nullptr)
-      fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
-  });
-  return together([&] { return resolve_agreed(where, t, data, n, total, o); });
+  return resolve_histogram_in_place(
+      where, t, n, o, [&](op what) { return reduce(where, t, data, n, what); },
+      [&] {
+        if (n > 0 && data == nullptr)
+          fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
+      });
 }
 
-histogram_result detail::run_histogram_into_result(const histogram_rung& r,
-                                                   const histogram_problem& p, const void* data) {
+namespace {
+
+// The result of problem p, its bins + 3 counts written by `count`.
+template <class Count>
+histogram_result result_of(const detail::histogram_problem& p, Count&& count) {
   histogram_result out;
   out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last;
   out.counts.resize(slots(p));
-  run_variant(r, p, data, out.counts.data());
+  count(out.counts.data());
   out.underflow = out.counts[p.bins];
   out.overflow = out.counts[p.bins + 1];
   out.nan = out.counts[p.bins + 2];
   out.counts.resize(p.bins);
   return out;
+}
+
+}  // namespace
+
+histogram_result detail::run_histogram_into_result(const histogram_rung& r,
+                                                   const histogram_problem& p, const void* data) {
+  return result_of(p, [&](std::uint64_t* counts) { run_variant(r, p, data, counts); });
+}
+
+detail::histogram_problem detail::resolve_histogram_in_place(
+    backend where, dtype t, std::size_t n, const histogram_options& o,
+    const std::function<scalar(op)>& reduce_it, const std::function<void()>& checks) {
+  const std::string signature = "histogram " + std::string(name_of(t)) + " bins " +
+                                std::to_string(o.bins) + " range " + (o.lo ? num(*o.lo) : "none") +
+                                ":" + (o.hi ? num(*o.hi) : "none") +
+                                (o.closed_last ? " closed" : "");
+  const std::uint64_t total = agree_on_call(where, signature, n, checks);
+  return together([&] {
+    return resolve_agreed(t, n, total, o, [&] {
+      return std::pair(reduce_it(op::min).to_double(), reduce_it(op::max).to_double());
+    });
+  });
+}
+
+histogram_result detail::histogram_in_place(const histogram_rung& r, executor& ex,
+                                            const histogram_problem& p, const void* in) {
+  return result_of(p, [&](std::uint64_t* host_counts) {
+    buffer counts(ex, slots(p) * 8), scratch = scratch_for(ex, r.scratch(p));
+    r.run({p, in, counts.as<std::uint64_t>(), scratch.get(), ex.stream()});
+    ex.copy_out(host_counts, counts.get(), slots(p) * 8);
+  });
 }
 
 // Host data on a device backend is streamed in chunks of at least 64 MiB (larger when the
@@ -187,8 +223,27 @@ histogram_result histogram(backend where, dtype t, const void* data, std::size_t
                            const histogram_options& options) {
   detail::require_backend(where);
   const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
-  return detail::run_histogram_into_result(
-      detail::default_rung<detail::histogram_rung>(where, p), p, data);
+  return detail::run_histogram_into_result(detail::default_rung<detail::histogram_rung>(where, p),
+                                           p, data);
+}
+
+histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
+                                  const histogram_options& options) {
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const detail::histogram_problem p = detail::resolve_histogram_in_place(
+      backend::cuda, t, n, options, [&](op o) { return reduce_device(t, device_data, n, o); },
+      [&] {
+        if (n > 0 && device_data == nullptr)
+          fail(errc::invalid_argument,
+               "histogram: device data is null but n = " + std::to_string(n));
+        if (n && !ex.holds(device_data))
+          fail(errc::invalid_argument,
+               "histogram: the pointer is not device memory; pass host data through "
+               "pplab::histogram(pplab::cuda, host_range, options) instead");
+      });
+  return detail::histogram_in_place(detail::default_rung<detail::histogram_rung>(backend::cuda, p),
+                                    ex, p, device_data);
 }
 
 }  // namespace pplab

@@ -4,18 +4,31 @@
 // path as everything else and nothing is dropped.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 
 #include "core/registry.hpp"
 #include "core/visit.hpp"
 #include "pplab/histogram.hpp"
+#include "pplab/reduce.hpp"
 
 namespace pplab::detail {
+
+class executor;
 
 inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
 
 // The options made concrete: bins, range, natural or not (data are read for an inferred range).
 histogram_problem resolve_histogram(backend where, dtype t, const void* data, std::size_t n,
                                     const histogram_options& options);
+// The same for data the caller holds where the backend computes (device memory): `reduce_it`
+// reduces the data with an operator (for an inferred range), `checks` are the call's own checks.
+histogram_problem resolve_histogram_in_place(backend where, dtype t, std::size_t n,
+                                             const histogram_options& options,
+                                             const std::function<scalar(op)>& reduce_it,
+                                             const std::function<void()>& checks);
+// Runs rung r on data `in` already in ex's memory; the counts come back to the host.
+histogram_result histogram_in_place(const histogram_rung& r, executor& ex,
+                                    const histogram_problem& p, const void* in);
 // Runs one rung on host data and splits its slots into counts and outliers.
 histogram_result run_histogram_into_result(const histogram_rung& r, const histogram_problem& p,
                                            const void* data);
@@ -66,15 +79,15 @@ struct range_binner {
 // decides: in float when every edge of the problem is exactly a float computed as
 // float(i) * step + lo (checked once, up to 2^16 bins: 1024 bins over [0, 1) qualify), else in
 // double. With float edges every value makes that one comparison with its nearer edge, so a
-// warp takes no branch whether its values are near edges or not. Values near lo or hi, outside the range, infinities and NaN go to range_binner.
-// On a GPU this replaces four 64-bit conversions and six double operations per element by a
-// subtract, a multiply and a floor in float; data piled on an edge (90% of the values at 0.5)
-// costs one more float multiply-add and compare.
-// slack bounds the float error: lo rounded to float (2^-24 |lo|), the subtraction rounded
-// (2^-24 (|x| + |lo|), |x| <= max(|lo|, |hi|) in the range), scale rounded and the product
-// rounded (2^-23 u, u <= bins); each term is taken four times over, plus the double edges' own
-// error. Usable while slack stays under a quarter of a bin (it grows with bins x range / width:
-// 1024 bins over [0, 1) give 2.4e-4, 2^20 bins do not qualify).
+// warp takes no branch whether its values are near edges or not. Values near lo or hi, outside the
+// range, infinities and NaN go to range_binner. On a GPU this replaces four 64-bit conversions and
+// six double operations per element by a subtract, a multiply and a floor in float; data piled on
+// an edge (90% of the values at 0.5) costs one more float multiply-add and compare. slack bounds
+// the float error: lo rounded to float (2^-24 |lo|), the subtraction rounded (2^-24 (|x| + |lo|),
+// |x| <= max(|lo|, |hi|) in the range), scale rounded and the product rounded (2^-23 u, u <= bins);
+// each term is taken four times over, plus the double edges' own error. Usable while slack stays
+// under a quarter of a bin (it grows with bins x range / width: 1024 bins over [0, 1) give 2.4e-4,
+// 2^20 bins do not qualify).
 struct float_range_binner {
   range_binner exact;
   float lo_f, scale_f, step_f, slack, top;

@@ -13,11 +13,13 @@
 //   const; void extra_rows(session&, executor&, const problem&, const host_data&) const; void
 //   extra_ceilings(session&, executor&, const problem&, row&) const;
 #include <string>
+#include <vector>
 
 #include "core/executor.hpp"
 #include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "lab/lab.hpp"
+#include "pplab/matmul.hpp"
 
 namespace pplab::lab {
 
@@ -31,6 +33,17 @@ template <class Problem> struct lab_problem {
   bool device_only = false;  // a problem for device executors alone (the latency series)
   detail::distribution dist = detail::distribution::uniform;  // how its data is drawn
 };
+
+// A block of a uniform f32 matrix of `cols` columns drawn by `seed`: the same elements the
+// whole matrix has there (the generator is counter-based), packed.
+inline std::vector<float> generated_block(const matrix_block& b, std::size_t cols,
+                                          std::uint64_t seed) {
+  std::vector<float> out(b.rows * b.cols + 1);
+  for (std::size_t i = 0; i < b.rows; ++i)
+    detail::generate(dtype::f32, out.data() + i * b.cols, b.cols, detail::distribution::uniform,
+                     seed, (b.row0 + i) * cols + b.col0);
+  return out;
+}
 
 struct verdict {
   bool ok = false;
@@ -100,8 +113,8 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
   for (const rung_type& r : detail::rungs_of<rung_type>())
     // The mpi and nccl rungs take data split over ranks or GPUs: their own cases
     // (mpi_case.cpp, nccl_case.cpp) measure them.
-    if (r.info.where != backend::mpi && r.info.where != backend::nccl && wants(s, r.info.what, r.info.where) &&
-        wants_variant(s, r.info) && r.can_run(pr.p) &&
+    if (r.info.where != backend::mpi && r.info.where != backend::nccl &&
+        wants(s, r.info.what, r.info.where) && wants_variant(s, r.info) && r.can_run(pr.p) &&
         !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
       out.push_back(&r);
   return out;

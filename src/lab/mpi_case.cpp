@@ -239,14 +239,7 @@ void matmul_rows(session& s) {
   const dtype t = dtype::f32;
   const matmul_blocks mine =
       detail::blocks_of(detail::grid_of(job().rank(), job().ranks()), n, n, n);
-  const auto block_of = [&](const matrix_block& b, std::uint64_t seed) {
-    std::vector<float> out(b.rows * b.cols + 1);
-    for (std::size_t i = 0; i < b.rows; ++i)
-      detail::generate(t, out.data() + i * b.cols, b.cols, detail::distribution::uniform, seed,
-                       (b.row0 + i) * n + b.col0);
-    return out;
-  };
-  const std::vector<float> a = block_of(mine.a, 1), b = block_of(mine.b, 2);
+  const std::vector<float> a = generated_block(mine.a, n, 1), b = generated_block(mine.b, n, 2);
   std::vector<float> c(mine.c.rows * mine.c.cols + 1);
   const std::string group =
       "f32 " + std::to_string(n) + "^3 on " + std::to_string(job().ranks()) + " ranks";

@@ -17,6 +17,7 @@
 #include "histogram/binning.hpp"
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
+#include "matmul/mpi/grid.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -227,6 +228,73 @@ void matmul_rows(session& s) {
   }
 }
 
+// Under mpirun, one process per GPU: the rungs that run in a job (SUMMA on each process's blocks,
+// as the mpi backend lays them out), beside rank 0's GPU alone on the whole product. Every rank
+// generates only its blocks; rank 0 also the whole matrices, for its row and Freivalds' check.
+void job_matmul_rows(session& s) {
+  const std::size_t n = scale_of(s.opts.scale).matmul;
+  const dtype t = dtype::f32;
+  const bool root = gpus().rank() == 0;
+  const matmul_blocks mine =
+      detail::blocks_of(detail::grid_of(gpus().rank(), gpus().ranks()), n, n, n);
+  const std::string group = "f32 " + std::to_string(n) + "^3 on " + std::to_string(gpus().ranks()) +
+                            " processes, one GPU each";
+  const double flops = 2.0 * double(n) * double(n) * double(n);
+  const detail::matmul_problem p{t, n, n, n};
+  const std::size_t bytes = n * n * 4;
+  std::vector<float> wa(root ? n * n : 0), wb(root ? n * n : 0), wc(root ? n * n : 0);
+  if (root) {
+    detail::generate(t, wa.data(), n * n, detail::distribution::uniform, 1);
+    detail::generate(t, wb.data(), n * n, detail::distribution::uniform, 2);
+  }
+  {
+    const auto& best = detail::default_rung<detail::matmul_rung>(backend::cuda, p);
+    const std::size_t mine_bytes = root ? bytes : 0;
+    detail::buffer da(one_gpu(), mine_bytes), db(one_gpu(), mine_bytes), dc(one_gpu(), mine_bytes);
+    if (root) {
+      one_gpu().copy_in(da.get(), wa.data(), bytes);
+      one_gpu().copy_in(db.get(), wb.data(), bytes);
+    }
+    detail::buffer scratch = detail::scratch_for(one_gpu(), root ? best.scratch(p) : 0);
+    s.progress("one GPU for " + group);
+    one_gpu_row(s, pattern::matmul, best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
+      if (root)
+        best.run({p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(),
+                  one_gpu().stream()});
+    });
+  }
+  const std::vector<float> a = generated_block(mine.a, n, 1), b = generated_block(mine.b, n, 2);
+  std::vector<float> c(mine.c.rows * mine.c.cols + 1);
+  detail::buffer da(gpus(), mine.a.rows * mine.a.cols * 4),
+      db(gpus(), mine.b.rows * mine.b.cols * 4), dc(gpus(), mine.c.rows * mine.c.cols * 4);
+  gpus().copy_in(da.get(), a.data(), da.size());
+  gpus().copy_in(db.get(), b.data(), db.size());
+  for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
+    if (!wanted(s, r.info) || !r.can_run(p)) continue;
+    s.progress(std::string(r.info.id) + " (" + group + ")");
+    gpus().fill(dc.get(), 0xff, dc.size());  // NaN: beta = 0 must not read C
+    const detail::timing tm = gpus().time(
+        [&] {
+          r.run({p, 1.0, 0.0, da.get(), mine.a.cols, db.get(), mine.b.cols, dc.get(), mine.c.cols,
+                 nullptr, nullptr});
+        },
+        s.plan(3));
+    gpus().copy_out(c.data(), dc.get(), dc.size());
+    const std::vector<std::byte> whole_c = detail::assemble_c(gpus(), c.data(), n, n, n, 4);
+    double err = 0;
+    if (root)
+      err =
+          freivalds(wa.data(), wb.data(), reinterpret_cast<const float*>(whole_c.data()), n, n, n);
+    gpus().broadcast_from_root(&err, sizeof err);
+    row w = row_of(r.info, group, "f32", "gemm", n * n * n, tm);
+    w.max_rel_err = err;
+    w.verified = !std::isnan(err) && err <= detail::dot_tolerance(n, t);
+    if (!w.verified) w.note = "Freivalds' check failed";
+    rate(s, w, false, 0, flops);
+    s.out.rows.push_back(w);
+  }
+}
+
 }  // namespace
 
 void run_nccl_case(session& s) {
@@ -234,7 +302,10 @@ void run_nccl_case(session& s) {
       !s.wants(pattern::matmul, backend::nccl))
     return;
   if (gpus().ranks() > 1) {
-    s.progress("the nccl lab runs in one process that drives all GPUs (not under mpirun)");
+    s.progress("a job of one process per GPU: its matmul (the other patterns' rows run in one "
+               "process driving every GPU, without mpirun)");
+    s.measure(gpus());
+    if (s.wants(pattern::matmul, backend::nccl)) job_matmul_rows(s);
     return;
   }
   s.measure(one_gpu());

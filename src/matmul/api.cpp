@@ -81,15 +81,19 @@ void detail::run_variant(const matmul_rung& r, executor& ex, const matmul_call& 
     r.run(call);
     return;
   }
+  // This process's blocks (the whole matrices unless the backend runs a job of several).
+  const matmul_blocks mine = blocks_of(grid_of(ex.rank(), ex.ranks()), p.m, p.n, p.k);
+  const matrix_block &ab = mine.a, &bb = mine.b, &cb = mine.c;
   const std::size_t e = size_of(p.type);
-  buffer a(ex, p.m * p.k * e), b(ex, p.k * p.n * e), c(ex, p.m * p.n * e);
-  ex.copy_rows_in(a.get(), p.k * e, host.a, host.lda * e, p.k * e, p.m);
-  ex.copy_rows_in(b.get(), p.n * e, host.b, host.ldb * e, p.n * e, p.k);
-  if (host.beta != 0) ex.copy_rows_in(c.get(), p.n * e, host.c, host.ldc * e, p.n * e, p.m);
+  buffer a(ex, ab.rows * ab.cols * e), b(ex, bb.rows * bb.cols * e), c(ex, cb.rows * cb.cols * e);
+  ex.copy_rows_in(a.get(), ab.cols * e, host.a, host.lda * e, ab.cols * e, ab.rows);
+  ex.copy_rows_in(b.get(), bb.cols * e, host.b, host.ldb * e, bb.cols * e, bb.rows);
+  if (host.beta != 0)
+    ex.copy_rows_in(c.get(), cb.cols * e, host.c, host.ldc * e, cb.cols * e, cb.rows);
   buffer scratch = scratch_for(ex, r.scratch(p));
-  r.run({p, host.alpha, host.beta, a.get(), p.k, b.get(), p.n, c.get(), p.n, scratch.get(),
-         ex.stream()});
-  ex.copy_rows_out(host.c, host.ldc * e, c.get(), p.n * e, p.n * e, p.m);
+  r.run({p, host.alpha, host.beta, a.get(), ab.cols, b.get(), bb.cols, c.get(), cb.cols,
+         scratch.get(), ex.stream()});
+  ex.copy_rows_out(host.c, host.ldc * e, c.get(), cb.cols * e, cb.cols * e, cb.rows);
 }
 
 void detail::run_variant(const matmul_rung& r, const matmul_call& host_call) {

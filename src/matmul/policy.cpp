@@ -14,7 +14,7 @@ std::vector<std::string_view> policy(backend b, const matmul_problem&) {
   case backend::cuda:
     return {"matmul/cuda/m11_by_shape"};
   case backend::nccl:
-    return {"matmul/nccl/m01_rows_broadcast_b"};
+    return {"matmul/nccl/m02_broadcast_overlapped", "matmul/nccl/m03_summa"};
   case backend::mpi:
     return {"matmul/mpi/m01_summa"};
   default:

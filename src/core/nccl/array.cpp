@@ -144,4 +144,9 @@ device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
   return *this;
 }
 
+stream_mark::stream_mark() { PPLAB_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+stream_mark::~stream_mark() { cudaEventDestroy(e_); }
+void stream_mark::record(cudaStream_t s) { PPLAB_CUDA(cudaEventRecord(e_, s)); }
+void stream_mark::wait_in(cudaStream_t s) const { PPLAB_CUDA(cudaStreamWaitEvent(s, e_, 0)); }
+
 }  // namespace pplab::detail::nccl

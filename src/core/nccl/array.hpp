@@ -67,4 +67,19 @@ private:
   int device_ = 0;
 };
 
+// A point in one stream that work on another stream waits for (an event without timing, made on
+// the current device). Destroying it while work is pending is safe: CUDA frees it once reached.
+class stream_mark {
+public:
+  stream_mark();
+  ~stream_mark();
+  stream_mark(const stream_mark&) = delete;
+  stream_mark& operator=(const stream_mark&) = delete;
+  void record(cudaStream_t s);
+  void wait_in(cudaStream_t s) const;  // work enqueued on s from here on waits for the mark
+
+private:
+  cudaEvent_t e_ = nullptr;
+};
+
 }  // namespace pplab::detail::nccl

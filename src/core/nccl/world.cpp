@@ -93,7 +93,8 @@ world start() {
     std::vector<ncclComm_t> comms(std::size_t(count), nullptr);
     for (int d = 0; d < count; ++d) devices[std::size_t(d)] = d;
     PPLAB_NCCL(ncclCommInitAll(comms.data(), count, devices.data()));
-    for (int d = 0; d < count; ++d) w.members.push_back({d, d, comms[std::size_t(d)], nullptr});
+    for (int d = 0; d < count; ++d)
+      w.members.push_back({d, d, comms[std::size_t(d)], nullptr, nullptr});
     w.size = count;
   } else {
 #ifdef PPLAB_HAVE_MPI
@@ -106,7 +107,7 @@ world start() {
     PPLAB_CUDA(cudaSetDevice(device));
     ncclComm_t comm = nullptr;
     PPLAB_NCCL(ncclCommInitRank(&comm, w.processes, id, w.process_rank));
-    w.members.push_back({device, w.process_rank, comm, nullptr});
+    w.members.push_back({device, w.process_rank, comm, nullptr, nullptr});
     w.size = w.processes;
 #endif
   }
@@ -115,6 +116,7 @@ world start() {
   for (member& m : w.members) {
     PPLAB_CUDA(cudaSetDevice(m.device));
     PPLAB_CUDA(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+    PPLAB_CUDA(cudaStreamCreateWithFlags(&m.side, cudaStreamNonBlocking));
     keep_pool(m.device);
     // Peer copies between this process's GPUs (the arrays' slices, all from the stream-ordered
     // pools) go over NVLink directly once each pool is open to the other GPUs.
@@ -171,6 +173,7 @@ std::string why_absent() {
 const std::vector<member>& members() { return the_world().members; }
 int world_size() { return the_world().size; }
 bool one_process() { return the_world().one_process; }
+bool job_of_processes() { return in_job(); }
 int process_rank() { return the_world().process_rank; }
 int processes() { return the_world().processes; }
 

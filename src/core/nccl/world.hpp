@@ -24,6 +24,7 @@ struct member {
   int rank = 0;    // its place among the job's GPUs, 0 .. world_size() - 1
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
+  cudaStream_t side = nullptr;  // for transfers overlapped with the work on `stream`
 };
 
 // Empty when the backend can run here (two GPUs or more in the job); else why it cannot.
@@ -32,6 +33,9 @@ std::string why_absent();
 const std::vector<member>& members();
 int world_size();    // the GPUs of the whole job
 bool one_process();  // false: one process per GPU under mpirun
+// The same answer as !one_process(), from the launch alone: no GPU or communicator is touched
+// (for a rung's can_run, asked where the backend may not be usable).
+bool job_of_processes();
 // This process's rank and the job's process count (0 and 1 when one process drives all).
 int process_rank();
 int processes();

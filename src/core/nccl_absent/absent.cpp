@@ -27,4 +27,10 @@ scalar reduce_device_parts(dtype, std::span<const device_part>, op) {
   return {};
 }
 
+histogram_result histogram_device_parts(dtype, std::span<const device_part>,
+                                        const histogram_options&) {
+  detail::require_backend(backend::nccl);  // throws: the reason it is absent
+  return {};
+}
+
 }  // namespace pplab
