@@ -22,7 +22,7 @@ void matmul_nccl_m02(const matmul_call& c) {
   const std::size_t e = size_of(p.type), gpus = std::size_t(nccl::world_size());
   const nccl::gpu_array &a = nccl::array_at(c.a), &b = nccl::array_at(c.b);
   nccl::gpu_array& cc = nccl::array_at(c.c);
-  std::vector<nccl::stream_mark> landed;
+  std::deque<nccl::stream_mark> landed;
   const std::vector<nccl::device_buffer> whole_b =
       nccl_matmul::whole_b_everywhere(b, &nccl::member::side, &landed);
   std::size_t i = 0;

@@ -3,6 +3,7 @@
 // the rows part_of(m, g, G) from A's same rows) and B gathered whole on every GPU. The arrays are
 // split by bytes (core/nccl/array.hpp): a GPU's rows of A and C are used in place when they lie in
 // its own slice (the lab's matrices are split by whole rows), else fetched over NVLink.
+#include <deque>
 #include <vector>
 
 #include "core/nccl/array.hpp"
@@ -16,7 +17,7 @@ namespace pplab::detail::nccl_matmul {
 // must outlive the broadcast: work on `stream` that reads them waits for `landed` (when given).
 inline std::vector<nccl::device_buffer> whole_b_everywhere(const nccl::gpu_array& b,
                                                            cudaStream_t nccl::member::*on,
-                                                           std::vector<nccl::stream_mark>* landed) {
+                                                           std::deque<nccl::stream_mark>* landed) {
   const std::vector<nccl::member>& ms = nccl::members();
   std::vector<nccl::device_buffer> whole;
   nccl::each([&](const nccl::member& m) {
@@ -36,9 +37,8 @@ inline std::vector<nccl::device_buffer> whole_b_everywhere(const nccl::gpu_array
   }
   PPLAB_NCCL(ncclGroupEnd());
   if (landed) {
-    *landed = std::vector<nccl::stream_mark>(ms.size());
-    std::size_t i = 0;
-    nccl::each([&](const nccl::member& m) { (*landed)[i++].record(m.*on); });
+    landed->clear();  // each mark made with its GPU current (an event belongs to one device)
+    nccl::each([&](const nccl::member& m) { landed->emplace_back().record(m.*on); });
   }
   return whole;
 }
