@@ -31,7 +31,18 @@ std::vector<std::string> planned_of(const settings& s, backend b) {
   add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
   return out;
 }
-std::vector<std::string> planned_nccl(const settings& s) { return planned_of(s, backend::nccl); }
+// The nccl case runs the rungs that can run its f32 problems in this launch (one process driving
+// every GPU, or a job of one process per GPU: its matmul rungs differ).
+std::vector<std::string> planned_nccl(const settings& s) {
+  std::vector<std::string> out;
+  const bool job = detail::executor_for(backend::nccl).ranks() > 1;  // its matmul alone
+  for (std::string& id : planned_of(s, backend::nccl)) {
+    const detail::matmul_rung* m = detail::find_matmul(id);
+    if (m ? !m->can_run({dtype::f32, 1, 1, 1}) : job) continue;
+    out.push_back(std::move(id));
+  }
+  return out;
+}
 std::vector<std::string> planned_mpi(const settings& s) { return planned_of(s, backend::mpi); }
 
 std::string pow2_label(std::size_t n) {
