@@ -1,6 +1,7 @@
 // The lab's nccl case: the ladders of combines for reduce and histogram and the row split of
 // matmul, on data already in the GPUs' memory (an array split evenly over them; the lab's
-// matrices split by whole rows), in one process driving every GPU. Beside them, in the same run:
+// matrices split by whole rows), in one process driving every GPU; under mpirun (one process per
+// GPU) the matmul rungs of a job, on each process's blocks. Beside them, in the same run:
 // one GPU alone on the whole problem with the cuda backend's best rung (rung 0 of the table, timed
 // the same way: the ratio column is the scaling from 1 GPU to all), the GPUs' ceilings (one GPU's
 // read and multiply-add rates times the GPU count) and the links' (peer copy, all-reduce bus
@@ -304,6 +305,7 @@ void run_nccl_case(session& s) {
   if (gpus().ranks() > 1) {
     s.progress("a job of one process per GPU: its matmul (the other patterns' rows run in one "
                "process driving every GPU, without mpirun)");
+    s.measure(one_gpu());
     s.measure(gpus());
     if (s.wants(pattern::matmul, backend::nccl)) job_matmul_rows(s);
     return;
