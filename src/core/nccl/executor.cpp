@@ -32,8 +32,7 @@ std::pair<std::size_t, std::size_t> within(const gpu_array& a, std::size_t i, st
 // where starting threads would cost more than the copies.
 void on_gpus(std::size_t bytes, const std::function<void(std::size_t, const member&)>& f) {
   if (bytes >= (std::size_t(64) << 20)) return nccl::in_parallel(f);
-  std::size_t i = 0;
-  nccl::each([&](const member& m) { f(i++, m); });
+  nccl::each(f);
 }
 
 class gpus_executor final : public executor {
@@ -107,11 +106,9 @@ public:
   }
   void fill(void* dst, int byte, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(dst);
-    std::size_t i = 0;
-    nccl::each([&](const member& m) {
+    nccl::each([&](std::size_t i, const member& m) {
       const auto [at, len] = within(a, i, bytes);
       if (len) PPLAB_CUDA(cudaMemsetAsync(a.slices[i].data, byte, len, m.stream));
-      ++i;
     });
   }
   void* stream() override { return nullptr; }  // the rungs use every member's stream
@@ -155,9 +152,8 @@ public:
       return out;
     }();
     const auto once = [&](int r) {
-      std::size_t i = 0;
-      nccl::each([&](const member& m) {
-        PPLAB_CUDA(cudaMemsetAsync(flush[i++].get(), r & 0xff, flush_bytes, m.stream));
+      nccl::each([&](std::size_t i, const member& m) {
+        PPLAB_CUDA(cudaMemsetAsync(flush[i].get(), r & 0xff, flush_bytes, m.stream));
       });
       nccl::synchronize();
       stopwatch clock;

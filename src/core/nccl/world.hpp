@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -42,7 +43,8 @@ int processes();
 
 [[noreturn]] void nccl_fail(ncclResult_t r, const char* call, const char* file, int line);
 
-// Runs f(m) for every member m with m.device current; the caller's device is restored after.
+// Runs f(m), or f(i, m) with m = members()[i], for every member with m.device current; the
+// caller's device is restored after.
 template <class F> void each(F&& f) {
   int was = 0;
   PPLAB_CUDA(cudaGetDevice(&was));
@@ -50,9 +52,11 @@ template <class F> void each(F&& f) {
     int d;
     ~restore() { cudaSetDevice(d); }
   } back{was};
-  for (const member& m : members()) {
-    PPLAB_CUDA(cudaSetDevice(m.device));
-    f(m);
+  const std::vector<member>& ms = members();
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    PPLAB_CUDA(cudaSetDevice(ms[i].device));
+    if constexpr (std::is_invocable_v<F&, std::size_t, const member&>) f(i, ms[i]);
+    else f(ms[i]);
   }
 }
 

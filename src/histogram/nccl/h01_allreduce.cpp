@@ -20,11 +20,9 @@ void histogram_nccl_h01(const histogram_call& c) {
   }
   PPLAB_NCCL(ncclGroupEnd());
   nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.counts));
-  std::size_t i = 0;
-  nccl::each([&](const nccl::member& m) {
+  nccl::each([&](std::size_t i, const nccl::member& m) {
     const nccl::slice& mine = out.slices[i];
     nccl::write_range(out, mine.offset, counts[i].as<char>() + mine.offset, mine.bytes, m);
-    ++i;
   });
   nccl::synchronize();
 }

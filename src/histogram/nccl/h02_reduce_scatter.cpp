@@ -23,12 +23,10 @@ void histogram_nccl_h02(const histogram_call& c) {
   PPLAB_NCCL(ncclGroupEnd());
   nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.counts));
   if (nccl::one_process()) {
-    std::size_t i = 0;
-    nccl::each([&](const nccl::member& m) {
+    nccl::each([&](std::size_t i, const nccl::member& m) {
       const std::size_t first = std::size_t(m.rank) * share;
       const std::size_t len = first < width ? std::min(share, width - first) : 0;
       if (len) nccl::write_range(out, first * 8, mine[i].get(), len * 8, m);
-      ++i;
     });
   } else {
     // This process's GPU has one share; the whole answer comes back into its padded counts.

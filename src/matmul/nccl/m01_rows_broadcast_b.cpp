@@ -20,8 +20,7 @@ void matmul_nccl_m01(const matmul_call& c) {
   const std::vector<nccl::device_buffer> whole_b =
       nccl_matmul::whole_b_everywhere(b, &nccl::member::stream, nullptr);
   // Buffers are freed in stream order after the work that uses them: locals suffice.
-  std::size_t i = 0;
-  nccl::each([&](const nccl::member& m) {
+  nccl::each([&](std::size_t i, const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     const matmul_problem q{p.type, rows.count, p.n, p.k};
     nccl::device_buffer a_copy, c_copy;
@@ -34,7 +33,6 @@ void matmul_nccl_m01(const matmul_call& c) {
     r.run({q, c.alpha, c.beta, a_rows, c.lda, whole_b[i].get(), c.ldb, c_rows, c.ldc, scratch.get(),
            m.stream});
     nccl_matmul::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
-    ++i;
   });
   nccl::synchronize();
 }

@@ -25,8 +25,7 @@ void matmul_nccl_m02(const matmul_call& c) {
   std::deque<nccl::stream_mark> landed;
   const std::vector<nccl::device_buffer> whole_b =
       nccl_matmul::whole_b_everywhere(b, &nccl::member::side, &landed);
-  std::size_t i = 0;
-  nccl::each([&](const nccl::member& m) {
+  nccl::each([&](std::size_t i, const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     // B's rows [own0, own1): those whose n elements lie whole in this GPU's slice of B.
     const nccl::slice& bs = b.slices[i];
@@ -51,7 +50,7 @@ void matmul_nccl_m02(const matmul_call& c) {
              m.stream});
     };
     if (!rows.count) {  // no rows here (m < G): nothing to compute, but the broadcast must land
-      landed[i++].wait_in(m.stream);
+      landed[i].wait_in(m.stream);
       return;
     }
     // The own rows first (k = 0 when there are none: C = beta * C, never reading C at beta 0).
@@ -62,7 +61,6 @@ void matmul_nccl_m02(const matmul_call& c) {
     if (own0 > 0) product(0, own0, whole_b[i].as<char>(), 1.0);
     if (own1 < p.k) product(own1, p.k - own1, whole_b[i].as<char>() + own1 * pitch, 1.0);
     nccl_matmul::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
-    ++i;
   });
   // Every stream waits for the side streams (landed), so the buffers' frees on `stream` come last.
   nccl::synchronize();
