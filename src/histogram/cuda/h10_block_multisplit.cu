@@ -16,6 +16,9 @@
 // the binning runs twice (h05 bins 1024 float bins at ~3.2 TB/s, ~0.3 ms per pass over 1 GiB, so
 // passes 1 and 3 are bound by the read, not the arithmetic). Prediction: 1.0-1.2 ms, 15-18x CUB
 // (the issue's target: 14x, 1.32 ms); h09 2.89 ms.
+// Risk to measure first: with every value in one bucket (skew, or few bins), all lanes of a warp
+// add to one shared counter in steps 1 and 3 and are serialized 32-fold; if the lab's skewed row
+// shows it, rank by warp matching (__match_any_sync: one atomic per bucket per warp) instead.
 // Status (branch wip/h10-block-multisplit): compiled for sm_90a, resource report read (scatter
 // 48-63 registers, 16 bytes spilled with the range binner; the others 24-28, none); not yet run on
 // a GPU, so neither tested nor measured, and not in the policy.
