@@ -22,6 +22,9 @@ void h08_run(const histogram_call&);
 std::size_t h09_scratch(const histogram_problem&);
 bool h09_can_run(const histogram_problem&);
 void h09_run(const histogram_call&);
+std::size_t h10_scratch(const histogram_problem&);
+bool h10_can_run(const histogram_problem&);
+void h10_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -59,6 +62,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h09_radix_partition", 9,
       "many bins: slots as keys, CUB radix sort by bucket, shared-memory counts per bucket",
       h09_can_run, h09_scratch, h09_run);
+  add("histogram/cuda/h10_block_multisplit", 10,
+      "many bins: a hand-written split by bucket (16-bit low slots), shared-memory counts",
+      h10_can_run, h10_scratch, h10_run);
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,191 @@
+// histogram/cuda/h10_block_multisplit: many bins (2^20) at the bandwidth floor. h09 partitions
+// the slots by bucket with CUB's radix sort, whose one onesweep pass costs 1.9 ms of its 2.9 ms
+// at 2^28 f32 and 2^20 bins. Here the partition is written by hand for what a histogram needs:
+// one split by bucket (slot / 2^14: 65 buckets at 2^20 bins), no order inside a bucket, and only
+// the 14 low bits of each slot kept (2 bytes per element instead of 4 + 4).
+//   1. count_buckets: each block bins a tile of 4096 elements and counts them per bucket in
+//      shared memory (atomics on <= 257 counters); the tile's counts go to a bucket-major table;
+//   2. an exclusive scan of the table (CUB): where each tile's part of each bucket starts;
+//   3. scatter: each block bins its tile again, ranks each element in its bucket by the same
+//      shared atomics, stages the tile in shared memory ordered by bucket, and writes each
+//      bucket's run of 16-bit low slots to its place (runs of ~60 elements: coalesced writes);
+//   4. count_low: each block takes 2^20 of the partitioned elements, one bucket at a time, and
+//      counts the 16384 slots of the bucket in shared memory, then adds the non-zero counters to
+//      the 64-bit counts (h09's step 3, on 2-byte values).
+// Floor at 2^28 f32 (1 GiB): reads 1 + 1 + 0.5 GiB, writes 0.5 GiB: 3 GiB at ~4 TB/s, 0.75 ms;
+// the binning runs twice (h05 bins 1024 float bins at ~3.2 TB/s, ~0.3 ms per pass over 1 GiB, so
+// passes 1 and 3 are bound by the read, not the arithmetic). Prediction: 1.0-1.2 ms, 15-18x CUB
+// (the issue's target: 14x, 1.32 ms); h09 2.89 ms.
+// Risk to measure first: with every value in one bucket (skew, or few bins), all lanes of a warp
+// add to one shared counter in steps 1 and 3 and are serialized 32-fold; if the lab's skewed row
+// shows it, rank by warp matching (__match_any_sync: one atomic per bucket per warp) instead.
+// Status (branch wip/h10-block-multisplit): compiled for sm_90a, resource report read (scatter
+// 48-63 registers, 16 bytes spilled with the range binner; the others 24-28, none); not yet run on
+// a GPU, so neither tested nor measured, and not in the policy.
+// Scratch: 2 bytes per element (up to 2^28 at a time) and two tables of 4 bytes per tile and
+// bucket; no global atomic per element. Skew costs nothing extra (a hot bucket is a long run).
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail::gpu_histogram {
+namespace {
+
+constexpr int bucket_bits = 14;
+constexpr unsigned bucket_slots = 1u << bucket_bits;
+constexpr unsigned max_buckets = 257;  // up to 2^22 slots: bins + 3 <= 2^22 + 16384
+constexpr unsigned B = 256, items = 16, tile = B * items;
+constexpr std::size_t window = std::size_t(1) << 28;  // elements per round (counts in 32 bits)
+constexpr std::size_t range = std::size_t(1) << 20;   // partitioned elements per block in step 4
+
+unsigned buckets_of(std::size_t nslots) { return unsigned(ceil_div(nslots, bucket_slots)); }
+
+// Step 1: the tile's count per bucket, into table[b * tiles + tile].
+template <class T, class Bin>
+__global__ void __launch_bounds__(B)
+    count_buckets(const T* __restrict__ x, unsigned n, Bin bin, unsigned nb, unsigned tiles,
+                  unsigned* __restrict__ table) {
+  __shared__ unsigned per_bucket[max_buckets];
+  for (unsigned b = threadIdx.x; b < nb; b += B) per_bucket[b] = 0;
+  __syncthreads();
+  const unsigned first = blockIdx.x * tile;
+#pragma unroll
+  for (unsigned j = 0; j < items; ++j) {
+    const unsigned i = first + j * B + threadIdx.x;
+    if (i < n) atomicAdd(&per_bucket[unsigned(bin(x[i])) >> bucket_bits], 1u);
+  }
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < nb; b += B) table[b * tiles + blockIdx.x] = per_bucket[b];
+}
+
+// Step 3: the tile's elements, ordered by bucket in shared memory, written as 16-bit low slots
+// from start[b * tiles + tile] on (the scanned table).
+template <class T, class Bin>
+__global__ void __launch_bounds__(B)
+    scatter(const T* __restrict__ x, unsigned n, Bin bin, unsigned nb, unsigned tiles,
+            const unsigned* __restrict__ start, std::uint16_t* __restrict__ low) {
+  using scan = cub::BlockScan<unsigned, B>;
+  __shared__ typename scan::TempStorage scan_storage;
+  __shared__ unsigned per_bucket[max_buckets + 1], tile_start[max_buckets + 1],
+      global_start[max_buckets];
+  __shared__ unsigned staged[tile];
+  for (unsigned b = threadIdx.x; b < nb; b += B) {
+    per_bucket[b] = 0;
+    global_start[b] = start[b * tiles + blockIdx.x];
+  }
+  __syncthreads();
+  const unsigned first = blockIdx.x * tile;
+  unsigned slot[items], rank[items];
+#pragma unroll
+  for (unsigned j = 0; j < items; ++j) {
+    const unsigned i = first + j * B + threadIdx.x;
+    slot[j] = i < n ? unsigned(bin(x[i])) : ~0u;
+    if (i < n) rank[j] = atomicAdd(&per_bucket[slot[j] >> bucket_bits], 1u);
+  }
+  __syncthreads();
+  // Where each bucket's run starts in the tile: an exclusive scan, two buckets per thread.
+  unsigned mine[2] = {2 * threadIdx.x < nb ? per_bucket[2 * threadIdx.x] : 0,
+                      2 * threadIdx.x + 1 < nb ? per_bucket[2 * threadIdx.x + 1] : 0};
+  scan(scan_storage).ExclusiveSum(mine, mine);
+  if (2 * threadIdx.x < nb) tile_start[2 * threadIdx.x] = mine[0];
+  if (2 * threadIdx.x + 1 < nb) tile_start[2 * threadIdx.x + 1] = mine[1];
+  __syncthreads();
+#pragma unroll
+  for (unsigned j = 0; j < items; ++j)
+    if (slot[j] != ~0u) staged[tile_start[slot[j] >> bucket_bits] + rank[j]] = slot[j];
+  __syncthreads();
+  const unsigned count = n - first < tile ? n - first : tile;
+  for (unsigned j = threadIdx.x; j < count; j += B) {
+    const unsigned s = staged[j], b = s >> bucket_bits;
+    low[global_start[b] + (j - tile_start[b])] = std::uint16_t(s & (bucket_slots - 1));
+  }
+}
+
+// Bucket b's partitioned elements start at start[b * tiles] (its first tile's place); the
+// bucket after the last starts at n.
+__global__ void bucket_starts(const unsigned* __restrict__ start, unsigned nb, unsigned tiles,
+                              unsigned n, unsigned* __restrict__ out) {
+  for (unsigned b = threadIdx.x; b <= nb; b += blockDim.x) out[b] = b < nb ? start[b * tiles] : n;
+}
+
+// Step 4: elements [lo, hi) of the partition, bucket by bucket, counted in shared memory.
+__global__ void __launch_bounds__(B) count_low(const std::uint16_t* __restrict__ low, unsigned n,
+                                               const unsigned* __restrict__ starts, unsigned nb,
+                                               std::size_t nslots, count_t* counts) {
+  extern __shared__ unsigned here[];  // one bucket's counters
+  const unsigned lo = blockIdx.x * unsigned(range), hi = std::min(n, lo + unsigned(range));
+  for (unsigned b = 0; b < nb; ++b) {
+    const unsigned s = std::max(lo, starts[b]), e = std::min(hi, starts[b + 1]);
+    if (s >= e) continue;  // the same for every thread: no barrier is skipped by some only
+    const std::size_t base = std::size_t(b) << bucket_bits;
+    const unsigned width = unsigned(std::min<std::size_t>(bucket_slots, nslots - base));
+    for (unsigned j = threadIdx.x; j < width; j += B) here[j] = 0;
+    __syncthreads();
+    for (unsigned i = s + threadIdx.x; i < e; i += B) atomicAdd(&here[low[i]], 1u);
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < width; j += B)
+      if (here[j]) atomicAdd(&counts[base + j], count_t(here[j]));
+    __syncthreads();  // zeroed again for the next bucket
+  }
+}
+
+// Scratch: [low slots, window x 2 bytes] [table] [scanned table] [bucket starts] [CUB's scan].
+struct layout {
+  std::size_t tiles, nb, low, table, starts, scan_bytes, total;
+  layout(std::size_t n, std::size_t nslots) {
+    const std::size_t w = std::min(n, window);
+    tiles = ceil_div(w, tile), nb = buckets_of(nslots);
+    const auto round = [](std::size_t b) { return ceil_div(b, 256) * 256; };
+    low = round(w * 2), table = round(tiles * nb * 4), starts = round((nb + 1) * 4);
+    scan_bytes = 0;
+    PPLAB_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<unsigned*>(nullptr),
+                                             static_cast<unsigned*>(nullptr), int(tiles * nb)));
+    total = low + 2 * table + starts + round(scan_bytes);
+  }
+};
+
+struct rung {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    const std::size_t nslots = slots(c.p);
+    const layout l(n, nslots);
+    char* at = static_cast<char*>(c.scratch);
+    auto* low = reinterpret_cast<std::uint16_t*>(at);
+    auto* table = reinterpret_cast<unsigned*>(at + l.low);
+    auto* start = reinterpret_cast<unsigned*>(at + l.low + l.table);
+    auto* starts = reinterpret_cast<unsigned*>(at + l.low + 2 * l.table);
+    void* temp = at + l.low + 2 * l.table + l.starts;
+    const unsigned nb = unsigned(l.nb);
+    const std::size_t shared = std::min<std::size_t>(bucket_slots, nslots) * 4;
+    allow_shared(count_low, shared);
+    for (std::size_t done = 0; done < n; done += window) {
+      const unsigned len = unsigned(std::min(window, n - done)),
+                     tiles = unsigned(ceil_div(len, tile));
+      count_buckets<T, Bin><<<tiles, B, 0, s>>>(x + done, len, bin, nb, tiles, table);
+      PPLAB_CUDA_LAUNCHED();
+      std::size_t bytes = l.scan_bytes;
+      PPLAB_CUDA(cub::DeviceScan::ExclusiveSum(temp, bytes, table, start, int(tiles * nb), s));
+      scatter<T, Bin><<<tiles, B, 0, s>>>(x + done, len, bin, nb, tiles, start, low);
+      PPLAB_CUDA_LAUNCHED();
+      bucket_starts<<<1, B, 0, s>>>(start, nb, tiles, len, starts);
+      PPLAB_CUDA_LAUNCHED();
+      count_low<<<unsigned(ceil_div(len, range)), B, shared, s>>>(low, len, starts, nb, nslots,
+                                                                  counts_of(c));
+      PPLAB_CUDA_LAUNCHED();
+    }
+  }
+};
+
+}  // namespace
+
+std::size_t h10_scratch(const histogram_problem& p) {
+  if (p.n == 0) return 0;
+  return layout(p.n, slots(p)).total;
+}
+bool h10_can_run(const histogram_problem& p) {
+  return buckets_of(slots(p)) <= max_buckets && max_shared_per_block() >= bucket_slots * 4;
+}
+void h10_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+
+}  // namespace pplab::detail::gpu_histogram
