@@ -122,7 +122,9 @@ __global__ void __launch_bounds__(B) count_low(const std::uint16_t* __restrict__
     const unsigned width = unsigned(std::min<std::size_t>(bucket_slots, nslots - base));
     for (unsigned j = threadIdx.x; j < width; j += B) here[j] = 0;
     __syncthreads();
-    for (unsigned i = s + threadIdx.x; i < e; i += B) atomicAdd(&here[low[i]], 1u);
+    // 16-byte loads, 4 in flight per thread: 2-byte loads alone keep too few bytes in flight.
+    for_each_vectorized<std::uint16_t, 4, load::streaming>(
+        low + s, e - s, threadIdx.x, B, [&](std::uint16_t k, std::size_t) { atomicAdd(&here[k], 1u); });
     __syncthreads();
     for (unsigned j = threadIdx.x; j < width; j += B)
       if (here[j]) atomicAdd(&counts[base + j], count_t(here[j]));
