@@ -15,14 +15,15 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     return {"histogram/cpu/h04_partition_then_count"};
   case backend::cuda:
     // Lane sub-histograms wherever the slots fit one block's shared memory (h05's can_run);
-    // packed 16-bit counters up to twice that (h07: 65536 bins); beyond, the radix partition
-    // (h09): at 2^20 uniform bins 0.92x of global atomics (h03), but no hot counter can stall it
-    // (90% of the values in one bin: h03 serializes on one L2 address) and its counts never
-    // leave shared memory however many bins. A cluster's shared memory (h06) and global atomics
-    // (h03) where h09's 64 KiB of shared memory is not available.
+    // packed 16-bit counters up to twice that (h07: 65536 bins); beyond, a partition by bucket
+    // then counts in shared memory: no hot counter can stall it (90% of the values in one bin:
+    // h03 serializes on one L2 address) and its counts never leave shared memory. The block-local
+    // multi-split (h10, up to 2^22 bins) at 2^20 bins: 1.16x the radix sort's partition (h09)
+    // and 1.07x global atomics (h03); h09 past 2^22 bins. A cluster's shared memory (h06) and
+    // global atomics (h03) where 64 KiB of shared memory per block is not available.
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
-            "histogram/cuda/h09_radix_partition", "histogram/cuda/h06_cluster_distributed",
-            "histogram/cuda/h03_interleaved_atomics"};
+            "histogram/cuda/h10_block_multisplit",    "histogram/cuda/h09_radix_partition",
+            "histogram/cuda/h06_cluster_distributed", "histogram/cuda/h03_interleaved_atomics"};
   case backend::nccl:
     // One in-place all-reduce of the counts; the reduce-scatter gives the same counts and, with
     // the answer gathered again, moves as much (docs/nccl.md).

@@ -1,4 +1,4 @@
-// histogram/cuda/h10_block_multisplit: many bins (2^20) at the bandwidth floor. h09 partitions
+// histogram/cuda/h10_block_multisplit: many bins (2^20), partitioned by hand. h09 partitions
 // the slots by bucket with CUB's radix sort, whose one onesweep pass costs 1.9 ms of its 2.9 ms
 // at 2^28 f32 and 2^20 bins. Here the partition is written by hand for what a histogram needs:
 // one split by bucket (slot / 2^14: 65 buckets at 2^20 bins), no order inside a bucket, and only
@@ -16,14 +16,19 @@
 // the binning runs twice (h05 bins 1024 float bins at ~3.2 TB/s, ~0.3 ms per pass over 1 GiB, so
 // passes 1 and 3 are bound by the read, not the arithmetic). Prediction: 1.0-1.2 ms, 15-18x CUB
 // (the issue's target: 14x, 1.32 ms); h09 2.89 ms.
-// Risk to measure first: with every value in one bucket (skew, or few bins), all lanes of a warp
-// add to one shared counter in steps 1 and 3 and are serialized 32-fold; if the lab's skewed row
-// shows it, rank by warp matching (__match_any_sync: one atomic per bucket per warp) instead.
-// Status (branch wip/h10-block-multisplit): compiled for sm_90a, resource report read (scatter
-// 48-63 registers, 16 bytes spilled with the range binner; the others 24-28, none); not yet run on
-// a GPU, so neither tested nor measured, and not in the policy.
-// Scratch: 2 bytes per element (up to 2^28 at a time) and two tables of 4 bytes per tile and
-// bucket; no global atomic per element. Skew costs nothing extra (a hot bucket is a long run).
+// Measured (H200, bench/results/h200-2026-11-23-histogram-731ed89.json, ratios in the same run):
+// 2^20 bins 2.48 ms, 7.8x CUB, 1.16x h09 and 1.07x h03 (global atomics); 90% of the values in
+// one of 2^20 bins 2.63 ms (1.07x h09; h03 178 ms). A miss of 2x against the prediction, and not
+// where it was feared: the time follows the element count, not the bytes or the buckets (122 G
+// elements/s with 1 bucket, f32 1024 bins: 2.2 ms; 131 G/s on bytes, 4x fewer bytes per element;
+// 135 G/s with 5 buckets; 108 G/s with 65), so neither the traffic nor same-bucket atomics alone
+// (1 bucket: every lane on one counter) explain it. Not yet known which step holds the time; next:
+// Nsight Compute per kernel (`ncu --section SpeedOfLight pplab histogram --backend cuda --variant
+// histogram/cuda/h10_block_multisplit --dtype f32 -n 268435456 --bins 1048576 --range 0:1`).
+// Tested (test_histogram: every dtype and awkward size, many bins, skew) and compute-sanitizer
+// clean (memcheck, racecheck, synccheck) on the H200.
+// Scratch: O(n), 2 bytes per element (up to 2^28 at a time: 512 MiB) and two tables of 4 bytes per
+// tile and bucket; no global atomic per element. A hot bucket is only a longer run in step 4.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -124,7 +129,8 @@ __global__ void __launch_bounds__(B) count_low(const std::uint16_t* __restrict__
     __syncthreads();
     // 16-byte loads, 4 in flight per thread: 2-byte loads alone keep too few bytes in flight.
     for_each_vectorized<std::uint16_t, 4, load::streaming>(
-        low + s, e - s, threadIdx.x, B, [&](std::uint16_t k, std::size_t) { atomicAdd(&here[k], 1u); });
+        low + s, e - s, threadIdx.x, B,
+        [&](std::uint16_t k, std::size_t) { atomicAdd(&here[k], 1u); });
     __syncthreads();
     for (unsigned j = threadIdx.x; j < width; j += B)
       if (here[j]) atomicAdd(&counts[base + j], count_t(here[j]));

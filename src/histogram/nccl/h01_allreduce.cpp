@@ -4,7 +4,8 @@
 // Integer sums: exact, the same counts every run. The combine moves 2(G-1)/G x the counts per
 // GPU at the all-reduce bus bandwidth (8 MiB of counts for 2^20 bins: ~25 us at 330 GB/s).
 // 2 x H200 (docs/nccl.md): 1024 bins, 2^30 f32 per GPU, 1.352 ms: 1.91x one GPU; 2^20 bins
-// 1.21x only (the cuda rung h09 does not scale yet).
+// 1.21x only (the cuda rung then, h09, did not scale; h10, the policy's now, not measured here
+// yet).
 #include "histogram/nccl/local_counts.hpp"
 
 namespace pplab::detail {
