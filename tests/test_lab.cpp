@@ -75,7 +75,6 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
           EXPECT_TRUE(r.info.reproducible && !r.info.racy) << r.info.id;
           EXPECT_EQ(r.info.where, b) << r.info.id;
         }
-    if (b == backend::cuda) continue;  // the GPU histogram and matmul ladders come later
     for (std::size_t bins : {std::size_t(1), std::size_t(256), std::size_t(1) << 16,
                              (std::size_t(1) << 16) + 1, std::size_t(1) << 24}) {
       const auto& r = detail::default_rung<detail::histogram_rung>(
@@ -87,6 +86,44 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
       EXPECT_TRUE(r.info.rung >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
     }
   }
+}
+
+TEST(Policy, ScratchFitsWhatLeavesRoomInFreeMemory) {
+  int asked = 0;
+  const auto free_is = [&](std::size_t bytes) {
+    return [&asked, bytes] { return ++asked, bytes; };
+  };
+  const std::size_t room = detail::never_in_doubt, mib = std::size_t(1) << 20;
+  EXPECT_TRUE(detail::scratch_fits(0, free_is(0)));
+  EXPECT_TRUE(detail::scratch_fits(room, free_is(0)));
+  EXPECT_EQ(asked, 0) << "a small scratch needs no device query";
+  EXPECT_FALSE(detail::scratch_fits(room + 1, free_is(0)));
+  EXPECT_FALSE(detail::scratch_fits(512 * mib, free_is(512 * mib)));
+  EXPECT_FALSE(detail::scratch_fits(512 * mib, free_is(512 * mib + room - 1)));
+  EXPECT_TRUE(detail::scratch_fits(512 * mib, free_is(512 * mib + room)));
+  EXPECT_EQ(asked, 4);
+}
+
+// With no free memory told, the policy still answers: a rung whose scratch is small, or the
+// first that can run the problem; on the GPU, the partition rungs (O(n) scratch) give way to one
+// that needs none when the device is full.
+TEST(Policy, ARungWhoseScratchDoesNotFitIsPassedOver) {
+  const auto none = [] { return std::size_t(0); };
+  const auto plenty = [] { return SIZE_MAX; };
+  for (backend b : {backend::seq, backend::cpu}) {
+    const detail::histogram_problem p{dtype::f32, 1000, 1 << 16, 0, 1, false, false};
+    EXPECT_EQ(detail::default_rung_within<detail::histogram_rung>(b, p, none).info.id,
+              detail::default_rung_within<detail::histogram_rung>(b, p, plenty).info.id);
+  }
+  if (!available(backend::cuda)) GTEST_SKIP() << "the GPU half needs a GPU";
+  const detail::histogram_problem p{
+      dtype::f32, std::size_t(1) << 28, std::size_t(1) << 20, 0, 1, false, false};
+  const auto& roomy = detail::default_rung_within<detail::histogram_rung>(backend::cuda, p, plenty);
+  const auto& full = detail::default_rung_within<detail::histogram_rung>(backend::cuda, p, none);
+  EXPECT_GT(roomy.scratch(p), detail::never_in_doubt) << roomy.info.id;
+  EXPECT_NE(full.info.id, roomy.info.id);
+  EXPECT_LE(full.scratch(p), detail::never_in_doubt) << full.info.id;
+  EXPECT_TRUE(full.can_run(p)) << full.info.id;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
 // What the GPU side of this build can do, asked without including CUDA headers.
+#include <cstddef>
 #include <string>
 
 namespace pplab::detail {
@@ -15,5 +16,9 @@ struct gpu_info {
 
 // Cached after the first call; never throws.
 const gpu_info& gpu();
+
+// What cudaMallocAsync can give now on the current device: its free memory plus what its default
+// pool holds unused. 0 without a GPU; never throws.
+std::size_t free_device_bytes();
 
 }  // namespace pplab::detail

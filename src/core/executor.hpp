@@ -66,6 +66,10 @@ public:
   virtual void copy_rows_out(void* host_dst, std::size_t dst_pitch, const void* src,
                              std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) = 0;
   virtual void fill(void* dst, int byte, std::size_t bytes) = 0;
+  // How much allocate() can give now, as far as this executor knows: the policy passes over a
+  // rung whose scratch would not fit (core/run.hpp). Unbounded on the host (no query: the
+  // operating system's answer would not say what it can still give).
+  virtual std::size_t free_bytes() const { return SIZE_MAX; }
 
   // ---- the stream rungs enqueue on (null on the host), and waiting for it
   virtual void* stream() = 0;

@@ -2,6 +2,8 @@
 // lookup of a rung by id.
 #include "core/run.hpp"
 
+#include <optional>
+
 #include "pplab/error.hpp"
 
 namespace pplab {
@@ -16,16 +18,35 @@ void require_backend(backend b) {
     fail(errc::unsupported, "backend '" + std::string(name_of(b)) + "' is not usable here: " + why);
 }
 
+bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_bytes) {
+  if (scratch <= never_in_doubt) return true;
+  const std::size_t free = free_bytes();
+  return free >= never_in_doubt && scratch <= free - never_in_doubt;
+}
+
+template <class Rung> const Rung& default_rung(backend b, const typename Rung::problem_type& p) {
+  std::optional<std::size_t> free;  // asked once, and only for a large scratch
+  return default_rung_within<Rung>(b, p, [&] {
+    if (!free) free = executor_for(b).free_bytes();
+    return *free;
+  });
+}
+
 template <class Rung>
-const Rung& default_rung(backend b, const typename Rung::problem_type& p) {
+const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
+                                const std::function<std::size_t()>& free_bytes) {
+  const Rung* runnable = nullptr;  // the first that can run p, fitting or not
   for (std::string_view id : policy(b, p)) {
     const Rung* r = find<Rung>(id);
     if (!r || r->info.where != b || r->info.rung < 1 || r->info.racy || !r->info.reproducible)
-      fail(errc::unsupported, "internal error: the policy of backend '" +
-                                  std::string(name_of(b)) + "' names '" + std::string(id) +
+      fail(errc::unsupported, "internal error: the policy of backend '" + std::string(name_of(b)) +
+                                  "' names '" + std::string(id) +
                                   "', which is not a registered, deterministic rung of it");
-    if (r->can_run(p)) return *r;
+    if (!r->can_run(p)) continue;
+    if (scratch_fits(r->scratch(p), free_bytes)) return *r;
+    if (!runnable) runnable = r;
   }
+  if (runnable) return *runnable;
   const std::string what(name_of(pattern_of<Rung>()));
   fail(errc::unsupported, "no " + what + " rung of backend '" + std::string(name_of(b)) +
                               "' can run this problem (see `pplab list " + what + "`)");
@@ -43,6 +64,13 @@ const Rung& variant_by_id(std::string_view id, const typename Rung::problem_type
   return *r;
 }
 
+template const reduce_rung& default_rung_within<reduce_rung>(backend, const reduce_problem&,
+                                                             const std::function<std::size_t()>&);
+template const histogram_rung&
+default_rung_within<histogram_rung>(backend, const histogram_problem&,
+                                    const std::function<std::size_t()>&);
+template const matmul_rung& default_rung_within<matmul_rung>(backend, const matmul_problem&,
+                                                             const std::function<std::size_t()>&);
 template const reduce_rung& default_rung<reduce_rung>(backend, const reduce_problem&);
 template const histogram_rung& default_rung<histogram_rung>(backend, const histogram_problem&);
 template const matmul_rung& default_rung<matmul_rung>(backend, const matmul_problem&);

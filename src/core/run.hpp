@@ -11,6 +11,7 @@
 // baseline rung is a bug, refused here.
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -72,9 +73,20 @@ void run_variant(const matmul_rung& r, const matmul_call& host_call);
 void run_variant(const matmul_rung& r, executor& ex, const matmul_call& host_call);
 std::vector<std::string_view> policy(backend b, const matmul_problem& p);
 
-// The rung the API runs for backend b: the policy's first rung that can run p.
+// The rung the API runs for backend b: the policy's first rung that can run p and whose scratch
+// fits (scratch_fits, asked of b's executor); if none fits, the first that can run p (its
+// allocation then says how much memory it lacked).
+template <class Rung> const Rung& default_rung(backend b, const typename Rung::problem_type& p);
+// The same, with the free memory told (the tests' way to see the choice on a full device).
 template <class Rung>
-const Rung& default_rung(backend b, const typename Rung::problem_type& p);
+const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
+                                const std::function<std::size_t()>& free_bytes);
+
+// Whether `scratch` bytes can be had: up to `never_in_doubt` always (the data and the results
+// need that much room anyway, and most rungs' scratch is that small, so no device query is made
+// for them); above it, if they leave `never_in_doubt` of free_bytes() (asked only then).
+constexpr std::size_t never_in_doubt = std::size_t(64) << 20;
+bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_bytes);
 
 // A rung named by the user (--variant): it exists, its backend is usable, it can run p.
 template <class Rung>

@@ -1,6 +1,8 @@
 // What the GPU of this machine is, asked once.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "core/cuda/check.cuh"
 #include "core/device.hpp"
 
@@ -37,6 +39,21 @@ const gpu_info& gpu() {
     return g;
   }();
   return info;
+}
+
+std::size_t free_device_bytes() {
+  std::size_t free = 0, total = 0;
+  int device = 0;
+  cudaMemPool_t pool;
+  std::uint64_t reserved = 0, used = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess || cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+    cudaGetLastError();
+    return free;
+  }
+  return free + std::size_t(reserved > used ? reserved - used : 0);
 }
 
 }  // namespace pplab::detail

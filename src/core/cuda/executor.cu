@@ -109,6 +109,7 @@ public:
     return p;
   }
   void release(void* p) noexcept override { cudaFreeAsync(p, s()); }
+  std::size_t free_bytes() const override { return free_device_bytes(); }
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
     if (!bytes) return;
     PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s()));

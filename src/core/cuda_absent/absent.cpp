@@ -20,6 +20,8 @@ void register_cuda(registry&) {}
 
 std::vector<ceiling> measure_gpu_atomic_rates(executor&, double) { return {}; }
 
+std::size_t free_device_bytes() { return 0; }
+
 const gpu_info& gpu() {
   static const gpu_info none = [] {
     gpu_info g;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/device.hpp"
 #include "core/host/host_executor.hpp"
 #include "core/nccl/array.hpp"
 #include "core/timer.hpp"
@@ -60,6 +61,12 @@ public:
 
   void* allocate(std::size_t bytes) override { return nccl::make_array(bytes); }
   void release(void* p) noexcept override { nccl::release_array(p); }
+  // An array takes a slice on every GPU: the least free of them bounds it.
+  std::size_t free_bytes() const override {
+    std::size_t least = SIZE_MAX;
+    nccl::each([&](const member&) { least = std::min(least, free_device_bytes()); });
+    return least;
+  }
 
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
     const gpu_array& a = nccl::array_at(dst);
