@@ -22,8 +22,13 @@
 // where it was feared: the time follows the element count, not the bytes or the buckets (122 G
 // elements/s with 1 bucket, f32 1024 bins: 2.2 ms; 131 G/s on bytes, 4x fewer bytes per element;
 // 135 G/s with 5 buckets; 108 G/s with 65), so neither the traffic nor same-bucket atomics alone
-// (1 bucket: every lane on one counter) explain it. Not yet known which step holds the time; next:
-// Nsight Compute per kernel (`ncu --section SpeedOfLight pplab histogram --backend cuda --variant
+// (1 bucket: every lane on one counter) explain it. The PTX of steps 1 and 3 does: each of a
+// thread's 16 loads sat in its own iteration, behind the bounds check, the binner's branches and
+// the atomic of the element before, so a thread waited for 16 memory latencies in a row (a cost
+// per element, whatever its bytes). Steps 1 and 3 now issue the 16 loads first (load_tile; a
+// full tile has no bounds check); predicted: both passes at h05's rate on floats (~0.34 ms per
+// GiB read), the whole 1.0-1.2 ms again. Not yet measured; if it misses, Nsight Compute per
+// kernel (`ncu --section SpeedOfLight pplab histogram --backend cuda --variant
 // histogram/cuda/h10_block_multisplit --dtype f32 -n 268435456 --bins 1048576 --range 0:1`).
 // Tested (test_histogram: every dtype and awkward size, many bins, skew) and compute-sanitizer
 // clean (memcheck, racecheck, synccheck) on the H200.
@@ -46,6 +51,23 @@ constexpr std::size_t range = std::size_t(1) << 20;   // partitioned elements pe
 
 unsigned buckets_of(std::size_t nslots) { return unsigned(ceil_div(nslots, bucket_slots)); }
 
+// The tile's elements of this thread, all loads issued before any is used: a load inside the loop
+// that bins and counts each element waits for the one before it (branches of the binner and the
+// atomics between them), 16 memory latencies in a row per thread.
+template <class T>
+__device__ void load_tile(const T* __restrict__ x, unsigned n, unsigned first, T (&v)[items]) {
+  if (first + tile <= n) {
+#pragma unroll
+    for (unsigned j = 0; j < items; ++j) v[j] = x[first + j * B + threadIdx.x];
+  } else {
+#pragma unroll
+    for (unsigned j = 0; j < items; ++j) {
+      const unsigned i = first + j * B + threadIdx.x;
+      v[j] = i < n ? x[i] : T();
+    }
+  }
+}
+
 // Step 1: the tile's count per bucket, into table[b * tiles + tile].
 template <class T, class Bin>
 __global__ void __launch_bounds__(B)
@@ -55,11 +77,12 @@ __global__ void __launch_bounds__(B)
   for (unsigned b = threadIdx.x; b < nb; b += B) per_bucket[b] = 0;
   __syncthreads();
   const unsigned first = blockIdx.x * tile;
+  T v[items];
+  load_tile(x, n, first, v);
 #pragma unroll
-  for (unsigned j = 0; j < items; ++j) {
-    const unsigned i = first + j * B + threadIdx.x;
-    if (i < n) atomicAdd(&per_bucket[unsigned(bin(x[i])) >> bucket_bits], 1u);
-  }
+  for (unsigned j = 0; j < items; ++j)
+    if (first + j * B + threadIdx.x < n)
+      atomicAdd(&per_bucket[unsigned(bin(v[j])) >> bucket_bits], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < nb; b += B) table[b * tiles + blockIdx.x] = per_bucket[b];
 }
@@ -82,11 +105,15 @@ __global__ void __launch_bounds__(B)
   __syncthreads();
   const unsigned first = blockIdx.x * tile;
   unsigned slot[items], rank[items];
+  {
+    T v[items];
+    load_tile(x, n, first, v);
 #pragma unroll
-  for (unsigned j = 0; j < items; ++j) {
-    const unsigned i = first + j * B + threadIdx.x;
-    slot[j] = i < n ? unsigned(bin(x[i])) : ~0u;
-    if (i < n) rank[j] = atomicAdd(&per_bucket[slot[j] >> bucket_bits], 1u);
+    for (unsigned j = 0; j < items; ++j) {
+      const bool here = first + j * B + threadIdx.x < n;
+      slot[j] = here ? unsigned(bin(v[j])) : ~0u;
+      if (here) rank[j] = atomicAdd(&per_bucket[slot[j] >> bucket_bits], 1u);
+    }
   }
   __syncthreads();
   // Where each bucket's run starts in the tile: an exclusive scan, two buckets per thread.
