@@ -139,48 +139,91 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   EXPECT_EQ(got, reference(p, x.data()));
 }
 
+// How often `fast` and the double binner disagree over 20000 floats of problem p: random values
+// over the range and a tenth beyond, values on and a few float steps either side of random edges,
+// lo and hi and their neighbours, infinities, NaN and both zeros.
+template <class Fast> std::size_t disagreements(const histogram_problem& p, std::mt19937_64& rng) {
+  const detail::range_binner exact(p);
+  const Fast fast(p);
+  const double width = p.hi - p.lo;
+  std::uniform_real_distribution<double> inside(p.lo - 0.1 * width, p.hi + 0.1 * width);
+  std::size_t wrong = 0;
+  const auto check = [&](float x) { wrong += fast(x) != exact(x); };
+  for (int k = 0; k < 20000; ++k) {
+    float x = float(inside(rng));
+    if (k % 3 == 0) {  // an edge, rounded to float, then nudged a few float steps
+      x = float(exact.edge(rng() % (p.bins + 1)));
+      for (int step = int(rng() % 7) - 3; step != 0; step += step > 0 ? -1 : 1)
+        x = std::nextafter(x, step > 0 ? INFINITY : -INFINITY);
+    }
+    check(x);
+  }
+  for (float x : {float(p.lo), float(p.hi), std::nextafter(float(p.lo), -INFINITY),
+                  std::nextafter(float(p.hi), INFINITY), std::nextafter(float(p.hi), -INFINITY),
+                  INFINITY, -INFINITY, NAN, 0.0f, -0.0f})
+    check(x);
+  return wrong;
+}
+
+// A random range: lo anywhere in [-1000, 1000] (or 0, or a whole number times a power of two),
+// a width from 2^-10 to 2^20.
+std::pair<double, double> random_range(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> where(-1000, 1000);
+  double lo = rng() % 4 == 0 ? 0 : where(rng);
+  const double width = std::ldexp(1.0 + where(rng) / 1000, int(rng() % 30) - 10);
+  if (rng() % 4 == 0) lo = std::ldexp(std::round(lo), int(rng() % 8));
+  return {lo, lo + width};
+}
+
 // The float binner (float arithmetic away from edges, the double binner near them) gives every
-// float the double binner's slot: random problems whose slack qualifies, values on and a few
-// float steps either side of every kind of edge, near lo and hi, outside, infinite and NaN.
+// float the double binner's slot: random problems whose slack qualifies, every kind of value.
 TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   std::mt19937_64 rng(fresh_seed());
   int problems = 0, float_edges = 0;
   while (problems < 60) {
     const std::size_t bins = std::size_t(1) << (rng() % 21);
-    const std::size_t b = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
-    std::uniform_real_distribution<double> where(-1000, 1000);
-    double lo = rng() % 4 == 0 ? 0 : where(rng),
-           width = std::ldexp(1.0 + where(rng) / 1000, int(rng() % 30) - 10);
-    if (rng() % 4 == 0) lo = std::ldexp(std::round(lo), int(rng() % 8));
-    const bool exact_edges = problems % 3 == 0;  // every edge a float: compared in float
-    if (exact_edges)
-      width = std::ldexp(1.0, int(rng() % 12) - 4), lo = std::ldexp(std::round(lo), -2);
-    const std::size_t nbins = exact_edges ? std::size_t(1) << (rng() % 17) : b;
-    const histogram_problem p{dtype::f32, 0, nbins, lo, lo + width, bool(rng() & 1), false};
+    auto [lo, hi] = random_range(rng);
+    std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
+    if (problems % 3 == 0) {  // every edge a float: compared in float
+      lo = std::ldexp(std::round(lo), -2), hi = lo + std::ldexp(1.0, int(rng() % 12) - 4);
+      nbins = std::size_t(1) << (rng() % 17);
+    }
+    const histogram_problem p{dtype::f32, 0, nbins, lo, hi, bool(rng() & 1), false};
     if (!detail::float_range_binner::usable(p)) continue;
     ++problems;
     float_edges += detail::float_range_binner(p).float_edges;
-    const detail::range_binner exact(p);
-    const detail::float_range_binner fast(p);
-    std::uniform_real_distribution<double> inside(p.lo - 0.1 * width, p.hi + 0.1 * width);
-    std::size_t wrong = 0;
-    const auto check = [&](float x) { wrong += fast(x) != exact(x); };
-    for (int k = 0; k < 20000; ++k) {
-      float x = float(inside(rng));
-      if (k % 3 == 0) {  // an edge, rounded to float, then nudged a few float steps
-        x = float(exact.edge(rng() % (b + 1)));
-        for (int step = int(rng() % 7) - 3; step != 0; step += step > 0 ? -1 : 1)
-          x = std::nextafter(x, step > 0 ? INFINITY : -INFINITY);
-      }
-      check(x);
-    }
-    for (float x : {float(p.lo), float(p.hi), std::nextafter(float(p.lo), -INFINITY),
-                    std::nextafter(float(p.hi), INFINITY), std::nextafter(float(p.hi), -INFINITY),
-                    INFINITY, -INFINITY, NAN, 0.0f, -0.0f})
-      check(x);
-    EXPECT_EQ(wrong, 0u) << "bins " << b << " over [" << p.lo << ", " << p.hi << ")";
+    EXPECT_EQ(disagreements<detail::float_range_binner>(p, rng), 0u)
+        << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
   }
   EXPECT_GE(float_edges, 15) << "too few problems with float edges to test that path";
+}
+
+// The float-pair binner (for the many bins the float binner cannot take) gives every float the
+// double binner's slot: random problems up to 2^24 bins, every kind of value, and the lab's
+// 2^20 bins over [0, 1), where it must also take the fast path nearly always.
+TEST(PairBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
+  std::mt19937_64 rng(fresh_seed());
+  int problems = 0, beyond_float = 0;
+  while (problems < 60) {
+    const std::size_t bins = std::size_t(1) << (rng() % 25);
+    const auto [lo, hi] = random_range(rng);
+    const std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
+    const histogram_problem p{dtype::f32,      0,    std::min(nbins, std::size_t(1) << 24), lo, hi,
+                              bool(rng() & 1), false};
+    if (!detail::pair_range_binner::usable(p)) continue;
+    ++problems;
+    beyond_float += !detail::float_range_binner::usable(p);
+    EXPECT_EQ(disagreements<detail::pair_range_binner>(p, rng), 0u)
+        << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
+  }
+  EXPECT_GE(beyond_float, 15) << "too few problems past the float binner's reach";
+
+  const histogram_problem lab{dtype::f32, 0, std::size_t(1) << 20, 0, 1, false, false};
+  ASSERT_TRUE(detail::pair_range_binner::usable(lab));
+  EXPECT_FALSE(detail::float_range_binner::usable(lab));
+  EXPECT_EQ(disagreements<detail::pair_range_binner>(lab, rng), 0u);
+  const detail::pair_range_binner pair(lab);
+  EXPECT_LT(pair.slack, 1e-5f) << "the exact path would be taken too often";
 }
 
 std::vector<const histogram_rung*> all_rungs() {

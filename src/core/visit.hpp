@@ -29,6 +29,17 @@ template <class F> PPLAB_HD inline F mul_add_rounded(F a, F b, F c) {
 #endif
 }
 
+// a * b rounded once, never fused into a later add by nvcc (whose contraction would change the
+// rounding an error-free transformation depends on).
+template <class F> PPLAB_HD inline F mul_rounded(F a, F b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (sizeof(F) == 4) return __fmul_rn(a, b);
+  else return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
   switch (o) {
   case op::product:

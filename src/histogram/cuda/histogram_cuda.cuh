@@ -28,7 +28,7 @@ template <dtypes D> bool supports(const histogram_problem& p) {
 
 // Zeroes the counts, then calls Impl::template run<T>(x, n, binner, call, stream) with the call's
 // dtype and binner (natural bins for 8/16-bit integers when the problem asks; for floats the
-// float binner where its error bound allows; else the range binner).
+// float binner where its error bound allows, else the float-pair binner; else the range binner).
 template <class Impl, dtypes D> void dispatch(const histogram_call& c) {
   const auto s = static_cast<cudaStream_t>(c.stream);
   PPLAB_CUDA(cudaMemsetAsync(c.counts, 0, slots(c.p) * sizeof(count_t), s));
@@ -46,6 +46,10 @@ template <class Impl, dtypes D> void dispatch(const histogram_call& c) {
       if constexpr (std::is_same_v<T, float>) {
         if (float_range_binner::usable(c.p)) {
           Impl::template run<T>(x, c.p.n, float_range_binner(c.p), c, s);
+          return;
+        }
+        if (pair_range_binner::usable(c.p)) {
+          Impl::template run<T>(x, c.p.n, pair_range_binner(c.p), c, s);
           return;
         }
       }
