@@ -151,9 +151,9 @@ struct float_range_binner {
 // (TwoSum) and the product with scale by fmaf (each product's rounding error recovered exactly),
 // so u = p + pe with an error of about 2^-45 of (|x| + |lo|) x scale. When u's fraction is more
 // than slack from 0 and 1, no edge lies between u and the exact position (numpy's double edges
-// are within edge_error of whole positions), and floor(u) is the exact binner's bin; otherwise,
-// and near lo and hi, outside the range, for infinities and NaN, range_binner decides. slack is
-// about 3e-6 of a bin at 2^20 bins over [0, 1): random data take the exact path once in ~150000.
+// are within edge_error of whole positions), and floor(u) is the exact binner's bin; otherwise
+// the one edge that close is compared in double, and near lo and hi, outside the range, for
+// infinities and NaN, range_binner decides. slack is about 3e-6 of a bin at 2^20 bins over [0, 1).
 struct pair_range_binner {
   range_binner exact;
   float lo_h, lo_l, scale_h, scale_l, slack, last;
@@ -167,13 +167,22 @@ struct pair_range_binner {
     const double edge_error = std::ldexp(scale * (alo + ahi) + double(p.bins), -48);
     return u_error + edge_error + std::ldexp(1.0, -21);
   }
-  // Every float of the computation stays normal (the split parts and the products), and whole
-  // positions up to bins are exact floats.
+  // A bound on |pe| in the range, in bins: p's own rounding (2^-24 bins), s x scale_l and
+  // d_low x scale_h (2^-24 of scale x (|x| + 2 |lo|) each, at most). Below 1/2, floor(p) is at
+  // most one from the bin, which one step mends; far from 0 (a narrow range far from zero, where
+  // a float is coarser than a bin), the double binner is taken instead.
+  static double correction_of(const histogram_problem& p) {
+    const double scale = double(p.bins) / (p.hi - p.lo), alo = std::fabs(p.lo),
+                 ahi = std::fabs(p.hi);
+    return std::ldexp(double(p.bins) + 3 * scale * (2 * alo + ahi), -24);
+  }
+  // Every float of the computation stays normal (the split parts and the products), whole
+  // positions up to bins are exact floats, and the correction pe stays under half a bin.
   static bool usable(const histogram_problem& p) {
     const double scale = double(p.bins) / (p.hi - p.lo), big = std::ldexp(1.0, 60);
     return p.bins <= (std::size_t(1) << 24) && std::isfinite(p.lo) && std::isfinite(p.hi) &&
            std::fabs(p.lo) < big && std::fabs(p.hi) < big && scale < big && scale > 1 / big &&
-           slack_of(p) < 0.25;
+           slack_of(p) < 0.25 && correction_of(p) < 0.5;
   }
   explicit pair_range_binner(const histogram_problem& p)
       : exact(p), lo_h(float(p.lo)), lo_l(float(p.lo - double(float(p.lo)))),
@@ -195,12 +204,18 @@ struct pair_range_binner {
     pe = fmaf(d_low, scale_h, pe);
     if (!(p >= 1.0f && p <= last)) return slow(x);  // near or past lo and hi; NaN
     const float whole = floorf(p);
-    float frac = (p - whole) + pe;  // p - whole exact; |pe| < 1 in bins
+    float frac = (p - whole) + pe;  // p - whole exact; |pe| < 1/2 (correction_of)
     int step = 0;
     if (frac < 0.0f) frac += 1.0f, step = -1;
     else if (frac >= 1.0f) frac -= 1.0f, step = 1;
-    if (frac < slack || frac > 1.0f - slack) return slow(x);  // an edge may lie this close
-    return std::size_t(int(whole) + step);  // whole in [1, bins - 1]: the bin in [0, bins - 1]
+    const unsigned w = unsigned(int(whole) + step);  // whole in [1, bins - 1]: w in [0, bins - 1]
+    if (frac >= slack && frac <= 1.0f - slack) return w;
+    // Edge `near` (w, or w + 1 when frac is near 1; in [1, bins - 1]) lies this close: one
+    // comparison with numpy's edge, in double, decides. Inline, not the double binner: data
+    // quantized to whole bins (every float of [0, 1) is a multiple of 2^-24, so 1 in 16 lands on
+    // one of 2^20 edges) would send a lane of nearly every warp down the slow path.
+    const unsigned near = w + (frac > 0.5f);
+    return near - 1 + (double(x) >= exact.edge(near));
   }
 };
 
