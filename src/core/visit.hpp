@@ -14,9 +14,6 @@
 #else
 #define PPLAB_HD
 #endif
-// For a rare path kept out of line: a kernel that unrolls a binner 16 times would otherwise
-// carry 16 copies of its slow path and outgrow the instruction cache.
-#define PPLAB_NOINLINE __attribute__((noinline))
 
 namespace pplab::detail {
 

@@ -112,9 +112,6 @@ struct float_range_binner {
       float_edges = double(float_edge(unsigned(i))) == exact.edge(i);
   }
 
-  // The double binner, out of line (see PPLAB_NOINLINE).
-  PPLAB_HD PPLAB_NOINLINE std::size_t slow(float x) const noexcept { return exact(x); }
-
   PPLAB_HD float float_edge(unsigned i) const noexcept {
     return mul_add_rounded(float(i), step_f, lo_f);
   }
@@ -138,7 +135,7 @@ struct float_range_binner {
       if (frac > 1.0f - slack) return at_or_above(x, w + 1) ? w + 1 : w;  // w + 1 < bins
       return w;
     }
-    return slow(x);
+    return exact(x);
   }
 };
 
@@ -189,9 +186,6 @@ struct pair_range_binner {
         scale_h(float(exact.scale)), scale_l(float(exact.scale - double(float(exact.scale)))),
         slack(float(slack_of(p))), last(float(p.bins - 1)) {}
 
-  // The double binner, out of line (see PPLAB_NOINLINE).
-  PPLAB_HD PPLAB_NOINLINE std::size_t slow(float x) const noexcept { return exact(x); }
-
   PPLAB_HD std::size_t operator()(float x) const noexcept {
     // x - lo_h = s + e exactly (TwoSum), then the rest of lo.
     const float s = x - lo_h, back = s - x;
@@ -202,7 +196,7 @@ struct pair_range_binner {
     float pe = fmaf(s, scale_h, -p);
     pe = fmaf(s, scale_l, pe);
     pe = fmaf(d_low, scale_h, pe);
-    if (!(p >= 1.0f && p <= last)) return slow(x);  // near or past lo and hi; NaN
+    if (!(p >= 1.0f && p <= last)) return exact(x);  // near or past lo and hi; NaN
     const float whole = floorf(p);
     float frac = (p - whole) + pe;  // p - whole exact; |pe| < 1/2 (correction_of)
     int step = 0;
