@@ -27,9 +27,16 @@
 // the atomic of the element before, so a thread waited for 16 memory latencies in a row (a cost
 // per element, whatever its bytes). Steps 1 and 3 now issue the 16 loads first (load_tile; a
 // full tile has no bounds check); predicted: both passes at h05's rate on floats (~0.34 ms per
-// GiB read), the whole 1.0-1.2 ms again. Not yet measured; if it misses, Nsight Compute per
-// kernel (`ncu --section SpeedOfLight pplab histogram --backend cuda --variant
-// histogram/cuda/h10_block_multisplit --dtype f32 -n 268435456 --bins 1048576 --range 0:1`).
+// GiB read), the whole 1.0-1.2 ms again. Measured (H200,
+// bench/results/h200-2026-11-23-histogram-e980f36.json): 1.95 ms with the loads first, 1.78 ms
+// with the float-pair binner besides (binning.hpp; the double binner's 64-bit conversions run at
+// a quarter of the float rate): 10.9x CUB, 1.60x h09; 1 bucket 1.95 ms (was 2.2), 90% in one bin
+// 2.19 ms (was 2.63). Still short of 14x (1.39 ms). Nsight Compute, on a build where values on
+// an edge still took the whole double binner (not yet profiled since): both passes over the
+// floats issue-bound (IPC 3.4 of 4 in count_buckets, 2.6 in scatter; DRAM 15-20% busy) and half
+// of scatter's shared wavefronts in excess (same-bucket lanes ranked on one counter, which the
+// binner does not change). Next: profile again; warp-matched ranks (one shared atomic per
+// bucket per warp); one pass over the floats fewer.
 // Tested (test_histogram: every dtype and awkward size, many bins, skew) and compute-sanitizer
 // clean (memcheck, racecheck, synccheck) on the H200.
 // Scratch: O(n), 2 bytes per element (up to 2^28 at a time: 512 MiB) and two tables of 4 bytes per
