@@ -36,8 +36,11 @@
 // floats issue-bound (IPC 3.4 of 4 in count_buckets, 2.6 in scatter; DRAM 15-20% busy) and half
 // of scatter's shared wavefronts in excess (same-bucket lanes ranked on one counter, which the
 // binner does not change). Ranking by a warp match, or by a ballot of lane 0's bucket, was
-// measured slower on uniform 2^20 bins (2.94 and 2.22 ms; branch wip/h10-warp-rank). Next:
-// profile this build per kernel; one pass over the floats fewer.
+// measured slower on uniform 2^20 bins (2.94 and 2.22 ms; branch wip/h10-warp-rank). Per kernel
+// (bench/results/h200-2026-11-23-ncu-h10-kernels-56e96f0.txt, 1.5 GHz): step 1 35% (69
+// instructions per element, issue-bound), step 3 55% (102), step 4 9%: the binning, done in both,
+// is the cost. Binning once (h11 on branch wip/h11-tile-split-gather: tiles sorted in place,
+// runs gathered) measured 0.90x this. Next: step 1 by an estimated bucket (docs/histogram.md).
 // Tested (test_histogram: every dtype and awkward size, many bins, skew) and compute-sanitizer
 // clean (memcheck, racecheck, synccheck) on the H200.
 // Scratch: O(n), 2 bytes per element (up to 2^28 at a time: 512 MiB) and two tables of 4 bytes per
