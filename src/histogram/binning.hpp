@@ -71,6 +71,25 @@ struct range_binner {
   }
 };
 
+// What the float binners' error bounds are made of: bins per unit of x, |lo| and |hi|.
+struct range_terms {
+  double scale, alo, ahi, bins;
+  explicit range_terms(const histogram_problem& p)
+      : scale(double(p.bins) / (p.hi - p.lo)), alo(std::fabs(p.lo)), ahi(std::fabs(p.hi)),
+        bins(double(p.bins)) {}
+  // A bound on the error of u = (x - lo) * scale (x in the range), in bins: the terms lo rounded
+  // (|lo|), the subtraction rounded (|x| + |lo|), scale and the product rounded (u <= bins),
+  // times 2^-k (k: the arithmetic's precision less a margin; see each binner).
+  double u_error(int k) const { return std::ldexp(scale * (3 * alo + ahi + 1) + 2 * bins, -k); }
+  // How far numpy's edges (in double) lie from whole positions, at most.
+  double edge_error() const { return std::ldexp(scale * (alo + ahi) + bins, -48); }
+  // lo, hi and scale well inside a float's range.
+  bool moderate() const {
+    const double big = std::ldexp(1.0, 60);
+    return alo < big && ahi < big && scale < big && scale > 1 / big;
+  }
+};
+
 // range_binner's answer for float data, mostly in float arithmetic: u = (x - lo) * scale in
 // float is within `slack` bins of the exact position (x - lo) / step, and numpy's edges
 // (range_binner::edge, in double) are within far less of whole positions; so when u is more
@@ -94,11 +113,8 @@ struct float_range_binner {
   bool float_edges;  // every edge(i) == float(i) * step_f + lo_f, both rounded, exactly
 
   static double slack_of(const histogram_problem& p) {
-    const double scale = double(p.bins) / (p.hi - p.lo), alo = std::fabs(p.lo),
-                 ahi = std::fabs(p.hi);
-    const double u_error = std::ldexp(scale * (3 * alo + ahi + 1) + 2 * double(p.bins), -22);
-    const double edge_error = std::ldexp(scale * (alo + ahi) + double(p.bins), -48);
-    return u_error + edge_error;
+    const range_terms t(p);
+    return t.u_error(22) + t.edge_error();
   }
   static bool usable(const histogram_problem& p) {
     return p.bins < (std::size_t(1) << 24) && std::isfinite(p.lo) && std::isfinite(p.hi) &&
@@ -159,28 +175,22 @@ struct pair_range_binner {
   // 2^-40 where the sum of the error terms is about 2^-45 (see above); 2^-21 for the rounding of
   // the fraction itself (|frac| < 2); the double edges' own error as float_range_binner has it.
   static double slack_of(const histogram_problem& p) {
-    const double scale = double(p.bins) / (p.hi - p.lo), alo = std::fabs(p.lo),
-                 ahi = std::fabs(p.hi);
-    const double u_error = std::ldexp(scale * (3 * alo + ahi + 1) + 2 * double(p.bins), -40);
-    const double edge_error = std::ldexp(scale * (alo + ahi) + double(p.bins), -48);
-    return u_error + edge_error + std::ldexp(1.0, -21);
+    const range_terms t(p);
+    return t.u_error(40) + t.edge_error() + std::ldexp(1.0, -21);
   }
   // A bound on |pe| in the range, in bins: p's own rounding (2^-24 bins), s x scale_l and
   // d_low x scale_h (2^-24 of scale x (|x| + 2 |lo|) each, at most). Below 1/2, floor(p) is at
   // most one from the bin, which one step mends; far from 0 (a narrow range far from zero, where
   // a float is coarser than a bin), the double binner is taken instead.
   static double correction_of(const histogram_problem& p) {
-    const double scale = double(p.bins) / (p.hi - p.lo), alo = std::fabs(p.lo),
-                 ahi = std::fabs(p.hi);
-    return std::ldexp(double(p.bins) + 3 * scale * (2 * alo + ahi), -24);
+    const range_terms t(p);
+    return std::ldexp(t.bins + 3 * t.scale * (2 * t.alo + t.ahi), -24);
   }
   // Every float of the computation stays normal (the split parts and the products), whole
   // positions up to bins are exact floats, and the correction pe stays under half a bin.
   static bool usable(const histogram_problem& p) {
-    const double scale = double(p.bins) / (p.hi - p.lo), big = std::ldexp(1.0, 60);
     return p.bins <= (std::size_t(1) << 24) && std::isfinite(p.lo) && std::isfinite(p.hi) &&
-           std::fabs(p.lo) < big && std::fabs(p.hi) < big && scale < big && scale > 1 / big &&
-           slack_of(p) < 0.25 && correction_of(p) < 0.5;
+           range_terms(p).moderate() && slack_of(p) < 0.25 && correction_of(p) < 0.5;
   }
   explicit pair_range_binner(const histogram_problem& p)
       : exact(p), lo_h(float(p.lo)), lo_l(float(p.lo - double(float(p.lo)))),
