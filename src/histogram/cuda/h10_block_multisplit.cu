@@ -32,7 +32,7 @@
 // with the float-pair binner besides (binning.hpp; the double binner's 64-bit conversions run at
 // a quarter of the float rate): 10.9x CUB, 1.60x h09; 1 bucket 1.95 ms (was 2.2), 90% in one bin
 // 2.19 ms (was 2.63). Still short of 14x (1.39 ms). Nsight Compute, on a build where values on
-// an edge still took the whole double binner (not yet profiled since): both passes over the
+// an edge still took the whole double binner (this build's profile below): both passes over the
 // floats issue-bound (IPC 3.4 of 4 in count_buckets, 2.6 in scatter; DRAM 15-20% busy) and half
 // of scatter's shared wavefronts in excess (same-bucket lanes ranked on one counter, which the
 // binner does not change). Ranking by a warp match, or by a ballot of lane 0's bucket, was
