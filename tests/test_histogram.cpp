@@ -139,16 +139,17 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   EXPECT_EQ(got, reference(p, x.data()));
 }
 
-// How often `fast` and the double binner disagree over 20000 floats of problem p: random values
-// over the range and a tenth beyond, values on and a few float steps either side of random edges,
-// lo and hi and their neighbours, infinities, NaN and both zeros.
-template <class Fast> std::size_t disagreements(const histogram_problem& p, std::mt19937_64& rng) {
+// How often `fast` and the double binner disagree (by more than `by` slots) over 20000 floats of
+// problem p: random values over the range and a tenth beyond, values on and a few float steps
+// either side of random edges, lo and hi and their neighbours, infinities, NaN and both zeros.
+template <class Fast>
+std::size_t disagreements(const histogram_problem& p, std::mt19937_64& rng, double by = 0) {
   const detail::range_binner exact(p);
   const Fast fast(p);
   const double width = p.hi - p.lo;
   std::uniform_real_distribution<double> inside(p.lo - 0.1 * width, p.hi + 0.1 * width);
   std::size_t wrong = 0;
-  const auto check = [&](float x) { wrong += fast(x) != exact(x); };
+  const auto check = [&](float x) { wrong += std::fabs(double(fast(x)) - double(exact(x))) > by; };
   for (int k = 0; k < 20000; ++k) {
     float x = float(inside(rng));
     if (k % 3 == 0) {  // an edge, rounded to float, then nudged a few float steps
@@ -229,6 +230,35 @@ TEST(PairBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   EXPECT_EQ(disagreements<detail::pair_range_binner>(lab, rng), 0u);
   const detail::pair_range_binner pair(lab);
   EXPECT_LT(pair.slack, 1e-5f) << "the exact path would be taken too often";
+}
+
+// The slot estimate h10 partitions by stays within its bound of the double binner's slot
+// (outliers and NaN exact): random problems up to 2^24 bins, every kind of value; the lab's 2^20
+// bins over [0, 1) within h10's pad.
+TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
+  std::mt19937_64 rng(fresh_seed());
+  int problems = 0;
+  for (int tries = 0; problems < 60; ++tries) {
+    ASSERT_LT(tries, 100000) << "too few random problems for the estimate";
+    const std::size_t bins = std::size_t(1) << (rng() % 24);
+    const auto [lo, hi] = random_range(rng);
+    const std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins - 1);
+    const histogram_problem p{dtype::f32, 0, nbins, lo, hi, bool(rng() & 1), false};
+    if (!detail::float_slot_estimate::usable(p, 16)) continue;
+    ++problems;
+    const double bound = detail::float_range_binner::slack_of(p) + 2;
+    EXPECT_EQ(disagreements<detail::float_slot_estimate>(p, rng, bound), 0u)
+        << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
+  }
+  const histogram_problem lab{dtype::f32, 0, std::size_t(1) << 20, 0, 1, false, false};
+  ASSERT_TRUE(detail::float_slot_estimate::usable(lab, 16));
+  EXPECT_EQ(disagreements<detail::float_slot_estimate>(lab, rng, 3), 0u);
+  // Outliers exactly: just below lo, at hi (open and closed), NaN.
+  const detail::float_slot_estimate estimate(lab);
+  EXPECT_EQ(estimate(std::nextafter(0.0f, -1.0f)), lab.bins);
+  EXPECT_EQ(estimate(1.0f), lab.bins + 1);
+  EXPECT_EQ(estimate(NAN), lab.bins + 2);
+  EXPECT_EQ(estimate(std::nextafter(1.0f, 0.0f)), lab.bins - 1);
 }
 
 std::vector<const histogram_rung*> all_rungs() {

@@ -224,6 +224,42 @@ struct pair_range_binner {
   }
 };
 
+// A stand-in for a float's slot, within `pad` slots of range_binner's, in one float subtract and
+// multiply: for a partition by slot ranges that learns the exact slot later (h10 counts its
+// buckets by it, then ranks and stores each element by the same estimate, with the exact slot's
+// offset from it). Outliers and NaN get their own slot exactly (x < lo and x >= hi are exact
+// comparisons with the floats just at or above lo and hi); a value in the range gets floor(u),
+// u = (x - lo) * scale in float, clamped to the bins: float_range_binner's slack bounds |u - the
+// exact position|, and numpy's edges are within that of whole positions, so the estimate is
+// within slack + 2 of the slot (the last bin's closed edge: 2 from its slot).
+struct float_slot_estimate {
+  float lo_f, scale_f, lo_up, hi_up, last;
+  unsigned bins;
+
+  // The float at or just above v (v finite and within float range).
+  static float float_at_or_above(double v) {
+    const float f = float(v);
+    return double(f) >= v ? f : std::nextafter(f, INFINITY);
+  }
+  static bool usable(const histogram_problem& p, double pad) {
+    const double scale = double(p.bins) / (p.hi - p.lo), big = std::ldexp(1.0, 60);
+    return p.bins < (std::size_t(1) << 24) && std::isfinite(p.lo) && std::isfinite(p.hi) &&
+           std::fabs(p.lo) < big && std::fabs(p.hi) < big && scale < big && scale > 1 / big &&
+           float_range_binner::slack_of(p) + 2 <= pad;
+  }
+  explicit float_slot_estimate(const histogram_problem& p)
+      : lo_f(float(p.lo)), scale_f(float(double(p.bins) / (p.hi - p.lo))),
+        lo_up(float_at_or_above(p.lo)), hi_up(float_at_or_above(p.hi)), last(float(p.bins - 1)),
+        bins(unsigned(p.bins)) {}
+
+  PPLAB_HD unsigned operator()(float x) const noexcept {
+    if (!(x >= lo_up)) return x != x ? bins + 2 : bins;  // NaN; below lo
+    if (x >= hi_up) return bins + 1;
+    const float u = (x - lo_f) * scale_f;  // no contraction: a difference times a factor
+    return unsigned(fminf(fmaxf(u, 0.0f), last));
+  }
+};
+
 // Calls Impl::template run<T>(x, n, binner, counts, call) with the call's dtype and binner.
 template <class Impl> void dispatch_histogram(const histogram_call& c) {
   visit_dtype(c.p.type, [&](auto tag) {
