@@ -72,9 +72,11 @@ constexpr unsigned pad = 16;  // the estimate's distance from the slot, at most 
 
 // The exact slot as its own estimate: for the binners and types the float estimate does not take.
 template <class Bin> struct exact_slot {
+  static constexpr bool exact = true;  // step 3 takes the slot it computes anyway
   Bin bin;
   template <class T> __device__ unsigned operator()(T x) const { return unsigned(bin(x)); }
 };
+template <class Estimate> constexpr bool is_exact = requires { Estimate::exact; };
 
 unsigned buckets_of(std::size_t nslots) { return unsigned(ceil_div(nslots, bucket_slots)); }
 
@@ -137,8 +139,9 @@ __global__ void __launch_bounds__(B)
 #pragma unroll
     for (unsigned j = 0; j < items; ++j) {
       const bool here = first + j * B + threadIdx.x < n;
-      const unsigned b = estimate(v[j]) >> bucket_bits;
-      kept[j] = here ? b << 16 | (unsigned(bin(v[j])) + pad - (b << bucket_bits)) : ~0u;
+      const unsigned slot = unsigned(bin(v[j]));
+      const unsigned b = (is_exact<Estimate> ? slot : estimate(v[j])) >> bucket_bits;
+      kept[j] = here ? b << 16 | (slot + pad - (b << bucket_bits)) : ~0u;
       if (here) rank[j] = atomicAdd(&per_bucket[b], 1u);
     }
   }
