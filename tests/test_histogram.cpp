@@ -124,6 +124,8 @@ TEST_P(Histogram, ManyBins) {
   check(r, {dtype::f64, 100003, std::size_t(1) << 24, -1, 1, false, false}, rng);
   check(r, {dtype::u32, 100003, 65536, 0, 1 << 20, false, false}, rng);
   check(r, {dtype::f32, 200003, 300000, -1, 1, false, false}, rng);  // a cluster of 16 on the GPU
+  // Far from zero: floats too coarse for the slot estimate (h10 partitions by the exact slot).
+  check(r, {dtype::f32, 100003, std::size_t(1) << 18, 1000, 1001, false, false}, rng);
 }
 
 TEST_P(Histogram, SkewedDataCountsEveryElement) {
@@ -250,6 +252,8 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
     EXPECT_EQ(disagreements<detail::float_slot_estimate>(p, rng, bound), 0u)
         << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
   }
+  const histogram_problem far{dtype::f32, 0, std::size_t(1) << 18, 1000, 1001, false, false};
+  EXPECT_FALSE(detail::float_slot_estimate::usable(far, 16)) << "ManyBins counts on this";
   const histogram_problem lab{dtype::f32, 0, std::size_t(1) << 20, 0, 1, false, false};
   ASSERT_TRUE(detail::float_slot_estimate::usable(lab, 16));
   EXPECT_EQ(disagreements<detail::float_slot_estimate>(lab, rng, 3), 0u);
