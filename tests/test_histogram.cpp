@@ -178,6 +178,15 @@ std::pair<double, double> random_range(std::mt19937_64& rng) {
   return {lo, lo + width};
 }
 
+// A random f32 problem: 1 to 2^24 bins (a power of two or any count up to twice one) over
+// random_range, the last bin open or closed.
+histogram_problem random_float_problem(std::mt19937_64& rng) {
+  const std::size_t bins = std::size_t(1) << (rng() % 25);
+  const auto [lo, hi] = random_range(rng);
+  const std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
+  return {dtype::f32, 0, std::min(nbins, std::size_t(1) << 24), lo, hi, bool(rng() & 1), false};
+}
+
 // The float binner (float arithmetic away from edges, the double binner near them) gives every
 // float the double binner's slot: random problems whose slack qualifies, every kind of value.
 TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
@@ -209,11 +218,7 @@ TEST(PairBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   int problems = 0;
   for (int tries = 0; problems < 60; ++tries) {
     ASSERT_LT(tries, 100000) << "too few random problems for this binner";
-    const std::size_t bins = std::size_t(1) << (rng() % 25);
-    const auto [lo, hi] = random_range(rng);
-    const std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins);
-    const histogram_problem p{dtype::f32,      0,    std::min(nbins, std::size_t(1) << 24), lo, hi,
-                              bool(rng() & 1), false};
+    const histogram_problem p = random_float_problem(rng);
     // Only problems the float binner cannot take: those the cuda rungs give this one.
     if (!detail::pair_range_binner::usable(p) || detail::float_range_binner::usable(p)) continue;
     ++problems;
@@ -242,10 +247,7 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
   int problems = 0;
   for (int tries = 0; problems < 60; ++tries) {
     ASSERT_LT(tries, 100000) << "too few random problems for the estimate";
-    const std::size_t bins = std::size_t(1) << (rng() % 24);
-    const auto [lo, hi] = random_range(rng);
-    const std::size_t nbins = rng() % 3 == 0 ? bins : 1 + rng() % (2 * bins - 1);
-    const histogram_problem p{dtype::f32, 0, nbins, lo, hi, bool(rng() & 1), false};
+    const histogram_problem p = random_float_problem(rng);
     if (!detail::float_slot_estimate::usable(p, 16)) continue;
     ++problems;
     const double bound = detail::float_range_binner::slack_of(p) + 2;
