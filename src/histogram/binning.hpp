@@ -242,10 +242,8 @@ struct float_slot_estimate {
     return double(f) >= v ? f : std::nextafter(f, INFINITY);
   }
   static bool usable(const histogram_problem& p, double pad) {
-    const double scale = double(p.bins) / (p.hi - p.lo), big = std::ldexp(1.0, 60);
     return p.bins < (std::size_t(1) << 24) && std::isfinite(p.lo) && std::isfinite(p.hi) &&
-           std::fabs(p.lo) < big && std::fabs(p.hi) < big && scale < big && scale > 1 / big &&
-           float_range_binner::slack_of(p) + 2 <= pad;
+           range_terms(p).moderate() && float_range_binner::slack_of(p) + 2 <= pad;
   }
   explicit float_slot_estimate(const histogram_problem& p)
       : lo_f(float(p.lo)), scale_f(float(double(p.bins) / (p.hi - p.lo))),
