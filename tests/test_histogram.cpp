@@ -261,6 +261,22 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
   EXPECT_EQ(disagreements<detail::float_slot_estimate>(lab, rng, 3), 0u);
   // Outliers exactly: just below lo, at hi (open and closed), NaN.
   const detail::float_slot_estimate estimate(lab);
+  // h10's scatter takes u from the float binner that bins x: the same floats, the same estimate.
+  const detail::pair_range_binner pair(lab);
+  std::uniform_real_distribution<float> around(-0.25f, 1.25f);
+  for (int k = 0; k < 100000; ++k) {
+    const float x = around(rng);
+    ASSERT_EQ(estimate.at(x, pair.position(x)), estimate(x)) << x;
+  }
+  const histogram_problem few{dtype::f32, 0, 1024, -3, 5, false, false};
+  ASSERT_TRUE(detail::float_range_binner::usable(few) && detail::float_slot_estimate::usable(few, 16));
+  const detail::float_slot_estimate few_estimate(few);
+  const detail::float_range_binner binner(few);
+  std::uniform_real_distribution<float> around_few(-4.0f, 6.0f);
+  for (int k = 0; k < 100000; ++k) {
+    const float x = around_few(rng);
+    ASSERT_EQ(few_estimate.at(x, binner.position(x)), few_estimate(x)) << x;
+  }
   EXPECT_EQ(estimate(std::nextafter(0.0f, -1.0f)), lab.bins);
   EXPECT_EQ(estimate(1.0f), lab.bins + 1);
   EXPECT_EQ(estimate(NAN), lab.bins + 2);

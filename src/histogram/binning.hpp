@@ -136,8 +136,11 @@ struct float_range_binner {
     return float_edges ? x >= float_edge(w) : double(x) >= exact.edge(w);
   }
 
+  // u, the float position of x in bins from lo (float_slot_estimate takes it from here).
+  PPLAB_HD float position(float x) const noexcept { return mul_rounded(x - lo_f, scale_f); }
+
   PPLAB_HD std::size_t operator()(float x) const noexcept {
-    const float u = (x - lo_f) * scale_f;
+    const float u = position(x);
     if (u >= slack && u <= top) {  // false for NaN and for anything near or outside the range
       const float whole = floorf(u), frac = u - whole;  // exact: u < 2^24
       const unsigned w = unsigned(whole);
@@ -197,6 +200,10 @@ struct pair_range_binner {
         scale_h(float(exact.scale)), scale_l(float(exact.scale - double(float(exact.scale)))),
         slack(float(slack_of(p))), last(float(p.bins - 1)) {}
 
+  // p below: the float position of x in bins from lo, (x - lo_h) x scale_h, the same floats as
+  // float_range_binner's u (float_slot_estimate takes it from here).
+  PPLAB_HD float position(float x) const noexcept { return mul_rounded(x - lo_h, scale_h); }
+
   PPLAB_HD std::size_t operator()(float x) const noexcept {
     // x - lo_h = s + e exactly (TwoSum), then the rest of lo.
     const float s = x - lo_h, back = s - x;
@@ -251,10 +258,15 @@ struct float_slot_estimate {
         bins(unsigned(p.bins)) {}
 
   PPLAB_HD unsigned operator()(float x) const noexcept {
-    if (!(x >= lo_up)) return x != x ? bins + 2 : bins;  // NaN; below lo
-    if (x >= hi_up) return bins + 1;
-    const float u = (x - lo_f) * scale_f;  // no contraction: a difference times a factor
-    return unsigned(fminf(fmaxf(u, 0.0f), last));
+    return at(x, mul_rounded(x - lo_f, scale_f));
+  }
+  // The same from u = (x - lo_f) x scale_f as a float binner's position(x) gives it (the same
+  // floats): a kernel that bins x anyway computes u once for both.
+  // Selects, not branches: a GPU kernel runs this for every element, branch-free.
+  PPLAB_HD unsigned at(float x, float u) const noexcept {
+    const unsigned inside = unsigned(fminf(fmaxf(u, 0.0f), last));
+    const unsigned outside = x >= hi_up ? bins + 1 : x != x ? bins + 2 : bins;
+    return x >= lo_up && x < hi_up ? inside : outside;  // false for NaN
   }
 };
 

@@ -70,13 +70,22 @@ constexpr std::size_t window = std::size_t(1) << 28;  // elements per round (cou
 constexpr std::size_t range = std::size_t(1) << 20;   // partitioned elements per block in step 4
 constexpr unsigned pad = 16;  // the estimate's distance from the slot, at most (see above)
 
-// The exact slot as its own estimate: for the binners and types the float estimate does not take.
-template <class Bin> struct exact_slot {
-  static constexpr bool exact = true;  // step 3 takes the slot it computes anyway
-  Bin bin;
-  template <class T> __device__ unsigned operator()(T x) const { return unsigned(bin(x)); }
+// The slot estimate from the float binner's own position of x: in step 3, which bins x exactly,
+// the subtract and multiply are the binner's (the same floats; nvcc computes them once).
+struct estimated_slot {
+  float_slot_estimate e;
+  template <class Bin> __device__ unsigned operator()(const Bin& bin, float x) const {
+    return e.at(x, bin.position(x));
+  }
 };
-template <class Estimate> constexpr bool is_exact = requires { Estimate::exact; };
+// The exact slot as its own estimate: for the binners and types the float estimate does not take.
+struct exact_slot {
+  template <class Bin, class T> __device__ unsigned operator()(const Bin& bin, T x) const {
+    return unsigned(bin(x));
+  }
+};
+// Step 3 then takes the slot it computes anyway.
+template <class Estimate> constexpr bool is_exact = std::is_same_v<Estimate, exact_slot>;
 
 unsigned buckets_of(std::size_t nslots) { return unsigned(ceil_div(nslots, bucket_slots)); }
 
@@ -98,9 +107,9 @@ __device__ void load_tile(const T* __restrict__ x, unsigned n, unsigned first, T
 }
 
 // Step 1: the tile's count per bucket, into table[b * tiles + tile].
-template <class T, class Estimate>
+template <class T, class Bin, class Estimate>
 __global__ void __launch_bounds__(B)
-    count_buckets(const T* __restrict__ x, unsigned n, Estimate estimate, unsigned nb,
+    count_buckets(const T* __restrict__ x, unsigned n, Bin bin, Estimate estimate, unsigned nb,
                   unsigned tiles, unsigned* __restrict__ table) {
   __shared__ unsigned per_bucket[max_buckets];
   for (unsigned b = threadIdx.x; b < nb; b += B) per_bucket[b] = 0;
@@ -108,9 +117,11 @@ __global__ void __launch_bounds__(B)
   const unsigned first = blockIdx.x * tile;
   T v[items];
   load_tile(x, n, first, v);
+  // Every place of the tile counted, those past n as T() (see take_off_padding): no test per
+  // element.
 #pragma unroll
   for (unsigned j = 0; j < items; ++j)
-    if (first + j * B + threadIdx.x < n) atomicAdd(&per_bucket[estimate(v[j]) >> bucket_bits], 1u);
+    atomicAdd(&per_bucket[estimate(bin, v[j]) >> bucket_bits], 1u);
   __syncthreads();
   for (unsigned b = threadIdx.x; b < nb; b += B) table[b * tiles + blockIdx.x] = per_bucket[b];
 }
@@ -123,26 +134,25 @@ __global__ void __launch_bounds__(B)
             unsigned tiles, const unsigned* __restrict__ start, std::uint16_t* __restrict__ low) {
   using scan = cub::BlockScan<unsigned, B>;
   __shared__ typename scan::TempStorage scan_storage;
-  __shared__ unsigned per_bucket[max_buckets + 1], tile_start[max_buckets + 1],
-      global_start[max_buckets];
+  // to_global[b]: bucket b's place in low minus its run's place in the tile.
+  __shared__ unsigned per_bucket[max_buckets], tile_start[max_buckets], to_global[max_buckets];
   __shared__ unsigned staged[tile];
   for (unsigned b = threadIdx.x; b < nb; b += B) {
     per_bucket[b] = 0;
-    global_start[b] = start[b * tiles + blockIdx.x];
+    to_global[b] = start[b * tiles + blockIdx.x];
   }
   __syncthreads();
   const unsigned first = blockIdx.x * tile;
   unsigned kept[items], rank[items];  // (bucket << 16) | offset
   {
     T v[items];
-    load_tile(x, n, first, v);
+    load_tile(x, n, first, v);  // places past n: T(), as step 1 counted them
 #pragma unroll
     for (unsigned j = 0; j < items; ++j) {
-      const bool here = first + j * B + threadIdx.x < n;
       const unsigned slot = unsigned(bin(v[j]));
-      const unsigned b = (is_exact<Estimate> ? slot : estimate(v[j])) >> bucket_bits;
-      kept[j] = here ? b << 16 | (slot + pad - (b << bucket_bits)) : ~0u;
-      if (here) rank[j] = atomicAdd(&per_bucket[b], 1u);
+      const unsigned b = (is_exact<Estimate> ? slot : estimate(bin, v[j])) >> bucket_bits;
+      kept[j] = b << 16 | (slot + pad - (b << bucket_bits));
+      rank[j] = atomicAdd(&per_bucket[b], 1u);
     }
   }
   __syncthreads();
@@ -150,22 +160,31 @@ __global__ void __launch_bounds__(B)
   unsigned mine[2] = {2 * threadIdx.x < nb ? per_bucket[2 * threadIdx.x] : 0,
                       2 * threadIdx.x + 1 < nb ? per_bucket[2 * threadIdx.x + 1] : 0};
   scan(scan_storage).ExclusiveSum(mine, mine);
-  if (2 * threadIdx.x < nb) tile_start[2 * threadIdx.x] = mine[0];
-  if (2 * threadIdx.x + 1 < nb) tile_start[2 * threadIdx.x + 1] = mine[1];
+#pragma unroll
+  for (unsigned k = 0; k < 2; ++k)
+    if (const unsigned b = 2 * threadIdx.x + k; b < nb) {
+      tile_start[b] = mine[k];
+      to_global[b] -= mine[k];  // unsigned: wraps and comes back when added to j below
+    }
   __syncthreads();
 #pragma unroll
-  for (unsigned j = 0; j < items; ++j)
-    if (kept[j] != ~0u) staged[tile_start[kept[j] >> 16] + rank[j]] = kept[j];
+  for (unsigned j = 0; j < items; ++j) staged[tile_start[kept[j] >> 16] + rank[j]] = kept[j];
   __syncthreads();
-  const unsigned count = n - first < tile ? n - first : tile;
-  for (unsigned j = threadIdx.x; j < count; j += B) {
-    const unsigned s = staged[j], b = s >> 16;
-    low[global_start[b] + (j - tile_start[b])] = std::uint16_t(s);
+#pragma unroll
+  for (unsigned j = threadIdx.x; j < tile; j += B) {
+    const unsigned s = staged[j];
+    low[to_global[s >> 16] + j] = std::uint16_t(s);
   }
 }
 
+// The last tile's places past n were binned and counted as T(): taken off T()'s slot again.
+template <class T, class Bin>
+__global__ void take_off_padding(Bin bin, unsigned padding, count_t* counts) {
+  counts[bin(T())] -= padding;
+}
+
 // Bucket b's partitioned elements start at start[b * tiles] (its first tile's place); the
-// bucket after the last starts at n.
+// bucket after the last starts at n (every tile's places, padding included).
 __global__ void bucket_starts(const unsigned* __restrict__ start, unsigned nb, unsigned tiles,
                               unsigned n, unsigned* __restrict__ out) {
   for (unsigned b = threadIdx.x; b <= nb; b += blockDim.x) out[b] = b < nb ? start[b * tiles] : n;
@@ -204,7 +223,7 @@ struct layout {
     const std::size_t w = std::min(n, window);
     tiles = ceil_div(w, tile), nb = buckets_of(nslots);
     const auto round = [](std::size_t b) { return ceil_div(b, 256) * 256; };
-    low = round(w * 2), table = round(tiles * nb * 4), starts = round((nb + 1) * 4);
+    low = round(tiles * tile * 2), table = round(tiles * nb * 4), starts = round((nb + 1) * 4);
     scan_bytes = 0;
     PPLAB_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<unsigned*>(nullptr),
                                              static_cast<unsigned*>(nullptr), int(tiles * nb)));
@@ -216,12 +235,13 @@ struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     if constexpr (std::is_same_v<T, float>) {
-      if (float_slot_estimate::usable(c.p, pad))
-        return partition(x, n, bin, float_slot_estimate(c.p), c, s);
+      if constexpr (!std::is_same_v<Bin, range_binner>)  // a float binner, with position()
+        if (float_slot_estimate::usable(c.p, pad))
+          return partition(x, n, bin, estimated_slot{float_slot_estimate(c.p)}, c, s);
       const range_binner exact(c.p);  // rare: one more instantiation is enough
-      return partition(x, n, exact, exact_slot<range_binner>{exact}, c, s);
+      return partition(x, n, exact, exact_slot{}, c, s);
     } else {
-      return partition(x, n, bin, exact_slot<Bin>{bin}, c, s);
+      return partition(x, n, bin, exact_slot{}, c, s);
     }
   }
   template <class T, class Bin, class Estimate>
@@ -240,19 +260,24 @@ struct rung {
     allow_shared(count_low, shared);
     for (std::size_t done = 0; done < n; done += window) {
       const unsigned len = unsigned(std::min(window, n - done)),
-                     tiles = unsigned(ceil_div(len, tile));
-      count_buckets<T, Estimate><<<tiles, B, 0, s>>>(x + done, len, estimate, nb, tiles, table);
+                     tiles = unsigned(ceil_div(len, tile)), padded = tiles * tile;
+      count_buckets<T, Bin, Estimate>
+          <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, table);
       PPLAB_CUDA_LAUNCHED();
       std::size_t bytes = l.scan_bytes;
       PPLAB_CUDA(cub::DeviceScan::ExclusiveSum(temp, bytes, table, start, int(tiles * nb), s));
       scatter<T, Bin, Estimate>
           <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, start, low);
       PPLAB_CUDA_LAUNCHED();
-      bucket_starts<<<1, B, 0, s>>>(start, nb, tiles, len, starts);
+      bucket_starts<<<1, B, 0, s>>>(start, nb, tiles, padded, starts);
       PPLAB_CUDA_LAUNCHED();
-      count_low<<<unsigned(ceil_div(len, range)), B, shared, s>>>(low, len, starts, nb, nslots,
-                                                                  counts_of(c));
+      count_low<<<unsigned(ceil_div(padded, range)), B, shared, s>>>(low, padded, starts, nb,
+                                                                     nslots, counts_of(c));
       PPLAB_CUDA_LAUNCHED();
+      if (padded > len) {
+        take_off_padding<T><<<1, 1, 0, s>>>(bin, padded - len, counts_of(c));
+        PPLAB_CUDA_LAUNCHED();
+      }
     }
   }
 };
