@@ -3,6 +3,7 @@
 // with 90% in one); counts compared exactly with the seq reference; GB/s against the read
 // ceiling, and for bytes on the host also against the one-counter-store-per-byte floor
 // (histogram/cpu/byte_rows.hpp), measured in the same run.
+#include <functional>
 #include <memory>
 #include <numeric>
 
@@ -11,6 +12,7 @@
 #include "histogram/atomic_rates.hpp"
 #include "histogram/binning.hpp"
 #include "histogram/cpu/byte_rows.hpp"
+#include "histogram/image_baseline.hpp"
 #include "lab/lab_loop.hpp"
 
 namespace pplab::lab {
@@ -123,12 +125,79 @@ struct histogram_case {
     }
     r.floor = "store_GBps";
   }
+  // The uniform bytes as an RGBA image of n / 4 pixels, on the GPU: CUB's MultiHistogramEven
+  // over the interleaved pixels (the vendor's call for image channels, the baseline) against the
+  // rung the API picks for one channel, run on each of the four channels as pplab holds an image
+  // (apart: its reader separates them while decoding). The same bytes either way; each answer
+  // checked against its own layout's counts.
+  void image_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
+    const std::size_t pixels = pr.n / 4;
+    const detail::histogram_problem one{dtype::u8, pixels, 256, 0, 256, false, true};
+    const detail::histogram_rung& rung = detail::default_rung<detail::histogram_rung>(ex.kind(), one);
+    if (!wants_variant(s.opts, rung.info)) return;
+    const std::string group = "u8 RGBA image 4x2^8 bins n=" + pow2_label(pixels) + " pixels";
+    s.progress("image channels (" + group + ")");
+    std::vector<std::uint64_t> interleaved(1024), apart(1024);
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(h.in.get());
+    for (std::size_t i = 0; i < 4 * pixels; ++i) {
+      ++interleaved[(i & 3) * 256 + bytes[i]];
+      ++apart[i / pixels * 256 + bytes[i]];
+    }
+    const placed_input in = place_input(ex, h.in.get(), 4 * pixels);
+    const auto add = [&](const detail::variant_info& info, const std::function<void()>& work,
+                         const std::function<bool()>& right, std::string note) {
+      const detail::timing t = ex.time(work, s.plan(host_min_reps));
+      row r = row_of(info, group, "u8", "RGBA", pixels, t);
+      r.verified = right();
+      r.max_rel_err = 0;
+      r.note = r.verified ? std::move(note) : "counts differ from the reference";
+      s.rate_bytes(r, ex, double(4 * pixels));
+      s.out.rows.push_back(r);
+    };
+    {  // CUB
+      detail::buffer counts(ex, 1024 * 8);
+      detail::buffer scratch = detail::scratch_for(ex, detail::cub_rgba_histogram_scratch(pixels));
+      add({"histogram/cuda/h00_cub_multi_histogram_even", pattern::histogram, ex.kind(), 0, ""},
+          [&] { detail::cub_rgba_histogram(in.data, pixels, counts.as<std::uint64_t>(),
+                                           scratch.get(), ex.stream()); },
+          [&] {
+            std::vector<std::uint64_t> got(1024);
+            ex.copy_out(got.data(), counts.get(), got.size() * 8);
+            return got == interleaved;
+          },
+          "interleaved RGBA pixels, 4 x 256 bins");
+    }
+    {  // pplab's rung, channel by channel
+      const std::size_t nslots = detail::slots(one);
+      detail::buffer counts(ex, 4 * nslots * 8);
+      detail::buffer scratch = detail::scratch_for(ex, rung.scratch(one));
+      const auto* first = static_cast<const std::uint8_t*>(in.data);
+      add({rung.info.id, pattern::histogram, ex.kind(), rung.info.rung, ""},
+          [&] {
+            for (std::size_t c = 0; c < 4; ++c)
+              rung.run({one, first + c * pixels, counts.as<std::uint64_t>() + c * nslots,
+                        scratch.get(), ex.stream()});
+          },
+          [&] {
+            std::vector<std::uint64_t> got(4 * nslots);
+            ex.copy_out(got.data(), counts.get(), got.size() * 8);
+            for (std::size_t c = 0; c < 4; ++c)
+              for (std::size_t k = 0; k < nslots; ++k)
+                if (got[c * nslots + k] != (k < 256 ? apart[c * 256 + k] : 0)) return false;
+            return true;
+          },
+          "the 4 channels apart (as pplab's reader gives them), one call each");
+    }
+  }
+
   // Bytes in host memory through the API on a device backend: streamed through the executor,
-  // held against the host-to-device copy measured in the same run.
+  // held against the host-to-device copy measured in the same run; and the same bytes as the
+  // channels of an image on the GPU.
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
     if (ex.host_memory() || pr.p.type != dtype::u8 || !pr.p.natural ||
         pr.dist != detail::distribution::uniform)
       return;
+    if (ex.kind() == backend::cuda) image_rows(s, ex, pr, h);
     add_host_data_row(s, ex, pr, pattern::histogram, [&](double& err) {
       const histogram_result got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n);
       std::vector<std::uint64_t> slots = got.counts;

@@ -17,6 +17,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "histogram/cuda/histogram_cuda.cuh"
+#include "histogram/image_baseline.hpp"
 
 namespace pplab::detail::gpu_histogram {
 namespace {
@@ -97,3 +98,46 @@ bool h00_can_run(const histogram_problem& p) {
 void h00_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
 }  // namespace pplab::detail::gpu_histogram
+
+namespace pplab::detail {
+namespace {
+
+constexpr std::size_t rgba_chunk = std::size_t(1) << 28;  // pixels per call: 32-bit counters
+
+// CUB's call over one chunk of pixels into four 32-bit histograms, or its temporary size.
+void cub_multi(void* temp, std::size_t& bytes, const std::uint8_t* pixels, std::size_t n,
+               unsigned* counts, cudaStream_t s) {
+  PPLAB_CUDA((cub::DeviceHistogram::MultiHistogramEven<4, 4>(
+      temp, bytes, pixels,
+      ::cuda::std::array<unsigned*, 4>{counts, counts + 256, counts + 512, counts + 768},
+      ::cuda::std::array<int, 4>{257, 257, 257, 257}, ::cuda::std::array<int, 4>{0, 0, 0, 0},
+      ::cuda::std::array<int, 4>{256, 256, 256, 256}, int(n), s)));
+}
+
+}  // namespace
+
+std::size_t cub_rgba_histogram_scratch(std::size_t pixels) {
+  std::size_t bytes = 0;
+  cub_multi(nullptr, bytes, nullptr, std::max<std::size_t>(1, std::min(pixels, rgba_chunk)),
+            nullptr, nullptr);
+  return 1024 * 4 + bytes;
+}
+
+void cub_rgba_histogram(const void* pixels, std::size_t n_pixels, std::uint64_t* counts,
+                        void* scratch, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  auto* chunk_counts = static_cast<unsigned*>(scratch);
+  void* temp = static_cast<char*>(scratch) + 1024 * 4;
+  PPLAB_CUDA(cudaMemsetAsync(counts, 0, 1024 * 8, s));
+  const auto* p = static_cast<const std::uint8_t*>(pixels);
+  for (std::size_t at = 0; at < n_pixels; at += rgba_chunk) {
+    const std::size_t len = std::min(rgba_chunk, n_pixels - at);
+    std::size_t bytes = cub_rgba_histogram_scratch(len) - 1024 * 4;
+    cub_multi(temp, bytes, p + 4 * at, len, chunk_counts, s);
+    gpu_histogram::add_chunk<<<4, 256, 0, s>>>(reinterpret_cast<gpu_histogram::count_t*>(counts),
+                                               chunk_counts, 1024);
+    PPLAB_CUDA_LAUNCHED();
+  }
+}
+
+}  // namespace pplab::detail
