@@ -25,6 +25,9 @@ void h09_run(const histogram_call&);
 std::size_t h10_scratch(const histogram_problem&);
 bool h10_can_run(const histogram_problem&);
 void h10_run(const histogram_call&);
+std::size_t h11_scratch(const histogram_problem&);
+bool h11_can_run(const histogram_problem&);
+void h11_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -65,6 +68,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h10_block_multisplit", 10,
       "many bins: a hand-written split by bucket (16-bit low slots), shared-memory counts",
       h10_can_run, h10_scratch, h10_run);
+  add("histogram/cuda/h11_partial_privatized", 11,
+      "many bins, skewed: hot bins (from a sample) in shared memory, the rest global atomics",
+      h11_can_run, h11_scratch, h11_run);
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,121 @@
+// histogram/cuda/h11_partial_privatized: the notes' partial privatization, for more bins than a
+// block's shared memory holds: the hot bins, found from a sample, are counted in shared memory,
+// the rest with global atomics as h03 does.
+//   1. sample: 2^16 elements spread evenly over the input, binned and counted in 32-bit global
+//      counters (one per slot, in the scratch);
+//   2. choose: every slot with at least 1/4096 of the samples (16 of 2^16: at most 4096 slots can
+//      have that many) gets one of 4096 shared counters; a table of 16 bits per slot says which
+//      (or none);
+//   3. count: each element binned, its slot's entry read from the table (2 MiB at 2^20 bins, held
+//      in L2; the hot entries in L1), one shared atomic if the slot is hot, one global 64-bit
+//      atomic otherwise; the shared counters are added into their slots at the end of a window.
+// What it is for: skew over many bins. h03 serializes a hot counter in L2 (90% of 2^28 floats in
+// one of 2^20 bins: 178 ms, the one-counter rate of the atomic table) and h10 ranks every lane of
+// a hot bucket on one shared counter (1.85 ms, 3.1x CUB). Floor for that row on an H200: the read
+// (1 GiB at ~4.4 TB/s, 0.24 ms); the 10% cold values, 2.7e7 L2 atomics at ~100 G/s, 0.27 ms; the
+// 90% hot, shared atomics on one counter at ~5 T/s, 0.05 ms. Predicted ~0.4 ms, ~14x CUB. Uniform
+// 2^20 bins have no hot slot: h03's global atomics plus a table read each, ~1.1x h03's 2.7 ms.
+// Scratch: 6 bytes per slot and 16 KiB, whatever n is.
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail::gpu_histogram {
+namespace {
+
+constexpr unsigned B = 256;
+constexpr unsigned hot_max = 4096;          // shared counters: 16 KiB per block
+constexpr unsigned samples = 1u << 16;      // at most; every element of a smaller input
+constexpr std::uint16_t cold = 0xffff;      // a slot without a shared counter
+
+template <class T, class Bin>
+__global__ void sample(const T* __restrict__ x, std::size_t n, std::size_t stride, unsigned count,
+                       Bin bin, unsigned* __restrict__ sampled) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) atomicAdd(&sampled[bin(x[k * stride])], 1u);
+}
+
+// Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
+__global__ void choose(const unsigned* __restrict__ sampled, std::size_t nslots, unsigned threshold,
+                       std::uint16_t* __restrict__ table, unsigned* __restrict__ hot_slot,
+                       unsigned* __restrict__ hot_count) {
+  for (std::size_t slot = global_thread(); slot < nslots; slot += grid_threads()) {
+    std::uint16_t entry = cold;
+    if (sampled[slot] >= threshold) {
+      const unsigned h = atomicAdd(hot_count, 1u);  // < hot_max: see threshold_for
+      hot_slot[h] = unsigned(slot);
+      entry = std::uint16_t(h);
+    }
+    table[slot] = entry;
+  }
+}
+
+template <class T, class Bin>
+__global__ void __launch_bounds__(B)
+    count(const T* __restrict__ x, std::size_t n, Bin bin, const std::uint16_t* __restrict__ table,
+          const unsigned* __restrict__ hot_slot, const unsigned* __restrict__ hot_count,
+          count_t* counts) {
+  __shared__ unsigned hot[hot_max];
+  const unsigned nh = *hot_count;
+  for (unsigned h = threadIdx.x; h < nh; h += B) hot[h] = 0;
+  __syncthreads();
+  for_each_vectorized<T, 4, load::streaming>(x, n, global_thread(), grid_threads(),
+                                             [&](T v, std::size_t) {
+                                               const std::size_t slot = bin(v);
+                                               const std::uint16_t h = __ldg(&table[slot]);
+                                               if (h != cold) atomicAdd(&hot[h], 1u);
+                                               else atomicAdd(&counts[slot], count_t(1));
+                                             });
+  __syncthreads();
+  for (unsigned h = threadIdx.x; h < nh; h += B)
+    if (hot[h]) atomicAdd(&counts[hot_slot[h]], count_t(hot[h]));
+}
+
+// At least 1/hot_max of the samples: no more than hot_max slots can have that many.
+unsigned threshold_for(unsigned count) { return unsigned(ceil_div(count, hot_max)); }
+
+// Scratch: [sample counters, 4 bytes per slot] [table, 2 bytes per slot] [hot slots] [hot count].
+struct layout {
+  std::size_t sampled, table, hot_slot, total;
+  explicit layout(std::size_t nslots) {
+    const auto round = [](std::size_t b) { return ceil_div(b, 256) * 256; };
+    sampled = round(nslots * 4), table = round(nslots * 2), hot_slot = hot_max * 4;
+    total = sampled + table + hot_slot + 256;
+  }
+};
+
+struct rung {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    const std::size_t nslots = slots(c.p);
+    const layout l(nslots);
+    char* at = static_cast<char*>(c.scratch);
+    auto* sampled = reinterpret_cast<unsigned*>(at);
+    auto* table = reinterpret_cast<std::uint16_t*>(at + l.sampled);
+    auto* hot_slot = reinterpret_cast<unsigned*>(at + l.sampled + l.table);
+    auto* hot_count = reinterpret_cast<unsigned*>(at + l.sampled + l.table + l.hot_slot);
+    PPLAB_CUDA(cudaMemsetAsync(sampled, 0, nslots * 4, s));
+    PPLAB_CUDA(cudaMemsetAsync(hot_count, 0, 4, s));
+    const unsigned taken = unsigned(std::min<std::size_t>(n, samples));
+    sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(x, n, n / taken, taken, bin,
+                                                              sampled);
+    PPLAB_CUDA_LAUNCHED();
+    choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
+        sampled, nslots, threshold_for(taken), table, hot_slot, hot_count);
+    PPLAB_CUDA_LAUNCHED();
+    static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
+    in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
+      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, table, hot_slot, hot_count,
+                                       counts_of(c));
+      PPLAB_CUDA_LAUNCHED();
+    });
+  }
+};
+
+}  // namespace
+
+std::size_t h11_scratch(const histogram_problem& p) {
+  return p.n == 0 ? 0 : layout(slots(p)).total;
+}
+bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
+void h11_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+
+}  // namespace pplab::detail::gpu_histogram
