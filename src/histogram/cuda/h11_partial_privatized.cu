@@ -15,6 +15,17 @@
 // (1 GiB at ~4.4 TB/s, 0.24 ms); the 10% cold values, 2.7e7 L2 atomics at ~100 G/s, 0.27 ms; the
 // 90% hot, shared atomics on one counter at ~5 T/s, 0.05 ms. Predicted ~0.4 ms, ~14x CUB. Uniform
 // 2^20 bins have no hot slot: h03's global atomics plus a table read each, ~1.1x h03's 2.7 ms.
+// Measured (H200, bench/results/h200-2026-11-23-histogram-57c1b47.json, ratios in the same run):
+// 90% in one of 2^20 bins 0.961 ms, 5.9x CUB and 1.93x h10 (the best there), but 2.4x the
+// prediction; uniform 2^20 bins 4.31 ms, 1.62x h03's time, not 1.1x: the table read is a second
+// L2 access per cold element, and L2 is what h03 is bound by. 90% in one of 1024 bins (every
+// slot hot) 1.81 ms against 0.49 uniform: the hot counter is one shared address for every lane
+// (h05 keeps a copy per lane for that). Not yet profiled: what the 0.96 ms is made of beside
+// the floor's 0.4 (binning with the float-pair binner, the warp split between the hot and the
+// cold path). The API's policy looks at bin counts only, so it keeps h10 for many bins; a choice
+// by this rung's own sample (how much of it the hot slots hold) is the next step.
+// Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
+// (memcheck, racecheck, synccheck) on the H200.
 // Scratch: 6 bytes per slot and 16 KiB, whatever n is.
 #include "histogram/cuda/histogram_cuda.cuh"
 
