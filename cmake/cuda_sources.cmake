@@ -17,6 +17,7 @@ list(APPEND PPLAB_SOURCES
   src/histogram/cuda/h06_cluster_distributed.cu src/histogram/cuda/h07_packed_16bit_counters.cu
   src/histogram/cuda/h08_merged_runs.cu src/histogram/cuda/h09_radix_partition.cu
   src/histogram/cuda/h10_block_multisplit.cu src/histogram/cuda/h11_partial_privatized.cu
+  src/histogram/cuda/h12_sampled_choice.cu
   src/histogram/cuda/atomic_rates.cu src/histogram/cuda/register.cu
   src/matmul/cuda/m00_cublas.cu src/matmul/cuda/m01_naive.cu src/matmul/cuda/m02_coalesced.cu
   src/matmul/cuda/m03_tiled.cu src/matmul/cuda/m04_register_strip.cu

@@ -44,16 +44,18 @@ __global__ void sample(const T* __restrict__ x, std::size_t n, std::size_t strid
   if (k < count) atomicAdd(&sampled[bin(x[k * stride])], 1u);
 }
 
-// Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
+// Slots with at least `threshold` samples get a shared counter each, in the order they claim one;
+// hot_sampled: how many of the samples those slots hold (h12 chooses by it).
 __global__ void choose(const unsigned* __restrict__ sampled, std::size_t nslots, unsigned threshold,
                        std::uint16_t* __restrict__ table, unsigned* __restrict__ hot_slot,
-                       unsigned* __restrict__ hot_count) {
+                       unsigned* __restrict__ hot_count, unsigned* __restrict__ hot_sampled) {
   for (std::size_t slot = global_thread(); slot < nslots; slot += grid_threads()) {
     std::uint16_t entry = cold;
-    if (sampled[slot] >= threshold) {
+    if (const unsigned k = sampled[slot]; k >= threshold) {
       const unsigned h = atomicAdd(hot_count, 1u);  // < hot_max: see threshold_for
       hot_slot[h] = unsigned(slot);
       entry = std::uint16_t(h);
+      atomicAdd(hot_sampled, k);
     }
     table[slot] = entry;
   }
@@ -83,38 +85,54 @@ __global__ void __launch_bounds__(B)
 // At least 1/hot_max of the samples: no more than hot_max slots can have that many.
 unsigned threshold_for(unsigned count) { return unsigned(ceil_div(count, hot_max)); }
 
-// Scratch: [sample counters, 4 bytes per slot] [table, 2 bytes per slot] [hot slots] [hot count].
+// Scratch: [sample counters, 4 bytes per slot] [table, 2 bytes per slot] [hot slots] [hot count,
+// hot samples].
 struct layout {
-  std::size_t sampled, table, hot_slot, total;
-  explicit layout(std::size_t nslots) {
+  unsigned* sampled = nullptr;
+  std::uint16_t* table = nullptr;
+  unsigned *hot_slot = nullptr, *hot_count = nullptr, *hot_sampled = nullptr;
+  std::size_t total;
+  layout(std::size_t nslots, void* scratch) {
     const auto round = [](std::size_t b) { return ceil_div(b, 256) * 256; };
-    sampled = round(nslots * 4), table = round(nslots * 2), hot_slot = hot_max * 4;
-    total = sampled + table + hot_slot + 256;
+    const std::size_t table_at = round(nslots * 4), hot_at = table_at + round(nslots * 2),
+                      count_at = hot_at + hot_max * 4;
+    total = count_at + 256;
+    if (char* at = static_cast<char*>(scratch)) {
+      sampled = reinterpret_cast<unsigned*>(at);
+      table = reinterpret_cast<std::uint16_t*>(at + table_at);
+      hot_slot = reinterpret_cast<unsigned*>(at + hot_at);
+      hot_count = reinterpret_cast<unsigned*>(at + count_at), hot_sampled = hot_count + 1;
+    }
   }
 };
 
-struct rung {
+// Steps 1 and 2; h12 reads hot_sampled before it chooses a rung.
+struct find_hot {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     const std::size_t nslots = slots(c.p);
-    const layout l(nslots);
-    char* at = static_cast<char*>(c.scratch);
-    auto* sampled = reinterpret_cast<unsigned*>(at);
-    auto* table = reinterpret_cast<std::uint16_t*>(at + l.sampled);
-    auto* hot_slot = reinterpret_cast<unsigned*>(at + l.sampled + l.table);
-    auto* hot_count = reinterpret_cast<unsigned*>(at + l.sampled + l.table + l.hot_slot);
-    PPLAB_CUDA(cudaMemsetAsync(sampled, 0, nslots * 4, s));
-    PPLAB_CUDA(cudaMemsetAsync(hot_count, 0, 4, s));
+    const layout l(nslots, c.scratch);
+    PPLAB_CUDA(cudaMemsetAsync(l.sampled, 0, nslots * 4, s));
+    PPLAB_CUDA(cudaMemsetAsync(l.hot_count, 0, 8, s));  // and hot_sampled
     const unsigned taken = unsigned(std::min<std::size_t>(n, samples));
     sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(x, n, n / taken, taken, bin,
-                                                              sampled);
+                                                              l.sampled);
     PPLAB_CUDA_LAUNCHED();
     choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
-        sampled, nslots, threshold_for(taken), table, hot_slot, hot_count);
+        l.sampled, nslots, threshold_for(taken), l.table, l.hot_slot, l.hot_count,
+        l.hot_sampled);
     PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+// Step 3, with the table steps 1 and 2 left in the scratch.
+struct count_all {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    const layout l(slots(c.p), c.scratch);
     static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
-      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, table, hot_slot, hot_count,
+      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, l.hot_count,
                                        counts_of(c));
       PPLAB_CUDA_LAUNCHED();
     });
@@ -124,9 +142,23 @@ struct rung {
 }  // namespace
 
 std::size_t h11_scratch(const histogram_problem& p) {
-  return p.n == 0 ? 0 : layout(slots(p)).total;
+  return p.n == 0 ? 0 : layout(slots(p), nullptr).total;
 }
 bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
-void h11_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+double h11_find_hot(const histogram_call& c) {
+  if (c.p.n == 0) return 0;
+  dispatch<find_hot, dtypes::teaching>(c);
+  unsigned hot_sampled = 0;
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  PPLAB_CUDA(cudaMemcpyAsync(&hot_sampled, layout(slots(c.p), c.scratch).hot_sampled, 4,
+                             cudaMemcpyDeviceToHost, s));
+  PPLAB_CUDA(cudaStreamSynchronize(s));
+  return double(hot_sampled) / double(std::min<std::size_t>(c.p.n, samples));
+}
+void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
+void h11_run(const histogram_call& c) {
+  dispatch<find_hot, dtypes::teaching>(c);
+  dispatch<count_all, dtypes::teaching>(c);
+}
 
 }  // namespace pplab::detail::gpu_histogram

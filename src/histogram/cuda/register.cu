@@ -28,6 +28,9 @@ void h10_run(const histogram_call&);
 std::size_t h11_scratch(const histogram_problem&);
 bool h11_can_run(const histogram_problem&);
 void h11_run(const histogram_call&);
+std::size_t h12_scratch(const histogram_problem&);
+bool h12_can_run(const histogram_problem&);
+void h12_run(const histogram_call&);
 }  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
@@ -71,6 +74,9 @@ void register_histogram_cuda(registry& r) {
   add("histogram/cuda/h11_partial_privatized", 11,
       "many bins, skewed: hot bins (from a sample) in shared memory, the rest global atomics",
       h11_can_run, h11_scratch, h11_run);
+  add("histogram/cuda/h12_sampled_choice", 12,
+      "many bins: h11 when a sample's hot slots hold most of the data, else h10", h12_can_run,
+      h12_scratch, h12_run);
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,39 @@
+// histogram/cuda/h12_sampled_choice: many bins, the rung chosen by the data. h11's sample (2^16
+// elements, binned) says how much of the data its hot slots hold; when they hold most of it, h11
+// counts (hot slots in shared memory, the rest with L2 atomics), else h10 partitions by bucket
+// (which a hot bucket slows: every lane of it ranked on one shared counter).
+// The threshold, from the two measured ends on the H200 (bench/results/h200-2026-11-23-
+// histogram-57c1b47.json, f32 2^28, 2^20 bins): h11 takes ~0.5 ms plus ~3.8 ms times the cold
+// share (0.96 ms with 90% hot, 4.31 ms with none), h10 ~1.34 ms plus ~0.57 ms times the hot share
+// (1.34 uniform, 1.85 with 90% in one bin); they cross at a hot share of about 0.68. Between the
+// ends this is a line through two points, not a measurement.
+// Cost of choosing: the sample (2^16 scattered reads, a few microseconds), the choice of hot
+// slots (one pass over the slots' sample counters: 4 MiB at 2^20 bins) and one 4-byte copy to
+// the host with a wait for the stream: this rung is not asynchronous.
+// Scratch: the larger of h10's and h11's (h10 reuses h11's once the choice is made).
+#include "histogram/cuda/histogram_cuda.cuh"
+
+namespace pplab::detail::gpu_histogram {
+
+std::size_t h10_scratch(const histogram_problem&);
+bool h10_can_run(const histogram_problem&);
+void h10_run(const histogram_call&);
+std::size_t h11_scratch(const histogram_problem&);
+bool h11_can_run(const histogram_problem&);
+double h11_find_hot(const histogram_call&);
+void h11_count(const histogram_call&);
+
+namespace {
+constexpr double hot_enough = 0.68;
+}
+
+std::size_t h12_scratch(const histogram_problem& p) {
+  return std::max(h10_scratch(p), h11_scratch(p));
+}
+bool h12_can_run(const histogram_problem& p) { return h10_can_run(p) && h11_can_run(p); }
+void h12_run(const histogram_call& c) {
+  if (h11_find_hot(c) >= hot_enough) h11_count(c);
+  else h10_run(c);
+}
+
+}  // namespace pplab::detail::gpu_histogram
