@@ -37,25 +37,30 @@ constexpr unsigned hot_max = 4096;          // shared counters: 16 KiB per block
 constexpr unsigned samples = 1u << 16;      // at most; every element of a smaller input
 constexpr std::uint16_t cold = 0xffff;      // a slot without a shared counter
 
+// hot_sampled: how many samples fall in slots with at least `threshold` of them (h12 chooses by
+// it): a slot adds `threshold` when it reaches it and 1 for each sample after; one global atomic
+// per block.
 template <class T, class Bin>
-__global__ void sample(const T* __restrict__ x, std::size_t n, std::size_t stride, unsigned count,
-                       Bin bin, unsigned* __restrict__ sampled) {
+__global__ void sample(const T* __restrict__ x, std::size_t stride, unsigned count,
+                       unsigned threshold, Bin bin, unsigned* __restrict__ sampled,
+                       unsigned* __restrict__ hot_sampled) {
   const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < count) atomicAdd(&sampled[bin(x[k * stride])], 1u);
+  const unsigned before = k < count ? atomicAdd(&sampled[bin(x[k * stride])], 1u) : 0;
+  const unsigned reached = __syncthreads_count(k < count && before + 1 == threshold),
+                 after = __syncthreads_count(k < count && before >= threshold);
+  if (threadIdx.x == 0 && (reached | after)) atomicAdd(hot_sampled, reached * threshold + after);
 }
 
-// Slots with at least `threshold` samples get a shared counter each, in the order they claim one;
-// hot_sampled: how many of the samples those slots hold (h12 chooses by it).
+// Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
 __global__ void choose(const unsigned* __restrict__ sampled, std::size_t nslots, unsigned threshold,
                        std::uint16_t* __restrict__ table, unsigned* __restrict__ hot_slot,
-                       unsigned* __restrict__ hot_count, unsigned* __restrict__ hot_sampled) {
+                       unsigned* __restrict__ hot_count) {
   for (std::size_t slot = global_thread(); slot < nslots; slot += grid_threads()) {
     std::uint16_t entry = cold;
-    if (const unsigned k = sampled[slot]; k >= threshold) {
+    if (sampled[slot] >= threshold) {
       const unsigned h = atomicAdd(hot_count, 1u);  // < hot_max: see threshold_for
       hot_slot[h] = unsigned(slot);
       entry = std::uint16_t(h);
-      atomicAdd(hot_sampled, k);
     }
     table[slot] = entry;
   }
@@ -106,7 +111,7 @@ struct layout {
   }
 };
 
-// Steps 1 and 2; h12 reads hot_sampled before it chooses a rung.
+// Step 1; h12 reads hot_sampled before it chooses a rung.
 struct find_hot {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
@@ -115,21 +120,22 @@ struct find_hot {
     PPLAB_CUDA(cudaMemsetAsync(l.sampled, 0, nslots * 4, s));
     PPLAB_CUDA(cudaMemsetAsync(l.hot_count, 0, 8, s));  // and hot_sampled
     const unsigned taken = unsigned(std::min<std::size_t>(n, samples));
-    sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(x, n, n / taken, taken, bin,
-                                                              l.sampled);
-    PPLAB_CUDA_LAUNCHED();
-    choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
-        l.sampled, nslots, threshold_for(taken), l.table, l.hot_slot, l.hot_count,
-        l.hot_sampled);
+    sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(
+        x, n / taken, taken, threshold_for(taken), bin, l.sampled, l.hot_sampled);
     PPLAB_CUDA_LAUNCHED();
   }
 };
 
-// Step 3, with the table steps 1 and 2 left in the scratch.
+// Steps 2 and 3, with step 1's sample counts in the scratch.
 struct count_all {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    const layout l(slots(c.p), c.scratch);
+    const std::size_t nslots = slots(c.p);
+    const layout l(nslots, c.scratch);
+    choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
+        l.sampled, nslots, threshold_for(unsigned(std::min<std::size_t>(n, samples))), l.table,
+        l.hot_slot, l.hot_count);
+    PPLAB_CUDA_LAUNCHED();
     static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
       count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, l.hot_count,
@@ -148,12 +154,17 @@ bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>
 double h11_find_hot(const histogram_call& c) {
   if (c.p.n == 0) return 0;
   dispatch<find_hot, dtypes::teaching>(c);
-  unsigned hot_sampled = 0;
+  // Pinned, so the copy is one short DMA the stream runs in order (a pageable one stages).
+  thread_local unsigned* const hot_sampled = [] {
+    unsigned* p = nullptr;
+    PPLAB_CUDA(cudaMallocHost(&p, sizeof(unsigned)));
+    return p;
+  }();
   const auto s = static_cast<cudaStream_t>(c.stream);
-  PPLAB_CUDA(cudaMemcpyAsync(&hot_sampled, layout(slots(c.p), c.scratch).hot_sampled, 4,
+  PPLAB_CUDA(cudaMemcpyAsync(hot_sampled, layout(slots(c.p), c.scratch).hot_sampled, 4,
                              cudaMemcpyDeviceToHost, s));
   PPLAB_CUDA(cudaStreamSynchronize(s));
-  return double(hot_sampled) / double(std::min<std::size_t>(c.p.n, samples));
+  return double(*hot_sampled) / double(std::min<std::size_t>(c.p.n, samples));
 }
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
 void h11_run(const histogram_call& c) {

@@ -7,9 +7,13 @@
 // share (0.96 ms with 90% hot, 4.31 ms with none), h10 ~1.34 ms plus ~0.57 ms times the hot share
 // (1.34 uniform, 1.85 with 90% in one bin); they cross at a hot share of about 0.68. Between the
 // ends this is a line through two points, not a measurement.
-// Cost of choosing: the sample (2^16 scattered reads, a few microseconds), the choice of hot
-// slots (one pass over the slots' sample counters: 4 MiB at 2^20 bins) and one 4-byte copy to
-// the host with a wait for the stream: this rung is not asynchronous.
+// Cost of choosing: the sample's counters zeroed (4 bytes per slot), 2^16 scattered reads binned
+// and counted (each block adds its hot samples to the share with one atomic), and a 4-byte copy
+// into pinned host memory with a wait for the stream: this rung is not asynchronous. The pass
+// that gives the hot slots their counters runs only when h11 counts. First measured (H200,
+// bench/results/h200-2026-11-23-histogram-601eb7d.json) with that pass always run and a pageable
+// copy: 0.043 ms over h10 at uniform 2^20 bins (1.388 against 1.345 ms: 13.99x CUB against
+// 14.44x), and 0.976 ms with 90% in one bin (h11 0.964, h10 1.847).
 // Scratch: the larger of h10's and h11's (h10 reuses h11's once the choice is made).
 #include "histogram/cuda/histogram_cuda.cuh"
 
