@@ -22,8 +22,7 @@
 // slot hot) 1.81 ms against 0.49 uniform: the hot counter is one shared address for every lane
 // (h05 keeps a copy per lane for that). Not yet profiled: what the 0.96 ms is made of beside
 // the floor's 0.4 (binning with the float-pair binner, the warp split between the hot and the
-// cold path). The API's policy looks at bin counts only, so it keeps h10 for many bins; a choice
-// by this rung's own sample (how much of it the hot slots hold) is the next step.
+// cold path). h12 chooses between this rung and h10 by this rung's sample.
 // Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
 // (memcheck, racecheck, synccheck) on the H200.
 // Scratch: 6 bytes per slot and 16 KiB, whatever n is.
