@@ -239,6 +239,20 @@ TEST(PairBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   EXPECT_LT(pair.slack, 1e-5f) << "the exact path would be taken too often";
 }
 
+// The estimate from a float binner's position() is the estimate from x alone, on values from a
+// quarter of the range below lo to a quarter above hi.
+template <class Binner>
+void same_estimate_from_position(const histogram_problem& p, std::mt19937_64& rng) {
+  const detail::float_slot_estimate estimate(p);
+  const Binner binner(p);
+  const double quarter = (p.hi - p.lo) / 4;
+  std::uniform_real_distribution<float> around(float(p.lo - quarter), float(p.hi + quarter));
+  for (int k = 0; k < 100000; ++k) {
+    const float x = around(rng);
+    ASSERT_EQ(estimate.at(x, binner.position(x)), estimate(x)) << x;
+  }
+}
+
 // The slot estimate h10 partitions by stays within its bound of the double binner's slot
 // (outliers and NaN exact): random problems up to 2^24 bins, every kind of value; the lab's 2^20
 // bins over [0, 1) within h10's pad.
@@ -259,24 +273,13 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
   const histogram_problem lab{dtype::f32, 0, std::size_t(1) << 20, 0, 1, false, false};
   ASSERT_TRUE(detail::float_slot_estimate::usable(lab, 16));
   EXPECT_EQ(disagreements<detail::float_slot_estimate>(lab, rng, 3), 0u);
-  // Outliers exactly: just below lo, at hi (open and closed), NaN.
-  const detail::float_slot_estimate estimate(lab);
   // h10's scatter takes u from the float binner that bins x: the same floats, the same estimate.
-  const detail::pair_range_binner pair(lab);
-  std::uniform_real_distribution<float> around(-0.25f, 1.25f);
-  for (int k = 0; k < 100000; ++k) {
-    const float x = around(rng);
-    ASSERT_EQ(estimate.at(x, pair.position(x)), estimate(x)) << x;
-  }
+  same_estimate_from_position<detail::pair_range_binner>(lab, rng);
   const histogram_problem few{dtype::f32, 0, 1024, -3, 5, false, false};
   ASSERT_TRUE(detail::float_range_binner::usable(few) && detail::float_slot_estimate::usable(few, 16));
-  const detail::float_slot_estimate few_estimate(few);
-  const detail::float_range_binner binner(few);
-  std::uniform_real_distribution<float> around_few(-4.0f, 6.0f);
-  for (int k = 0; k < 100000; ++k) {
-    const float x = around_few(rng);
-    ASSERT_EQ(few_estimate.at(x, binner.position(x)), few_estimate(x)) << x;
-  }
+  same_estimate_from_position<detail::float_range_binner>(few, rng);
+  // Outliers exactly: just below lo, at hi (open and closed), NaN.
+  const detail::float_slot_estimate estimate(lab);
   EXPECT_EQ(estimate(std::nextafter(0.0f, -1.0f)), lab.bins);
   EXPECT_EQ(estimate(1.0f), lab.bins + 1);
   EXPECT_EQ(estimate(NAN), lab.bins + 2);

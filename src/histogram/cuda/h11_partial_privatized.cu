@@ -27,6 +27,7 @@
 // (memcheck, racecheck, synccheck) on the H200.
 // Scratch: 6 bytes per slot and 16 KiB, whatever n is.
 #include "histogram/cuda/histogram_cuda.cuh"
+#include "histogram/cuda/rungs.hpp"
 
 namespace pplab::detail::gpu_histogram {
 namespace {

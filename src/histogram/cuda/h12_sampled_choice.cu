@@ -23,16 +23,9 @@
 // synccheck) on the H200.
 // Scratch: the larger of h10's and h11's (h10 reuses h11's once the choice is made).
 #include "histogram/cuda/histogram_cuda.cuh"
+#include "histogram/cuda/rungs.hpp"
 
 namespace pplab::detail::gpu_histogram {
-
-std::size_t h10_scratch(const histogram_problem&);
-bool h10_can_run(const histogram_problem&);
-void h10_run(const histogram_call&);
-std::size_t h11_scratch(const histogram_problem&);
-bool h11_can_run(const histogram_problem&);
-double h11_find_hot(const histogram_call&);
-void h11_count(const histogram_call&);
 
 namespace {
 constexpr double hot_enough = 0.68;

@@ -1,37 +1,8 @@
 // The GPU histogram ladder, registered in order; the lab and the tests walk it as registered.
 #include "histogram/cuda/histogram_cuda.cuh"
+#include "histogram/cuda/rungs.hpp"
 
 namespace pplab::detail {
-namespace gpu_histogram {
-std::size_t h00_scratch(const histogram_problem&);
-bool h00_can_run(const histogram_problem&);
-void h00_run(const histogram_call&);
-void h01_run(const histogram_call&);
-void h02_run(const histogram_call&);
-void h03_run(const histogram_call&);
-bool h04_can_run(const histogram_problem&);
-void h04_run(const histogram_call&);
-bool h05_can_run(const histogram_problem&);
-void h05_run(const histogram_call&);
-bool h06_can_run(const histogram_problem&);
-void h06_run(const histogram_call&);
-bool h07_can_run(const histogram_problem&);
-void h07_run(const histogram_call&);
-bool h08_can_run(const histogram_problem&);
-void h08_run(const histogram_call&);
-std::size_t h09_scratch(const histogram_problem&);
-bool h09_can_run(const histogram_problem&);
-void h09_run(const histogram_call&);
-std::size_t h10_scratch(const histogram_problem&);
-bool h10_can_run(const histogram_problem&);
-void h10_run(const histogram_call&);
-std::size_t h11_scratch(const histogram_problem&);
-bool h11_can_run(const histogram_problem&);
-void h11_run(const histogram_call&);
-std::size_t h12_scratch(const histogram_problem&);
-bool h12_can_run(const histogram_problem&);
-void h12_run(const histogram_call&);
-}  // namespace gpu_histogram
 
 void register_histogram_cuda(registry& r) {
   using namespace gpu_histogram;
