@@ -139,10 +139,9 @@ struct histogram_case {
     s.progress("image channels (" + group + ")");
     std::vector<std::uint64_t> interleaved(1024), apart(1024);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(h.in.get());
-    for (std::size_t i = 0; i < 4 * pixels; ++i) {
-      ++interleaved[(i & 3) * 256 + bytes[i]];
-      ++apart[i / pixels * 256 + bytes[i]];
-    }
+    for (std::size_t i = 0; i < 4 * pixels; ++i) ++interleaved[(i & 3) * 256 + bytes[i]];
+    for (std::size_t c = 0; c < 4; ++c)  // no division per byte: 2^30 of them in a full run
+      for (std::size_t i = 0; i < pixels; ++i) ++apart[c * 256 + bytes[c * pixels + i]];
     const placed_input in = place_input(ex, h.in.get(), 4 * pixels);
     const auto add = [&](const detail::variant_info& info, const std::function<void()>& work,
                          const std::function<bool()>& right, std::string note) {
