@@ -9,7 +9,7 @@
 // ends this is a line through two points, not a measurement.
 // Cost of choosing: the sample's counters zeroed (4 bytes per slot), 2^16 scattered reads binned
 // and counted (each block adds its hot samples to the share with one atomic), and a 4-byte copy
-// into pinned host memory with a wait for the stream: this rung is not asynchronous. The pass
+// to the host with a wait for the stream: this rung is not asynchronous. The pass
 // that gives the hot slots their counters runs only when h11 counts. First measured (H200,
 // bench/results/h200-2026-11-23-histogram-601eb7d.json) with that pass always run and a pageable
 // copy: 0.043 ms over h10 at uniform 2^20 bins (1.388 against 1.345 ms: 13.99x CUB against
