@@ -54,7 +54,8 @@ __global__ void sample(const T* __restrict__ x, std::size_t stride, unsigned cou
 // Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
 __global__ void choose(const unsigned* __restrict__ sampled, std::size_t nslots, unsigned threshold,
                        std::uint16_t* __restrict__ table, unsigned* __restrict__ hot_slot,
-                       unsigned* __restrict__ hot_count) {
+                       unsigned* __restrict__ hot_count, const unsigned* skip) {
+  if (skip && *skip) return;  // h12 chose h10 (histogram_call::skip)
   for (std::size_t slot = global_thread(); slot < nslots; slot += grid_threads()) {
     std::uint16_t entry = cold;
     if (sampled[slot] >= threshold) {
@@ -70,7 +71,8 @@ template <class T, class Bin>
 __global__ void __launch_bounds__(B)
     count(const T* __restrict__ x, std::size_t n, Bin bin, const std::uint16_t* __restrict__ table,
           const unsigned* __restrict__ hot_slot, const unsigned* __restrict__ hot_count,
-          count_t* counts) {
+          count_t* counts, const unsigned* skip) {
+  if (skip && *skip) return;
   __shared__ unsigned hot[hot_max];
   const unsigned nh = *hot_count;
   for (unsigned h = threadIdx.x; h < nh; h += B) hot[h] = 0;
@@ -136,13 +138,13 @@ struct count_all {
     const std::size_t nslots = slots(c.p);
     const layout l(nslots, c.scratch);
     choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
-        l.sampled, nslots, threshold_for(taken_of(n)), l.table,
-        l.hot_slot, l.hot_count);
+        l.sampled, nslots, threshold_for(taken_of(n)), l.table, l.hot_slot, l.hot_count,
+        c.skip);
     PPLAB_CUDA_LAUNCHED();
     static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
       count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, l.hot_count,
-                                       counts_of(c));
+                                       counts_of(c), c.skip);
       PPLAB_CUDA_LAUNCHED();
     });
   }
@@ -154,18 +156,11 @@ std::size_t h11_scratch(const histogram_problem& p) {
   return p.n == 0 ? 0 : layout(slots(p), nullptr).total;
 }
 bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
-double h11_find_hot(const histogram_call& c) {
-  if (c.p.n == 0) return 0;
-  dispatch<find_hot, dtypes::teaching>(c);
-  // A pageable copy: one into pinned memory measured the same (bench/results/
-  // h200-2026-11-23-histogram-601eb7d.json against ...-6f0bca5.json); the wait is the cost.
-  unsigned hot_sampled = 0;
-  const auto s = static_cast<cudaStream_t>(c.stream);
-  PPLAB_CUDA(cudaMemcpyAsync(&hot_sampled, layout(slots(c.p), c.scratch).hot_sampled, 4,
-                             cudaMemcpyDeviceToHost, s));
-  PPLAB_CUDA(cudaStreamSynchronize(s));
-  return double(hot_sampled) / double(taken_of(c.p.n));
+void h11_find_hot(const histogram_call& c) { dispatch<find_hot, dtypes::teaching>(c); }
+const unsigned* h11_hot_sampled(const histogram_call& c) {
+  return layout(slots(c.p), c.scratch).hot_sampled;
 }
+unsigned h11_samples(const histogram_problem& p) { return taken_of(p.n); }
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
 void h11_run(const histogram_call& c) {
   dispatch<find_hot, dtypes::teaching>(c);

@@ -7,9 +7,9 @@
 // share (0.96 ms with 90% hot, 4.31 ms with none), h10 ~1.34 ms plus ~0.57 ms times the hot share
 // (1.34 uniform, 1.85 with 90% in one bin); they cross at a hot share of about 0.68. Between the
 // ends this is a line through two points, not a measurement.
-// Cost of choosing: the sample's counters zeroed (4 bytes per slot), 2^16 scattered reads binned
-// and counted (each block adds its hot samples to the share with one atomic), and a 4-byte copy
-// to the host with a wait for the stream: this rung is not asynchronous. The pass
+// Cost of choosing, as first built: the sample's counters zeroed (4 bytes per slot), 2^16
+// scattered reads binned and counted (each block adds its hot samples to the share with one
+// atomic), and a 4-byte copy to the host with a wait for the stream. The pass
 // that gives the hot slots their counters runs only when h11 counts. First measured (H200,
 // bench/results/h200-2026-11-23-histogram-601eb7d.json) with that pass always run and a pageable
 // copy: 0.043 ms over h10 at uniform 2^20 bins (1.388 against 1.345 ms: 13.99x CUB against
@@ -17,27 +17,52 @@
 // (bench/results/h200-2026-11-23-histogram-6f0bca5.json): 0.041 ms over h10 (1.384 against
 // 1.343 ms: 13.83x CUB against 14.26x), 0.986 ms with 90% in one bin (5.7x CUB, 1.88x h10). So
 // neither the pass nor the copy was the cost, but the wait: the GPU idles while the host reads
-// the share and launches what follows. Next: choose on the device (both paths' kernels read the
-// share and the unchosen ones return at once, or a CUDA graph's conditional node).
-// Tested (test_histogram, test_cuda, test_lab) and compute-sanitizer clean (memcheck, racecheck,
-// synccheck) on the H200.
-// Scratch: the larger of h10's and h11's (h10 reuses h11's once the choice is made).
+// the share and launches what follows. So now the choice is made on the device: both rungs are
+// enqueued, each with a device word (histogram_call::skip) that a one-thread kernel sets from the
+// share; the unchosen rung's kernels return at once (h10's CUB scan of its table still runs,
+// ~0.02 ms at 2^20 bins). Predicted: uniform 2^20 bins within ~0.015 ms of h10 (the sample and
+// the empty launches), >= 14x CUB. Not yet run on a GPU.
+// Scratch: h11's, then h10's, then the two words.
 #include "histogram/cuda/histogram_cuda.cuh"
 #include "histogram/cuda/rungs.hpp"
 
 namespace pplab::detail::gpu_histogram {
-
 namespace {
+
 constexpr double hot_enough = 0.68;
+
+// The choice, on the device: flags[0] (h10's skip word) set when the hot slots hold enough of the
+// sample, flags[1] (h11's) otherwise.
+__global__ void decide(const unsigned* hot_sampled, unsigned taken, unsigned* flags) {
+  const bool hot = double(*hot_sampled) >= hot_enough * double(taken);
+  flags[0] = hot;
+  flags[1] = !hot;
 }
 
-std::size_t h12_scratch(const histogram_problem& p) {
-  return std::max(h10_scratch(p), h11_scratch(p));
+// Scratch: [h11's] [h10's] [the two flags].
+std::size_t h10_at(const histogram_problem& p) { return ceil_div(h11_scratch(p), 256) * 256; }
+std::size_t flags_at(const histogram_problem& p) {
+  return h10_at(p) + ceil_div(h10_scratch(p), 256) * 256;
 }
+
+}  // namespace
+
+std::size_t h12_scratch(const histogram_problem& p) { return flags_at(p) + 256; }
 bool h12_can_run(const histogram_problem& p) { return h10_can_run(p) && h11_can_run(p); }
+// Both rungs enqueued, each told by a device word whether to run: no wait for the host.
 void h12_run(const histogram_call& c) {
-  if (h11_find_hot(c) >= hot_enough) h11_count(c);
-  else h10_run(c);
+  if (c.p.n == 0) return h10_run(c);  // nothing to sample; zeroes the counts
+  char* at = static_cast<char*>(c.scratch);
+  auto* flags = reinterpret_cast<unsigned*>(at + flags_at(c.p));
+  histogram_call by_h11 = c, by_h10 = c;
+  by_h10.scratch = at + h10_at(c.p);
+  h11_find_hot(by_h11);
+  decide<<<1, 1, 0, static_cast<cudaStream_t>(c.stream)>>>(h11_hot_sampled(by_h11),
+                                                            h11_samples(c.p), flags);
+  PPLAB_CUDA_LAUNCHED();
+  by_h10.skip = flags, by_h11.skip = flags + 1;
+  h10_run(by_h10);   // its kernels return at once if h11 was chosen (CUB's scan still runs)
+  h11_count(by_h11);  // and these if h10 was
 }
 
 }  // namespace pplab::detail::gpu_histogram
