@@ -13,7 +13,7 @@
 // that gives the hot slots their counters runs only when h11 counts. First measured (H200,
 // bench/results/h200-2026-11-23-histogram-601eb7d.json) with that pass always run and a pageable
 // copy: 0.043 ms over h10 at uniform 2^20 bins (1.388 against 1.345 ms: 13.99x CUB against
-// 14.44x), and 0.976 ms with 90% in one bin (h11 0.964, h10 1.847). As it is now
+// 14.44x), and 0.976 ms with 90% in one bin (h11 0.964, h10 1.847). With the wait still there
 // (bench/results/h200-2026-11-23-histogram-6f0bca5.json): 0.041 ms over h10 (1.384 against
 // 1.343 ms: 13.83x CUB against 14.26x), 0.986 ms with 90% in one bin (5.7x CUB, 1.88x h10). So
 // neither the pass nor the copy was the cost, but the wait: the GPU idles while the host reads
