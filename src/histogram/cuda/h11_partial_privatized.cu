@@ -29,6 +29,8 @@
 #include "histogram/cuda/histogram_cuda.cuh"
 #include "histogram/cuda/rungs.hpp"
 
+#include <cmath>
+
 namespace pplab::detail::gpu_histogram {
 namespace {
 
@@ -36,19 +38,30 @@ constexpr unsigned B = 256;
 constexpr unsigned hot_max = 4096;          // shared counters: 16 KiB per block
 constexpr unsigned samples = 1u << 16;      // at most; every element of a smaller input
 constexpr std::uint16_t cold = 0xffff;      // a slot without a shared counter
+// The scratch's first words: the hot slots claimed, the samples in hot slots, the sample's
+// finished blocks.
+constexpr unsigned hot_count_word = 0, hot_sampled_word = 1, ticket_word = 2;
 
 // hot_sampled: how many samples fall in slots with at least `threshold` of them (h12 chooses by
 // it): a slot adds `threshold` when it reaches it and 1 for each sample after; one global atomic
-// per block.
+// per block. With a verdict (h12), the last block to finish writes it: verdict[0] nonzero when
+// at least `need` samples fell in hot slots, verdict[1] the opposite; no kernel of its own.
 template <class T, class Bin>
 __global__ void sample(const T* __restrict__ x, std::size_t stride, unsigned count,
                        unsigned threshold, Bin bin, unsigned* __restrict__ sampled,
-                       unsigned* __restrict__ hot_sampled) {
+                       unsigned* words, unsigned need, unsigned* verdict) {
   const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned before = k < count ? atomicAdd(&sampled[bin(x[k * stride])], 1u) : 0;
   const unsigned reached = __syncthreads_count(k < count && before + 1 == threshold),
                  after = __syncthreads_count(k < count && before >= threshold);
-  if (threadIdx.x == 0 && (reached | after)) atomicAdd(hot_sampled, reached * threshold + after);
+  if (threadIdx.x != 0) return;
+  if (reached | after) atomicAdd(&words[hot_sampled_word], reached * threshold + after);
+  if (!verdict) return;
+  __threadfence();  // this block's share is in before its ticket
+  if (atomicAdd(&words[ticket_word], 1u) + 1 == gridDim.x) {
+    const bool hot = atomicAdd(&words[hot_sampled_word], 0u) >= need;
+    verdict[0] = hot, verdict[1] = !hot;
+  }
 }
 
 // Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
@@ -95,38 +108,39 @@ unsigned taken_of(std::size_t n) { return unsigned(std::min<std::size_t>(n, samp
 // At least 1/hot_max of the samples: no more than hot_max slots can have that many.
 unsigned threshold_for(unsigned count) { return unsigned(ceil_div(count, hot_max)); }
 
-// Scratch: [sample counters, 4 bytes per slot] [table, 2 bytes per slot] [hot slots] [hot count,
-// hot samples].
+// Scratch: [the words above, 256 bytes] [sample counters, 4 bytes per slot] [table, 2 bytes per
+// slot] [hot slots]. The words and the sample counters are zeroed by one memset.
 struct layout {
+  unsigned* words = nullptr;
   unsigned* sampled = nullptr;
   std::uint16_t* table = nullptr;
-  unsigned *hot_slot = nullptr, *hot_count = nullptr, *hot_sampled = nullptr;
-  std::size_t total;
+  unsigned* hot_slot = nullptr;
+  std::size_t zeroed, total;
   layout(std::size_t nslots, void* scratch) {
     const auto round = [](std::size_t b) { return ceil_div(b, 256) * 256; };
-    const std::size_t table_at = round(nslots * 4), hot_at = table_at + round(nslots * 2),
-                      count_at = hot_at + hot_max * 4;
-    total = count_at + 256;
+    const std::size_t table_at = 256 + round(nslots * 4), hot_at = table_at + round(nslots * 2);
+    zeroed = 256 + nslots * 4;
+    total = hot_at + hot_max * 4;
     if (char* at = static_cast<char*>(scratch)) {
-      sampled = reinterpret_cast<unsigned*>(at);
+      words = reinterpret_cast<unsigned*>(at);
+      sampled = reinterpret_cast<unsigned*>(at + 256);
       table = reinterpret_cast<std::uint16_t*>(at + table_at);
       hot_slot = reinterpret_cast<unsigned*>(at + hot_at);
-      hot_count = reinterpret_cast<unsigned*>(at + count_at), hot_sampled = hot_count + 1;
     }
   }
 };
 
-// Step 1; h12 reads hot_sampled before it chooses a rung.
+// Step 1 (the counts untouched); with a verdict, h12's choice too (see sample).
 struct find_hot {
   template <class T, class Bin>
-  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    const std::size_t nslots = slots(c.p);
-    const layout l(nslots, c.scratch);
-    PPLAB_CUDA(cudaMemsetAsync(l.sampled, 0, nslots * 4, s));
-    PPLAB_CUDA(cudaMemsetAsync(l.hot_count, 0, 8, s));  // and hot_sampled
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s,
+                  unsigned* verdict = nullptr, double hot_enough = 0) {
+    const layout l(slots(c.p), c.scratch);
+    PPLAB_CUDA(cudaMemsetAsync(l.words, 0, l.zeroed, s));
     const unsigned taken = taken_of(n);
     sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(
-        x, n / taken, taken, threshold_for(taken), bin, l.sampled, l.hot_sampled);
+        x, n / taken, taken, threshold_for(taken), bin, l.sampled, l.words,
+        unsigned(std::ceil(hot_enough * taken)), verdict);
     PPLAB_CUDA_LAUNCHED();
   }
 };
@@ -137,13 +151,13 @@ struct count_all {
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     const std::size_t nslots = slots(c.p);
     const layout l(nslots, c.scratch);
+    unsigned* hot_count = l.words + hot_count_word;
     choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
-        l.sampled, nslots, threshold_for(taken_of(n)), l.table, l.hot_slot, l.hot_count,
-        c.skip);
+        l.sampled, nslots, threshold_for(taken_of(n)), l.table, l.hot_slot, hot_count, c.skip);
     PPLAB_CUDA_LAUNCHED();
     static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
-      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, l.hot_count,
+      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, hot_count,
                                        counts_of(c), c.skip);
       PPLAB_CUDA_LAUNCHED();
     });
@@ -156,14 +170,12 @@ std::size_t h11_scratch(const histogram_problem& p) {
   return p.n == 0 ? 0 : layout(slots(p), nullptr).total;
 }
 bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
-void h11_find_hot(const histogram_call& c) { dispatch<find_hot, dtypes::teaching>(c); }
-const unsigned* h11_hot_sampled(const histogram_call& c) {
-  return layout(slots(c.p), c.scratch).hot_sampled;
+void h11_find_hot(const histogram_call& c, unsigned* verdict, double hot_enough) {
+  dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched, verdict, hot_enough);
 }
-unsigned h11_samples(const histogram_problem& p) { return taken_of(p.n); }
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
 void h11_run(const histogram_call& c) {
-  dispatch<find_hot, dtypes::teaching>(c);
+  dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched);
   dispatch<count_all, dtypes::teaching>(c);
 }
 

@@ -31,37 +31,26 @@ namespace {
 
 constexpr double hot_enough = 0.68;
 
-// The choice, on the device: flags[0] (h10's skip word) set when the hot slots hold enough of the
-// sample, flags[1] (h11's) otherwise.
-__global__ void decide(const unsigned* hot_sampled, unsigned taken, unsigned* flags) {
-  const bool hot = double(*hot_sampled) >= hot_enough * double(taken);
-  flags[0] = hot;
-  flags[1] = !hot;
-}
-
-// Scratch: [h11's] [h10's] [the two flags].
+// Scratch: [h11's] [h10's] [the two verdict words].
 std::size_t h10_at(const histogram_problem& p) { return ceil_div(h11_scratch(p), 256) * 256; }
-std::size_t flags_at(const histogram_problem& p) {
+std::size_t verdict_at(const histogram_problem& p) {
   return h10_at(p) + ceil_div(h10_scratch(p), 256) * 256;
 }
 
 }  // namespace
 
-std::size_t h12_scratch(const histogram_problem& p) { return flags_at(p) + 256; }
+std::size_t h12_scratch(const histogram_problem& p) { return verdict_at(p) + 256; }
 bool h12_can_run(const histogram_problem& p) { return h10_can_run(p) && h11_can_run(p); }
 // Both rungs enqueued, each told by a device word whether to run: no wait for the host.
 void h12_run(const histogram_call& c) {
   if (c.p.n == 0) return h10_run(c);  // nothing to sample; zeroes the counts
   char* at = static_cast<char*>(c.scratch);
-  auto* flags = reinterpret_cast<unsigned*>(at + flags_at(c.p));
+  auto* verdict = reinterpret_cast<unsigned*>(at + verdict_at(c.p));
   histogram_call by_h11 = c, by_h10 = c;
   by_h10.scratch = at + h10_at(c.p);
-  h11_find_hot(by_h11);
-  decide<<<1, 1, 0, static_cast<cudaStream_t>(c.stream)>>>(h11_hot_sampled(by_h11),
-                                                            h11_samples(c.p), flags);
-  PPLAB_CUDA_LAUNCHED();
-  by_h10.skip = flags, by_h11.skip = flags + 1;
-  h10_run(by_h10);   // its kernels return at once if h11 was chosen (CUB's scan still runs)
+  h11_find_hot(by_h11, verdict, hot_enough);  // verdict[0]: h11 chosen; verdict[1]: h10
+  by_h10.skip = verdict, by_h11.skip = verdict + 1;
+  h10_run(by_h10);    // its kernels return at once if h11 was chosen (CUB's scan still runs)
   h11_count(by_h11);  // and these if h10 was
 }
 

@@ -44,12 +44,16 @@ inline void zero_counts(const histogram_call& c, cudaStream_t s) {
   PPLAB_CUDA_LAUNCHED();
 }
 
-// Zeroes the counts, then calls Impl::template run<T>(x, n, binner, call, stream) with the call's
-// dtype and binner (natural bins for 8/16-bit integers when the problem asks; for floats the
-// float binner where its error bound allows, else the float-pair binner; else the range binner).
-template <class Impl, dtypes D> void dispatch(const histogram_call& c) {
+// Zeroes the counts (unless told not to: a step that does not touch them), then calls
+// Impl::template run<T>(x, n, binner, call, stream, extra...) with the call's dtype and binner (natural
+// bins for 8/16-bit integers when the problem asks; for floats the float binner where its error
+// bound allows, else the float-pair binner; else the range binner).
+enum class counts_first { zeroed, untouched };
+template <class Impl, dtypes D, class... Extra>
+void dispatch(const histogram_call& c, counts_first counts = counts_first::zeroed,
+              Extra... extra) {
   const auto s = static_cast<cudaStream_t>(c.stream);
-  zero_counts(c, s);
+  if (counts == counts_first::zeroed) zero_counts(c, s);
   if (c.p.n == 0) return;
   visit_dtype(c.p.type, [&](auto tag) {
     using T = decltype(tag);
@@ -57,21 +61,21 @@ template <class Impl, dtypes D> void dispatch(const histogram_call& c) {
       const T* x = static_cast<const T*>(c.in);
       if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
         if (c.p.natural) {
-          Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c, s);
+          Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c, s, extra...);
           return;
         }
       }
       if constexpr (std::is_same_v<T, float>) {
         if (float_range_binner::usable(c.p)) {
-          Impl::template run<T>(x, c.p.n, float_range_binner(c.p), c, s);
+          Impl::template run<T>(x, c.p.n, float_range_binner(c.p), c, s, extra...);
           return;
         }
         if (pair_range_binner::usable(c.p)) {
-          Impl::template run<T>(x, c.p.n, pair_range_binner(c.p), c, s);
+          Impl::template run<T>(x, c.p.n, pair_range_binner(c.p), c, s, extra...);
           return;
         }
       }
-      Impl::template run<T>(x, c.p.n, range_binner(c.p), c, s);
+      Impl::template run<T>(x, c.p.n, range_binner(c.p), c, s, extra...);
     }
   });
 }

@@ -32,10 +32,9 @@ void h11_run(const histogram_call&);
 std::size_t h12_scratch(const histogram_problem&);
 bool h12_can_run(const histogram_problem&);
 void h12_run(const histogram_call&);
-// h11 in two calls, for h12: the sample (on the call's stream), where its count of samples in hot
-// slots lies (device memory) and how many it takes, then the counting.
-void h11_find_hot(const histogram_call&);
-const unsigned* h11_hot_sampled(const histogram_call&);
-unsigned h11_samples(const histogram_problem&);
+// h11 in two calls, for h12: the sample (on the call's stream; the counts untouched), whose last
+// block writes verdict[0] = (a share >= hot_enough of the samples fell in hot slots) and
+// verdict[1] = the opposite, in device memory; then the counting.
+void h11_find_hot(const histogram_call&, unsigned* verdict, double hot_enough);
 void h11_count(const histogram_call&);
 }  // namespace pplab::detail::gpu_histogram
