@@ -82,10 +82,6 @@ struct histogram_call {
   std::uint64_t* counts;  // bins + 3 slots; the rung overwrites them
   void* scratch;
   void* stream;
-  // A GPU rung that chooses between two others on the device (h12) enqueues both and gives each a
-  // device word: while it is nonzero, that call leaves the counts alone (its kernels return at
-  // once). Null for every other call.
-  const unsigned* skip = nullptr;
 };
 using histogram_rung = basic_rung<histogram_problem, histogram_call>;
 

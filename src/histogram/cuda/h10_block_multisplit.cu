@@ -123,8 +123,7 @@ __device__ void load_tile(const T* __restrict__ x, unsigned n, unsigned first, T
 template <class T, class Bin, class Estimate>
 __global__ void __launch_bounds__(B)
     count_buckets(const T* __restrict__ x, unsigned n, Bin bin, Estimate estimate, unsigned nb,
-                  unsigned tiles, unsigned* __restrict__ table, const unsigned* skip) {
-  if (skip && *skip) return;  // h12 chose h11 (histogram_call::skip)
+                  unsigned tiles, unsigned* __restrict__ table) {
   __shared__ unsigned per_bucket[max_buckets];
   for (unsigned b = threadIdx.x; b < nb; b += B) per_bucket[b] = 0;
   __syncthreads();
@@ -145,9 +144,7 @@ __global__ void __launch_bounds__(B)
 template <class T, class Bin, class Estimate>
 __global__ void __launch_bounds__(B)
     scatter(const T* __restrict__ x, unsigned n, Bin bin, Estimate estimate, unsigned nb,
-            unsigned tiles, const unsigned* __restrict__ start, std::uint16_t* __restrict__ low,
-            const unsigned* skip) {
-  if (skip && *skip) return;
+            unsigned tiles, const unsigned* __restrict__ start, std::uint16_t* __restrict__ low) {
   using scan = cub::BlockScan<unsigned, B>;
   __shared__ typename scan::TempStorage scan_storage;
   // to_global[b]: bucket b's place in low minus its run's place in the tile.
@@ -195,16 +192,14 @@ __global__ void __launch_bounds__(B)
 
 // The last tile's places past n were binned and counted as T(): taken off T()'s slot again.
 template <class T, class Bin>
-__global__ void take_off_padding(Bin bin, unsigned padding, count_t* counts,
-                                 const unsigned* skip) {
-  if (!(skip && *skip)) counts[bin(T())] -= padding;
+__global__ void take_off_padding(Bin bin, unsigned padding, count_t* counts) {
+  counts[bin(T())] -= padding;
 }
 
 // Bucket b's partitioned elements start at start[b * tiles] (its first tile's place); the
 // bucket after the last starts at n (every tile's places, padding included).
 __global__ void bucket_starts(const unsigned* __restrict__ start, unsigned nb, unsigned tiles,
-                              unsigned n, unsigned* __restrict__ out, const unsigned* skip) {
-  if (skip && *skip) return;
+                              unsigned n, unsigned* __restrict__ out) {
   for (unsigned b = threadIdx.x; b <= nb; b += blockDim.x) out[b] = b < nb ? start[b * tiles] : n;
 }
 
@@ -212,9 +207,7 @@ __global__ void bucket_starts(const unsigned* __restrict__ start, unsigned nb, u
 // k of bucket b is slot b x 16384 + k - pad.
 __global__ void __launch_bounds__(B) count_low(const std::uint16_t* __restrict__ low, unsigned n,
                                                const unsigned* __restrict__ starts, unsigned nb,
-                                               std::size_t nslots, count_t* counts,
-                                               const unsigned* skip) {
-  if (skip && *skip) return;
+                                               std::size_t nslots, count_t* counts) {
   extern __shared__ unsigned here[];  // one bucket's counters, pad on either side
   const unsigned lo = blockIdx.x * unsigned(range), hi = std::min(n, lo + unsigned(range));
   for (unsigned b = 0; b < nb; ++b) {
@@ -282,20 +275,20 @@ struct rung {
       const unsigned len = unsigned(std::min(window, n - done)),
                      tiles = unsigned(ceil_div(len, tile)), padded = tiles * tile;
       count_buckets<T, Bin, Estimate>
-          <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, table, c.skip);
+          <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, table);
       PPLAB_CUDA_LAUNCHED();
       std::size_t bytes = l.scan_bytes;
       PPLAB_CUDA(cub::DeviceScan::ExclusiveSum(temp, bytes, table, start, int(tiles * nb), s));
       scatter<T, Bin, Estimate>
-          <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, start, low, c.skip);
+          <<<tiles, B, 0, s>>>(x + done, len, bin, estimate, nb, tiles, start, low);
       PPLAB_CUDA_LAUNCHED();
-      bucket_starts<<<1, B, 0, s>>>(start, nb, tiles, padded, starts, c.skip);
+      bucket_starts<<<1, B, 0, s>>>(start, nb, tiles, padded, starts);
       PPLAB_CUDA_LAUNCHED();
-      count_low<<<unsigned(ceil_div(padded, range)), B, shared, s>>>(
-          low, padded, starts, nb, nslots, counts_of(c), c.skip);
+      count_low<<<unsigned(ceil_div(padded, range)), B, shared, s>>>(low, padded, starts, nb,
+                                                                     nslots, counts_of(c));
       PPLAB_CUDA_LAUNCHED();
       if (padded > len) {
-        take_off_padding<T><<<1, 1, 0, s>>>(bin, padded - len, counts_of(c), c.skip);
+        take_off_padding<T><<<1, 1, 0, s>>>(bin, padded - len, counts_of(c));
         PPLAB_CUDA_LAUNCHED();
       }
     }

@@ -35,40 +35,37 @@ namespace pplab::detail::gpu_histogram {
 namespace {
 
 constexpr unsigned B = 256;
-constexpr unsigned hot_max = 4096;          // shared counters: 16 KiB per block
-constexpr unsigned samples = 1u << 16;      // at most; every element of a smaller input
-constexpr std::uint16_t cold = 0xffff;      // a slot without a shared counter
+constexpr unsigned hot_max = 4096;      // shared counters: 16 KiB per block
+constexpr unsigned samples = 1u << 16;  // at most; every element of a smaller input
+constexpr std::uint16_t cold = 0xffff;  // a slot without a shared counter
 // The scratch's first words: the hot slots claimed, the samples in hot slots, the sample's
-// finished blocks.
-constexpr unsigned hot_count_word = 0, hot_sampled_word = 1, ticket_word = 2;
+// finished blocks, h12's verdict.
+constexpr unsigned hot_count_word = 0, hot_sampled_word = 1, ticket_word = 2, verdict_word = 3;
 
-// hot_sampled: how many samples fall in slots with at least `threshold` of them (h12 chooses by
-// it): a slot adds `threshold` when it reaches it and 1 for each sample after; one global atomic
-// per block. With a verdict (h12), the last block to finish writes it: verdict[0] nonzero when
-// at least `need` samples fell in hot slots, verdict[1] the opposite; no kernel of its own.
+// hot_sampled: how many samples fall in slots with at least `threshold` of them: a slot adds
+// `threshold` when it reaches it and 1 for each sample after; one global atomic per block. When
+// h12 asks (need > 0), the last block to finish writes the verdict: 1 if at least `need` samples
+// fell in hot slots, else 0.
 template <class T, class Bin>
 __global__ void sample(const T* __restrict__ x, std::size_t stride, unsigned count,
-                       unsigned threshold, Bin bin, unsigned* __restrict__ sampled,
-                       unsigned* words, unsigned need, unsigned* verdict) {
+                       unsigned threshold, Bin bin, unsigned* __restrict__ sampled, unsigned* words,
+                       unsigned need) {
   const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned before = k < count ? atomicAdd(&sampled[bin(x[k * stride])], 1u) : 0;
   const unsigned reached = __syncthreads_count(k < count && before + 1 == threshold),
                  after = __syncthreads_count(k < count && before >= threshold);
   if (threadIdx.x != 0) return;
   if (reached | after) atomicAdd(&words[hot_sampled_word], reached * threshold + after);
-  if (!verdict) return;
+  if (need == 0) return;
   __threadfence();  // this block's share is in before its ticket
-  if (atomicAdd(&words[ticket_word], 1u) + 1 == gridDim.x) {
-    const bool hot = atomicAdd(&words[hot_sampled_word], 0u) >= need;
-    verdict[0] = hot, verdict[1] = !hot;
-  }
+  if (atomicAdd(&words[ticket_word], 1u) + 1 == gridDim.x)
+    words[verdict_word] = atomicAdd(&words[hot_sampled_word], 0u) >= need;
 }
 
 // Slots with at least `threshold` samples get a shared counter each, in the order they claim one.
 __global__ void choose(const unsigned* __restrict__ sampled, std::size_t nslots, unsigned threshold,
                        std::uint16_t* __restrict__ table, unsigned* __restrict__ hot_slot,
-                       unsigned* __restrict__ hot_count, const unsigned* skip) {
-  if (skip && *skip) return;  // h12 chose h10 (histogram_call::skip)
+                       unsigned* __restrict__ hot_count) {
   for (std::size_t slot = global_thread(); slot < nslots; slot += grid_threads()) {
     std::uint16_t entry = cold;
     if (sampled[slot] >= threshold) {
@@ -84,8 +81,7 @@ template <class T, class Bin>
 __global__ void __launch_bounds__(B)
     count(const T* __restrict__ x, std::size_t n, Bin bin, const std::uint16_t* __restrict__ table,
           const unsigned* __restrict__ hot_slot, const unsigned* __restrict__ hot_count,
-          count_t* counts, const unsigned* skip) {
-  if (skip && *skip) return;
+          count_t* counts) {
   __shared__ unsigned hot[hot_max];
   const unsigned nh = *hot_count;
   for (unsigned h = threadIdx.x; h < nh; h += B) hot[h] = 0;
@@ -130,17 +126,17 @@ struct layout {
   }
 };
 
-// Step 1 (the counts untouched); with a verdict, h12's choice too (see sample).
+// Step 1 (the counts untouched); with hot_enough > 0, h12's verdict too (see sample).
 struct find_hot {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s,
-                  unsigned* verdict = nullptr, double hot_enough = 0) {
+                  double hot_enough = 0) {
     const layout l(slots(c.p), c.scratch);
     PPLAB_CUDA(cudaMemsetAsync(l.words, 0, l.zeroed, s));
     const unsigned taken = taken_of(n);
     sample<T, Bin><<<unsigned(ceil_div(taken, B)), B, 0, s>>>(
         x, n / taken, taken, threshold_for(taken), bin, l.sampled, l.words,
-        unsigned(std::ceil(hot_enough * taken)), verdict);
+        unsigned(std::ceil(hot_enough * taken)));
     PPLAB_CUDA_LAUNCHED();
   }
 };
@@ -153,12 +149,12 @@ struct count_all {
     const layout l(nslots, c.scratch);
     unsigned* hot_count = l.words + hot_count_word;
     choose<<<unsigned(std::min<std::size_t>(ceil_div(nslots, B), 4096)), B, 0, s>>>(
-        l.sampled, nslots, threshold_for(taken_of(n)), l.table, l.hot_slot, hot_count, c.skip);
+        l.sampled, nslots, threshold_for(taken_of(n)), l.table, l.hot_slot, hot_count);
     PPLAB_CUDA_LAUNCHED();
     static const unsigned grid = resident_blocks(count<T, Bin>, int(B));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t from, std::size_t len) {
-      count<T, Bin><<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, hot_count,
-                                       counts_of(c), c.skip);
+      count<T, Bin>
+          <<<grid, B, 0, s>>>(x + from, len, bin, l.table, l.hot_slot, hot_count, counts_of(c));
       PPLAB_CUDA_LAUNCHED();
     });
   }
@@ -170,8 +166,9 @@ std::size_t h11_scratch(const histogram_problem& p) {
   return p.n == 0 ? 0 : layout(slots(p), nullptr).total;
 }
 bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
-void h11_find_hot(const histogram_call& c, unsigned* verdict, double hot_enough) {
-  dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched, verdict, hot_enough);
+const unsigned* h11_find_hot(const histogram_call& c, double hot_enough) {
+  dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched, hot_enough);
+  return layout(slots(c.p), c.scratch).words + verdict_word;
 }
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
 void h11_run(const histogram_call& c) {

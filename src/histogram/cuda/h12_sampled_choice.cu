@@ -31,27 +31,21 @@ namespace {
 
 constexpr double hot_enough = 0.68;
 
-// Scratch: [h11's] [h10's] [the two verdict words].
-std::size_t h10_at(const histogram_problem& p) { return ceil_div(h11_scratch(p), 256) * 256; }
-std::size_t verdict_at(const histogram_problem& p) {
-  return h10_at(p) + ceil_div(h10_scratch(p), 256) * 256;
-}
-
 }  // namespace
 
-std::size_t h12_scratch(const histogram_problem& p) { return verdict_at(p) + 256; }
+std::size_t h12_scratch(const histogram_problem& p) {
+  return std::max(h10_scratch(p), h11_scratch(p));  // h10 reuses h11's once the choice is made
+}
 bool h12_can_run(const histogram_problem& p) { return h10_can_run(p) && h11_can_run(p); }
-// Both rungs enqueued, each told by a device word whether to run: no wait for the host.
 void h12_run(const histogram_call& c) {
   if (c.p.n == 0) return h10_run(c);  // nothing to sample; zeroes the counts
-  char* at = static_cast<char*>(c.scratch);
-  auto* verdict = reinterpret_cast<unsigned*>(at + verdict_at(c.p));
-  histogram_call by_h11 = c, by_h10 = c;
-  by_h10.scratch = at + h10_at(c.p);
-  h11_find_hot(by_h11, verdict, hot_enough);  // verdict[0]: h11 chosen; verdict[1]: h10
-  by_h10.skip = verdict, by_h11.skip = verdict + 1;
-  h10_run(by_h10);    // its kernels return at once if h11 was chosen (CUB's scan still runs)
-  h11_count(by_h11);  // and these if h10 was
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  const unsigned* verdict = h11_find_hot(c, hot_enough);
+  unsigned h11_chosen = 0;
+  PPLAB_CUDA(cudaMemcpyAsync(&h11_chosen, verdict, 4, cudaMemcpyDeviceToHost, s));
+  PPLAB_CUDA(cudaStreamSynchronize(s));
+  if (h11_chosen) h11_count(c);
+  else h10_run(c);
 }
 
 }  // namespace pplab::detail::gpu_histogram

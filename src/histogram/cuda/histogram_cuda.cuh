@@ -26,34 +26,16 @@ template <dtypes D> bool supports(const histogram_problem& p) {
   return D == dtypes::all || p.type == dtype::u8 || size_of(p.type) >= 4;
 }
 
-// The call's counts zeroed on its stream, unless its skip word (histogram_call::skip) says no.
-__global__ inline void zero_counts_unless(count_t* counts, std::size_t n, const unsigned* skip) {
-  if (*skip) return;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    counts[i] = 0;
-}
-inline void zero_counts(const histogram_call& c, cudaStream_t s) {
-  if (!c.skip) {
-    PPLAB_CUDA(cudaMemsetAsync(c.counts, 0, slots(c.p) * sizeof(count_t), s));
-    return;
-  }
-  const std::size_t n = slots(c.p);
-  zero_counts_unless<<<unsigned(std::min<std::size_t>(ceil_div(n, 256), 1024)), 256, 0, s>>>(
-      counts_of(c), n, c.skip);
-  PPLAB_CUDA_LAUNCHED();
-}
-
 // Zeroes the counts (unless told not to: a step that does not touch them), then calls
-// Impl::template run<T>(x, n, binner, call, stream, extra...) with the call's dtype and binner (natural
-// bins for 8/16-bit integers when the problem asks; for floats the float binner where its error
-// bound allows, else the float-pair binner; else the range binner).
+// Impl::template run<T>(x, n, binner, call, stream, extra...) with the call's dtype and binner
+// (natural bins for 8/16-bit integers when the problem asks; for floats the float binner where its
+// error bound allows, else the float-pair binner; else the range binner).
 enum class counts_first { zeroed, untouched };
 template <class Impl, dtypes D, class... Extra>
-void dispatch(const histogram_call& c, counts_first counts = counts_first::zeroed,
-              Extra... extra) {
+void dispatch(const histogram_call& c, counts_first counts = counts_first::zeroed, Extra... extra) {
   const auto s = static_cast<cudaStream_t>(c.stream);
-  if (counts == counts_first::zeroed) zero_counts(c, s);
+  if (counts == counts_first::zeroed)
+    PPLAB_CUDA(cudaMemsetAsync(c.counts, 0, slots(c.p) * sizeof(count_t), s));
   if (c.p.n == 0) return;
   visit_dtype(c.p.type, [&](auto tag) {
     using T = decltype(tag);

@@ -33,8 +33,8 @@ std::size_t h12_scratch(const histogram_problem&);
 bool h12_can_run(const histogram_problem&);
 void h12_run(const histogram_call&);
 // h11 in two calls, for h12: the sample (on the call's stream; the counts untouched), whose last
-// block writes verdict[0] = (a share >= hot_enough of the samples fell in hot slots) and
-// verdict[1] = the opposite, in device memory; then the counting.
-void h11_find_hot(const histogram_call&, unsigned* verdict, double hot_enough);
+// block writes 1 to the returned device word if its hot slots hold at least hot_enough of the
+// samples, else 0 (hot_enough > 0; n > 0); then the counting.
+const unsigned* h11_find_hot(const histogram_call&, double hot_enough);
 void h11_count(const histogram_call&);
 }  // namespace pplab::detail::gpu_histogram
