@@ -7,22 +7,27 @@
 // share (0.96 ms with 90% hot, 4.31 ms with none), h10 ~1.34 ms plus ~0.57 ms times the hot share
 // (1.34 uniform, 1.85 with 90% in one bin); they cross at a hot share of about 0.68. Between the
 // ends this is a line through two points, not a measurement.
-// Cost of choosing, as first built: the sample's counters zeroed (4 bytes per slot), 2^16
-// scattered reads binned and counted (each block adds its hot samples to the share with one
-// atomic), and a 4-byte copy to the host with a wait for the stream. The pass
-// that gives the hot slots their counters runs only when h11 counts. First measured (H200,
-// bench/results/h200-2026-11-23-histogram-601eb7d.json) with that pass always run and a pageable
-// copy: 0.043 ms over h10 at uniform 2^20 bins (1.388 against 1.345 ms: 13.99x CUB against
-// 14.44x), and 0.976 ms with 90% in one bin (h11 0.964, h10 1.847). With the wait still there
-// (bench/results/h200-2026-11-23-histogram-6f0bca5.json): 0.041 ms over h10 (1.384 against
-// 1.343 ms: 13.83x CUB against 14.26x), 0.986 ms with 90% in one bin (5.7x CUB, 1.88x h10). So
-// neither the pass nor the copy was the cost, but the wait: the GPU idles while the host reads
-// the share and launches what follows. So now the choice is made on the device: both rungs are
-// enqueued, each with a device word (histogram_call::skip) that a one-thread kernel sets from the
-// share; the unchosen rung's kernels return at once (h10's CUB scan of its table still runs,
-// ~0.02 ms at 2^20 bins). Predicted: uniform 2^20 bins within ~0.015 ms of h10 (the sample and
-// the empty launches), >= 14x CUB. Not yet run on a GPU.
-// Scratch: h11's, then h10's, then the two words.
+// Cost of choosing: h11's words and sample counters zeroed (4 bytes per slot, one memset), 2^16
+// scattered reads binned and counted, the share summed by one atomic per block and compared by
+// the last block to finish (the verdict, one word), a 4-byte copy to the host and a wait for the
+// stream, then the chosen rung's launches. The pass that gives the hot slots their counters runs
+// only when h11 counts. Measured on the H200, f32 2^28, 2^20 bins, ratios in the same run:
+// - as first built (a pass over the slots for the share, the counts zeroed twice;
+//   bench/results/h200-2026-11-23-histogram-6f0bca5.json): 0.041 ms over h10 uniform (13.8x CUB
+//   against 14.3x), 0.986 ms with 90% in one bin (h11 0.963). A pinned copy changed nothing.
+// - the choice on the device, no wait (both rungs enqueued, each kernel returning at once when a
+//   word the sample set says so; bench/results/h200-2026-11-23-histogram-h12-choice-steps.txt):
+//   0.038 ms over h10 uniform (predicted 0.015), and 0.11 ms over h11 with 90% in one bin: the
+//   unchosen h10 still runs its CUB scan and launches grids of 2^16 empty blocks. So the wait was
+//   not the cost; the sample's chain of small steps was. Taken out again.
+// - as now (bench/results/h200-2026-11-23-histogram-76a62c3.json): 1.372 ms uniform against
+//   h10's 1.339 (14.2x CUB against 14.5x), 0.977 ms with 90% in one bin against h11's 0.958
+//   (5.8x CUB, 1.9x h10). An odd stride for the sample (a power of two might keep to a few DRAM
+//   channels) measured the same (1.377 ms). The 0.033 ms is not yet split between its steps (no
+//   timeline profiler on the GPU machine).
+// Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
+// (memcheck, racecheck, synccheck) on the H200 (...-76a62c3-gpu-check.txt).
+// Scratch: the larger of h10's and h11's (h10 reuses h11's once the verdict is read).
 #include "histogram/cuda/histogram_cuda.cuh"
 #include "histogram/cuda/rungs.hpp"
 
