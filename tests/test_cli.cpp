@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -204,6 +206,53 @@ TEST_F(Cli, NcclBackendAnswersAsSeqOrSaysWhyNot) {
   std::vector<std::int32_t> x(100003);
   detail::generate(dtype::i32, x.data(), x.size(), detail::distribution::uniform, 9);
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<std::int64_t>(), reduce(seq, x, sum));
+}
+
+// `pplab histogram --backend cuda`: where a GPU answers, the same output, byte for byte, as the
+// cpu backend's for every kind of input the command takes (generated data of each width, natural
+// and even bins from 1 to 2^20, inferred and given ranges, --numpy, skew that sends h12 to h11,
+// a file with NaN, infinities and values on the edges, an image's channels, no data at all);
+// elsewhere one clear error naming why.
+TEST_F(Cli, CudaHistogramAnswersAsCpuOrSaysWhyNot) {
+  if (!available(backend::cuda)) {
+    expect_failure("histogram --backend cuda", 1, "backend 'cuda' is not usable here");
+    return;
+  }
+  io::array a;
+  a.type = dtype::f32;
+  a.shape = {9};
+  const float inf = std::numeric_limits<float>::infinity();
+  const float v[9] = {0.0f, 1.0f, 0.5f, -0.0f, std::nanf(""), inf, -inf, 0.999999f, 1e-30f};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(v), reinterpret_cast<const std::byte*>(v) + 36);
+  io::write_npy(path("edges.npy"), a);
+  write("img.ppm", std::string("P6\n2 2\n255\n") +
+                       std::string("\xff\x00\x0a\xff\x01\x0a\x00\x00\x00\x7f\x80\x81", 12));
+  const std::vector<std::string> cases = {
+      "--n 100003",
+      "--dtype i8 --n 4099 --dist normal",
+      "--dtype i16 --n 70001",
+      "--dtype u16 --n 65537 --dist constant",
+      "--dtype i32 --n 31 --bins 5 --range -100:100",
+      "--dtype u32 --n 1 --bins 1",
+      "--dtype i64 --n 100003 --bins 1000 --dist skewed",
+      "--dtype u64 --n 8191 --bins 3",
+      "--dtype f32 --n 100003 --bins 1000 --range -0.25:0.75",
+      "--dtype f32 --n 1048583 --bins 65536 --dist normal",
+      "--dtype f32 --n 1048583 --bins 1048576 --range 0:1",
+      "--dtype f32 --n 1048583 --bins 1048576 --range 0:1 --dist skewed",
+      "--dtype f64 --n 99991 --bins 37 --numpy",
+      "--dtype f32 --n 0 --bins 4 --range 0:1",
+      "--input " + path("edges.npy") + " --bins 4 --range 0:1",
+      "--input " + path("edges.npy") + " --bins 4 --range 0:1 --numpy",
+      "--input " + path("img.ppm"),
+  };
+  for (const auto& args : cases) {
+    const result want = run("histogram --json --backend cpu " + args),
+                 got = run("histogram --json --backend cuda " + args);
+    ASSERT_EQ(want.code, 0) << args << "\n" << want.err;
+    ASSERT_EQ(got.code, 0) << args << "\n" << got.err;
+    EXPECT_EQ(got.out, want.out) << args;
+  }
 }
 
 TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
