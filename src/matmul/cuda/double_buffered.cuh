@@ -29,7 +29,26 @@ template <class T> struct k_slices {
   bool parts_aligned = false;
 };
 
-template <class T, class P>
+// A thread's share of one operand's tiles inside the matrix (every tile whole, rows 16-byte
+// aligned): one pointer to its first vector, moved one tile along K per step; its other vectors lie
+// a fixed number of rows below. No bounds test, no 64-bit index arithmetic per load.
+template <int R, int C, int NT, class T> struct inner_walk {
+  static constexpr int W = vec_width<T>, S = R * C / W / NT, rows_apart = NT / (C / W);
+  static_assert(C % W == 0 && R * C / W % NT == 0 && NT % (C / W) == 0);
+  const T* at;
+  __device__ inner_walk(const T* src, std::size_t ld, std::size_t r0, std::size_t c0)
+      : at(src + (r0 + int(threadIdx.x) / (C / W)) * ld + c0 + int(threadIdx.x) % (C / W) * W) {}
+  __device__ void fetch(T* regs, std::size_t ld) const {
+#pragma unroll
+    for (int s = 0; s < S; ++s) load16(regs + s * W, at + std::size_t(s * rows_apart) * ld);
+  }
+};
+
+// interior: the host found every tile of A and B whole (M and N multiples of the block tile, K of
+// BK, rows 16-byte aligned), so the loads need no edge handling (inner_walk); C's store keeps its
+// tests. Two instantiations, not two paths in one kernel: the edge code beside the fast one cost
+// m08 spills (docs/matmul.md).
+template <class T, class P, bool interior = false>
 __global__ void
 __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN <= 64 ? 2 : 1)
     double_buffered(gemm<T> g, alignment<T> aligned, k_slices<T> slices) {
@@ -48,9 +67,16 @@ __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN
   const int wr = w / (BN / P::WN) * P::WM, wc = w % (BN / P::WN) * P::WN;
   const int tr = lane / (P::WSUBN / TN) * TM, tc = lane % (P::WSUBN / TN) * TN;
   T next_a[tile_share<BM, BK, NT>], next_b[tile_share<BK, BN, NT>];
+  inner_walk<BM, BK, NT, T> walk_a(g.a, g.lda, row0, 0);
+  inner_walk<BK, BN, NT, T> walk_b(g.b, g.ldb, 0, col0);
   const auto fetch = [&](std::size_t k0) {
-    fetch_tile<BM, BK, NT>(g.a, g.lda, g.m, g.k, row0, k0, next_a, aligned.a);
-    fetch_tile<BK, BN, NT>(g.b, g.ldb, g.k, g.n, k0, col0, next_b, aligned.b);
+    if constexpr (interior) {
+      walk_a.fetch(next_a, g.lda), walk_b.fetch(next_b, g.ldb);
+      walk_a.at += BK, walk_b.at += BK * g.ldb;
+    } else {
+      fetch_tile<BM, BK, NT>(g.a, g.lda, g.m, g.k, row0, k0, next_a, aligned.a);
+      fetch_tile<BK, BN, NT>(g.b, g.ldb, g.k, g.n, k0, col0, next_b, aligned.b);
+    }
   };
   const auto put = [&](int buf) {
     put_tile<BM, BK, NT, true>(next_a, as[buf]);
@@ -92,7 +118,12 @@ template <class T, class P>
 void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices = {},
                             unsigned count = 1) {
   const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)), count);
-  double_buffered<T, P><<<grid, P::NT, 0, s>>>(g, alignment<T>(g), slices);
+  const alignment<T> aligned(g);
+  // Every slice of K whole too: ks (a multiple of BK) divides K when K is a multiple of BK.
+  const bool interior = g.m % P::BM == 0 && g.n % P::BN == 0 && g.k % P::BK == 0 && aligned.a &&
+                        aligned.b && (!slices.parts || g.k % slices.ks == 0);
+  if (interior) double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, aligned, slices);
+  else double_buffered<T, P><<<grid, P::NT, 0, s>>>(g, aligned, slices);
   PPLAB_CUDA_LAUNCHED();
 }
 
