@@ -286,6 +286,41 @@ template <class T> void check_device_views(std::mt19937_64& rng) {
     }
 }
 
+// The API's pick on odd shapes with enough tiles for the big-tile class (m11 -> m12: zero-padded
+// copies of A and B, then the interior kernel), a sub-matrix view of A included: the same
+// product as the cpu backend's within the dot-product tolerance, and C's padding untouched.
+TEST(CudaApi, OddShapesWithManyTilesMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<double> z;
+  const std::size_t m = 2100, n = 2101, k = 37, lda = 41, ldc = 2103;  // 17 x 17 tiles of 128
+  std::vector<float> a(m * lda), b(k * n), c(m * ldc), want(m * ldc);
+  for (float& x : a) x = float(z(rng));
+  for (float& x : b) x = float(z(rng));
+  for (float& x : c) x = float(z(rng));
+  const std::vector<float> c0 = c;
+  want = c;
+  matmul(cpu, 0.5f, matrix_ref<const float>{a.data(), m, k, lda},
+         matrix_ref<const float>{b.data(), k, n}, 2.0f, matrix_ref<float>{want.data(), m, n, ldc});
+  matmul(cuda, 0.5f, matrix_ref<const float>{a.data(), m, k, lda},
+         matrix_ref<const float>{b.data(), k, n}, 2.0f, matrix_ref<float>{c.data(), m, n, ldc});
+  // Each within the tolerance of the exact sum, over the sum of its terms' magnitudes.
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < ldc; ++j) {
+      const float got = c[i * ldc + j], w = want[i * ldc + j];
+      if (j >= n) {  // the padding: never written
+        wrong += got != w;
+        continue;
+      }
+      double scale = 2.0 * std::abs(double(c0[i * ldc + j]));
+      for (std::size_t l = 0; l < k; ++l)
+        scale += 0.5 * std::abs(double(a[i * lda + l]) * double(b[l * n + j]));
+      wrong += !(std::abs(double(got) - w) <= 2 * detail::dot_tolerance(k, dtype::f32) * scale);
+    }
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST(CudaRungs, MatmulOfDeviceViews) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());

@@ -127,4 +127,13 @@ void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices
   PPLAB_CUDA_LAUNCHED();
 }
 
+// The interior instantiation for a caller that has made every tile of A and B whole and aligned
+// itself (m12: zero-padded copies): K a multiple of BK, A readable for ceil(m / BM) BM rows and B
+// for ceil(n / BN) BN columns. C keeps its bounds.
+template <class T, class P> void launch_whole_tiles(const gemm<T>& g, cudaStream_t s) {
+  const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)));
+  double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, alignment<T>(g), {});
+  PPLAB_CUDA_LAUNCHED();
+}
+
 }  // namespace pplab::detail::gpu_matmul

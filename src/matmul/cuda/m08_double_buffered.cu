@@ -27,5 +27,11 @@ void m08_run(const matmul_call& c) {
 void m08_small_run(const matmul_call& c) {
   dispatch_matmul<rung<small_tiles>>(c, static_cast<cudaStream_t>(c.stream));
 }
+// m12's multiply, once it has made every tile whole: the interior kernel compiled here only.
+template <class T> void m08_whole_tiles(const gemm<T>& g, cudaStream_t s) {
+  launch_whole_tiles<T, std::conditional_t<sizeof(T) == 4, narrow_sub4, narrow_threads_bk8>>(g, s);
+}
+template void m08_whole_tiles<float>(const gemm<float>&, cudaStream_t);
+template void m08_whole_tiles<double>(const gemm<double>&, cudaStream_t);
 
 }  // namespace pplab::detail::gpu_matmul

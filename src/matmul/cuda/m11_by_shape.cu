@@ -20,6 +20,9 @@ void m08_run(const matmul_call&);
 void m08_small_run(const matmul_call&);
 void m10_run(const matmul_call&);
 std::size_t m10_scratch(const matmul_problem&);
+void m12_run(const matmul_call&);
+std::size_t m12_scratch(const matmul_problem&);
+bool m12_whole_already(const matmul_problem&);
 
 namespace {
 
@@ -34,14 +37,23 @@ shape_class classify(const matmul_problem& p) {
 }  // namespace
 
 std::size_t m11_scratch(const matmul_problem& p) {
-  return p.m && p.n && classify(p) == shape_class::split_k ? m10_scratch(p) : 0;
+  if (p.m == 0 || p.n == 0) return 0;
+  switch (classify(p)) {
+  case shape_class::big_tiles:
+    return m12_whole_already(p) ? 0 : m12_scratch(p);
+  case shape_class::split_k:
+    return m10_scratch(p);
+  case shape_class::small_tiles:
+    return 0;
+  }
+  return 0;
 }
 
 void m11_run(const matmul_call& c) {
   if (c.p.m == 0 || c.p.n == 0) return;
   switch (classify(c.p)) {
   case shape_class::big_tiles:
-    return m08_run(c);
+    return m12_whole_already(c.p) ? m08_run(c) : m12_run(c);
   case shape_class::split_k:
     return m10_run(c);
   case shape_class::small_tiles:

@@ -23,6 +23,8 @@ std::size_t m10_scratch(const matmul_problem&);
 void m10_run(const matmul_call&);
 std::size_t m11_scratch(const matmul_problem&);
 void m11_run(const matmul_call&);
+std::size_t m12_scratch(const matmul_problem&);
+void m12_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(registry& r) {
@@ -77,6 +79,11 @@ void register_matmul_cuda(registry& r) {
   add_with_scratch("matmul/cuda/m11_by_shape", 11,
                    "the tiling per shape class: 128 x 128, 64 x 64 or split K (the default)",
                    m11_scratch, m11_run);
+  r.matmul.push_back({{"matmul/cuda/m12_padded_whole_tiles", pattern::matmul, backend::cuda, 12,
+                       "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
+                      grid_fits,
+                      m12_scratch,
+                      m12_run});
 }
 
 }  // namespace pplab::detail
