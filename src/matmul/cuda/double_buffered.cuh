@@ -14,7 +14,8 @@
 // cuBLAS; profiled before it, 23% of scheduler cycles had no warp ready to issue).
 //
 // Registers (f32, 128 x 128 tiles): 64 accumulators, 2 x 16 fragments, 16 staged tile elements;
-// held to 128 so two blocks of 256 threads share an SM (ptxas spills 8 bytes for it).
+// held to 128 so two blocks of 256 threads share an SM (ptxas spills 8 bytes for it; the
+// interior instantiation, 126 registers, none).
 //
 // A slice of K (m10): with `parts`, block z of the grid's third dimension multiplies K's columns
 // [z ks, (z + 1) ks) and stores its partial product, unscaled, into parts + z m n (row stride n);

@@ -4,14 +4,17 @@
 // that chose it (H200, ratios to cuBLAS in the same run, docs/matmul.md):
 //
 //   class                                 test                              kernel
-//   enough big tiles                      128^2 tiles >= 2 per SM           m08, 128 x 128
+//   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
+//   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
 //   few tiles, deep K                     fewer, and k >= 2 x 256           m10, slices of K
 //   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
 //
-// 4096^3, 8192^3, 4093^3, 8192 x 8192 x 128: m08 128 x 128 (0.85x, 0.85x, 0.86x, 1.0x; the
-// 64 x 64 tiles 0.70-0.90x). 1024^3: m10 0.96x against 0.81x for 64 x 64 tiles and 0.49x for
-// m08. 128 x 8192 x 8192: m10 0.78x, 64 x 64 tiles 0.58x. Shallow K has too little depth to
-// slice: smaller tiles are the way to more blocks there.
+// (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's
+// interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.90x against
+// m08's 0.86x. 1024^3: m10 1.02x against 1.01x for 64 x 64 tiles and 0.54x for m08.
+// 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too little depth to slice:
+// smaller tiles are the way to more blocks there. Where m12's or m10's scratch does not fit, the
+// policy runs m08.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::gpu_matmul {

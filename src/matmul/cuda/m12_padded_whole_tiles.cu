@@ -1,13 +1,16 @@
 // matmul/cuda/m12_padded_whole_tiles: odd sizes at the speed of whole tiles. m08's interior
 // kernel (double_buffered.cuh) needs every tile of A and B whole and 16-byte aligned: no bounds
 // test and no 64-bit index arithmetic per load, 8 instructions beside a thread's 64 FFMAs per k
-// step instead of 13 (SASS of both, docs/matmul.md). A product like 4093^3 has no whole K tile
-// at all (4093 = 255 x 16 + 13), so m08 runs its checked kernel on it. Here A and B are first
+// step instead of 13 (SASS of both, docs/matmul.md). 4093^3 is a whole number of tiles in no
+// dimension (4093 = 31 x 128 + 125 = 255 x 16 + 13), so m08 runs its checked kernel on all of
+// it. Here A and B are first
 // copied into zero-padded buffers in the scratch (rows and columns rounded up to whole tiles; the
 // zeros add nothing to any sum), only the operands that need it, then the interior kernel
-// multiplies them; C keeps its bounds tests. Cost, 4093^3 f32: two copies of 67 MB read and
-// written, ~0.09 ms at 3 TB/s, against ~0.3 ms saved on 3.36 ms (m08's 0.86x cuBLAS there is
-// 0.89x at 4096^3 with the interior kernel).
+// multiplies them; C keeps its bounds tests. Predicted for 4093^3 f32: m08 at 4096^3 (3.02 ms)
+// plus two copies of 67 MB read and written (~0.09 ms at 3 TB/s), 3.11 ms. Measured on the H200
+// (bench/results/h200-2026-11-23-matmul-2ea7328.json): 3.187 ms, 0.90x cuBLAS against m08's
+// 3.357 ms, 0.86x; the 0.08 ms over the prediction not yet split between the copies and the
+// kernel. m11 takes this rung for odd sizes with enough big tiles.
 // Scratch: ceil(m, BM) x ceil(k, BK) + ceil(k, BK) x ceil(n, BN) elements.
 #include "matmul/cuda/matmul_cuda.cuh"
 
