@@ -184,6 +184,23 @@ TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
     EXPECT_EQ(detail::run_variant(r, {dtype::f32, op::sum, n}, x.data()).f, first);
 }
 
+// The tolerance rule of the lab and the mpi/nccl tests near zero: two products of 1009 normal
+// values one subnormal step apart (an mpi run's answer against the sequential one) agree; a
+// subnormal answer twice the reference's does not; and above the smallest normal number the
+// rule stays relative.
+TEST(Tolerance, BelowTheSmallestNormalNumberTheErrorIsAbsolute) {
+  double rel = 0;
+  const scalar want = scalar::of(3.7256474356294294e-315);
+  EXPECT_TRUE(
+      detail::close_enough(scalar::of(3.7256474405700859e-315), want, 3.7e-315, 1009, false, rel));
+  EXPECT_FALSE(detail::close_enough(scalar::of(2 * 3.7256474356294294e-315), want, 3.7e-315, 1009,
+                                    false, rel));
+  EXPECT_TRUE(
+      detail::close_enough(scalar::of(1.0 + 1e-14), scalar::of(1.0), 1.0, 1009, false, rel));
+  EXPECT_FALSE(
+      detail::close_enough(scalar::of(1.0 + 1e-9), scalar::of(1.0), 1.0, 1009, false, rel));
+}
+
 std::vector<const reduce_rung*> all_rungs() {
   std::vector<const reduce_rung*> out;
   for (const auto& r : detail::rungs().reduce) out.push_back(&r);

@@ -1,7 +1,9 @@
 #pragma once
 // The tolerance rules, written once for the lab and the tests.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "pplab/dtype.hpp"
 #include "pplab/reduce.hpp"
@@ -15,8 +17,8 @@ inline double sum_tolerance(std::size_t n, bool float_accumulator = false) {
 }
 
 // A reduction's answer against the reference: integers exactly, NaN only by NaN, floats within
-// sum_tolerance(n) of `scale` (the sum of |x|, or |want| when larger). `rel` is the error over
-// that scale.
+// sum_tolerance(n) of `scale` (the sum of |x|, or |want| when larger, or the smallest normal
+// number when both are below it). `rel` is the error over that scale.
 inline bool close_enough(const scalar& got, const scalar& want, double scale, std::size_t n,
                          bool float_accumulator, double& rel) {
   rel = 0;
@@ -25,8 +27,13 @@ inline bool close_enough(const scalar& got, const scalar& want, double scale, st
   if (got.k == scalar::kind::u64) return got.u == want.u;
   if (got.f == want.f) return true;  // also the infinite identities of min and max
   if (std::isnan(want.f) || std::isnan(got.f)) return rel = 1, std::isnan(want.f) && std::isnan(got.f);
-  const double s = std::max(scale, std::abs(want.f));
-  rel = std::abs(got.f - want.f) / (s > 0 ? s : 1);
+  // Below the smallest normal number a rounding step errs by a fixed amount, not a relative one
+  // (a product of a thousand normal values can land there: 3.7e-315 in one order, one subnormal
+  // step away in another), so the scale is never below that number.
+  const double tiny = float_accumulator ? double(std::numeric_limits<float>::min())
+                                        : std::numeric_limits<double>::min();
+  const double s = std::max({scale, std::abs(want.f), tiny});
+  rel = std::abs(got.f - want.f) / s;
   return rel <= sum_tolerance(n, float_accumulator);
 }
 
