@@ -37,23 +37,35 @@ template <class P> struct padded {
 };
 
 // dst (rows_p x cols_p, row stride cols_p) = src (rows x cols, stride ld) with zeros around it;
-// blocks along the rows (y) and across the columns (x), so no index is divided.
+// blocks along the rows (y) and across the columns (x), so no index is divided. A thread writes
+// one 16-byte vector (cols_p is a whole number of them) and reads its W elements with one
+// 16-byte load where the source rows are aligned and the vector lies inside them, else one by one
+// (all W in flight together).
 template <class T>
 __global__ void pad_copy(const T* __restrict__ src, std::size_t ld, std::size_t rows,
-                         std::size_t cols, T* __restrict__ dst, std::size_t rows_p,
+                         std::size_t cols, bool aligned, T* __restrict__ dst, std::size_t rows_p,
                          std::size_t cols_p) {
+  constexpr int W = vec_width<T>;
   for (std::size_t r = blockIdx.y; r < rows_p; r += gridDim.y)
-    for (std::size_t c = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols_p;
-         c += std::size_t(gridDim.x) * blockDim.x)
-      dst[r * cols_p + c] = r < rows && c < cols ? src[r * ld + c] : T(0);
+    for (std::size_t c = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * W; c < cols_p;
+         c += std::size_t(gridDim.x) * blockDim.x * W) {
+      T v[W];
+      if (aligned && r < rows && c + W <= cols) {
+        load16(v, src + r * ld + c);
+      } else {
+#pragma unroll
+        for (int w = 0; w < W; ++w) v[w] = r < rows && c + w < cols ? src[r * ld + c + w] : T(0);
+      }
+      store16(dst + r * cols_p + c, v);
+    }
 }
 
 template <class T>
 void launch_pad_copy(const T* src, std::size_t ld, std::size_t rows, std::size_t cols, T* dst,
                      std::size_t rows_p, std::size_t cols_p, cudaStream_t s) {
-  const dim3 grid(unsigned(std::min<std::size_t>(ceil_div(cols_p, 256), 32)),
+  const dim3 grid(unsigned(std::min<std::size_t>(ceil_div(cols_p / vec_width<T>, 256), 32)),
                   unsigned(std::min<std::size_t>(rows_p, 65535)));
-  pad_copy<T><<<grid, 256, 0, s>>>(src, ld, rows, cols, dst, rows_p, cols_p);
+  pad_copy<T><<<grid, 256, 0, s>>>(src, ld, rows, cols, rows_aligned(src, ld), dst, rows_p, cols_p);
   PPLAB_CUDA_LAUNCHED();
 }
 
