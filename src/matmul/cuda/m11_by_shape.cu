@@ -10,11 +10,11 @@
 //   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
 //
 // (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's
-// interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.90x against
-// m08's 0.86x. 1024^3: m10 1.02x against 1.01x for 64 x 64 tiles and 0.54x for m08.
-// 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too little depth to slice:
-// smaller tiles are the way to more blocks there. Where m12's or m10's scratch does not fit, the
-// policy runs m08.
+// interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.93x against
+// m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64
+// tiles and 0.54x for m08. 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too
+// little depth to slice: smaller tiles are the way to more blocks there. Where m12's or m10's
+// scratch does not fit, the policy runs m08.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::gpu_matmul {
