@@ -121,8 +121,8 @@ void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices
   const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)), count);
   const alignment<T> aligned(g);
   // Every slice of K whole too: ks (a multiple of BK) divides K when K is a multiple of BK.
-  const bool interior = g.m % P::BM == 0 && g.n % P::BN == 0 && g.k % P::BK == 0 && aligned.a &&
-                        aligned.b && (!slices.parts || g.k % slices.ks == 0);
+  const bool interior = whole_tiles<P>(g.m, g.n, g.k) && aligned.a && aligned.b &&
+                        (!slices.parts || g.k % slices.ks == 0);
   if (interior) double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, aligned, slices);
   else double_buffered<T, P><<<grid, P::NT, 0, s>>>(g, aligned, slices);
   PPLAB_CUDA_LAUNCHED();

@@ -101,7 +101,7 @@ std::size_t m12_scratch(const matmul_problem& p) {
 }
 
 bool m12_whole_already(const matmul_problem& p) {
-  return p.m % P32::BM == 0 && p.n % P32::BN == 0 && p.k % P32::BK == 0;  // also f64's BK of 8
+  return whole_tiles<P32>(p.m, p.n, p.k);  // whole for f32's BK of 16: also for f64's 8
 }
 
 void m12_run(const matmul_call& c) {

@@ -222,6 +222,12 @@ struct warp_tiling {
   static_assert(WSUBM / TM * (WSUBN / TN) == warp, "a warp's lanes cover one sub-tile");
 };
 
+// Whether an m x n x k product is a whole number of P's tiles in every dimension (m08's interior
+// kernel then needs no padding, given aligned rows).
+template <class P> bool whole_tiles(std::size_t m, std::size_t n, std::size_t k) {
+  return m % P::BM == 0 && n % P::BN == 0 && k % P::BK == 0;
+}
+
 // Stores a warp-tiled thread's results: acc[i TM + t][j TN ..] is C's row
 // row + i WSUBM + t row_step (row_step 1: a thread's rows are consecutive; m09 interleaves them),
 // columns col + j WSUBN ...
