@@ -11,6 +11,7 @@
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/timer.cuh"
+#include "core/cuda/tensor_cores.cuh"
 #include "core/cuda/toolbox.cuh"
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
@@ -54,6 +55,20 @@ template <class T> __global__ void fma_kernel(T* sink, int iters) {
 #pragma unroll
   for (int k = 0; k < 8; ++k) s += a[k];
   if (s == T(-1)) *sink = s;  // never: the chains stay positive
+}
+
+// The fp64 tensor-core peak: every warp keeps 4 independent chains of 16 x 8 x 4 products of
+// doubles in registers (a full SM of warps covers their latency); one store keeps them alive.
+__global__ void mma_f64_kernel(double* sink, int iters) {
+  double d[4][4] = {};
+  const double a0 = 1e-3 * threadIdx.x, a1 = 1.0 + a0, b = 0.5;
+  for (int it = 0; it < iters; ++it)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) mma_16x8x4(d[k], a0, a1, b);
+  double s = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) s += d[k][0] + d[k][1] + d[k][2] + d[k][3];
+  if (s == -1.0) *sink = s;  // never: the chains stay positive
 }
 
 // Pinned and device chunk buffers and the two streams of stream_in, one set per host thread,
@@ -226,6 +241,20 @@ public:
                      "register-resident fp32 FMA chains (8 per thread, a full GPU of warps)"});
       out.push_back({"gpu_fp64_GFLOPs", peak(fma_kernel<double>, 0.0),
                      "register-resident fp64 FMA chains (8 per thread; no tensor cores)"});
+      if (tensor_cores_built(mma_f64_kernel)) {
+        const unsigned blocks = resident_blocks(mma_f64_kernel, 256);
+        constexpr int iters = 1024;
+        const timing t = time(
+            [&] {
+              mma_f64_kernel<<<blocks, 256, 0, s()>>>(sink.as<double>(), iters);
+              PPLAB_CUDA_LAUNCHED();
+            },
+            {1, 0, reps});
+        const double flops = 2.0 * 16 * 8 * 4 * 4 * iters * (blocks * 256 / warp);
+        out.push_back({"gpu_fp64_tensor_GFLOPs", flops / t.min_s * 1e-9,
+                       "register-resident fp64 tensor-core chains (mma.sync 16 x 8 x 4, 4 per "
+                       "warp, a full GPU of warps)"});
+      }
     }
     const timing t = time(
         [&] {

@@ -26,24 +26,6 @@ namespace {
 
 constexpr int STAGES = 3;
 
-__device__ inline unsigned shared_address(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-
-// Copies `bytes` (4, 8 or 16) from global to shared memory, or zeros them when `in` is false.
-template <int bytes> __device__ inline void copy_async(void* dst, const void* src, bool in) {
-  if constexpr (bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)),
-                 "l"(src), "r"(in ? 16 : 0));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
-                 "l"(src), "n"(bytes), "r"(in ? bytes : 0));
-}
-__device__ inline void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int pending> __device__ inline void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
-}
-
 // The R x C tile at (r0, c0) of a rows x cols matrix into dst, rows DS elements apart.
 template <int R, int C, int DS, int NT, class T>
 __device__ inline void copy_tile(const T* src, std::size_t ld, std::size_t rows, std::size_t cols,

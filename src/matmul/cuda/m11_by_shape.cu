@@ -4,6 +4,7 @@
 // that chose it (H200, ratios to cuBLAS in the same run, docs/matmul.md):
 //
 //   class                                 test                              kernel
+//   f64, enough big tiles                 128^2 tiles >= 2 per SM, sm_90    m13, tensor cores
 //   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
 //   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
 //   few tiles, deep K                     fewer, and k >= 2 x 256           m10, slices of K
@@ -14,7 +15,8 @@
 // m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64
 // tiles and 0.54x for m08. 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too
 // little depth to slice: smaller tiles are the way to more blocks there. Where m12's or m10's
-// scratch does not fit, the policy runs m08.
+// scratch does not fit, the policy runs m08. f64 4096^3: m13 1.01x cuBLAS DGEMM against m08's
+// 0.46x (...-2026-11-24-matmul-m13-steps.txt); f64 with few tiles keeps the SIMT table.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::gpu_matmul {
@@ -26,14 +28,18 @@ std::size_t m10_scratch(const matmul_problem&);
 void m12_run(const matmul_call&);
 std::size_t m12_scratch(const matmul_problem&);
 bool m12_whole_already(const matmul_problem&);
+bool m13_can_run(const matmul_problem&);
+std::size_t m13_scratch(const matmul_problem&);
+void m13_run(const matmul_call&);
 
 namespace {
 
-enum class shape_class { big_tiles, split_k, small_tiles };
+enum class shape_class { big_tiles, split_k, small_tiles, f64_tensor_cores };
 
 shape_class classify(const matmul_problem& p) {
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
-  if (tiles >= 2 * std::size_t(sm_count())) return shape_class::big_tiles;
+  if (tiles >= 2 * std::size_t(sm_count()))
+    return m13_can_run(p) ? shape_class::f64_tensor_cores : shape_class::big_tiles;
   return p.k >= 512 ? shape_class::split_k : shape_class::small_tiles;
 }
 
@@ -48,6 +54,8 @@ std::size_t m11_scratch(const matmul_problem& p) {
     return m10_scratch(p);
   case shape_class::small_tiles:
     return 0;
+  case shape_class::f64_tensor_cores:
+    return m13_scratch(p);
   }
   return 0;
 }
@@ -61,6 +69,8 @@ void m11_run(const matmul_call& c) {
     return m10_run(c);
   case shape_class::small_tiles:
     return m08_small_run(c);
+  case shape_class::f64_tensor_cores:
+    return m13_run(c);
   }
 }
 

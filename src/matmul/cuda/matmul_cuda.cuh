@@ -167,6 +167,25 @@ __device__ inline void load_tile_vec(const T* src, std::size_t ld, std::size_t r
   put_tile<R, C, NT, transposed>(regs, dst);
 }
 
+// Asynchronous copies from global to shared memory (cp.async, sm_80 on): no registers on the way.
+__device__ inline unsigned shared_address(const void* p) {
+  return unsigned(__cvta_generic_to_shared(p));
+}
+
+// Copies `bytes` (4, 8 or 16) from global to shared memory, or zeros them when `in` is false.
+template <int bytes> __device__ inline void copy_async(void* dst, const void* src, bool in) {
+  if constexpr (bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)),
+                 "l"(src), "r"(in ? 16 : 0));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
+                 "l"(src), "n"(bytes), "r"(in ? bytes : 0));
+}
+__device__ inline void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int pending> __device__ inline void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
+}
+
 // Reads `count` consecutive shared-memory elements into registers, 16 bytes at a time (`from`
 // 16-byte aligned).
 template <int count, class T> __device__ inline void read_vec(T* to, const T* from) {

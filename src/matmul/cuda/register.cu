@@ -25,6 +25,9 @@ std::size_t m11_scratch(const matmul_problem&);
 void m11_run(const matmul_call&);
 std::size_t m12_scratch(const matmul_problem&);
 void m12_run(const matmul_call&);
+bool m13_can_run(const matmul_problem&);
+std::size_t m13_scratch(const matmul_problem&);
+void m13_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(registry& r) {
@@ -84,6 +87,11 @@ void register_matmul_cuda(registry& r) {
                       grid_fits,
                       m12_scratch,
                       m12_run});
+  r.matmul.push_back({{"matmul/cuda/m13_f64_tensor_cores", pattern::matmul, backend::cuda, 13,
+                       "f64 on the fp64 tensor cores (mma.sync m16n8k4), tiles by cp.async"},
+                      m13_can_run,
+                      m13_scratch,
+                      m13_run});
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,52 @@
+#pragma once
+// Operands copied into zero-padded whole tiles (m12, m13): a kernel that needs every tile of A and
+// B whole and 16-byte aligned then runs on any shape; the zeros add nothing to any sum, and C keeps
+// its bounds tests.
+#include "matmul/cuda/matmul_cuda.cuh"
+
+namespace pplab::detail::gpu_matmul {
+
+// The padded shapes: A is mp x kp (row stride kp), B kp x np (row stride np).
+template <class P> struct padded {
+  std::size_t mp, kp, np;
+  explicit padded(std::size_t m, std::size_t n, std::size_t k)
+      : mp(ceil_div(m, P::BM) * P::BM), kp(ceil_div(k, P::BK) * P::BK),
+        np(ceil_div(n, P::BN) * P::BN) {}
+  std::size_t a_elements() const { return mp * kp; }
+  std::size_t elements() const { return mp * kp + kp * np; }
+};
+
+// dst (rows_p x cols_p, row stride cols_p) = src (rows x cols, stride ld) with zeros around it;
+// blocks along the rows (y) and across the columns (x), so no index is divided. A thread writes
+// one 16-byte vector (cols_p is a whole number of them) and reads its W elements with one
+// 16-byte load where the source rows are aligned and the vector lies inside them, else one by one
+// (all W in flight together).
+template <class T>
+__global__ void pad_copy(const T* __restrict__ src, std::size_t ld, std::size_t rows,
+                         std::size_t cols, bool aligned, T* __restrict__ dst, std::size_t rows_p,
+                         std::size_t cols_p) {
+  constexpr int W = vec_width<T>;
+  for (std::size_t r = blockIdx.y; r < rows_p; r += gridDim.y)
+    for (std::size_t c = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * W; c < cols_p;
+         c += std::size_t(gridDim.x) * blockDim.x * W) {
+      T v[W];
+      if (aligned && r < rows && c + W <= cols) {
+        load16(v, src + r * ld + c);
+      } else {
+#pragma unroll
+        for (int w = 0; w < W; ++w) v[w] = r < rows && c + w < cols ? src[r * ld + c + w] : T(0);
+      }
+      store16(dst + r * cols_p + c, v);
+    }
+}
+
+template <class T>
+void launch_pad_copy(const T* src, std::size_t ld, std::size_t rows, std::size_t cols, T* dst,
+                     std::size_t rows_p, std::size_t cols_p, cudaStream_t s) {
+  const dim3 grid(unsigned(std::min<std::size_t>(ceil_div(cols_p / vec_width<T>, 256), 32)),
+                  unsigned(std::min<std::size_t>(rows_p, 65535)));
+  pad_copy<T><<<grid, 256, 0, s>>>(src, ld, rows, cols, rows_aligned(src, ld), dst, rows_p, cols_p);
+  PPLAB_CUDA_LAUNCHED();
+}
+
+}  // namespace pplab::detail::gpu_matmul
