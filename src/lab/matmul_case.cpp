@@ -2,7 +2,7 @@
 // O(n^2) instead of an O(n^3) reference) with the tolerance of core/verify.hpp; GFLOP/s against
 // the multiply-add peak of the type (f64 on a GPU: its tensor cores' peak, where measured). Every backend gets square f32 matrices; the device backends
 // also get the GPU ladder's shapes (square at 1024, 4096 and 8192, the odd 4093, the two skinny
-// products and f64 at 4096).
+// products and f64 at 1024, 2048 and 4096).
 #include <algorithm>
 #include <cmath>
 
@@ -40,7 +40,7 @@ struct matmul_case {
       for (std::size_t d : {1024, 4096, 4093, 8192}) out.push_back(gemm(dtype::f32, d, d, d, true));
       out.push_back(gemm(dtype::f32, 8192, 8192, 128, true));
       out.push_back(gemm(dtype::f32, 128, 8192, 8192, true));
-      out.push_back(gemm(dtype::f64, 4096, 4096, 4096, true));
+      for (std::size_t d : {1024, 2048, 4096}) out.push_back(gemm(dtype::f64, d, d, d, true));
     } else if (s == size::quick) {
       out.push_back(gemm(dtype::f32, 1021, 1021, 1021, true));  // odd: every edge ragged
       out.push_back(gemm(dtype::f64, 512, 512, 512, true));

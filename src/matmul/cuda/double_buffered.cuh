@@ -24,12 +24,6 @@
 
 namespace pplab::detail::gpu_matmul {
 
-template <class T> struct k_slices {
-  T* parts = nullptr;  // null: the whole K, C stored directly
-  std::size_t ks = 0;  // columns of K per slice, a multiple of BK
-  bool parts_aligned = false;
-};
-
 // A thread's share of one operand's tiles inside the matrix (every tile whole, rows 16-byte
 // aligned): one pointer to its first vector, moved one tile along K per step; its other vectors lie
 // a fixed number of rows below. No bounds test, no 64-bit index arithmetic per load.

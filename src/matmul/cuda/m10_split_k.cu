@@ -30,16 +30,6 @@ std::pair<std::size_t, std::size_t> slicing(const matmul_problem& p) {
   return {ceil_div(p.k, ks ? ks : 1), ks};
 }
 
-template <class T> __global__ void add_parts(gemm<T> g, const T* parts, std::size_t count) {
-  const std::size_t mn = g.m * g.n;
-  for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < mn;
-       e += std::size_t(gridDim.x) * blockDim.x) {
-    T sum = parts[e];
-    for (std::size_t z = 1; z < count; ++z) sum += parts[z * mn + e];
-    store(&g.c[e / g.n * g.ldc + e % g.n], sum, g.alpha, g.beta);
-  }
-}
-
 struct rung {
   template <class T> static void run(const gemm<T>& g, cudaStream_t s, void* scratch) {
     if (g.m == 0 || g.n == 0) return;
@@ -49,11 +39,7 @@ struct rung {
     if (count <= 1) return launch_double_buffered<T, P>(g, s);
     T* parts = static_cast<T*>(scratch);
     launch_double_buffered<T, P>(g, s, {parts, ks, g.n % vec_width<T> == 0}, unsigned(count));
-    const unsigned threads = 256;
-    const unsigned blocks =
-        unsigned(std::min<std::size_t>(ceil_div(g.m * g.n, threads), 8u * sm_count()));
-    add_parts<T><<<blocks, threads, 0, s>>>(g, parts, count);
-    PPLAB_CUDA_LAUNCHED();
+    launch_add_parts(g, parts, count, s);
   }
 };
 

@@ -4,7 +4,7 @@
 // that chose it (H200, ratios to cuBLAS in the same run, docs/matmul.md):
 //
 //   class                                 test                              kernel
-//   f64, enough big tiles                 128^2 tiles >= 2 per SM, sm_90    m13, tensor cores
+//   f64 (sm_90), tiles or depth           128^2 tiles >= 1 per SM, or k >= 512   m13, tensor cores
 //   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
 //   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
 //   few tiles, deep K                     fewer, and k >= 2 x 256           m10, slices of K
@@ -15,8 +15,9 @@
 // m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64
 // tiles and 0.54x for m08. 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too
 // little depth to slice: smaller tiles are the way to more blocks there. Where m12's or m10's
-// scratch does not fit, the policy runs m08. f64 4096^3: m13 1.01x cuBLAS DGEMM against m08's
-// 0.46x (...-2026-11-24-matmul-m13-steps.txt); f64 with few tiles keeps the SIMT table.
+// scratch does not fit, the policy runs m08. f64 (...-2026-11-24-matmul-m13-split-k.json): m13
+// 1.02x cuBLAS DGEMM at 4096^3 and 1.03x at 2048^3 (m08 0.46x, 0.47x), 0.90x at 1024^3 in 2 slices
+// of K (m10 0.40x); f64 with few tiles and a shallow K keeps the SIMT table.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::gpu_matmul {
@@ -38,8 +39,10 @@ enum class shape_class { big_tiles, split_k, small_tiles, f64_tensor_cores };
 
 shape_class classify(const matmul_problem& p) {
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
-  if (tiles >= 2 * std::size_t(sm_count()))
-    return m13_can_run(p) ? shape_class::f64_tensor_cores : shape_class::big_tiles;
+  // m13 runs one block per SM, and slices K itself where the tiles are fewer than the SMs.
+  if (m13_can_run(p) && (tiles >= std::size_t(sm_count()) || p.k >= 512))
+    return shape_class::f64_tensor_cores;
+  if (tiles >= 2 * std::size_t(sm_count())) return shape_class::big_tiles;
   return p.k >= 512 ? shape_class::split_k : shape_class::small_tiles;
 }
 

@@ -12,7 +12,11 @@
 //     fragment from 16 different 8-byte bank pairs (A's lane (g, t) reads row g, column t:
 //     20 g + t mod 16 = 4 g + t; B's reads row t, column g: 132 t + g mod 16 = 4 t + g).
 // The kernel needs whole, 16-byte aligned tiles: odd shapes are padded first (padded.cuh, as m12);
-// a shape of whole tiles whose rows are not 16-byte aligned (an odd row stride) runs m08.
+// a shape of whole tiles whose rows are not 16-byte aligned (an odd row stride) runs m08. With
+// fewer tiles of C than SMs (one block per SM), K is cut into slices as m10 cuts it for m08, their
+// parts added in slice order by a second pass (f64 1024^3: 64 tiles, 2 slices). Measured
+// (bench/results/h200-2026-11-24-matmul-m13-split-k.*): f64 1024^3 59 us, 0.90x cuBLAS DGEMM
+// (predicted ~57 us; m10's SIMT slices 0.40x), 2048^3 1.03x, 4096^3 1.02x.
 // Floor at 4096^3: 137 GFLOP at 67 TFLOP/s, 2.05 ms; operands from DRAM, B read once per wave of
 // 132 tiles (8 waves x 128 MiB) and A once: ~1.1 GiB at 4 TB/s, 0.3 ms, hidden under the multiply.
 // Shared memory read per k step of 4: a warp's 16 MMAs (8192 FMA) take 12 fragment loads of
@@ -48,8 +52,15 @@ using P = dmma_tiling;
 
 // C = alpha A B + beta C over whole tiles: g.k a multiple of BK, the grid's rows and columns
 // within A's and B's (padded) extents, their rows 16-byte aligned. C's edges are tested.
-__global__ void __launch_bounds__(P::NT, 1) tensor_core_kernel(gemm<double> g, bool c_aligned) {
+__global__ void __launch_bounds__(P::NT, 1)
+    tensor_core_kernel(gemm<double> g, bool c_aligned, k_slices<double> slices) {
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, BS = P::BS, NT = P::NT;
+  if (slices.parts) {  // this block's slice of K, and its own part to store into
+    const std::size_t k0 = std::size_t(blockIdx.z) * slices.ks;
+    g.a += k0, g.b += k0 * g.ldb, g.k = g.k - k0 < slices.ks ? g.k - k0 : slices.ks;
+    g.c = slices.parts + std::size_t(blockIdx.z) * g.m * g.n, g.ldc = g.n;
+    g.alpha = 1.0, g.beta = 0.0, c_aligned = slices.parts_aligned;
+  }
   extern __shared__ __align__(16) unsigned char shared[];
   double* const as = reinterpret_cast<double*>(shared);  // STAGES x BM x AS
   double* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
@@ -137,11 +148,35 @@ __global__ void __launch_bounds__(P::NT, 1) tensor_core_kernel(gemm<double> g, b
     }
 }
 
-void launch(const gemm<double>& g, std::size_t rows, std::size_t cols, cudaStream_t s) {
+// Few tiles of C (one block of 8 warps per SM: fewer tiles than SMs leave SMs idle): K in
+// slices, as m10 does for m08, as many as fill one wave, each at least 256 deep.
+constexpr std::size_t min_slice = 256;
+struct slicing {
+  std::size_t count = 1, ks = 0;
+  explicit slicing(const matmul_problem& p) {
+    const std::size_t tiles = ceil_div(p.m, P::BM) * ceil_div(p.n, P::BN);
+    const std::size_t sms = std::size_t(sm_count());
+    count = tiles >= sms ? 1 : std::max<std::size_t>(1, std::min(sms / tiles, p.k / min_slice));
+    ks = ceil_div(ceil_div(p.k, count), P::BK) * P::BK;
+    count = ceil_div(p.k, ks);
+  }
+  std::size_t parts_elements(const matmul_problem& p) const {
+    return count > 1 ? count * p.m * p.n : 0;
+  }
+};
+
+// C (g.m x g.n) from A and B readable as rows x g.k and g.k x cols, all tiles whole; `cut` the
+// slicing of the caller's problem (g.k may be padded past its K: the zeros go to the last slice),
+// `parts` room for its partial products.
+void launch(const gemm<double>& g, std::size_t rows, std::size_t cols, const slicing& cut,
+            double* parts, cudaStream_t s) {
   allow_shared(tensor_core_kernel, P::shared_bytes);
-  const dim3 grid(unsigned(cols / P::BN), unsigned(rows / P::BM));
-  tensor_core_kernel<<<grid, P::NT, P::shared_bytes, s>>>(g, rows_aligned(g.c, g.ldc));
+  const dim3 grid(unsigned(cols / P::BN), unsigned(rows / P::BM), unsigned(cut.count));
+  const k_slices<double> slices =
+      cut.count > 1 ? k_slices<double>{parts, cut.ks, g.n % 2 == 0} : k_slices<double>{};
+  tensor_core_kernel<<<grid, P::NT, P::shared_bytes, s>>>(g, rows_aligned(g.c, g.ldc), slices);
   PPLAB_CUDA_LAUNCHED();
+  if (cut.count > 1) launch_add_parts(g, parts, cut.count, s);
 }
 
 }  // namespace
@@ -152,9 +187,11 @@ bool m13_can_run(const matmul_problem& p) {
   return p.type == dtype::f64 && grid_fits(p) && built;
 }
 
+// Scratch: the padded copies of A and B where the tiles are not whole, then the slices' parts.
 std::size_t m13_scratch(const matmul_problem& p) {
-  if (p.m == 0 || p.n == 0 || p.k == 0 || whole_tiles<P>(p.m, p.n, p.k)) return 0;
-  return padded<P>(p.m, p.n, p.k).elements() * sizeof(double);
+  if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
+  const std::size_t copies = whole_tiles<P>(p.m, p.n, p.k) ? 0 : padded<P>(p.m, p.n, p.k).elements();
+  return (copies + slicing(p).parts_elements(p)) * sizeof(double);
 }
 
 void m13_run(const matmul_call& c) {
@@ -164,14 +201,15 @@ void m13_run(const matmul_call& c) {
   const gemm<double> g{c.p.m,  c.p.n, c.p.k, c.alpha, c.beta, static_cast<const double*>(c.a), c.lda,
                        static_cast<const double*>(c.b), c.ldb, static_cast<double*>(c.c), c.ldc};
   const alignment<double> aligned(g);
+  double* const scratch = static_cast<double*>(c.scratch);
   if (whole_tiles<P>(g.m, g.n, g.k)) {
-    if (!(aligned.a && aligned.b)) return m08_run(c);  // no scratch was asked for
-    return launch(g, g.m, g.n, s);
+    if (!(aligned.a && aligned.b)) return m08_run(c);  // no room for copies was asked for
+    return launch(g, g.m, g.n, slicing(c.p), scratch, s);
   }
   const padded<P> to(g.m, g.n, g.k);
   gemm<double> whole = g;
   whole.k = to.kp;
-  double* const at = static_cast<double*>(c.scratch);
+  double* const at = scratch;
   if (!(g.m == to.mp && g.k == to.kp && aligned.a)) {
     launch_pad_copy(g.a, g.lda, g.m, g.k, at, to.mp, to.kp, s);
     whole.a = at, whole.lda = to.kp;
@@ -181,7 +219,7 @@ void m13_run(const matmul_call& c) {
     launch_pad_copy(g.b, g.ldb, g.k, g.n, bt, to.kp, to.np, s);
     whole.b = bt, whole.ldb = to.np;
   }
-  launch(whole, to.mp, to.np, s);
+  launch(whole, to.mp, to.np, slicing(c.p), scratch + to.elements(), s);
 }
 
 }  // namespace pplab::detail::gpu_matmul

@@ -5,6 +5,7 @@
 // to shared memory (zero past the matrix's edges) and the store of a thread's strip of C.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -55,6 +56,34 @@ template <bool x_along_rows> struct per_element {
     PPLAB_CUDA_LAUNCHED();
   }
 };
+
+// Split K (m10, m13): block z of a grid's third dimension multiplies K's columns [z ks, (z + 1) ks)
+// into parts + z m n (unscaled, row stride n); then C = alpha (parts[0] + ... + parts[count - 1])
+// + beta C, the parts added in slice order: the same sum on every run.
+template <class T> struct k_slices {
+  T* parts = nullptr;  // null: the whole K, C stored directly
+  std::size_t ks = 0;  // columns of K per slice, a multiple of BK
+  bool parts_aligned = false;
+};
+
+template <class T> __global__ void add_parts(gemm<T> g, const T* parts, std::size_t count) {
+  const std::size_t mn = g.m * g.n;
+  for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < mn;
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    T sum = parts[e];
+    for (std::size_t z = 1; z < count; ++z) sum += parts[z * mn + e];
+    store(&g.c[e / g.n * g.ldc + e % g.n], sum, g.alpha, g.beta);
+  }
+}
+
+template <class T>
+void launch_add_parts(const gemm<T>& g, const T* parts, std::size_t count, cudaStream_t s) {
+  const unsigned threads = 256;
+  const unsigned blocks =
+      unsigned(std::min<std::size_t>(ceil_div(g.m * g.n, threads), 8u * sm_count()));
+  add_parts<T><<<blocks, threads, 0, s>>>(g, parts, count);
+  PPLAB_CUDA_LAUNCHED();
+}
 
 // How `kernel` launches with `threads` per block on this device: shared memory and registers per
 // block, blocks resident per SM and the occupancy that makes (the lab's note on the m03 rows).
