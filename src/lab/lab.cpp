@@ -178,7 +178,7 @@ void session::rate_flops(row& r, detail::executor& ex, double flops) {
   // A GPU's f64 ceiling is its tensor cores' rate where the lab measured one (cuBLAS and m13 run
   // there; the SIMT rungs cannot, and read low against it), else its fp64 FMA rate.
   const bool f64_tensor = r.dtype == "f64" && !std::isnan(ceiling("gpu_fp64_tensor_GFLOPs"));
-  r.ceiling = ex.host_memory() ? "fp32_GFLOPs"
+  r.ceiling = ex.host_memory()   ? "fp32_GFLOPs"
               : r.dtype == "f64" ? (f64_tensor ? "gpu_fp64_tensor_GFLOPs" : "gpu_fp64_GFLOPs")
                                  : "gpu_fp32_GFLOPs";
   r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);

@@ -1,8 +1,8 @@
 // The lab's matmul case: C = A*B, verified by Freivalds' check (C x against A (B x) in double,
 // O(n^2) instead of an O(n^3) reference) with the tolerance of core/verify.hpp; GFLOP/s against
-// the multiply-add peak of the type (f64 on a GPU: its tensor cores' peak, where measured). Every backend gets square f32 matrices; the device backends
-// also get the GPU ladder's shapes (square at 1024, 4096 and 8192, the odd 4093, the two skinny
-// products and f64 at 1024, 2048 and 4096).
+// the multiply-add peak of the type (f64 on a GPU: its tensor cores' peak, where measured). Every
+// backend gets square f32 matrices; the device backends also get the GPU ladder's shapes (square at
+// 1024, 4096 and 8192, the odd 4093, the two skinny products and f64 at 1024, 2048 and 4096).
 #include <algorithm>
 #include <cmath>
 

@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "core/cuda/check.cuh"
-#include "core/cuda/timer.cuh"
 #include "core/cuda/tensor_cores.cuh"
+#include "core/cuda/timer.cuh"
 #include "core/cuda/toolbox.cuh"
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
@@ -225,36 +225,29 @@ public:
     }
     {
       buffer sink(*this, 256);
-      const auto peak = [&](auto kernel, auto tag) {
-        using T = decltype(tag);
+      // `kernel` over a full GPU of 256-thread blocks, `iters` rounds of `flops` per block each.
+      const auto peak = [&](auto kernel, auto* out, int iters, double flops) {
         const unsigned blocks = resident_blocks(kernel, 256);
-        constexpr int iters = 4096;
         const timing t = time(
             [&] {
-              kernel<<<blocks, 256, 0, s()>>>(sink.as<T>(), iters);
+              kernel<<<blocks, 256, 0, s()>>>(out, iters);
               PPLAB_CUDA_LAUNCHED();
             },
             {1, 0, reps});
-        return 2.0 * 8 * iters * blocks * 256 / t.min_s * 1e-9;
+        return flops * iters * blocks / t.min_s * 1e-9;
       };
-      out.push_back({"gpu_fp32_GFLOPs", peak(fma_kernel<float>, 0.0f),
+      const double fma_flops = 2.0 * 8 * 256;  // 8 chains per thread
+      out.push_back({"gpu_fp32_GFLOPs", peak(fma_kernel<float>, sink.as<float>(), 4096, fma_flops),
                      "register-resident fp32 FMA chains (8 per thread, a full GPU of warps)"});
-      out.push_back({"gpu_fp64_GFLOPs", peak(fma_kernel<double>, 0.0),
+      out.push_back({"gpu_fp64_GFLOPs",
+                     peak(fma_kernel<double>, sink.as<double>(), 4096, fma_flops),
                      "register-resident fp64 FMA chains (8 per thread; no tensor cores)"});
-      if (tensor_cores_built(mma_f64_kernel)) {
-        const unsigned blocks = resident_blocks(mma_f64_kernel, 256);
-        constexpr int iters = 1024;
-        const timing t = time(
-            [&] {
-              mma_f64_kernel<<<blocks, 256, 0, s()>>>(sink.as<double>(), iters);
-              PPLAB_CUDA_LAUNCHED();
-            },
-            {1, 0, reps});
-        const double flops = 2.0 * 16 * 8 * 4 * 4 * iters * (blocks * 256 / warp);
-        out.push_back({"gpu_fp64_tensor_GFLOPs", flops / t.min_s * 1e-9,
-                       "register-resident fp64 tensor-core chains (mma.sync 16 x 8 x 4, 4 per "
-                       "warp, a full GPU of warps)"});
-      }
+      if (tensor_cores_built(mma_f64_kernel))
+        out.push_back(
+            {"gpu_fp64_tensor_GFLOPs",
+             peak(mma_f64_kernel, sink.as<double>(), 1024, 2.0 * 16 * 8 * 4 * 4 * (256 / warp)),
+             "register-resident fp64 tensor-core chains (mma.sync 16 x 8 x 4, 4 per "
+             "warp, a full GPU of warps)"});
     }
     const timing t = time(
         [&] {

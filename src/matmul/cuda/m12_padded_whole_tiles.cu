@@ -31,20 +31,7 @@ using P64 = narrow_threads_bk8;
 struct rung {
   template <class T> static void run(const gemm<T>& g, cudaStream_t s, void* scratch) {
     using P = std::conditional_t<sizeof(T) == 4, P32, P64>;
-    const padded<P> to(g.m, g.n, g.k);
-    const alignment<T> aligned(g);
-    gemm<T> whole = g;
-    whole.k = to.kp;
-    T* const at = static_cast<T*>(scratch);
-    if (!(g.m == to.mp && g.k == to.kp && aligned.a)) {
-      launch_pad_copy(g.a, g.lda, g.m, g.k, at, to.mp, to.kp, s);
-      whole.a = at, whole.lda = to.kp;
-    }
-    if (!(g.n == to.np && g.k == to.kp && aligned.b)) {
-      T* const bt = at + to.a_elements();
-      launch_pad_copy(g.b, g.ldb, g.k, g.n, bt, to.kp, to.np, s);
-      whole.b = bt, whole.ldb = to.np;
-    }
+    const gemm<T> whole = pad_operands<P>(g, static_cast<T*>(scratch), s);
     m08_whole_tiles(whole, s);
   }
 };

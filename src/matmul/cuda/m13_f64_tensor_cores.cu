@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(P::NT, 1)
     g.alpha = 1.0, g.beta = 0.0, c_aligned = slices.parts_aligned;
   }
   extern __shared__ __align__(16) unsigned char shared[];
-  double* const as = reinterpret_cast<double*>(shared);  // STAGES x BM x AS
+  double* const as = reinterpret_cast<double*>(shared);      // STAGES x BM x AS
   double* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
   const int tid = int(threadIdx.x), w = tid / warp, lane = tid % warp;
   const int gq = lane / 4, tq = lane % 4;
@@ -190,7 +190,8 @@ bool m13_can_run(const matmul_problem& p) {
 // Scratch: the padded copies of A and B where the tiles are not whole, then the slices' parts.
 std::size_t m13_scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
-  const std::size_t copies = whole_tiles<P>(p.m, p.n, p.k) ? 0 : padded<P>(p.m, p.n, p.k).elements();
+  const std::size_t copies =
+      whole_tiles<P>(p.m, p.n, p.k) ? 0 : padded<P>(p.m, p.n, p.k).elements();
   return (copies + slicing(p).parts_elements(p)) * sizeof(double);
 }
 
@@ -198,8 +199,12 @@ void m13_run(const matmul_call& c) {
   if (c.p.m == 0 || c.p.n == 0) return;
   if (c.p.k == 0) return m08_run(c);  // C = beta C: nothing to multiply
   const auto s = static_cast<cudaStream_t>(c.stream);
-  const gemm<double> g{c.p.m,  c.p.n, c.p.k, c.alpha, c.beta, static_cast<const double*>(c.a), c.lda,
-                       static_cast<const double*>(c.b), c.ldb, static_cast<double*>(c.c), c.ldc};
+  const gemm<double> g{c.p.m,  c.p.n,
+                       c.p.k,  c.alpha,
+                       c.beta, static_cast<const double*>(c.a),
+                       c.lda,  static_cast<const double*>(c.b),
+                       c.ldb,  static_cast<double*>(c.c),
+                       c.ldc};
   const alignment<double> aligned(g);
   double* const scratch = static_cast<double*>(c.scratch);
   if (whole_tiles<P>(g.m, g.n, g.k)) {
@@ -207,18 +212,7 @@ void m13_run(const matmul_call& c) {
     return launch(g, g.m, g.n, slicing(c.p), scratch, s);
   }
   const padded<P> to(g.m, g.n, g.k);
-  gemm<double> whole = g;
-  whole.k = to.kp;
-  double* const at = scratch;
-  if (!(g.m == to.mp && g.k == to.kp && aligned.a)) {
-    launch_pad_copy(g.a, g.lda, g.m, g.k, at, to.mp, to.kp, s);
-    whole.a = at, whole.lda = to.kp;
-  }
-  if (!(g.n == to.np && g.k == to.kp && aligned.b)) {
-    double* const bt = at + to.a_elements();
-    launch_pad_copy(g.b, g.ldb, g.k, g.n, bt, to.kp, to.np, s);
-    whole.b = bt, whole.ldb = to.np;
-  }
+  const gemm<double> whole = pad_operands<P>(g, scratch, s);
   launch(whole, to.mp, to.np, slicing(c.p), scratch + to.elements(), s);
 }
 

@@ -49,4 +49,24 @@ void launch_pad_copy(const T* src, std::size_t ld, std::size_t rows, std::size_t
   PPLAB_CUDA_LAUNCHED();
 }
 
+// g over P's whole tiles: A and B copied into zero-padded buffers at `scratch` (A's first, then
+// B's: padded<P>::elements() in all) where their tiles are not whole or their rows not 16-byte
+// aligned, and K rounded up to whole tiles (the zeros add nothing). C, M and N stay g's.
+template <class P, class T> gemm<T> pad_operands(const gemm<T>& g, T* scratch, cudaStream_t s) {
+  const padded<P> to(g.m, g.n, g.k);
+  const alignment<T> aligned(g);
+  gemm<T> whole = g;
+  whole.k = to.kp;
+  if (!(g.m == to.mp && g.k == to.kp && aligned.a)) {
+    launch_pad_copy(g.a, g.lda, g.m, g.k, scratch, to.mp, to.kp, s);
+    whole.a = scratch, whole.lda = to.kp;
+  }
+  if (!(g.n == to.np && g.k == to.kp && aligned.b)) {
+    T* const bt = scratch + to.a_elements();
+    launch_pad_copy(g.b, g.ldb, g.k, g.n, bt, to.kp, to.np, s);
+    whole.b = bt, whole.ldb = to.np;
+  }
+  return whole;
+}
+
 }  // namespace pplab::detail::gpu_matmul
