@@ -33,6 +33,17 @@ protected:
   }
 };
 
+// A job where a rank has no GPU of its own (more ranks on a host than GPUs, or none) refuses the
+// backend on every rank: a rank that went on alone would wait in NCCL's set-up forever.
+TEST(NcclJob, EveryRankOfAJobGetsTheSameVerdict) {
+  if (!available(backend::mpi) || detail::executor_for(backend::mpi).ranks() < 2)
+    GTEST_SKIP() << "not a job of processes (mpirun -n 2 tests it)";
+  const int usable = detail::nccl::why_absent().empty() ? 1 : 0;
+  int rank0 = usable;
+  detail::executor_for(backend::mpi).broadcast_from_root(&rank0, sizeof rank0);
+  EXPECT_EQ(usable, rank0) << detail::nccl::why_absent();
+}
+
 // One seed for the whole job: rank 0's.
 std::uint64_t job_seed() {
   std::uint64_t s = fresh_seed();

@@ -147,24 +147,49 @@ const world& the_world() {
 
 }  // namespace
 
+namespace {
+
+// In a job, every rank's verdict together (collective: every rank asks why_absent() at once, as
+// for host_rank()): the backend is usable only where each rank has a GPU of its own. A rank that
+// went on alone would wait in NCCL's set-up for one that refused.
+std::string job_verdict(int count) {
+#ifdef PPLAB_HAVE_MPI
+  const int host = host_rank();
+  const int here = count > 0 && host < count ? 1 : 0;
+  int everywhere = 0;
+  mpi::check(MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, mpi::comm()), "MPI_Allreduce");
+  if (everywhere) return {};
+  if (count == 0) return "no CUDA device answers on this rank's host";
+  if (host >= count)
+    return "this host runs more ranks than it has GPUs (" + std::to_string(count) +
+           "): start one rank per GPU";
+  return "another rank of this job has no GPU of its own (a host with more ranks than GPUs, or "
+         "none): start one rank per GPU";
+#else
+  (void)count;
+  return "this build has no MPI";
+#endif
+}
+
+}  // namespace
+
 std::string why_absent() {
   static std::once_flag once;
   static std::string why;
   std::call_once(once, [] {
     const int count = device_count();
-    if (count == 0) {
+    if (in_job()) {
+      why = job_verdict(count);
+    } else if (count == 0) {
       why = "no CUDA device answers";
-    } else if (!in_job()) {
-      if (launcher_size() > 1)
-        why = "this process was started by a launcher of " + std::to_string(launcher_size()) +
-              " ranks, but this build has no MPI to join them (one process drives all GPUs: "
-              "run it without mpirun)";
-      else if (count < 2)
-        why = "it needs two GPUs or more, and one answers here (use the cuda backend)";
-      else why = same_kind_or_why(count);
-    } else if (host_rank() >= count) {
-      why = "this host runs more ranks than it has GPUs (" + std::to_string(count) +
-            "): start one rank per GPU";
+    } else if (launcher_size() > 1) {
+      why = "this process was started by a launcher of " + std::to_string(launcher_size()) +
+            " ranks, but this build has no MPI to join them (one process drives all GPUs: "
+            "run it without mpirun)";
+    } else if (count < 2) {
+      why = "it needs two GPUs or more, and one answers here (use the cuda backend)";
+    } else {
+      why = same_kind_or_why(count);
     }
   });
   return why;
