@@ -18,10 +18,12 @@ inline int sm_count() {
   return sms;
 }
 
-// Blocks of `threads` threads of `kernel` resident on the whole GPU at once.
-template <class Kernel> unsigned resident_blocks(Kernel kernel, int threads) {
+// Blocks of `threads` threads of `kernel` resident on the whole GPU at once, each with `shared`
+// bytes of dynamic shared memory (past 48 KiB: allowed first, allow_shared).
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int threads, std::size_t shared = 0) {
   int per_sm = 0;
-  PPLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  PPLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
   return unsigned(sm_count() * (per_sm > 0 ? per_sm : 1));
 }
 

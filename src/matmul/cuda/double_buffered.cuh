@@ -49,12 +49,7 @@ __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN
     double_buffered(gemm<T> g, alignment<T> aligned, k_slices<T> slices) {
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, TM = P::TM, TN = P::TN, NT = P::NT;
   constexpr int MI = P::WMITER, NI = P::WNITER;
-  if (slices.parts) {  // this block's slice of K, and its own part to store into
-    const std::size_t k0 = std::size_t(blockIdx.z) * slices.ks;
-    g.a += k0, g.b += k0 * g.ldb, g.k = g.k - k0 < slices.ks ? g.k - k0 : slices.ks;
-    g.c = slices.parts + std::size_t(blockIdx.z) * g.m * g.n, g.ldc = g.n;
-    g.alpha = T(1), g.beta = T(0), aligned.c = slices.parts_aligned;
-  }
+  take_slice(g, slices, aligned.c);         // where K is cut, this block's slice of it
   __shared__ alignas(16) T as[2][BK * BM];  // transposed: as[.][l * BM + i]
   __shared__ alignas(16) T bs[2][BK * BN];
   const std::size_t row0 = std::size_t(blockIdx.y) * BM, col0 = std::size_t(blockIdx.x) * BN;

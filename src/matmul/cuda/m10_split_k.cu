@@ -13,21 +13,14 @@ namespace {
 
 using P32 = narrow_sub4;
 using P64 = narrow_threads_bk8;
-constexpr std::size_t min_slice = 256;
 
 std::size_t tiles_of(const matmul_problem& p) {
   return ceil_div(p.m, P32::BM) * ceil_div(p.n, P32::BN);  // the same tile for f32 and f64
 }
 
-// Slices of K and the depth of each (a multiple of BK = 16, so also of f64's 8): as many slices
-// as fit the tiles into one wave of two blocks per SM (a second, partial wave would leave SMs idle
-// for a whole block's time).
-std::pair<std::size_t, std::size_t> slicing(const matmul_problem& p) {
-  const std::size_t tiles = tiles_of(p), wave = 2 * std::size_t(sm_count());
-  std::size_t count = tiles >= wave ? 1 : wave / tiles;
-  count = std::max<std::size_t>(1, std::min(count, p.k / min_slice));
-  const std::size_t ks = ceil_div(ceil_div(p.k, count), P32::BK) * P32::BK;
-  return {ceil_div(p.k, ks ? ks : 1), ks};
+// Two blocks per SM; BK = 16 is also a multiple of f64's 8.
+k_cut slicing(const matmul_problem& p) {
+  return cut_k(tiles_of(p), p.k, 2 * std::size_t(sm_count()), P32::BK);
 }
 
 struct rung {
@@ -35,11 +28,12 @@ struct rung {
     if (g.m == 0 || g.n == 0) return;
     using P = std::conditional_t<sizeof(T) == 4, P32, P64>;
     const matmul_problem p{sizeof(T) == 4 ? dtype::f32 : dtype::f64, g.m, g.n, g.k};
-    const auto [count, ks] = slicing(p);
-    if (count <= 1) return launch_double_buffered<T, P>(g, s);
+    const k_cut cut = slicing(p);
+    if (cut.count <= 1) return launch_double_buffered<T, P>(g, s);
     T* parts = static_cast<T*>(scratch);
-    launch_double_buffered<T, P>(g, s, {parts, ks, g.n % vec_width<T> == 0}, unsigned(count));
-    launch_add_parts(g, parts, count, s);
+    launch_double_buffered<T, P>(g, s, {parts, cut.ks, g.n % vec_width<T> == 0},
+                                 unsigned(cut.count));
+    launch_add_parts(g, parts, cut.count, s);
   }
 };
 
@@ -47,12 +41,11 @@ struct rung {
 
 std::size_t m10_scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || !float_or_double(p)) return 0;
-  const std::size_t count = slicing(p).first;
-  return count > 1 ? count * p.m * p.n * size_of(p.type) : 0;
+  return slicing(p).parts_elements(p.m, p.n) * size_of(p.type);
 }
 
 bool m10_can_run(const matmul_problem& p) {
-  return grid_fits(p) && ceil_div(p.k, min_slice) < 65536;
+  return grid_fits(p) && ceil_div(p.k, min_k_slice) < 65536;
 }
 
 void m10_run(const matmul_call& c) {

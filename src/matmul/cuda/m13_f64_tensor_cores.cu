@@ -30,7 +30,7 @@
 // (L2 flushed, median), runs at 47.6 TFLOP/s here, not 62-64. SASS: 64 DMMA, 48 fragment loads
 // and 8 LDGSTS per k tile of 16, 194 registers, no spill (one block of 8 warps per SM).
 #include "core/cuda/tensor_cores.cuh"
-#include "matmul/cuda/padded.cuh"
+#include "matmul/cuda/tensor_core_rung.cuh"
 
 namespace pplab::detail::gpu_matmul {
 
@@ -55,12 +55,7 @@ using P = dmma_tiling;
 __global__ void __launch_bounds__(P::NT, 1)
     tensor_core_kernel(gemm<double> g, bool c_aligned, k_slices<double> slices) {
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, BS = P::BS, NT = P::NT;
-  if (slices.parts) {  // this block's slice of K, and its own part to store into
-    const std::size_t k0 = std::size_t(blockIdx.z) * slices.ks;
-    g.a += k0, g.b += k0 * g.ldb, g.k = g.k - k0 < slices.ks ? g.k - k0 : slices.ks;
-    g.c = slices.parts + std::size_t(blockIdx.z) * g.m * g.n, g.ldc = g.n;
-    g.alpha = 1.0, g.beta = 0.0, c_aligned = slices.parts_aligned;
-  }
+  take_slice(g, slices, c_aligned);  // where K is cut, this block's slice of it
   extern __shared__ __align__(16) unsigned char shared[];
   double* const as = reinterpret_cast<double*>(shared);      // STAGES x BM x AS
   double* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
@@ -120,63 +115,13 @@ __global__ void __launch_bounds__(P::NT, 1)
         for (int j = 0; j < P::NI; ++j) mma_16x8x4(acc[i][j], fa[i][0], fa[i][1], fb[j]);
     }
   }
-  // A thread's results: pairs of neighbours in a row, stored 16 bytes at a time where C allows.
-#pragma unroll
-  for (int i = 0; i < P::MI; ++i)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const std::size_t r = row0 + wr + i * 16 + h * 8 + gq;
-      if (r >= g.m) continue;
-      double* row = g.c + r * g.ldc;
-#pragma unroll
-      for (int j = 0; j < P::NI; ++j) {
-        const std::size_t col = col0 + wc + j * 8 + 2 * tq;
-        const double* v = &acc[i][j][2 * h];
-        if (c_aligned && col + 2 <= g.n) {
-          double out[2];
-          if (g.beta != 0.0) load16(out, row + col);
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            out[e] = g.beta == 0.0 ? g.alpha * v[e] : g.alpha * v[e] + g.beta * out[e];
-          store16(row + col, out);
-        } else {
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            if (col + e < g.n) store(row + col + e, v[e], g.alpha, g.beta);
-        }
-      }
-    }
+  store_mma_tiles(g, acc, row0 + wr, col0 + wc, lane, c_aligned);
 }
 
-// Few tiles of C (one block of 8 warps per SM: fewer tiles than SMs leave SMs idle): K in
-// slices, as m10 does for m08, as many as fill one wave, each at least 256 deep.
-constexpr std::size_t min_slice = 256;
-struct slicing {
-  std::size_t count = 1, ks = 0;
-  explicit slicing(const matmul_problem& p) {
-    const std::size_t tiles = ceil_div(p.m, P::BM) * ceil_div(p.n, P::BN);
-    const std::size_t sms = std::size_t(sm_count());
-    count = tiles >= sms ? 1 : std::max<std::size_t>(1, std::min(sms / tiles, p.k / min_slice));
-    ks = ceil_div(ceil_div(p.k, count), P::BK) * P::BK;
-    count = ceil_div(p.k, ks);
-  }
-  std::size_t parts_elements(const matmul_problem& p) const {
-    return count > 1 ? count * p.m * p.n : 0;
-  }
-};
-
-// C (g.m x g.n) from A and B readable as rows x g.k and g.k x cols, all tiles whole; `cut` the
-// slicing of the caller's problem (g.k may be padded past its K: the zeros go to the last slice),
-// `parts` room for its partial products.
-void launch(const gemm<double>& g, std::size_t rows, std::size_t cols, const slicing& cut,
-            double* parts, cudaStream_t s) {
-  allow_shared(tensor_core_kernel, P::shared_bytes);
-  const dim3 grid(unsigned(cols / P::BN), unsigned(rows / P::BM), unsigned(cut.count));
-  const k_slices<double> slices =
-      cut.count > 1 ? k_slices<double>{parts, cut.ks, g.n % 2 == 0} : k_slices<double>{};
-  tensor_core_kernel<<<grid, P::NT, P::shared_bytes, s>>>(g, rows_aligned(g.c, g.ldc), slices);
-  PPLAB_CUDA_LAUNCHED();
-  if (cut.count > 1) launch_add_parts(g, parts, cut.count, s);
+// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
+std::size_t wave() {
+  static const std::size_t blocks = blocks_at_once<P>(tensor_core_kernel);
+  return blocks;
 }
 
 }  // namespace
@@ -187,33 +132,12 @@ bool m13_can_run(const matmul_problem& p) {
   return p.type == dtype::f64 && grid_fits(p) && built;
 }
 
-// Scratch: the padded copies of A and B where the tiles are not whole, then the slices' parts.
 std::size_t m13_scratch(const matmul_problem& p) {
-  if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
-  const std::size_t copies =
-      whole_tiles<P>(p.m, p.n, p.k) ? 0 : padded<P>(p.m, p.n, p.k).elements();
-  return (copies + slicing(p).parts_elements(p)) * sizeof(double);
+  return whole_tile_scratch<P, double>(p, wave());
 }
 
 void m13_run(const matmul_call& c) {
-  if (c.p.m == 0 || c.p.n == 0) return;
-  if (c.p.k == 0) return m08_run(c);  // C = beta C: nothing to multiply
-  const auto s = static_cast<cudaStream_t>(c.stream);
-  const gemm<double> g{c.p.m,  c.p.n,
-                       c.p.k,  c.alpha,
-                       c.beta, static_cast<const double*>(c.a),
-                       c.lda,  static_cast<const double*>(c.b),
-                       c.ldb,  static_cast<double*>(c.c),
-                       c.ldc};
-  const alignment<double> aligned(g);
-  double* const scratch = static_cast<double*>(c.scratch);
-  if (whole_tiles<P>(g.m, g.n, g.k)) {
-    if (!(aligned.a && aligned.b)) return m08_run(c);  // no room for copies was asked for
-    return launch(g, g.m, g.n, slicing(c.p), scratch, s);
-  }
-  const padded<P> to(g.m, g.n, g.k);
-  const gemm<double> whole = pad_operands<P>(g, scratch, s);
-  launch(whole, to.mp, to.np, slicing(c.p), scratch + to.elements(), s);
+  run_whole_tiles<P, double>(c, wave(), tensor_core_kernel, m08_run);
 }
 
 }  // namespace pplab::detail::gpu_matmul

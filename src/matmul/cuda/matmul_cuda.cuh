@@ -66,6 +66,34 @@ template <class T> struct k_slices {
   bool parts_aligned = false;
 };
 
+// Block z's share where K is cut (slices.parts set): A and B moved to its slice, C its own part
+// (unscaled, row stride n, `c_aligned` that part's alignment).
+template <class T>
+__device__ inline void take_slice(gemm<T>& g, const k_slices<T>& slices, bool& c_aligned) {
+  if (!slices.parts) return;
+  const std::size_t k0 = std::size_t(blockIdx.z) * slices.ks;
+  g.a += k0, g.b += k0 * g.ldb, g.k = g.k - k0 < slices.ks ? g.k - k0 : slices.ks;
+  g.c = slices.parts + std::size_t(blockIdx.z) * g.m * g.n, g.ldc = g.n;
+  g.alpha = T(1), g.beta = T(0), c_aligned = slices.parts_aligned;
+}
+
+// How K is cut (m10, m13, m14): as many slices as put a C of `tiles` tiles into one wave of `wave`
+// blocks (a second, partial wave would leave SMs idle for a whole block's time), each at least
+// min_k_slice deep, their depth a multiple of bk; one slice where the tiles fill a wave already.
+constexpr std::size_t min_k_slice = 256;
+struct k_cut {
+  std::size_t count = 1, ks = 0;
+  std::size_t parts_elements(std::size_t m, std::size_t n) const {
+    return count > 1 ? count * m * n : 0;
+  }
+};
+inline k_cut cut_k(std::size_t tiles, std::size_t k, std::size_t wave, std::size_t bk) {
+  const std::size_t most = tiles >= wave ? 1 : wave / tiles;
+  const std::size_t count = std::max<std::size_t>(1, std::min(most, k / min_k_slice));
+  const std::size_t ks = ceil_div(ceil_div(k, count), bk) * bk;
+  return {ks ? ceil_div(k, ks) : 1, ks};
+}
+
 template <class T> __global__ void add_parts(gemm<T> g, const T* parts, std::size_t count) {
   const std::size_t mn = g.m * g.n;
   for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < mn;

@@ -1,0 +1,105 @@
+#pragma once
+// What the tensor-core rungs (m13 f64, m14 f32 as three TF32 products) share: the store of a warp's
+// m16n8 accumulator tiles into C, and the host side. Both kernels take a 128 x 128 tile of C per
+// block of 8 warps of 64 x 32, whole, 16-byte aligned tiles of A and B (padded.cuh makes them), and
+// cut K into slices where C has too few tiles for the SMs.
+#include "matmul/cuda/padded.cuh"
+
+namespace pplab::detail::gpu_matmul {
+
+// A warp's results: MI x NI tiles of m16n8, lane (g, t) holding rows g and g + 8, columns 2t and
+// 2t + 1 of each (the layout of mma_16x8x4 and mma_16x8x8_tf32). The warp's tile starts at row
+// `row`, column `col` of C; pairs of neighbours are stored together where C's rows are 16-byte
+// aligned (`c_aligned`), C's edges tested.
+template <int MI, int NI, class T>
+__device__ inline void store_mma_tiles(const gemm<T>& g, const T (&acc)[MI][NI][4], std::size_t row,
+                                       std::size_t col, int lane, bool c_aligned) {
+  struct alignas(2 * sizeof(T)) pair {
+    T v[2];
+  };
+  const int gq = lane / 4, tq = lane % 4;
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const std::size_t r = row + i * 16 + h * 8 + gq;
+      if (r >= g.m) continue;
+      T* const c_row = g.c + r * g.ldc;
+#pragma unroll
+      for (int j = 0; j < NI; ++j) {
+        const std::size_t cc = col + j * 8 + 2 * tq;
+        const T* v = &acc[i][j][2 * h];
+        if (c_aligned && cc + 2 <= g.n) {
+          pair out{};
+          if (g.beta != T(0)) out = *reinterpret_cast<const pair*>(c_row + cc);
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            out.v[e] = g.beta == T(0) ? g.alpha * v[e] : g.alpha * v[e] + g.beta * out.v[e];
+          *reinterpret_cast<pair*>(c_row + cc) = out;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (cc + e < g.n) store(c_row + cc + e, v[e], g.alpha, g.beta);
+        }
+      }
+    }
+}
+
+// The host side of the tensor-core rungs (m13, m14), whose kernels take whole, aligned tiles of P
+// and cut K themselves: kernel(g, c_aligned, slices) over a grid of (BN columns, BM rows, slices)
+// blocks of P::NT threads and P::shared_bytes each. `wave` is the blocks resident at once on the
+// GPU: C with fewer tiles than that has K cut into slices (cut_k), their parts added after.
+// The blocks of `kernel` the GPU holds at once: the wave below.
+template <class P, class Kernel> std::size_t blocks_at_once(Kernel kernel) {
+  allow_shared(kernel, P::shared_bytes);
+  return resident_blocks(kernel, P::NT, P::shared_bytes);
+}
+
+template <class P> k_cut cut_for_tiles(const matmul_problem& p, std::size_t wave) {
+  return cut_k(ceil_div(p.m, P::BM) * ceil_div(p.n, P::BN), p.k, wave, P::BK);
+}
+
+// Scratch: the padded copies of A and B where the tiles are not whole, then the slices' parts.
+template <class P, class T>
+std::size_t whole_tile_scratch(const matmul_problem& p, std::size_t wave) {
+  if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
+  const std::size_t copies =
+      whole_tiles<P>(p.m, p.n, p.k) ? 0 : padded<P>(p.m, p.n, p.k).elements();
+  return (copies + cut_for_tiles<P>(p, wave).parts_elements(p.m, p.n)) * sizeof(T);
+}
+
+// Runs the call; `other` takes what the kernel cannot: K = 0 (C = beta C), and whole tiles whose
+// rows are not 16-byte aligned (no room for copies was asked for them).
+template <class P, class T>
+void run_whole_tiles(const matmul_call& c, std::size_t wave,
+                     void (*kernel)(gemm<T>, bool, k_slices<T>),
+                     void (*other)(const matmul_call&)) {
+  if (c.p.m == 0 || c.p.n == 0) return;
+  if (c.p.k == 0) return other(c);
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  const gemm<T> g{c.p.m,     c.p.n,
+                  c.p.k,     T(c.alpha),
+                  T(c.beta), static_cast<const T*>(c.a),
+                  c.lda,     static_cast<const T*>(c.b),
+                  c.ldb,     static_cast<T*>(c.c),
+                  c.ldc};
+  const alignment<T> aligned(g);
+  const bool whole = whole_tiles<P>(g.m, g.n, g.k);
+  if (whole && !(aligned.a && aligned.b)) return other(c);
+  T* const scratch = static_cast<T*>(c.scratch);
+  const padded<P> to(g.m, g.n, g.k);
+  // The operands, padded where the tiles are not whole; K padded with zeros goes to the last slice.
+  const gemm<T> w = whole ? g : pad_operands<P>(g, scratch, s);
+  T* const parts = whole ? scratch : scratch + to.elements();
+  const std::size_t rows = whole ? g.m : to.mp, cols = whole ? g.n : to.np;
+  const k_cut cut = cut_for_tiles<P>(c.p, wave);
+  allow_shared(kernel, P::shared_bytes);
+  const dim3 grid(unsigned(cols / P::BN), unsigned(rows / P::BM), unsigned(cut.count));
+  const k_slices<T> slices =
+      cut.count > 1 ? k_slices<T>{parts, cut.ks, g.n % vec_width<T> == 0} : k_slices<T>{};
+  kernel<<<grid, P::NT, P::shared_bytes, s>>>(w, rows_aligned(g.c, g.ldc), slices);
+  PPLAB_CUDA_LAUNCHED();
+  if (cut.count > 1) launch_add_parts(g, parts, cut.count, s);
+}
+
+}  // namespace pplab::detail::gpu_matmul
