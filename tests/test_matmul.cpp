@@ -132,6 +132,40 @@ TEST_P(Matmul, WholeVectorRowsAndManyTiles) {
     }
 }
 
+// A NaN in A makes its row of C NaN; an infinity makes its row +-inf (every B element here is
+// finite and nonzero), except on m14, whose split of each operand into two TF32 values turns an
+// infinity into NaN (documented there). The other rows stay finite. Shapes of whole tiles and odd.
+TEST_P(Matmul, NanAndInfinityReachTheirRows) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const bool inf_becomes_nan = r.info.id == "matmul/cuda/m14_f32_split_tf32";
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<float> positive(0.5f, 1.5f);
+  for (const shape& s : {shape{128, 128, 64}, shape{67, 45, 33}}) {
+    const detail::matmul_problem p{dtype::f32, s.m, s.n, s.k};
+    if (!r.can_run(p)) continue;
+    SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n));
+    std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n, 0.0f);
+    for (float& x : a) x = positive(rng);
+    for (float& x : b) x = positive(rng);
+    a[0 * s.k + s.k / 2] = std::numeric_limits<float>::quiet_NaN();
+    a[1 * s.k + s.k - 1] = -std::numeric_limits<float>::infinity();
+    detail::run_variant(
+        r, {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t j = 0; j < s.n; ++j) {
+        const float got = c[i * s.n + j];
+        const bool ok = i == 0                      ? std::isnan(got)
+                        : i == 1 && inf_becomes_nan ? std::isnan(got)
+                        : i == 1                    ? got == -std::numeric_limits<float>::infinity()
+                                                    : std::isfinite(got);
+        if (!ok && wrong++ < 3) ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got;
+      }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
 std::vector<const matmul_rung*> all_rungs() {
   std::vector<const matmul_rung*> out;
   for (const auto& r : detail::rungs().matmul) out.push_back(&r);

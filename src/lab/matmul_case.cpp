@@ -103,7 +103,16 @@ struct matmul_case {
   // cuBLAS DGEMM runs on the fp64 tensor cores: where the lab has no measure of them (a build
   // for a GPU before sm_90) the SIMT FMA peak does not bound it, and its row is shown without a
   // ceiling rather than above one.
-  void extra_ceilings(session&, detail::executor& ex, const problem& pr, row& out) const {
+  // m14 multiplies f32 as three TF32 tensor-core products: held against the TF32 tensor cores'
+  // peak with all three counted (the SIMT fp32 peak does not bound it).
+  void extra_ceilings(session& s, detail::executor& ex, const problem& pr, row& out) const {
+    const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
+    if (out.variant == "matmul/cuda/m14_f32_split_tf32" && !std::isnan(s.ceiling(tf32))) {
+      out.ceiling = tf32;
+      out.pct_of_ceiling = 100 * 3 * out.GFLOPs / s.ceiling(tf32);
+      out.add_note("three TF32 products per multiply-add, all counted against the TF32 peak");
+      return;
+    }
     if (ex.host_memory() || pr.p.type != dtype::f64 || out.rung != 0 ||
         out.ceiling == "gpu_fp64_tensor_GFLOPs")
       return;

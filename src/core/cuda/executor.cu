@@ -71,6 +71,22 @@ __global__ void mma_f64_kernel(double* sink, int iters) {
   if (s == -1.0) *sink = s;  // never: the chains stay positive
 }
 
+// The TF32 tensor-core peak (mma.sync, as m14 multiplies): 4 chains of 16 x 8 x 8 products per
+// warp.
+__global__ void mma_tf32_kernel(float* sink, int iters) {
+  float d[4][4] = {};
+  const unsigned a[4] = {__float_as_uint(1e-3f * threadIdx.x), __float_as_uint(1.0f),
+                         __float_as_uint(0.5f), __float_as_uint(0.25f)};
+  const unsigned b[2] = {__float_as_uint(0.5f), __float_as_uint(0.125f)};
+  for (int it = 0; it < iters; ++it)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) mma_16x8x8_tf32(d[k], a, b);
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) s += d[k][0] + d[k][1] + d[k][2] + d[k][3];
+  if (s == -1.0f) *sink = s;  // never: the chains stay positive
+}
+
 // Pinned and device chunk buffers and the two streams of stream_in, one set per host thread,
 // kept for the next call (pinned memory is slow to take).
 struct staging {
@@ -248,6 +264,12 @@ public:
              peak(mma_f64_kernel, sink.as<double>(), 1024, 2.0 * 16 * 8 * 4 * 4 * (256 / warp)),
              "register-resident fp64 tensor-core chains (mma.sync 16 x 8 x 4, 4 per "
              "warp, a full GPU of warps)"});
+      if (tensor_cores_built(mma_tf32_kernel, 80))
+        out.push_back(
+            {"gpu_tf32_tensor_GFLOPs",
+             peak(mma_tf32_kernel, sink.as<float>(), 1024, 2.0 * 16 * 8 * 8 * 4 * (256 / warp)),
+             "register-resident TF32 tensor-core chains (mma.sync 16 x 8 x 8, 4 per warp, a "
+             "full GPU of warps)"});
     }
     const timing t = time(
         [&] {

@@ -28,6 +28,9 @@ void m12_run(const matmul_call&);
 bool m13_can_run(const matmul_problem&);
 std::size_t m13_scratch(const matmul_problem&);
 void m13_run(const matmul_call&);
+bool m14_can_run(const matmul_problem&);
+std::size_t m14_scratch(const matmul_problem&);
+void m14_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(registry& r) {
@@ -92,6 +95,12 @@ void register_matmul_cuda(registry& r) {
                       m13_can_run,
                       m13_scratch,
                       m13_run});
+  r.matmul.push_back({{"matmul/cuda/m14_f32_split_tf32", pattern::matmul, backend::cuda, 14,
+                       "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
+                       "two, three products (opt-in)"},
+                      m14_can_run,
+                      m14_scratch,
+                      m14_run});
 }
 
 }  // namespace pplab::detail

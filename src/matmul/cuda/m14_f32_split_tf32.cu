@@ -1,0 +1,154 @@
+// matmul/cuda/m14_f32_split_tf32: f32 on the TF32 tensor cores within fp32's error bound,
+// "3xTF32". A TF32 value keeps 10 bits of mantissa (fp32: 23), so one TF32 product per
+// multiply-add loses about 3 decimal digits (cuBLAS's FAST_TF32 mode, never pplab's). Here every
+// operand is split in registers into two TF32 values, x = big + small to 2^-22 of x (split_tf32),
+// and each product is taken as small big + big small + big big: three tensor-core products per
+// multiply-add, the fourth (small small, under 2^-20 of the product) dropped; the sums are in fp32.
+// Not the rounding of a SIMT fp32 FMA chain, so not bit-equal to m08, but within the same K-scaled
+// tolerance, and the lab records every row's measured error beside its time. Opt-in only: m11 keeps
+// strict fp32 (and the issue's fp32 targets are against strict cuBLAS SGEMM); an infinity in A or
+// B gives NaN where strict arithmetic gives an infinity (split_tf32).
+//   - a 128 x 128 tile of C per block of 8 warps, each warp 64 x 32 of it as 4 x 4 m16n8 tiles
+//     (64 fp32 accumulators per thread), mma.sync m16n8k8 tf32; two blocks per SM (127 registers);
+//   - A's and B's tiles (BK = 32) copied by cp.async through 3 shared-memory stages (105 KiB);
+//   - rows padded (A: 36 floats, B: 136) so a warp's fragment reads hit 32 different banks (A's
+//     lane (g, t) reads row g, column t: 36 g + t mod 32 = 4 g + t; B's row t, column g:
+//     136 t + g mod 32 = 8 t + g);
+//   - odd shapes padded and K cut into slices for few tiles of C, as m13 (tensor_core_rung.cuh).
+// Floor at 4096^3: 3 x 137 GFLOP of TF32 products at the lab's mma.sync TF32 rate (315 TFLOP/s
+// measured; Hopper's 495 are for its wgmma instructions) is 1.31 ms, 105 TFLOP/s of fp32 work,
+// against cuBLAS's strict SGEMM at 51. Issue: per k step of 8 a warp's 48 MMAs come with 24 shared
+// loads and 3 instructions to split each value, ~190 instructions: at 16 warps per SM the
+// schedulers are busy under half the cycles the tensor cores need. Predicted 70-75% of the floor,
+// as m13 reached of its own (75%): ~1.5x cuBLAS strict SGEMM. Measured on the H200
+// (bench/results/h200-2026-11-24-matmul-m14-steps.*, ratios in the same run): 4096^3 2.036 ms,
+// 67.5 TFLOP/s, 1.31x cuBLAS strict SGEMM and 1.48x m11 (64% of the floor); 8192^3 1.33x, 4093^3
+// 1.36x, 1024^3 1.33x, 128 x 8192 x 8192 1.21x, 8192 x 8192 x 128 1.57x. One block per SM (141
+// registers) 1.18x; A's fragments by ldmatrix instead of 4 shared loads: no change. The miss is
+// not the issue rate; with one barrier per k tile of 32 and each split waiting on its shared
+// load, 16 warps per SM do not cover the latency (not profiled). Error (the lab's Freivalds
+// measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes),
+// far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+#include "core/cuda/tensor_cores.cuh"
+#include "matmul/cuda/tensor_core_rung.cuh"
+
+namespace pplab::detail::gpu_matmul {
+
+void m08_run(const matmul_call&);
+
+namespace {
+
+struct split_tf32_tiling {
+  static constexpr int BM = 128, BN = 128, BK = 32;
+  static constexpr int WM = 64, WN = 32;  // a warp's tile of C
+  static constexpr int NT = BM / WM * (BN / WN) * warp;
+  static constexpr int MI = WM / 16, NI = WN / 8;  // its m16n8 tiles
+  static constexpr int AS = BK + 4, BS = BN + 8;   // padded rows of the shared tiles
+  static constexpr int STAGES = 3;
+  static constexpr std::size_t stage = std::size_t(BM) * AS + std::size_t(BK) * BS;  // floats
+  static constexpr std::size_t shared_bytes = STAGES * stage * sizeof(float);
+};
+using P = split_tf32_tiling;
+
+// C = alpha A B + beta C over whole tiles: g.k a multiple of BK, the grid's rows and columns
+// within A's and B's (padded) extents, their rows 16-byte aligned. C's edges are tested.
+__global__ void __launch_bounds__(P::NT, 2)
+    split_tf32_kernel(gemm<float> g, bool c_aligned, k_slices<float> slices) {
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, BS = P::BS, NT = P::NT;
+  take_slice(g, slices, c_aligned);  // where K is cut, this block's slice of it
+  extern __shared__ __align__(16) unsigned char shared[];
+  float* const as = reinterpret_cast<float*>(shared);       // STAGES x BM x AS
+  float* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
+  const int tid = int(threadIdx.x), w = tid / warp, lane = tid % warp;
+  const int gq = lane / 4, tq = lane % 4;
+  const int wr = w / (BN / P::WN) * P::WM, wc = w % (BN / P::WN) * P::WN;
+  const std::size_t row0 = std::size_t(blockIdx.y) * BM, col0 = std::size_t(blockIdx.x) * BN;
+  // A thread's 16-byte chunks of a stage: of A rows tid / 8 + 32 s, column (tid % 8) x 4; of B
+  // rows tid / 32 + 8 s, column (tid % 32) x 4 (s = 0..3). Pointers moved along K per step.
+  constexpr int a_rows_apart = NT / (BK / 4), b_rows_apart = NT / (BN / 4);
+  const float* a_src = g.a + (row0 + tid / (BK / 4)) * g.lda + tid % (BK / 4) * 4;
+  const float* b_src = g.b + std::size_t(tid / (BN / 4)) * g.ldb + col0 + tid % (BN / 4) * 4;
+  const std::size_t a_skip = a_rows_apart * g.lda, b_skip = b_rows_apart * g.ldb;
+  const int a_dst = tid / (BK / 4) * AS + tid % (BK / 4) * 4;
+  const int b_dst = tid / (BN / 4) * BS + tid % (BN / 4) * 4;
+  const std::size_t steps = g.k / BK;
+  const auto fetch = [&](std::size_t step) {
+    const int st = int(step % P::STAGES);
+    float* sa = as + st * BM * AS + a_dst;
+    float* sb = bs + st * BK * BS + b_dst;
+    const float* ga = a_src + step * BK;
+    const float* gb = b_src + step * BK * g.ldb;
+#pragma unroll
+    for (int s = 0; s < BM * BK / 4 / NT; ++s)
+      copy_async<16>(sa + s * a_rows_apart * AS, ga + s * a_skip, true);
+#pragma unroll
+    for (int s = 0; s < BK * BN / 4 / NT; ++s)
+      copy_async<16>(sb + s * b_rows_apart * BS, gb + s * b_skip, true);
+  };
+#pragma unroll
+  for (int s = 0; s < P::STAGES - 1; ++s) {
+    if (std::size_t(s) < steps) fetch(s);
+    commit_copies();  // one group per step, empty or not, so the count below holds
+  }
+  float acc[P::MI][P::NI][4] = {};
+  for (std::size_t step = 0; step < steps; ++step) {
+    wait_copies<P::STAGES - 2>();  // this step's tile has landed (this thread's copies) ...
+    __syncthreads();  // ... everyone's, and everyone is done with the stage refilled next
+    if (step + P::STAGES - 1 < steps) fetch(step + P::STAGES - 1);
+    commit_copies();
+    const int st = int(step % P::STAGES);
+    const float* sa = as + st * BM * AS + (wr + gq) * AS + tq;
+    const float* sb = bs + st * BK * BS + tq * BS + wc + gq;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 8) {
+      unsigned a_big[P::MI][4], a_small[P::MI][4], b_big[P::NI][2], b_small[P::NI][2];
+#pragma unroll
+      for (int i = 0; i < P::MI; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)  // rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4
+          split_tf32(sa[(i * 16 + e % 2 * 8) * AS + kk + e / 2 * 4], a_big[i][e], a_small[i][e]);
+#pragma unroll
+      for (int j = 0; j < P::NI; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)  // rows t, t + 4
+          split_tf32(sb[(kk + e * 4) * BS + j * 8], b_big[j][e], b_small[j][e]);
+          // The small cross terms first, the big product last: each sum meets the largest term with
+          // the small ones already in it.
+#pragma unroll
+      for (int i = 0; i < P::MI; ++i)
+#pragma unroll
+        for (int j = 0; j < P::NI; ++j) mma_16x8x8_tf32(acc[i][j], a_small[i], b_big[j]);
+#pragma unroll
+      for (int i = 0; i < P::MI; ++i)
+#pragma unroll
+        for (int j = 0; j < P::NI; ++j) mma_16x8x8_tf32(acc[i][j], a_big[i], b_small[j]);
+#pragma unroll
+      for (int i = 0; i < P::MI; ++i)
+#pragma unroll
+        for (int j = 0; j < P::NI; ++j) mma_16x8x8_tf32(acc[i][j], a_big[i], b_big[j]);
+    }
+  }
+  store_mma_tiles(g, acc, row0 + wr, col0 + wc, lane, c_aligned);
+}
+
+// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
+std::size_t wave() {
+  static const std::size_t blocks = blocks_at_once<P>(split_tf32_kernel);
+  return blocks;
+}
+
+}  // namespace
+
+// f32 on a GPU whose tensor cores this build's kernel runs on (sm_80 code and later; no GPU: no).
+bool m14_can_run(const matmul_problem& p) {
+  static const bool built = tensor_cores_built(split_tf32_kernel, 80);
+  return p.type == dtype::f32 && grid_fits(p) && built;
+}
+
+std::size_t m14_scratch(const matmul_problem& p) { return whole_tile_scratch<P, float>(p, wave()); }
+
+void m14_run(const matmul_call& c) {
+  run_whole_tiles<P, float>(c, wave(), split_tf32_kernel, m08_run);
+}
+
+}  // namespace pplab::detail::gpu_matmul
