@@ -104,25 +104,19 @@ __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN
   store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, aligned.c);
 }
 
+// m08's grid over C: the interior instantiation where every tile of A and B is whole and aligned,
+// or where the caller has made them so (`made_whole`, m12: zero-padded copies; K a multiple of BK,
+// A readable for ceil(m / BM) BM rows and B for ceil(n / BN) BN columns); C keeps its bounds.
 template <class T, class P>
 void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices = {},
-                            unsigned count = 1) {
+                            unsigned count = 1, bool made_whole = false) {
   const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)), count);
   const alignment<T> aligned(g);
   // Every slice of K whole too: ks (a multiple of BK) divides K when K is a multiple of BK.
-  const bool interior = whole_tiles<P>(g.m, g.n, g.k) && aligned.a && aligned.b &&
-                        (!slices.parts || g.k % slices.ks == 0);
+  const bool interior = made_whole || (whole_tiles<P>(g.m, g.n, g.k) && aligned.a && aligned.b &&
+                                       (!slices.parts || g.k % slices.ks == 0));
   if (interior) double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, aligned, slices);
   else double_buffered<T, P><<<grid, P::NT, 0, s>>>(g, aligned, slices);
-  PPLAB_CUDA_LAUNCHED();
-}
-
-// The interior instantiation for a caller that has made every tile of A and B whole and aligned
-// itself (m12: zero-padded copies): K a multiple of BK, A readable for ceil(m / BM) BM rows and B
-// for ceil(n / BN) BN columns. C keeps its bounds.
-template <class T, class P> void launch_whole_tiles(const gemm<T>& g, cudaStream_t s) {
-  const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)));
-  double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, alignment<T>(g), {});
   PPLAB_CUDA_LAUNCHED();
 }
 

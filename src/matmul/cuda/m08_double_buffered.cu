@@ -32,7 +32,8 @@ void m08_small_run(const matmul_call& c) {
 }
 // m12's multiply, once it has made every tile whole: the interior kernel compiled here only.
 template <class T> void m08_whole_tiles(const gemm<T>& g, cudaStream_t s) {
-  launch_whole_tiles<T, std::conditional_t<sizeof(T) == 4, narrow_sub4, narrow_threads_bk8>>(g, s);
+  launch_double_buffered<T, std::conditional_t<sizeof(T) == 4, narrow_sub4, narrow_threads_bk8>>(
+      g, s, {}, 1, true);
 }
 template void m08_whole_tiles<float>(const gemm<float>&, cudaStream_t);
 template void m08_whole_tiles<double>(const gemm<double>&, cudaStream_t);
