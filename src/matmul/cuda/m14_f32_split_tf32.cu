@@ -24,9 +24,14 @@
 // (bench/results/h200-2026-11-24-matmul-m14-steps.*, ratios in the same run): 4096^3 2.036 ms,
 // 67.5 TFLOP/s, 1.31x cuBLAS strict SGEMM and 1.48x m11 (64% of the floor); 8192^3 1.33x, 4093^3
 // 1.36x, 1024^3 1.33x, 128 x 8192 x 8192 1.21x, 8192 x 8192 x 128 1.57x. One block per SM (141
-// registers) 1.18x; A's fragments by ldmatrix instead of 4 shared loads: no change. The miss is
-// not the issue rate; with one barrier per k tile of 32 and each split waiting on its shared
-// load, 16 warps per SM do not cover the latency (not profiled). Error (the lab's Freivalds
+// registers) 1.18x; A's fragments by ldmatrix instead of 4 shared loads: no change; BK = 16 with
+// 4 stages 0.98x. The miss, from Nsight Compute (bench/results/h200-2026-11-24-ncu-m14-4096.txt):
+// the tensor pipe is busy 58% of the cycles and the issue slots 42%; of the 8.8 cycles between a
+// warp's instructions, 2.85 are waits for the tensor pipe while other warps' products hold it,
+// 1.67 fixed latencies, 0.36 the barrier. A warp splits its fragments, then multiplies: with 4
+// warps per scheduler, the tensor pipe idles whenever they all split at once. Splitting the next
+// k step's fragments during this step's products would need them in registers (about 48 more),
+// past the 128 that two blocks per SM allow. Error (the lab's Freivalds
 // measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes),
 // far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
