@@ -29,11 +29,11 @@
 // the tensor pipe is busy 58% of the cycles and the issue slots 42%; of the 8.8 cycles between a
 // warp's instructions, 2.85 are waits for the tensor pipe while other warps' products hold it,
 // 1.67 fixed latencies, 0.36 the barrier. A warp splits its fragments, then multiplies: with 4
-// warps per scheduler, the tensor pipe idles whenever they all split at once. Splitting the next
-// k step's fragments during this step's products would need them in registers (about 48 more),
-// past the 128 that two blocks per SM allow. Error (the lab's Freivalds
-// measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes),
-// far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+// warps per scheduler, the tensor pipe idles whenever they all split at once. Reading the next k
+// step's fragments ahead (1.32x) or splitting A a row tile at a time (1.30x) did not change it;
+// splitting ahead too would need about 48 more registers than two blocks per SM allow. Error (the
+// lab's Freivalds measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across
+// the shapes), far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
