@@ -21,19 +21,20 @@
 // loads and 3 instructions to split each value, ~190 instructions: at 16 warps per SM the
 // schedulers are busy under half the cycles the tensor cores need. Predicted 70-75% of the floor,
 // as m13 reached of its own (75%): ~1.5x cuBLAS strict SGEMM. Measured on the H200
-// (bench/results/h200-2026-11-24-matmul-m14-steps.*, ratios in the same run): 4096^3 2.036 ms,
-// 67.5 TFLOP/s, 1.31x cuBLAS strict SGEMM and 1.48x m11 (64% of the floor); 8192^3 1.33x, 4093^3
-// 1.36x, 1024^3 1.33x, 128 x 8192 x 8192 1.21x, 8192 x 8192 x 128 1.57x. One block per SM (141
-// registers) 1.18x; A's fragments by ldmatrix instead of 4 shared loads: no change; BK = 16 with
-// 4 stages 0.98x. The miss, from Nsight Compute (bench/results/h200-2026-11-24-ncu-m14-4096.txt):
-// the tensor pipe is busy 58% of the cycles and the issue slots 42%; of the 8.8 cycles between a
-// warp's instructions, 2.85 are waits for the tensor pipe while other warps' products hold it,
-// 1.67 fixed latencies, 0.36 the barrier. A warp splits its fragments, then multiplies: with 4
-// warps per scheduler, the tensor pipe idles whenever they all split at once. Reading the next k
-// step's fragments ahead (1.32x) or splitting A a row tile at a time (1.30x) did not change it;
-// splitting ahead too would need about 48 more registers than two blocks per SM allow. Error (the
-// lab's Freivalds measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across
-// the shapes), far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+// (bench/results/h200-2026-11-24-matmul-m14-steps.*, ratios in the same run): 4096^3 2.036 ms, 67.5
+// TFLOP/s, 1.31x cuBLAS strict SGEMM and 1.48x m11 (64% of the floor); 8192^3 1.33x, 4093^3 1.36x,
+// 1024^3 1.33x, 128 x 8192 x 8192 1.21x, 8192 x 8192 x 128 1.57x. One block per SM (141 registers)
+// 1.18x; A's fragments by ldmatrix instead of 4 shared loads: no change; BK = 16 with 4 stages
+// 0.98x. The miss, from Nsight Compute (bench/results/h200-2026-11-24-ncu-m14-4096.txt): the tensor
+// pipe is busy 58% of the cycles and the issue slots 42%; of the 8.8 cycles between a warp's
+// instructions, 2.85 are waits for the tensor pipe while other warps' products hold it, 1.67 fixed
+// latencies, 0.36 the barrier. Not the split: reading the next k step's fragments ahead (1.32x),
+// splitting A a row tile at a time (1.30x), and splitting each operand once by a first pass so the
+// kernel holds nothing but loads and products (experiment m15, branch wip/m15-split-once,
+// bench/results/h200-2026-11-24-matmul-m15-experiment.txt: tensor pipe 56%, 0.86x m14) left the
+// tensor pipe as busy as here. What holds mma.sync at 64% of its measured rate here is not found.
+// Error (the lab's Freivalds measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x;
+// 0.4-12x across the shapes), far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
