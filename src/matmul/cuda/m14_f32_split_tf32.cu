@@ -44,69 +44,19 @@ void m08_run(const matmul_call&);
 
 namespace {
 
-struct split_tf32_tiling {
-  static constexpr int BM = 128, BN = 128, BK = 32;
-  static constexpr int WM = 64, WN = 32;  // a warp's tile of C
-  static constexpr int NT = BM / WM * (BN / WN) * warp;
-  static constexpr int MI = WM / 16, NI = WN / 8;  // its m16n8 tiles
-  static constexpr int AS = BK + 4, BS = BN + 8;   // padded rows of the shared tiles
-  static constexpr int STAGES = 3;
-  static constexpr std::size_t stage = std::size_t(BM) * AS + std::size_t(BK) * BS;  // floats
-  static constexpr std::size_t shared_bytes = STAGES * stage * sizeof(float);
-};
-using P = split_tf32_tiling;
+using P = mma_tiling<float, 32, 4, 8>;  // K steps of 32, rows padded by 4 and 8
 
 // C = alpha A B + beta C over whole tiles: g.k a multiple of BK, the grid's rows and columns
 // within A's and B's (padded) extents, their rows 16-byte aligned. C's edges are tested.
 __global__ void __launch_bounds__(P::NT, 2)
     split_tf32_kernel(gemm<float> g, bool c_aligned, k_slices<float> slices) {
-  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, BS = P::BS, NT = P::NT;
+  constexpr int AS = P::AS, BS = P::BS;
   take_slice(g, slices, c_aligned);  // where K is cut, this block's slice of it
-  extern __shared__ __align__(16) unsigned char shared[];
-  float* const as = reinterpret_cast<float*>(shared);       // STAGES x BM x AS
-  float* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
-  const int tid = int(threadIdx.x), w = tid / warp, lane = tid % warp;
-  const int gq = lane / 4, tq = lane % 4;
-  const int wr = w / (BN / P::WN) * P::WM, wc = w % (BN / P::WN) * P::WN;
-  const std::size_t row0 = std::size_t(blockIdx.y) * BM, col0 = std::size_t(blockIdx.x) * BN;
-  // A thread's 16-byte chunks of a stage: of A rows tid / 8 + 32 s, column (tid % 8) x 4; of B
-  // rows tid / 32 + 8 s, column (tid % 32) x 4 (s = 0..3). Pointers moved along K per step.
-  constexpr int a_rows_apart = NT / (BK / 4), b_rows_apart = NT / (BN / 4);
-  const float* a_src = g.a + (row0 + tid / (BK / 4)) * g.lda + tid % (BK / 4) * 4;
-  const float* b_src = g.b + std::size_t(tid / (BN / 4)) * g.ldb + col0 + tid % (BN / 4) * 4;
-  const std::size_t a_skip = a_rows_apart * g.lda, b_skip = b_rows_apart * g.ldb;
-  const int a_dst = tid / (BK / 4) * AS + tid % (BK / 4) * 4;
-  const int b_dst = tid / (BN / 4) * BS + tid % (BN / 4) * 4;
-  const std::size_t steps = g.k / BK;
-  const auto fetch = [&](std::size_t step) {
-    const int st = int(step % P::STAGES);
-    float* sa = as + st * BM * AS + a_dst;
-    float* sb = bs + st * BK * BS + b_dst;
-    const float* ga = a_src + step * BK;
-    const float* gb = b_src + step * BK * g.ldb;
-#pragma unroll
-    for (int s = 0; s < BM * BK / 4 / NT; ++s)
-      copy_async<16>(sa + s * a_rows_apart * AS, ga + s * a_skip, true);
-#pragma unroll
-    for (int s = 0; s < BK * BN / 4 / NT; ++s)
-      copy_async<16>(sb + s * b_rows_apart * BS, gb + s * b_skip, true);
-  };
-#pragma unroll
-  for (int s = 0; s < P::STAGES - 1; ++s) {
-    if (std::size_t(s) < steps) fetch(s);
-    commit_copies();  // one group per step, empty or not, so the count below holds
-  }
+  const warp_tile<P> at;
   float acc[P::MI][P::NI][4] = {};
-  for (std::size_t step = 0; step < steps; ++step) {
-    wait_copies<P::STAGES - 2>();  // this step's tile has landed (this thread's copies) ...
-    __syncthreads();  // ... everyone's, and everyone is done with the stage refilled next
-    if (step + P::STAGES - 1 < steps) fetch(step + P::STAGES - 1);
-    commit_copies();
-    const int st = int(step % P::STAGES);
-    const float* sa = as + st * BM * AS + (wr + gq) * AS + tq;
-    const float* sb = bs + st * BK * BS + tq * BS + wc + gq;
+  through_stages<P>(g, at, [&](const float* sa, const float* sb) {
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += 8) {
+    for (int kk = 0; kk < P::BK; kk += 8) {
       unsigned a_big[P::MI][4], a_small[P::MI][4], b_big[P::NI][2], b_small[P::NI][2];
 #pragma unroll
       for (int i = 0; i < P::MI; ++i)
@@ -133,8 +83,8 @@ __global__ void __launch_bounds__(P::NT, 2)
 #pragma unroll
         for (int j = 0; j < P::NI; ++j) mma_16x8x8_tf32(acc[i][j], a_big[i], b_big[j]);
     }
-  }
-  store_mma_tiles(g, acc, row0 + wr, col0 + wc, lane, c_aligned);
+  });
+  store_mma_tiles(g, acc, at.row0 + at.wr, at.col0 + at.wc, at.lane, c_aligned);
 }
 
 // Fewer tiles of C than blocks the GPU holds at once get K cut into slices.

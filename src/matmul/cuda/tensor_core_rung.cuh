@@ -1,11 +1,89 @@
 #pragma once
-// What the tensor-core rungs (m13 f64, m14 f32 as three TF32 products) share: the store of a warp's
-// m16n8 accumulator tiles into C, and the host side. Both kernels take a 128 x 128 tile of C per
-// block of 8 warps of 64 x 32, whole, 16-byte aligned tiles of A and B (padded.cuh makes them), and
-// cut K into slices where C has too few tiles for the SMs.
+// What the tensor-core rungs (m13 f64, m14 f32 as three TF32 products) share; each keeps only its
+// fragments and products. The tiling (a 128 x 128 tile of C per block of 8 warps of 64 x 32), the
+// K loop that brings whole, 16-byte aligned tiles of A and B (padded.cuh makes them) through
+// shared memory by cp.async, the store of a warp's m16n8 accumulator tiles into C, and the host
+// side: padding, K cut into slices where C has too few tiles for the SMs, the launch.
 #include "matmul/cuda/padded.cuh"
 
 namespace pplab::detail::gpu_matmul {
+
+// The tensor-core rungs' tiling: a 128 x 128 tile of C per block of 8 warps, each warp 64 x 32 of
+// it as 4 x 4 m16n8 tiles; K steps of BK elements of T through 3 shared-memory stages, the rows of
+// A's and B's tiles padded by a_pad and b_pad elements so a warp's fragment reads meet no bank
+// twice.
+template <class T, int BK_, int a_pad, int b_pad> struct mma_tiling {
+  static constexpr int BM = 128, BN = 128, BK = BK_;
+  static constexpr int WM = 64, WN = 32;  // a warp's tile of C
+  static constexpr int NT = BM / WM * (BN / WN) * warp;
+  static constexpr int MI = WM / 16, NI = WN / 8;  // its m16n8 tiles
+  static constexpr int AS = BK + a_pad, BS = BN + b_pad;
+  static constexpr int STAGES = 3;
+  static constexpr std::size_t stage = std::size_t(BM) * AS + std::size_t(BK) * BS;  // elements
+  static constexpr std::size_t shared_bytes = STAGES * stage * sizeof(T);
+};
+
+// Where a thread of a tensor-core block works: its warp's tile of C starts at row row0 + wr, column
+// col0 + wc, and it is lane (g, t) = (lane / 4, lane % 4) of the warp's m16n8 fragments.
+template <class P> struct warp_tile {
+  int lane = int(threadIdx.x) % warp, g = lane / 4, t = lane % 4;
+  int wr = int(threadIdx.x) / warp / (P::BN / P::WN) * P::WM;
+  int wc = int(threadIdx.x) / warp % (P::BN / P::WN) * P::WN;
+  std::size_t row0 = std::size_t(blockIdx.y) * P::BM, col0 = std::size_t(blockIdx.x) * P::BN;
+};
+
+// The K loop of the tensor-core kernels: A's and B's tiles (BM x BK, BK x BN) copied by cp.async
+// into P::STAGES shared-memory stages (the kernel's dynamic shared memory), 16-byte chunks with no
+// registers on the way, rows padded to P::AS and P::BS elements; for each K step,
+// step(sa, sb) with this lane's corner of its warp's tiles: sa at A's row wr + g, column t, and sb
+// at B's row t, column wc + g. g.k a multiple of BK, the rows of A and B 16-byte aligned, and the
+// block's tiles inside them (whole tiles).
+template <class P, class T, class Step>
+__device__ inline void through_stages(const gemm<T>& g, const warp_tile<P>& at, Step&& step) {
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, BS = P::BS, NT = P::NT;
+  constexpr int W = vec_width<T>;  // elements per 16-byte chunk
+  extern __shared__ __align__(16) unsigned char shared[];
+  T* const as = reinterpret_cast<T*>(shared);           // STAGES x BM x AS
+  T* const bs = as + std::size_t(P::STAGES) * BM * AS;  // STAGES x BK x BS
+  const int tid = int(threadIdx.x);
+  // A thread's chunks of a stage: of A rows tid / (BK / W) + s a_rows_apart, column
+  // (tid % (BK / W)) W; of B rows tid / (BN / W) + s b_rows_apart, column (tid % (BN / W)) W.
+  // Pointers moved along K per step.
+  constexpr int a_rows_apart = NT / (BK / W), b_rows_apart = NT / (BN / W);
+  const T* a_src = g.a + (at.row0 + tid / (BK / W)) * g.lda + tid % (BK / W) * W;
+  const T* b_src = g.b + std::size_t(tid / (BN / W)) * g.ldb + at.col0 + tid % (BN / W) * W;
+  const std::size_t a_skip = a_rows_apart * g.lda, b_skip = b_rows_apart * g.ldb;
+  const int a_dst = tid / (BK / W) * AS + tid % (BK / W) * W;
+  const int b_dst = tid / (BN / W) * BS + tid % (BN / W) * W;
+  const std::size_t steps = g.k / BK;
+  const auto fetch = [&](std::size_t k_step) {
+    const int st = int(k_step % P::STAGES);
+    T* const sa = as + st * BM * AS + a_dst;
+    T* const sb = bs + st * BK * BS + b_dst;
+    const T* ga = a_src + k_step * BK;
+    const T* gb = b_src + k_step * BK * g.ldb;
+#pragma unroll
+    for (int s = 0; s < BM * BK / W / NT; ++s)
+      copy_async<16>(sa + s * a_rows_apart * AS, ga + s * a_skip, true);
+#pragma unroll
+    for (int s = 0; s < BK * BN / W / NT; ++s)
+      copy_async<16>(sb + s * b_rows_apart * BS, gb + s * b_skip, true);
+  };
+#pragma unroll
+  for (int s = 0; s < P::STAGES - 1; ++s) {
+    if (std::size_t(s) < steps) fetch(s);
+    commit_copies();  // one group per step, empty or not, so the count below holds
+  }
+  for (std::size_t k_step = 0; k_step < steps; ++k_step) {
+    wait_copies<P::STAGES - 2>();  // this step's tiles have landed (this thread's copies) ...
+    __syncthreads();  // ... everyone's, and everyone is done with the stage refilled next
+    if (k_step + P::STAGES - 1 < steps) fetch(k_step + P::STAGES - 1);
+    commit_copies();
+    const int st = int(k_step % P::STAGES);
+    step(static_cast<const T*>(as + st * BM * AS + (at.wr + at.g) * AS + at.t),
+         static_cast<const T*>(bs + st * BK * BS + at.t * BS + at.wc + at.g));
+  }
+}
 
 // A warp's results: MI x NI tiles of m16n8, lane (g, t) holding rows g and g + 8, columns 2t and
 // 2t + 1 of each (the layout of mma_16x8x4 and mma_16x8x8_tf32). The warp's tile starts at row
