@@ -1,8 +1,7 @@
 #pragma once
 // Operands copied into zero-padded whole tiles (m12, and the tensor-core rungs through
-// tensor_core_rung.cuh): a kernel that needs every tile of A
-// and B whole and 16-byte aligned then runs on any shape; the zeros add nothing to any sum, and C
-// keeps its bounds tests.
+// tensor_core_rung.cuh): a kernel that needs every tile of A and B whole and 16-byte aligned then
+// runs on any shape; the zeros add nothing to any sum, and C keeps its bounds tests.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::gpu_matmul {

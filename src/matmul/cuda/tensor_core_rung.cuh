@@ -123,11 +123,11 @@ __device__ inline void store_mma_tiles(const gemm<T>& g, const T (&acc)[MI][NI][
     }
 }
 
-// The host side of the tensor-core rungs (m13, m14), whose kernels take whole, aligned tiles of P
-// and cut K themselves: kernel(g, c_aligned, slices) over a grid of (BN columns, BM rows, slices)
+// ---- The host side: kernel(g, c_aligned, slices) over a grid of (BN columns, BM rows, slices)
 // blocks of P::NT threads and P::shared_bytes each. `wave` is the blocks resident at once on the
 // GPU: C with fewer tiles than that has K cut into slices (cut_k), their parts added after.
-// The blocks of `kernel` the GPU holds at once: the wave below.
+
+// The blocks of `kernel` the GPU holds at once: the wave.
 template <class P, class Kernel> std::size_t blocks_at_once(Kernel kernel) {
   allow_shared(kernel, P::shared_bytes);
   return resident_blocks(kernel, P::NT, P::shared_bytes);
