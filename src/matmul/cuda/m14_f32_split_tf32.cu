@@ -64,12 +64,13 @@ __global__ void __launch_bounds__(P::NT, 2)
         for (int e = 0; e < 4; ++e)  // rows g, g + 8, g, g + 8; columns t, t, t + 4, t + 4
           split_tf32(sa[(i * 16 + e % 2 * 8) * AS + kk + e / 2 * 4], a_big[i][e], a_small[i][e]);
 #pragma unroll
-      for (int j = 0; j < P::NI; ++j)
+      for (int j = 0; j < P::NI; ++j) {
 #pragma unroll
         for (int e = 0; e < 2; ++e)  // rows t, t + 4
           split_tf32(sb[(kk + e * 4) * BS + j * 8], b_big[j][e], b_small[j][e]);
-          // The small cross terms first, the big product last: each sum meets the largest term with
-          // the small ones already in it.
+      }
+      // The small cross terms first, the big product last: each sum meets the largest term with
+      // the small ones already in it.
 #pragma unroll
       for (int i = 0; i < P::MI; ++i)
 #pragma unroll
