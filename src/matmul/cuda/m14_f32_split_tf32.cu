@@ -32,9 +32,12 @@
 // splitting A a row tile at a time (1.30x), and splitting each operand once by a first pass so the
 // kernel holds nothing but loads and products (experiment m15, branch wip/m15-split-once,
 // bench/results/h200-2026-11-24-matmul-m15-experiment.txt: tensor pipe 56%, 0.86x m14) left the
-// tensor pipe as busy as here. What holds mma.sync at 64% of its measured rate here is not found.
-// Error (the lab's Freivalds measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x;
-// 0.4-12x across the shapes), far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+// tensor pipe as busy as here. Nor occupancy or the products' dependencies: a register-resident
+// probe with m14's warps per SM and its 16 accumulators of 3 dependent products runs at the full
+// 315 TFLOP/s (m14-steps record, run 8). What is left is feeding the fragments from shared memory
+// (loads, barrier, cp.async waits); not resolved. Error (the lab's Freivalds measure): 2.6e-7 at
+// 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes), far inside the
+// tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
