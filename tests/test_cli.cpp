@@ -113,6 +113,14 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
           " --variant reduce/cpu/r02_partition_tree_combine --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
+  // A rung by the last part of its id, when only one id ends so; a part of a part names none.
+  r = run("reduce --op min --input " + path("x.npy") +
+          " --variant r02_partition_tree_combine --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["variant"].get<std::string>(),
+            "reduce/cpu/r02_partition_tree_combine");
+  expect_failure("reduce --op sum --variant tree_combine", 2, "no reduce rung");
   r = run("reduce --op max --input " + path("x.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("max of"), std::string::npos);

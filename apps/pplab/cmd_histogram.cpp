@@ -175,7 +175,9 @@ void add_histogram(CLI::App& app) {
   cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
   cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
   o->backend.add_to(*cmd);
-  cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list histogram`)");
+  cmd->add_option("--variant", o->variant,
+                  "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "
+                  "list histogram`");
   cmd->add_flag("--json", o->json,
                 "print one JSON object {edges, counts, underflow, overflow, nan}");
   cmd->add_flag("--csv", o->csv, "print CSV rows: kind,lo,hi,count");

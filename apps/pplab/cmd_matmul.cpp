@@ -200,7 +200,9 @@ void add_matmul(CLI::App& app) {
   cmd->add_option("--alpha", o->alpha, "scale of A*B (default 1)");
   cmd->add_option("--beta", o->beta, "scale of --c (default 1; without --c, C starts at zero)");
   o->backend.add_to(*cmd);
-  cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list matmul`)");
+  cmd->add_option(
+      "--variant", o->variant,
+      "run one rung by id, or by its last part (m14_f32_split_tf32); see `pplab list matmul`");
   cmd->callback([o] { run(*o); });
 }
 

@@ -64,7 +64,9 @@ void add_reduce(CLI::App& app) {
       "min and max return NaN if any element is NaN; an empty input gives the identity.");
   cmd->add_option("--op", o->op_name, "sum, product, min, max or mean")->required();
   o->backend.add_to(*cmd);
-  cmd->add_option("--variant", o->variant, "run one rung by id (see `pplab list reduce`)");
+  cmd->add_option(
+      "--variant", o->variant,
+      "run one rung by id, or by its last part (r09_vector_loads); see `pplab list reduce`");
   cmd->add_flag("--json", o->json, "print one JSON object {op, dtype, n, value, variant}");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });

@@ -3,6 +3,8 @@
 #include "core/run.hpp"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "pplab/error.hpp"
 
@@ -52,10 +54,30 @@ const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
                               "' can run this problem (see `pplab list " + what + "`)");
 }
 
+// A rung by its whole id, or by the end of one after a '/' ("m14_f32_split_tf32",
+// "cuda/m14_f32_split_tf32") where only one id ends so.
+template <class Rung> const Rung* find_by_id_or_end(std::string_view id, const std::string& what) {
+  if (const Rung* r = find<Rung>(id)) return r;
+  std::vector<const Rung*> ends;
+  for (const Rung& r : rungs_of<Rung>()) {
+    const std::string_view full = r.info.id;
+    if (!id.empty() && full.size() > id.size() && full.ends_with(id) &&
+        full[full.size() - id.size() - 1] == '/')
+      ends.push_back(&r);
+  }
+  if (ends.size() > 1) {
+    std::string all;
+    for (const Rung* r : ends) all += (all.empty() ? "" : ", ") + std::string(r->info.id);
+    fail(errc::invalid_argument, "rung '" + std::string(id) + "' is ambiguous: " + all +
+                                     "; give the whole id (see `pplab list " + what + "`)");
+  }
+  return ends.empty() ? nullptr : ends.front();
+}
+
 template <class Rung>
 const Rung& variant_by_id(std::string_view id, const typename Rung::problem_type& p) {
-  const Rung* r = find<Rung>(id);
   const std::string what(name_of(pattern_of<Rung>()));
+  const Rung* r = find_by_id_or_end<Rung>(id, what);
   if (!r)
     fail(errc::invalid_argument,
          "no " + what + " rung '" + std::string(id) + "' (see `pplab list " + what + "`)");
