@@ -28,16 +28,18 @@
 // 0.98x. The miss, from Nsight Compute (bench/results/h200-2026-11-24-ncu-m14-4096.txt): the tensor
 // pipe is busy 58% of the cycles and the issue slots 42%; of the 8.8 cycles between a warp's
 // instructions, 2.85 are waits for the tensor pipe while other warps' products hold it, 1.67 fixed
-// latencies, 0.36 the barrier. Not the split: reading the next k step's fragments ahead (1.32x),
-// splitting A a row tile at a time (1.30x), and splitting each operand once by a first pass so the
-// kernel holds nothing but loads and products (experiment m15, branch wip/m15-split-once,
-// bench/results/h200-2026-11-24-matmul-m15-experiment.txt: tensor pipe 56%, 0.86x m14) left the
-// tensor pipe as busy as here. Nor occupancy or the products' dependencies: a register-resident
-// probe with m14's warps per SM and its 16 accumulators of 3 dependent products runs at the full
-// 315 TFLOP/s (m14-steps record, run 8). What is left is feeding the fragments from shared memory
-// (loads, barrier, cp.async waits); not resolved. Error (the lab's Freivalds measure): 2.6e-7 at
-// 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes), far inside the
-// tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+// latencies, 0.36 the barrier. The inner loop alone, fragments from shared memory with no global
+// traffic (m14-steps record, run 9), runs at 299 TFLOP/s of products unsplit and 237 split: the
+// split costs a fifth, the barrier 2-3%, and the cp.async fills the rest. Not kept, same record:
+// reading the next k step's fragments ahead (1.32x), splitting A a row tile at a time (1.30x), and
+// splitting each operand once by a first pass (experiment m15, branch wip/m15-split-once,
+// bench/results/h200-2026-11-24-matmul-m15-experiment.txt: 0.86x m14), which removed the split but
+// doubled the shared-memory fill and the barriers. Occupancy and the products' dependencies are
+// not the limit: a register-resident probe with m14's warps per SM and its 16 accumulators of 3
+// dependent products runs at the full 315 TFLOP/s (run 8). Next: split each value once per block,
+// in shared memory, without doubling the fill from global memory. Error (the lab's Freivalds
+// measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes),
+// far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
