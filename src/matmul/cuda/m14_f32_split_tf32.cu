@@ -34,13 +34,12 @@
 // reading the next k step's fragments ahead (1.32x), splitting A a row tile at a time (1.30x), and
 // splitting each operand once by a first pass (experiment m15, branch wip/m15-split-once,
 // bench/results/h200-2026-11-24-matmul-m15-experiment.txt: 0.86x m14), which removed the split but
-// doubled the shared-memory fill and the barriers. Occupancy and the products' dependencies are
-// not the limit: a register-resident probe with m14's warps per SM and its 16 accumulators of 3
+// doubled the shared-memory fill and the barriers. Occupancy and the products' dependencies are not
+// the limit: a register-resident probe with m14's warps per SM and its 16 accumulators of 3
 // dependent products runs at the full 315 TFLOP/s (run 8). Splitting each value once per block in
 // shared memory (run 10, branch wip/m14-split-in-shared: K steps of 16, twice the fragment loads)
-// 1.10x. Error (the lab's Freivalds
-// measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict (3.8x; 0.4-12x across the shapes),
-// far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
+// 1.10x. Error (the lab's Freivalds measure): 2.6e-7 at 8192^3 against 6.9e-8 for cuBLAS strict
+// (3.8x; 0.4-12x across the shapes), far inside the tolerance (2 (K + 2) 2^-23: 2e-3 at K = 8192).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
