@@ -17,14 +17,21 @@ template <class T> struct gemm {
   std::size_t ldc;
 };
 
+// The call as a gemm of its type T.
+template <class T> gemm<T> typed(const matmul_call& c) {
+  return {c.p.m,     c.p.n,
+          c.p.k,     T(c.alpha),
+          T(c.beta), static_cast<const T*>(c.a),
+          c.lda,     static_cast<const T*>(c.b),
+          c.ldb,     static_cast<T*>(c.c),
+          c.ldc};
+}
+
 // Calls Impl::template run<T>(gemm<T>, extra...) with the call's type.
 template <class Impl, class... Extra> void dispatch_matmul(const matmul_call& c, Extra... extra) {
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    Impl::template run<T>(gemm<T>{c.p.m, c.p.n, c.p.k, T(c.alpha), T(c.beta),
-                                  static_cast<const T*>(c.a), c.lda, static_cast<const T*>(c.b),
-                                  c.ldb, static_cast<T*>(c.c), c.ldc},
-                          extra...);
+    Impl::template run<T>(typed<T>(c), extra...);
   };
   if (c.p.type == dtype::f32) go(float{});
   else go(double{});

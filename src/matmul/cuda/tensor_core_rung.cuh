@@ -155,12 +155,7 @@ void run_whole_tiles(const matmul_call& c, std::size_t wave,
   if (c.p.m == 0 || c.p.n == 0) return;
   if (c.p.k == 0) return other(c);
   const auto s = static_cast<cudaStream_t>(c.stream);
-  const gemm<T> g{c.p.m,     c.p.n,
-                  c.p.k,     T(c.alpha),
-                  T(c.beta), static_cast<const T*>(c.a),
-                  c.lda,     static_cast<const T*>(c.b),
-                  c.ldb,     static_cast<T*>(c.c),
-                  c.ldc};
+  const gemm<T> g = typed<T>(c);
   const alignment<T> aligned(g);
   const bool whole = whole_tiles<P>(g.m, g.n, g.k);
   if (whole && !(aligned.a && aligned.b)) return other(c);
