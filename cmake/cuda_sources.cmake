@@ -27,6 +27,7 @@ list(APPEND PPLAB_SOURCES
   src/matmul/cuda/m11_by_shape.cu src/matmul/cuda/m12_padded_whole_tiles.cu
   src/matmul/cuda/m13_f64_tensor_cores.cu
   src/matmul/cuda/m14_f32_split_tf32.cu
+  src/matmul/cuda/m15_wide_async.cu
   src/matmul/cuda/register.cu)
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)

@@ -5,11 +5,17 @@
 //
 //   class                                 test                              kernel
 //   f64 (sm_90), tiles or depth           128^2 tiles >= 1 per SM, or k >= 512   m13, tensor cores
+//   f32, deep K                           k >= 512                          m15 (pads, slices K)
 //   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
 //   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
-//   few tiles, deep K                     fewer, and k >= 2 x 256           m10, slices of K
+//   few tiles, deep K (f64 off sm_90)     fewer, and k >= 2 x 256           m10, slices of K
 //   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
 //
+// f32 with a deep K (bench/results/h200-2026-11-24-matmul-m15-steps.txt, ratios to cuBLAS in the
+// same run): m15 0.95x at 4096^3 (m08 0.89x), 0.96x at 8192^3 (0.90x), 0.97x at 4093^3 (m12
+// 0.93x), 1.07x at 1024^3 (m10 1.03x), 0.93x at 128 x 8192 x 8192 (m10 0.87x); at 8192 x 8192 x
+// 128 m08 keeps 1.07x against m15's 0.98x (16 steps of K: m15's 4-stage ring is a large part of
+// them), so a shallow K stays with the table below it. The rest, before m15:
 // (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's
 // interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.93x against
 // m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64
@@ -32,16 +38,20 @@ bool m12_whole_already(const matmul_problem&);
 bool m13_can_run(const matmul_problem&);
 std::size_t m13_scratch(const matmul_problem&);
 void m13_run(const matmul_call&);
+bool m15_can_run(const matmul_problem&);
+std::size_t m15_scratch(const matmul_problem&);
+void m15_run(const matmul_call&);
 
 namespace {
 
-enum class shape_class { big_tiles, split_k, small_tiles, f64_tensor_cores };
+enum class shape_class { big_tiles, split_k, small_tiles, f64_tensor_cores, f32_wide_async };
 
 shape_class classify(const matmul_problem& p) {
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
   // m13 runs one block per SM, and slices K itself where the tiles are fewer than the SMs.
   if (m13_can_run(p) && (tiles >= std::size_t(sm_count()) || p.k >= 512))
     return shape_class::f64_tensor_cores;
+  if (m15_can_run(p) && p.k >= 512) return shape_class::f32_wide_async;
   if (tiles >= 2 * std::size_t(sm_count())) return shape_class::big_tiles;
   return p.k >= 512 ? shape_class::split_k : shape_class::small_tiles;
 }
@@ -59,6 +69,8 @@ std::size_t m11_scratch(const matmul_problem& p) {
     return 0;
   case shape_class::f64_tensor_cores:
     return m13_scratch(p);
+  case shape_class::f32_wide_async:
+    return m15_scratch(p);
   }
   return 0;
 }
@@ -74,6 +86,8 @@ void m11_run(const matmul_call& c) {
     return m08_small_run(c);
   case shape_class::f64_tensor_cores:
     return m13_run(c);
+  case shape_class::f32_wide_async:
+    return m15_run(c);
   }
 }
 

@@ -238,6 +238,16 @@ template <int bytes> __device__ inline void copy_async(void* dst, const void* sr
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
                  "l"(src), "n"(bytes), "r"(in ? bytes : 0));
 }
+// The same for a source always inside the matrix: no source size, so no zero-fill operand, and
+// the line's other sectors fetched into L2 with it (the operand's next tiles read them).
+template <int bytes> __device__ inline void copy_async_inside(void* dst, const void* src) {
+  if constexpr (bytes == 16)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(shared_address(dst)),
+                 "l"(src));
+  else
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;\n" ::"r"(shared_address(dst)),
+                 "l"(src), "n"(bytes));
+}
 __device__ inline void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int pending> __device__ inline void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));

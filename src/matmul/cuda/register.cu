@@ -31,6 +31,9 @@ void m13_run(const matmul_call&);
 bool m14_can_run(const matmul_problem&);
 std::size_t m14_scratch(const matmul_problem&);
 void m14_run(const matmul_call&);
+bool m15_can_run(const matmul_problem&);
+std::size_t m15_scratch(const matmul_problem&);
+void m15_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(registry& r) {
@@ -95,12 +98,19 @@ void register_matmul_cuda(registry& r) {
                       m13_can_run,
                       m13_scratch,
                       m13_run});
-  r.matmul.push_back({{"matmul/cuda/m14_f32_split_tf32", pattern::matmul, backend::cuda, 14,
-                       "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
-                       "two, three products (opt-in)"},
-                      m14_can_run,
-                      m14_scratch,
-                      m14_run});
+  r.matmul.push_back(
+      {{"matmul/cuda/m14_f32_split_tf32", pattern::matmul, backend::cuda, 14,
+        "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
+        "two, three products (opt-in)"},
+       m14_can_run,
+       m14_scratch,
+       m14_run});
+  r.matmul.push_back({{"matmul/cuda/m15_wide_async", pattern::matmul, backend::cuda, 15,
+                       "f32: 8 x 16 results per thread, tiles by cp.async (A transposed by 4-byte "
+                       "copies) issued among the multiply-adds"},
+                      m15_can_run,
+                      m15_scratch,
+                      m15_run});
 }
 
 }  // namespace pplab::detail

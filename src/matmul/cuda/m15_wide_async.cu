@@ -1,0 +1,172 @@
+// matmul/cuda/m15_wide_async: strict fp32 with fewer instructions beside the multiply-adds. At
+// 4096^3 m08's interior kernel runs 1157 instructions per thread per tile of 16 k steps, 1024 of
+// them FFMAs (88.5%): issue-bound, its ceiling is 88.5% of the FMA peak and it reaches 82%. The
+// two other costs per k step are the shared-memory reads (4 per 64 FFMAs for 8 x 8 results) and
+// the tile's way into shared memory through registers (loads, A's transposing stores). Here:
+//   - 8 x 16 results per thread (128 accumulators, 128 threads of 4 warps of 64 x 64, two blocks
+//     per SM): 6 16-byte shared reads per 128 FFMAs, 4.5% beside them instead of 6.25%;
+//   - the tiles copied by cp.async through a ring of stages, no registers on the way: B by
+//     16-byte chunks, A by 4-byte copies, each element put where the k-major tile wants it (the
+//     transpose that m09 could not do with 16-byte copies, paid as 8 copy instructions per
+//     thread per tile instead of 2);
+//   - the fragments of the next k read while this k's multiply-adds run, across the tile's end
+//     too: the barrier comes before the last k's multiply-adds, which then hide the first reads
+//     of the next stage.
+// A's rows in shared memory are padded to BM + 4 floats: a warp's 4-byte copies (4 rows x 8 k)
+// land in 32 different banks (4 k + r mod 32), and the rows stay 16-byte aligned for the reads.
+// Whole tiles only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and
+// m14 (tensor_core_rung.cuh).
+#include "core/cuda/tensor_cores.cuh"
+#include "matmul/cuda/tensor_core_rung.cuh"
+
+namespace pplab::detail::gpu_matmul {
+
+void m08_run(const matmul_call&);
+
+namespace {
+
+// 128 x 128 tiles of C, 4 warps of 64 x 64, each thread 2 x 4 sub-tiles of 4 x 4 (8 x 16 results:
+// a warp's lanes 8 rows by 4 columns of sub-tiles); K steps of 8 through 4 stages, 33 KiB.
+struct wide_tiling : warp_tiling<128, 128, 8, 64, 64, 4, 4, 4> {
+  static constexpr int STAGES = 4, AS = BM + 4;  // A's tile: BK rows of AS (k-major)
+  static constexpr int a_elements = 2;           // consecutive elements of a row of A per thread
+  static constexpr int copy_groups = 2;          // the copies of a tile are issued at 2 k steps
+  static constexpr std::size_t stage = std::size_t(BK) * AS + std::size_t(BK) * BN;
+  static constexpr std::size_t shared_bytes = STAGES * stage * sizeof(float);
+};
+using P = wide_tiling;
+
+// C = alpha A B + beta C over whole tiles: g.k a multiple of BK, the grid's rows and columns
+// within A's and B's (padded) extents, their rows 16-byte aligned. C's edges are tested.
+__global__ void __launch_bounds__(P::NT, 2)
+    wide_async_kernel(gemm<float> g, bool c_aligned, k_slices<float> slices) {
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, NT = P::NT, S = P::STAGES;
+  constexpr int MI = P::WMITER, NI = P::WNITER, TM = P::TM, TN = P::TN;
+  constexpr int stage = int(P::stage), b_at = BK * AS;  // B's tile follows A's in a stage
+  take_slice(g, slices, c_aligned);                     // where K is cut, this block's slice of it
+  extern __shared__ __align__(16) float shared_tiles[];
+  const int tid = int(threadIdx.x), w = tid / warp, lane = tid % warp;
+  const std::size_t row0 = std::size_t(blockIdx.y) * BM, col0 = std::size_t(blockIdx.x) * BN;
+  const int wr = w / (BN / P::WN) * P::WM, wc = w % (BN / P::WN) * P::WN;
+  const int tr = lane / (P::WSUBN / TN) * TM, tc = lane % (P::WSUBN / TN) * TN;
+
+  // A: thread t copies rows t / AT + j rows_apart (j < AJ) of the tile, AE consecutive elements of
+  // each from column (t % AT) AE, one 4-byte copy each, to the k-major tile's row (column of A) c,
+  // column r; a warp's copies read 8 rows at once, and land in 32 different banks (4 c + r mod 32).
+  // One pointer per row moved along K: the copies' addresses need no arithmetic of their own.
+  // B: 16-byte chunks, chunk e = tid + j NT at row e / (BN / 4), column e % (BN / 4) x 4.
+  constexpr int AE = P::a_elements, AT = BK / AE, a_rows_apart = NT / AT, AJ = BM / a_rows_apart;
+  constexpr int BJ = BK * BN / 4 / NT, b_rows_apart = NT / (BN / 4);
+  static_assert(BK % AE == 0 && NT % AT == 0 && BM % a_rows_apart == 0);
+  static_assert(BK * BN / 4 % NT == 0 && NT % (BN / 4) == 0);
+  const float* pa[AJ];
+  const float* pb[BJ];
+#pragma unroll
+  for (int j = 0; j < AJ; ++j)
+    pa[j] = g.a + (row0 + tid / AT + j * a_rows_apart) * g.lda + tid % AT * AE;
+#pragma unroll
+  for (int j = 0; j < BJ; ++j)
+    pb[j] =
+        g.b + std::size_t(tid / (BN / 4) + j * b_rows_apart) * g.ldb + col0 + tid % (BN / 4) * 4;
+  const std::size_t b_step = std::size_t(BK) * g.ldb;
+  const int a_dst = tid % AT * AE * AS + tid / AT;
+  const int b_dst = b_at + tid / (BN / 4) * BN + tid % (BN / 4) * 4;
+  const std::size_t steps = g.k / BK;
+  constexpr int copies = AJ * AE + BJ;
+  // Copy s of the tile the pointers are at into the stage at `to` (A's copies first, then B's).
+  const auto copy = [&](int s, float* to) {
+    if (s < AJ * AE)
+      copy_async_inside<4>(to + a_dst + s % AE * AS + s / AE * a_rows_apart, pa[s / AE] + s % AE);
+    else copy_async_inside<16>(to + b_dst + (s - AJ * AE) * b_rows_apart * BN, pb[s - AJ * AE]);
+  };
+  const auto advance = [&] {
+#pragma unroll
+    for (int j = 0; j < AJ; ++j) pa[j] += BK;
+#pragma unroll
+    for (int j = 0; j < BJ; ++j) pb[j] += b_step;
+  };
+
+  float acc[MI * TM][NI * TN] = {}, ra[2][MI * TM], rb[2][NI * TN];
+  // This thread's fragments of k step l of the tile in `base` into register set f.
+  const auto fragments = [&](const float* base, int l, int f) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+      read_vec<TM>(ra[f] + i * TM, base + l * AS + wr + i * P::WSUBM + tr);
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+      read_vec<TN>(rb[f] + j * TN, base + b_at + l * BN + wc + j * P::WSUBN + tc);
+  };
+
+#pragma unroll
+  for (int t = 0; t < S - 1; ++t) {
+    if (std::size_t(t) < steps) {
+#pragma unroll
+      for (int s = 0; s < copies; ++s) copy(s, shared_tiles + t * stage);
+      advance();
+    }
+    commit_copies();  // one group per step, empty or not, so the counts below hold
+  }
+  wait_copies<S - 2>();  // the first tiles have landed (this thread's copies) ...
+  __syncthreads();       // ... and everyone's
+  if (steps > 0) fragments(shared_tiles, 0, 0);
+  // The stages read and written, as offsets into shared_tiles: the ring turns once per step.
+  constexpr int last = (S - 1) * stage;
+  int read_at = 0, write_at = last;
+  for (std::size_t k_step = 0; k_step < steps; ++k_step) {
+    const float* const base = shared_tiles + read_at;
+    // The stage refilled during this step was last read in the previous one, before the barrier
+    // that ended it. Its copies are spread over the first BK - 1 k steps, among the multiply-adds.
+    const bool more = k_step + S - 1 < steps;
+#pragma unroll
+    for (int l = 0; l < BK; ++l) {
+      const int f = l & 1;
+      if (more) {
+#pragma unroll
+        for (int s = 0; s < copies; ++s)
+          if (s * P::copy_groups / copies * ((BK - 1) / P::copy_groups) == l)
+            copy(s, shared_tiles + write_at);
+        if (l == BK - 2) advance();
+      }
+      if (l + 1 < BK) {
+        fragments(base, l + 1, f ^ 1);  // read while the multiply-adds below run
+      } else {
+        commit_copies();
+        read_at = read_at == last ? 0 : read_at + stage;
+        write_at = write_at == last ? 0 : write_at + stage;
+        if (k_step + 1 < steps) {
+          wait_copies<S - 2>();  // the next step's tiles have landed ...
+          __syncthreads();       // ... everyone's, and every read of this step's stage is done
+          fragments(shared_tiles + read_at, 0, f ^ 1);
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < MI * TM; ++t)
+#pragma unroll
+        for (int u = 0; u < NI * TN; ++u) acc[t][u] += ra[f][t] * rb[f][u];
+    }
+  }
+  wait_copies<0>();  // no copy outlives the block (the empty groups of the last steps)
+  store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, c_aligned);
+}
+
+// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
+std::size_t wave() {
+  static const std::size_t blocks = blocks_at_once<P>(wide_async_kernel);
+  return blocks;
+}
+
+}  // namespace
+
+// f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later (no GPU: no).
+bool m15_can_run(const matmul_problem& p) {
+  static const bool built = tensor_cores_built(wide_async_kernel, 80);
+  return p.type == dtype::f32 && grid_fits(p) && built;
+}
+
+std::size_t m15_scratch(const matmul_problem& p) { return whole_tile_scratch<P, float>(p, wave()); }
+
+void m15_run(const matmul_call& c) {
+  run_whole_tiles<P, float>(c, wave(), wide_async_kernel, m08_run);
+}
+
+}  // namespace pplab::detail::gpu_matmul
