@@ -1,21 +1,41 @@
-// matmul/cuda/m15_wide_async: strict fp32 with fewer instructions beside the multiply-adds. At
-// 4096^3 m08's interior kernel runs 1157 instructions per thread per tile of 16 k steps, 1024 of
-// them FFMAs (88.5%): issue-bound, its ceiling is 88.5% of the FMA peak and it reaches 82%. The
-// two other costs per k step are the shared-memory reads (4 per 64 FFMAs for 8 x 8 results) and
-// the tile's way into shared memory through registers (loads, A's transposing stores). Here:
-//   - 8 x 16 results per thread (128 accumulators, 128 threads of 4 warps of 64 x 64, two blocks
-//     per SM): 6 16-byte shared reads per 128 FFMAs, 4.5% beside them instead of 6.25%;
-//   - the tiles copied by cp.async through a ring of stages, no registers on the way: B by
+// matmul/cuda/m15_wide_async: strict fp32 at cuBLAS's pace, the way cuBLAS's own SIMT SGEMM is
+// built. At 4096^3 m08's interior kernel reaches 82% of the measured FMA peak against cuBLAS's 92%.
+// Nsight Compute on both (bench/results/h200-2026-11-24-matmul-m15-steps.txt): cuBLAS runs
+// sm80_xmma_gemm_f32f32..._tilesize256x128x8_stage3 (8 warps, 8 x 16 results per thread, tiles by
+// cp.async, 254 registers, 8 warps per SM) and issues *more* instructions than m08 (2.43 G, 88.5%
+// FFMA), but its schedulers issue on 88% of cycles against m08's 77%: the gap is stalls, not
+// instruction count. Here, as there:
+//   - 8 x 16 results per thread (128 accumulators, 4 warps of 64 x 64 per 128 x 128 tile, two
+//     blocks per SM, 235 registers): 6 16-byte shared reads per 128 FFMAs;
+//   - the tiles by cp.async through a ring of 4 stages of K = 8, no registers on the way: B by
 //     16-byte chunks, A by 4-byte copies, each element put where the k-major tile wants it (the
-//     transpose that m09 could not do with 16-byte copies, paid as 8 copy instructions per
-//     thread per tile instead of 2);
-//   - the fragments of the next k read while this k's multiply-adds run, across the tile's end
-//     too: the barrier comes before the last k's multiply-adds, which then hide the first reads
-//     of the next stage.
-// A's rows in shared memory are padded to BM + 4 floats: a warp's 4-byte copies (4 rows x 8 k)
-// land in 32 different banks (4 k + r mod 32), and the rows stay 16-byte aligned for the reads.
-// Whole tiles only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and
-// m14 (tensor_core_rung.cuh).
+//     transpose that m09 could not do with 16-byte copies);
+//   - the next k's fragments read while this k's multiply-adds run, across the tile's end too
+//     (the barrier comes before the last k's multiply-adds, which hide the next stage's reads).
+// What decided the speed, in order (each step measured against cuBLAS in the same run, 4096^3):
+//   - all of a tile's copies at its first k step, 8 row pointers recomputed per tile: 0.86x. The
+//     copies' 64-bit address arithmetic came as one block of ~40 dependent instructions, and the
+//     compiler read some fragments only a few multiply-adds before their use (short-scoreboard
+//     stalls 15% of samples against cuBLAS's 9%);
+//   - the copies spread one per k step: 0.88x (fewer stalls, but their addresses recomputed one
+//     by one: 2.51 G instructions);
+//   - one pointer per row of A moved along K (a thread's two elements of a row 4 bytes apart, an
+//     immediate offset), the copies without a zero-fill operand: 0.89x, 2.45 G instructions; 1,
+//     2 or 4 elements of a row per thread: 0.90x, 0.89x, 0.78x (4: a warp reads 16 rows at once);
+//   - the copies in two groups instead of seven: 0.94-0.95x, 2.40 G instructions (fewer than
+//     cuBLAS), issue slots busy 80%. The compiler puts three never-executed shared loads before
+//     each group of cp.async (44 M of them with seven groups, 13 M with two); one group 0.88x,
+//     three 0.94x, four 0.93x; the two groups at k steps 0 and 4 rather than 0 and 3: +1%.
+// Not kept: 256 x 128 tiles of 8 warps, one block per SM (cuBLAS's shape): 0.83x; K steps of 16
+// (3 stages) 0.91x; 3 stages of 8, 0.93x; the multiply-adds in cuBLAS's order (pairs of B
+// columns, A's rows serpentine): 255 registers and spills, 0.83x (branch wip/m15-wide-async-
+// variants). Left: dispatch stalls (9% of samples against cuBLAS's 5%) and short-scoreboard
+// stalls (9%): the compiler's placement of the shared loads among the FFMAs, which CUDA C does not
+// control.
+// A's rows in shared memory are padded to BM + 4 floats: a warp's 4-byte copies (8 rows x 4 k
+// pairs) land in 32 different banks, and the rows stay 16-byte aligned for the reads. Whole tiles
+// only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and m14
+// (tensor_core_rung.cuh).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
@@ -30,7 +50,7 @@ namespace {
 struct wide_tiling : warp_tiling<128, 128, 8, 64, 64, 4, 4, 4> {
   static constexpr int STAGES = 4, AS = BM + 4;  // A's tile: BK rows of AS (k-major)
   static constexpr int a_elements = 2;           // consecutive elements of a row of A per thread
-  static constexpr int copy_groups = 2;          // the copies of a tile are issued at 2 k steps
+  static constexpr int copy_groups = 2;          // a tile's copies issued at k steps 0 and BK / 2
   static constexpr std::size_t stage = std::size_t(BK) * AS + std::size_t(BK) * BN;
   static constexpr std::size_t shared_bytes = STAGES * stage * sizeof(float);
 };
@@ -115,7 +135,7 @@ __global__ void __launch_bounds__(P::NT, 2)
   for (std::size_t k_step = 0; k_step < steps; ++k_step) {
     const float* const base = shared_tiles + read_at;
     // The stage refilled during this step was last read in the previous one, before the barrier
-    // that ended it. Its copies are spread over the first BK - 1 k steps, among the multiply-adds.
+    // that ended it. Its copies go in two groups, at k steps 0 and BK / 2, among the multiply-adds.
     const bool more = k_step + S - 1 < steps;
 #pragma unroll
     for (int l = 0; l < BK; ++l) {
@@ -123,7 +143,7 @@ __global__ void __launch_bounds__(P::NT, 2)
       if (more) {
 #pragma unroll
         for (int s = 0; s < copies; ++s)
-          if (s * P::copy_groups / copies * ((BK - 1) / P::copy_groups) == l)
+          if (s * P::copy_groups / copies * (BK / P::copy_groups) == l)
             copy(s, shared_tiles + write_at);
         if (l == BK - 2) advance();
       }
