@@ -14,8 +14,9 @@ std::vector<std::string_view> policy(backend b, const reduce_problem&) {
   case backend::cuda:
     return {"reduce/cuda/r12_last_block_finishes"};
   case backend::nccl:
-    // The combine whose float answer does not depend on NCCL's algorithm.
-    return {"reduce/nccl/r02_device_order"};
+    // The combines whose float answer does not depend on NCCL's algorithm: in one process the
+    // partials straight to the host, in a job of processes all-gathered.
+    return {"reduce/nccl/r03_partials_to_host", "reduce/nccl/r02_device_order"};
   case backend::mpi:
     // The only combine whose float answer does not depend on the library's algorithm.
     return {"reduce/mpi/r04_ordered_allgather"};

@@ -12,8 +12,12 @@ namespace pplab::detail::nccl_reduce {
 
 using reduce_parts::partial;
 
-// One partial per member of this process, on its GPU, enqueued on its stream.
+// One partial per member of this process, on its GPU, enqueued on its stream. Each GPU's header
+// (count, dtype, op) goes from pinned_partials()[k] before its local rung runs.
 std::vector<nccl::device_buffer> local_partials(const reduce_call& c);
+
+// Pinned host memory for one partial per member of this process, kept between calls.
+partial* pinned_partials();
 
 // The answer, from the combined partial held on the host, written where the call's output lies.
 void put_answer(const reduce_call& c, const partial& all);
