@@ -11,11 +11,11 @@
 //   few tiles, deep K (f64 off sm_90)     fewer, and k >= 2 x 256           m10, slices of K
 //   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
 //
-// f32 with a deep K (bench/results/h200-2026-11-24-matmul-m15-steps.txt, ratios to cuBLAS in the
-// same run): m15 0.95x at 4096^3 (m08 0.89x), 0.96x at 8192^3 (0.90x), 0.97x at 4093^3 (m12
-// 0.93x), 1.07x at 1024^3 (m10 1.03x), 0.93x at 128 x 8192 x 8192 (m10 0.87x); at 8192 x 8192 x
-// 128 m08 keeps 1.07x against m15's 0.98x (16 steps of K: m15's 4-stage ring is a large part of
-// them), so a shallow K stays with the table below it. The rest, before m15:
+// f32 with a deep K (bench/results/h200-2026-11-24-matmul-d58d0d6.json, ratios to cuBLAS in the
+// same run; the steps in ...-m15-wide-async-steps.txt): m15 0.96x at 4096^3 (m08 0.89x), 0.97x at
+// 8192^3 (0.90x), 0.98x at 4093^3 (m12 0.93x), 1.08x at 1024^3 (m10 1.03x), 0.93x at
+// 128 x 8192 x 8192 (m10 0.86x). A shallow K keeps the table below: at 8192 x 8192 x 128
+// m08 1.07x, m15 1.06x (0.98x with its copies at k steps 0 and 3). The rest, before m15:
 // (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's
 // interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.93x against
 // m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64

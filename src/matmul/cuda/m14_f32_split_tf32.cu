@@ -32,7 +32,7 @@
 // traffic (m14-steps record, run 9), runs at 299 TFLOP/s of products unsplit and 237 split: the
 // split costs a fifth, the barrier 2-3%, and the cp.async fills the rest. Not kept, same record:
 // reading the next k step's fragments ahead (1.32x), splitting A a row tile at a time (1.30x), and
-// splitting each operand once by a first pass (experiment m15, branch wip/m15-split-once,
+// splitting each operand once by a first pass (an experiment on branch wip/m15-split-once,
 // bench/results/h200-2026-11-24-matmul-m15-experiment.txt: 0.86x m14), which removed the split but
 // doubled the shared-memory fill and the barriers. Occupancy and the products' dependencies are not
 // the limit: a register-resident probe with m14's warps per SM and its 16 accumulators of 3

@@ -1,10 +1,10 @@
-// matmul/cuda/m15_wide_async: strict fp32 at cuBLAS's pace, the way cuBLAS's own SIMT SGEMM is
-// built. At 4096^3 m08's interior kernel reaches 82% of the measured FMA peak against cuBLAS's 92%.
-// Nsight Compute on both (bench/results/h200-2026-11-24-matmul-m15-steps.txt): cuBLAS runs
-// sm80_xmma_gemm_f32f32..._tilesize256x128x8_stage3 (8 warps, 8 x 16 results per thread, tiles by
-// cp.async, 254 registers, 8 warps per SM) and issues *more* instructions than m08 (2.43 G, 88.5%
-// FFMA), but its schedulers issue on 88% of cycles against m08's 77%: the gap is stalls, not
-// instruction count. Here, as there:
+// matmul/cuda/m15_wide_async: strict fp32 near cuBLAS's pace, built the way cuBLAS's own SIMT
+// SGEMM is. At 4096^3 m08's interior kernel reaches 82% of the measured FMA peak against cuBLAS's
+// 92%. Nsight Compute on both (bench/results/h200-2026-11-24-matmul-m15-wide-async-steps.txt):
+// cuBLAS runs sm80_xmma_gemm_f32f32..._tilesize256x128x8_stage3 (8 warps, 8 x 16 results per
+// thread, tiles by cp.async, 254 registers, 8 warps per SM) and executes as many instructions as
+// m08 (2.43 G each, 88.5% FFMA), but its schedulers issue on 88% of cycles against m08's 77%: the
+// gap is stalls, not instruction count. Here, as there:
 //   - 8 x 16 results per thread (128 accumulators, 4 warps of 64 x 64 per 128 x 128 tile, two
 //     blocks per SM, 235 registers): 6 16-byte shared reads per 128 FFMAs;
 //   - the tiles by cp.async through a ring of 4 stages of K = 8, no registers on the way: B by
@@ -26,12 +26,14 @@
 //     cuBLAS), issue slots busy 80%. The compiler puts three never-executed shared loads before
 //     each group of cp.async (44 M of them with seven groups, 13 M with two); one group 0.88x,
 //     three 0.94x, four 0.93x; the two groups at k steps 0 and 4 rather than 0 and 3: +1%.
+// Final (bench/results/h200-2026-11-24-matmul-d58d0d6.json): 0.96x cuBLAS at 4096^3, 0.97x at
+// 8192^3, 0.98x at 4093^3 (padded), 1.08x at 1024^3 and 0.93x at 128 x 8192 x 8192 (K in slices).
 // Not kept: 256 x 128 tiles of 8 warps, one block per SM (cuBLAS's shape): 0.83x; K steps of 16
 // (3 stages) 0.91x; 3 stages of 8, 0.93x; the multiply-adds in cuBLAS's order (pairs of B
 // columns, A's rows serpentine): 255 registers and spills, 0.83x (branch wip/m15-wide-async-
-// variants). Left: dispatch stalls (9% of samples against cuBLAS's 5%) and short-scoreboard
-// stalls (9%): the compiler's placement of the shared loads among the FFMAs, which CUDA C does not
-// control.
+// variants). Left: dispatch stalls, 9% of samples against cuBLAS's 5% (short-scoreboard stalls are
+// level, 9%): where the compiler places the shared loads among the FFMAs and which registers it
+// gives them, which CUDA C does not control.
 // A's rows in shared memory are padded to BM + 4 floats: a warp's 4-byte copies (8 rows x 4 k
 // pairs) land in 32 different banks, and the rows stay 16-byte aligned for the reads. Whole tiles
 // only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and m14
