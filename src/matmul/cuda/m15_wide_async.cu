@@ -38,9 +38,12 @@
 // pairs) land in 32 different banks, and the rows stay 16-byte aligned for the reads. Whole tiles
 // only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and m14
 // (tensor_core_rung.cuh).
+#include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
 namespace pplab::detail::gpu_matmul {
+
+void m08_run(const matmul_call&);
 
 namespace {
 
@@ -168,13 +171,24 @@ __global__ void __launch_bounds__(P::NT, 2)
   store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, c_aligned);
 }
 
-using rung = whole_tile_rung<P, float, wide_async_kernel, 80>;
+// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
+std::size_t wave() {
+  static const std::size_t blocks = blocks_at_once<P>(wide_async_kernel);
+  return blocks;
+}
 
 }  // namespace
 
-// f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later.
-bool m15_can_run(const matmul_problem& p) { return rung::can_run(p); }
-std::size_t m15_scratch(const matmul_problem& p) { return rung::scratch(p); }
-void m15_run(const matmul_call& c) { rung::run(c); }
+// f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later (no GPU: no).
+bool m15_can_run(const matmul_problem& p) {
+  static const bool built = tensor_cores_built(wide_async_kernel, 80);
+  return p.type == dtype::f32 && grid_fits(p) && built;
+}
+
+std::size_t m15_scratch(const matmul_problem& p) { return whole_tile_scratch<P, float>(p, wave()); }
+
+void m15_run(const matmul_call& c) {
+  run_whole_tiles<P, float>(c, wave(), wide_async_kernel, m08_run);
+}
 
 }  // namespace pplab::detail::gpu_matmul
