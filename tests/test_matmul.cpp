@@ -85,7 +85,7 @@ TEST_P(Matmul, AnyShapeStrideAlphaBeta) {
   std::vector<shape> shapes = {{0, 0, 0},    {0, 5, 3},     {3, 0, 4},      {4, 5, 0},
                                {1, 1, 1},    {2, 3, 4},     {31, 32, 33},   {33, 31, 32},
                                {32, 32, 32}, {67, 129, 45}, {130, 97, 300}, {7, 300, 5},
-                               {300, 7, 9},  {1, 513, 257}, {129, 1, 1000}};
+                               {300, 7, 9},  {1, 513, 257}, {129, 1, 1000}, {20, 30, 771}};
   for (int extra = 0; extra < 3; ++extra)
     shapes.push_back({1 + rng() % 200, 1 + rng() % 200, 1 + rng() % 400});
   // Under compute-sanitizer (racecheck runs ~30x slower) each shape gets one alpha/beta pair,

@@ -5,7 +5,7 @@
 //
 //   class                                 test                              kernel
 //   f64 (sm_90), tiles or depth           128^2 tiles >= 1 per SM, or k >= 512   m13, tensor cores
-//   f32, deep K                           k >= 512                          m15 (pads, slices K)
+//   f32, deep K                           k >= 512                          m15 (pads B, slices K)
 //   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
 //   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
 //   few tiles, deep K (f64 off sm_90)     fewer, and k >= 2 x 256           m10, slices of K
@@ -13,7 +13,8 @@
 //
 // f32 with a deep K (bench/results/h200-2026-11-24-matmul-d58d0d6.json, ratios to cuBLAS in the
 // same run; the steps in ...-m15-wide-async-steps.txt): m15 0.96x at 4096^3 (m08 0.89x), 0.97x at
-// 8192^3 (0.90x), 0.98x at 4093^3 (m12 0.93x), 1.08x at 1024^3 (m10 1.03x), 0.93x at
+// 8192^3 (0.90x), 0.98x at 4093^3 (m12 0.93x; 1.00x since m15 reads A in place and stages C:
+// ...-m15-odd-shapes.txt), 1.08x at 1024^3 (m10 1.03x), 0.93x at
 // 128 x 8192 x 8192 (m10 0.86x). A shallow K keeps the table below: at 8192 x 8192 x 128
 // m08 1.07x, m15 1.06x (0.98x with its copies at k steps 0 and 3). The rest, before m15:
 // (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's

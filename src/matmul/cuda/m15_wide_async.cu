@@ -27,17 +27,27 @@
 //     each group of cp.async (44 M of them with seven groups, 13 M with two); one group 0.88x,
 //     three 0.94x, four 0.93x; the two groups at k steps 0 and 4 rather than 0 and 3: +1%.
 // Final (bench/results/h200-2026-11-24-matmul-d58d0d6.json): 0.96x cuBLAS at 4096^3, 0.97x at
-// 8192^3, 0.98x at 4093^3 (padded), 1.08x at 1024^3 and 0.93x at 128 x 8192 x 8192 (K in slices).
-// Not kept: 256 x 128 tiles of 8 warps, one block per SM (cuBLAS's shape): 0.83x; K steps of 16
-// (3 stages) 0.91x; 3 stages of 8, 0.93x; the multiply-adds in cuBLAS's order (pairs of B
-// columns, A's rows serpentine): 255 registers and spills, 0.83x (branch wip/m15-wide-async-
+// 8192^3, 0.98x at 4093^3 (then padded; see below), 1.08x at 1024^3 and 0.93x at 128 x 8192 x 8192
+// (K in slices). Not kept: 256 x 128 tiles of 8 warps, one block per SM (cuBLAS's shape): 0.83x; K
+// steps of 16 (3 stages) 0.91x; 3 stages of 8, 0.93x; the multiply-adds in cuBLAS's order (pairs of
+// B columns, A's rows serpentine): 255 registers and spills, 0.83x (branch wip/m15-wide-async-
 // variants). Left: dispatch stalls, 9% of samples against cuBLAS's 5% (short-scoreboard stalls are
 // level, 9%): where the compiler places the shared loads among the FFMAs and which registers it
 // gives them, which CUDA C does not control.
 // A's rows in shared memory are padded to BM + 4 floats: a warp's 4-byte copies (8 rows x 4 k
-// pairs) land in 32 different banks, and the rows stay 16-byte aligned for the reads. Whole tiles
-// only: odd shapes are padded and K cut into slices for few tiles of C, as m13 and m14
-// (tensor_core_rung.cuh).
+// pairs) land in 32 different banks, and the rows stay 16-byte aligned for the reads. K is cut
+// into slices for few tiles of C, as in m13 and m14 (tensor_core_rung.cuh).
+// Odd shapes (bench/results/h200-2026-11-24-matmul-m15-odd-shapes.txt, Nsight Compute per
+// kernel at 4093^3): padding A and B into whole tiles took 32 us each, and C's rows, not 16-byte
+// aligned, took 4-byte stores that write each 32-byte sector of C four times, every block of a
+// wave at once: the kernel 2.905 ms against 2.815 at 4096^3, the call 0.98x cuBLAS. Now:
+//   - A is read where it is (its copies were 4-byte already): rows past M are read as the last,
+//     and K's padding comes first, as zeros filled in by the first tile's copies alone;
+//   - B alone is padded (its rows must be 16-byte aligned for its 16-byte copies);
+//   - C's results go to aligned rows of scratch, then to C by a kernel whose warps write 32
+//     consecutive elements (37 us).
+// 4093^3: the kernel 2.810 ms, the call 2.878 ms against cuBLAS's 2.886, 1.00x. Not kept: C staged
+// through shared memory in the kernel (3.03 ms: its K loop came out slower, the source the same).
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
@@ -58,10 +68,16 @@ struct wide_tiling : warp_tiling<128, 128, 8, 64, 64, 4, 4, 4> {
 };
 using P = wide_tiling;
 
-// C = alpha A B + beta C over whole tiles: g.k a multiple of BK, the grid's rows and columns
-// within A's and B's (padded) extents, their rows 16-byte aligned. C's edges are tested.
+// C = alpha A B + beta C over whole tiles of B and C: g.k a multiple of BK, the grid's columns
+// within B's (padded) extent, B's rows 16-byte aligned; C's edges are tested. A is read where it
+// is, any row stride. `ragged_a`: A's tiles need not be whole: its rows past g.m are read as its
+// last (their results are never stored), and K starts with `lead` columns of zeros (B's padded
+// copy starts with as many zero rows), so A's element (i, kk) meets B's row kk + lead; only the
+// first tile needs the zeros. Whole tiles take the other instantiation: one kernel for both ran
+// 4096^3 in 2.846 ms against 2.807-2.815 (the K loop's source the same, not its schedule).
+template <bool ragged_a>
 __global__ void __launch_bounds__(P::NT, 2)
-    wide_async_kernel(gemm<float> g, bool c_aligned, k_slices<float> slices) {
+    wide_async_kernel(gemm<float> g, bool c_aligned, k_slices<float> slices, int lead) {
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, AS = P::AS, NT = P::NT, S = P::STAGES;
   constexpr int MI = P::WMITER, NI = P::WNITER, TM = P::TM, TN = P::TN;
   constexpr int stage = int(P::stage), b_at = BK * AS;  // B's tile follows A's in a stage
@@ -83,9 +99,15 @@ __global__ void __launch_bounds__(P::NT, 2)
   static_assert(BK * BN / 4 % NT == 0 && NT % (BN / 4) == 0);
   const float* pa[AJ];
   const float* pb[BJ];
+  // This thread's column of A in its first tile; negative: one of the zeros, which only the first
+  // of K's slices has.
+  const int a_col = tid % AT * AE - (ragged_a ? lead : 0);
+  const bool k_start = blockIdx.z == 0;
 #pragma unroll
-  for (int j = 0; j < AJ; ++j)
-    pa[j] = g.a + (row0 + tid / AT + j * a_rows_apart) * g.lda + tid % AT * AE;
+  for (int j = 0; j < AJ; ++j) {
+    const std::size_t row = row0 + tid / AT + j * a_rows_apart;
+    pa[j] = g.a + (!ragged_a || row < g.m ? row : g.m - 1) * g.lda + a_col;
+  }
 #pragma unroll
   for (int j = 0; j < BJ; ++j)
     pb[j] =
@@ -123,7 +145,15 @@ __global__ void __launch_bounds__(P::NT, 2)
   for (int t = 0; t < S - 1; ++t) {
     if (std::size_t(t) < steps) {
 #pragma unroll
-      for (int s = 0; s < copies; ++s) copy(s, shared_tiles + t * stage);
+      for (int s = 0; s < copies; ++s) {
+        if (ragged_a && t == 0 && s < AJ * AE) {  // zeros where A's column is before K's start
+          const bool in = !k_start || a_col + s % AE >= 0;
+          copy_async<4>(shared_tiles + a_dst + s % AE * AS + s / AE * a_rows_apart,
+                        in ? pa[s / AE] + s % AE : g.a, in);
+        } else {
+          copy(s, shared_tiles + t * stage);
+        }
+      }
       advance();
     }
     commit_copies();  // one group per step, empty or not, so the counts below hold
@@ -173,22 +203,72 @@ __global__ void __launch_bounds__(P::NT, 2)
 
 // Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
 std::size_t wave() {
-  static const std::size_t blocks = blocks_at_once<P>(wide_async_kernel);
+  static const std::size_t blocks = blocks_at_once<P>(wide_async_kernel<false>);
   return blocks;
 }
+
+// Scratch, by shape: B's padded copy where its tiles are not whole (K's padding on top); where n is
+// not a multiple of 4 (C's rows then seldom 16-byte aligned) and K is not cut, C's results staged
+// with aligned rows; where K is cut, the slices' parts.
+struct m15_layout {
+  padded<P> to;
+  k_cut cut;
+  bool pad_b, stage_c;
+  explicit m15_layout(const matmul_problem& p)
+      : to(p.m, p.n, p.k), cut(cut_for_tiles<P>(p, wave())),
+        pad_b(!whole_tiles<P>(P::BM, p.n, p.k)), stage_c(cut.count == 1 && p.n % 4 != 0) {}
+  std::size_t b_elements() const { return pad_b ? to.kp * to.np : 0; }
+  std::size_t c_elements(std::size_t m) const { return stage_c ? m * to.np : 0; }
+};
 
 }  // namespace
 
 // f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later (no GPU: no).
 bool m15_can_run(const matmul_problem& p) {
-  static const bool built = tensor_cores_built(wide_async_kernel, 80);
+  static const bool built = tensor_cores_built(wide_async_kernel<false>, 80);
   return p.type == dtype::f32 && grid_fits(p) && built;
 }
 
-std::size_t m15_scratch(const matmul_problem& p) { return whole_tile_scratch<P, float>(p, wave()); }
+std::size_t m15_scratch(const matmul_problem& p) {
+  if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
+  const m15_layout l(p);
+  return (l.b_elements() + l.c_elements(p.m) + l.cut.parts_elements(p.m, p.n)) * sizeof(float);
+}
 
 void m15_run(const matmul_call& c) {
-  run_whole_tiles<P, float>(c, wave(), wide_async_kernel, m08_run);
+  if (c.p.m == 0 || c.p.n == 0) return;
+  if (c.p.k == 0) return m08_run(c);  // C = beta C
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  const gemm<float> g = typed<float>(c);
+  const m15_layout l(c.p);
+  // B's tiles whole by shape but its rows not 16-byte aligned: no room for a copy was asked.
+  if (!l.pad_b && !rows_aligned(g.b, g.ldb)) return m08_run(c);
+  float* scratch = static_cast<float*>(c.scratch);
+  gemm<float> w = g;
+  w.k = l.to.kp;
+  const int lead = int(l.to.kp - g.k);
+  if (l.pad_b) {
+    launch_pad_copy(g.b, g.ldb, g.k, g.n, scratch, l.to.kp, l.to.np, s, std::size_t(lead));
+    w.b = scratch, w.ldb = l.to.np, scratch += l.b_elements();
+  }
+  // C's rows not 16-byte aligned: 4-byte stores from the kernel would write each 32-byte sector of
+  // C four times, all blocks of a wave at once (at 4093^3, 90 us of the kernel's 2.9 ms). The
+  // results go to aligned rows of scratch instead, then to C (37 us).
+  const bool staged = l.stage_c && !rows_aligned(g.c, g.ldc);
+  if (staged) {
+    w.c = scratch, w.ldc = l.to.np, w.alpha = 1, w.beta = 0;
+    scratch += l.c_elements(g.m);
+  }
+  const k_slices<float> slices =
+      l.cut.count > 1 ? k_slices<float>{scratch, l.cut.ks, g.n % 4 == 0} : k_slices<float>{};
+  const auto kernel =
+      g.m % P::BM == 0 && lead == 0 ? wide_async_kernel<false> : wide_async_kernel<true>;
+  allow_shared(kernel, P::shared_bytes);
+  const dim3 grid(unsigned(l.to.np / P::BN), unsigned(l.to.mp / P::BM), unsigned(l.cut.count));
+  kernel<<<grid, P::NT, P::shared_bytes, s>>>(w, rows_aligned(w.c, w.ldc), slices, lead);
+  PPLAB_CUDA_LAUNCHED();
+  if (l.cut.count > 1) launch_add_parts(g, scratch, l.cut.count, s);
+  if (staged) launch_store_staged(g, w.c, w.ldc, s);
 }
 
 }  // namespace pplab::detail::gpu_matmul
