@@ -34,8 +34,6 @@
 
 namespace pplab::detail::gpu_matmul {
 
-void m08_run(const matmul_call&);
-
 namespace {
 
 using P = mma_tiling<double, 16, 4, 4>;  // K steps of 16, rows padded by 4 and 4
@@ -68,26 +66,13 @@ __global__ void __launch_bounds__(P::NT, 1)
   store_mma_tiles(g, acc, at.row0 + at.wr, at.col0 + at.wc, at.lane, c_aligned);
 }
 
-// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
-std::size_t wave() {
-  static const std::size_t blocks = blocks_at_once<P>(tensor_core_kernel);
-  return blocks;
-}
+using rung = whole_tile_rung<P, double, tensor_core_kernel, 90>;
 
 }  // namespace
 
-// Whether this build holds the kernel for this GPU's tensor cores (sm_90 code; no GPU: no).
-bool m13_can_run(const matmul_problem& p) {
-  static const bool built = tensor_cores_built(tensor_core_kernel);
-  return p.type == dtype::f64 && grid_fits(p) && built;
-}
-
-std::size_t m13_scratch(const matmul_problem& p) {
-  return whole_tile_scratch<P, double>(p, wave());
-}
-
-void m13_run(const matmul_call& c) {
-  run_whole_tiles<P, double>(c, wave(), tensor_core_kernel, m08_run);
-}
+// f64 where this build holds the kernel for this GPU's tensor cores (sm_90 code).
+bool m13_can_run(const matmul_problem& p) { return rung::can_run(p); }
+std::size_t m13_scratch(const matmul_problem& p) { return rung::scratch(p); }
+void m13_run(const matmul_call& c) { rung::run(c); }
 
 }  // namespace pplab::detail::gpu_matmul

@@ -45,8 +45,6 @@
 
 namespace pplab::detail::gpu_matmul {
 
-void m08_run(const matmul_call&);
-
 namespace {
 
 using P = mma_tiling<float, 32, 4, 8>;  // K steps of 32, rows padded by 4 and 8
@@ -93,24 +91,13 @@ __global__ void __launch_bounds__(P::NT, 2)
   store_mma_tiles(g, acc, at.row0 + at.wr, at.col0 + at.wc, at.lane, c_aligned);
 }
 
-// Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
-std::size_t wave() {
-  static const std::size_t blocks = blocks_at_once<P>(split_tf32_kernel);
-  return blocks;
-}
+using rung = whole_tile_rung<P, float, split_tf32_kernel, 80>;
 
 }  // namespace
 
-// f32 on a GPU whose tensor cores this build's kernel runs on (sm_80 code and later; no GPU: no).
-bool m14_can_run(const matmul_problem& p) {
-  static const bool built = tensor_cores_built(split_tf32_kernel, 80);
-  return p.type == dtype::f32 && grid_fits(p) && built;
-}
-
-std::size_t m14_scratch(const matmul_problem& p) { return whole_tile_scratch<P, float>(p, wave()); }
-
-void m14_run(const matmul_call& c) {
-  run_whole_tiles<P, float>(c, wave(), split_tf32_kernel, m08_run);
-}
+// f32 on a GPU whose tensor cores this build's kernel runs on (sm_80 code and later).
+bool m14_can_run(const matmul_problem& p) { return rung::can_run(p); }
+std::size_t m14_scratch(const matmul_problem& p) { return rung::scratch(p); }
+void m14_run(const matmul_call& c) { rung::run(c); }
 
 }  // namespace pplab::detail::gpu_matmul

@@ -4,6 +4,7 @@
 // K loop that brings whole, 16-byte aligned tiles of A and B (padded.cuh makes them) through
 // shared memory by cp.async, the store of a warp's m16n8 accumulator tiles into C, and the host
 // side: padding, K cut into slices where C has too few tiles for the SMs, the launch.
+#include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/padded.cuh"
 
 namespace pplab::detail::gpu_matmul {
@@ -174,5 +175,26 @@ void run_whole_tiles(const matmul_call& c, std::size_t wave,
   PPLAB_CUDA_LAUNCHED();
   if (cut.count > 1) launch_add_parts(g, parts, cut.count, s);
 }
+
+// The whole host side of such a rung (m13, m14): `kernel` over P's whole tiles of T, built for
+// sm_`version` or later; m08 takes what it cannot (K = 0, whole but unaligned tiles).
+void m08_run(const matmul_call&);
+template <class P, class T, void (*kernel)(gemm<T>, bool, k_slices<T>), int version>
+struct whole_tile_rung {
+  // Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
+  static std::size_t wave() {
+    static const std::size_t blocks = blocks_at_once<P>(kernel);
+    return blocks;
+  }
+  // T on a GPU this build's kernel runs on (no GPU: no).
+  static bool can_run(const matmul_problem& p) {
+    static const bool built = tensor_cores_built(kernel, version);
+    return p.type == (sizeof(T) == 4 ? dtype::f32 : dtype::f64) && grid_fits(p) && built;
+  }
+  static std::size_t scratch(const matmul_problem& p) {
+    return whole_tile_scratch<P, T>(p, wave());
+  }
+  static void run(const matmul_call& c) { run_whole_tiles<P, T>(c, wave(), kernel, m08_run); }
+};
 
 }  // namespace pplab::detail::gpu_matmul
