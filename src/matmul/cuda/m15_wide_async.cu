@@ -216,7 +216,7 @@ struct m15_layout {
   bool pad_b, stage_c;
   explicit m15_layout(const matmul_problem& p)
       : to(p.m, p.n, p.k), cut(cut_for_tiles<P>(p, wave())),
-        pad_b(!whole_tiles<P>(P::BM, p.n, p.k)), stage_c(cut.count == 1 && p.n % 4 != 0) {}
+        pad_b(p.n % P::BN != 0 || p.k % P::BK != 0), stage_c(cut.count == 1 && p.n % 4 != 0) {}
   std::size_t b_elements() const { return pad_b ? to.kp * to.np : 0; }
   std::size_t c_elements(std::size_t m) const { return stage_c ? m * to.np : 0; }
 };
