@@ -5,12 +5,11 @@
 #include "reduce/reduce_common.hpp"
 
 namespace pplab::detail::nccl_reduce {
-namespace {
 
 // Pinned host memory, kept: small copies from and to it run asynchronously (a copy from
 // pageable memory holds this thread until it is staged). Reused safely: each call waits for its
 // GPUs before it returns. One partial per GPU of this process, then the answer.
-partial* pinned() {
+partial* pinned_partials() {
   static partial* slots = [] {
     void* p = nullptr;
     PPLAB_CUDA(cudaMallocHost(&p, (nccl::members().size() + 1) * sizeof(partial)));
@@ -18,10 +17,6 @@ partial* pinned() {
   }();
   return slots;
 }
-
-}  // namespace
-
-partial* pinned_partials() { return pinned(); }
 
 std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
@@ -32,7 +27,7 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   // 2^20 values per GPU; a pool of threads kept between calls is the next step.)
   nccl::each_agreed([&](std::size_t k, const nccl::member& m) {
     const reduce_problem q{c.p.type, c.p.what, in.slices[k].bytes / e};
-    partial& head = pinned()[k];
+    partial& head = pinned_partials()[k];
     head.n = q.n, head.type = q.type, head.what = q.what;
     // An empty slice weighs nothing: the identity (a mean of nothing: 0 with weight 0).
     visit_reduce(q.type, q.what, [&](auto tag, auto otag) {
@@ -50,7 +45,7 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
 }
 
 void put_answer(const reduce_call& c, const partial& all) {
-  scalar& s = pinned()[nccl::members().size()].value;
+  scalar& s = pinned_partials()[nccl::members().size()].value;
   s = reduce_parts::answer(c.p, all);
   nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.out));
   const nccl::member& first = nccl::members().front();

@@ -16,7 +16,8 @@ using reduce_parts::partial;
 // (count, dtype, op) goes from pinned_partials()[k] before its local rung runs.
 std::vector<nccl::device_buffer> local_partials(const reduce_call& c);
 
-// Pinned host memory for one partial per member of this process, kept between calls.
+// Pinned host memory kept between calls: one partial per member of this process, then one
+// more, whose value put_answer copies the answer from.
 partial* pinned_partials();
 
 // The answer, from the combined partial held on the host, written where the call's output lies.
