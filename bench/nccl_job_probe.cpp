@@ -26,8 +26,16 @@ void check(bool ok, const char* what, const char* why, int line) {
   std::fprintf(stderr, "%s failed: %s (line %d)\n", what, why, line);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define CUDA_OK(x) do { const cudaError_t e_ = (x); check(e_ == cudaSuccess, #x, cudaGetErrorString(e_), __LINE__); } while (0)
-#define NCCL_OK(x) do { const ncclResult_t e_ = (x); check(e_ == ncclSuccess, #x, ncclGetErrorString(e_), __LINE__); } while (0)
+#define CUDA_OK(x)                                                                                 \
+  do {                                                                                             \
+    const cudaError_t e_ = (x);                                                                    \
+    check(e_ == cudaSuccess, #x, cudaGetErrorString(e_), __LINE__);                                \
+  } while (0)
+#define NCCL_OK(x)                                                                                 \
+  do {                                                                                             \
+    const ncclResult_t e_ = (x);                                                                   \
+    check(e_ == ncclSuccess, #x, ncclGetErrorString(e_), __LINE__);                                \
+  } while (0)
 
 }  // namespace
 
@@ -83,15 +91,12 @@ int main(int argc, char** argv) {
                 events[events.size() / 2], double(data) * bus / (h * 1e-3) * 1e-9);
   };
   const double all_reduce_bus = 2.0 * (size - 1) / size;
-  probe("all-reduce 1 GiB f32", bytes, all_reduce_bus, [&] {
-    NCCL_OK(ncclAllReduce(buf, buf, bytes / 4, ncclFloat32, ncclSum, comm, stream));
-  });
-  probe("broadcast 256 MiB", bytes / 4, 1.0, [&] {
-    NCCL_OK(ncclBroadcast(buf, buf, bytes / 4, ncclUint8, 0, comm, stream));
-  });
-  probe("all-reduce 4 B", 4, all_reduce_bus, [&] {
-    NCCL_OK(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, stream));
-  });
+  probe("all-reduce 1 GiB f32", bytes, all_reduce_bus,
+        [&] { NCCL_OK(ncclAllReduce(buf, buf, bytes / 4, ncclFloat32, ncclSum, comm, stream)); });
+  probe("broadcast 256 MiB", bytes / 4, 1.0,
+        [&] { NCCL_OK(ncclBroadcast(buf, buf, bytes / 4, ncclUint8, 0, comm, stream)); });
+  probe("all-reduce 4 B", 4, all_reduce_bus,
+        [&] { NCCL_OK(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, stream)); });
   NCCL_OK(ncclCommDestroy(comm));
   CUDA_OK(cudaFree(buf));
   MPI_Finalize();
