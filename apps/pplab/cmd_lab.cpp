@@ -105,8 +105,10 @@ void add_lab(CLI::App& app) {
       "(warm-up, repeats, median) beside the machine's ceilings measured in the same run.\n"
       "Prints a table, writes a JSON record and an SVG chart of the ladders.");
   cmd->add_option("pattern", o->pattern_name, "reduce, histogram or matmul (default: all)");
-  cmd->add_option("--backend", o->backend_name,
-                  "only this backend: seq, cpu, cuda, or mpi (under mpirun; there the default)");
+  cmd->add_option(
+      "--backend", o->backend_name,
+      "only this backend: seq, cpu, cuda, nccl (every GPU of this host; under mpirun, one "
+      "GPU per process) or mpi (under mpirun, there the default)");
   cmd->add_option("--local", o->local_name,
                   "with the mpi backend: the backend each rank runs its part on (default cpu)");
   cmd->add_option("--variant", o->variants,

@@ -68,8 +68,10 @@ io::input load_data(const data_options& o) {
 }
 
 void backend_options::add_to(CLI::App& cmd) {
-  cmd.add_option("--backend", name,
-                 "seq, cpu, cuda, or mpi under mpirun (default cpu; see `pplab info`)");
+  cmd.add_option(
+      "--backend", name,
+      "seq, cpu (the default), cuda, nccl (every GPU of this host) or mpi (under mpirun); "
+      "`pplab info` says which run here");
   cmd.add_option("--local", local,
                  "with --backend mpi: the backend each rank runs on its part: seq, cpu or cuda "
                  "(default cpu)");
