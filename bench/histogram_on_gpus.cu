@@ -11,7 +11,6 @@
 // Usage: histogram_on_gpus [pool|malloc|peer] [rung id]
 // Built on demand: cmake --build BUILD --target histogram_on_gpus.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -19,14 +18,13 @@
 
 #include "core/cuda/check.cuh"
 #include "core/registry.hpp"
+#include "core/timer.hpp"
 #include "histogram/binning.hpp"
 
 using namespace pplab;
 using namespace pplab::detail;
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
 
 // Uniform floats in [0, 1) from a hash of the index (no host copy of 4 GiB per GPU).
 __global__ void fill_uniform(float* x, std::size_t n, unsigned seed) {
@@ -49,10 +47,9 @@ struct gpu {
 template <class F> double median_ms(F&& f) {
   std::vector<double> ms;
   for (int rep = 0; rep < 8; ++rep) {
-    const auto t0 = clock_type::now();
+    const stopwatch clock;
     f();
-    const double t = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-    if (rep) ms.push_back(t);
+    if (rep) ms.push_back(clock.seconds() * 1e3);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -144,10 +141,9 @@ int main(int argc, char** argv) {
   if (count > 1) {
     double lag = 0;
     const double all = median_ms([&] {
-      const auto t0 = clock_type::now();
+      const stopwatch clock;
       for (std::size_t i = 0; i < gpus.size(); ++i) {
-        if (i + 1 == gpus.size())
-          lag = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+        if (i + 1 == gpus.size()) lag = clock.seconds() * 1e3;
         enqueue(gpus[i]);
       }
       for (gpu& g : gpus) wait(g);
