@@ -19,8 +19,9 @@
 
 #include "core/generate.hpp"
 #include "core/run.hpp"
-#include "histogram/cpu/byte_rows.hpp"
 #include "core/timing.hpp"
+#include "histogram/cpu/byte_rows.hpp"
+#include "histogram/rung.hpp"
 
 using namespace pplab;
 using namespace pplab::detail;
@@ -124,9 +125,9 @@ int main() {
   omp_set_num_threads(1);
   const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   std::vector<std::uint64_t> h03_counts(259);
-  const histogram_rung& h03 = *find_histogram("histogram/cpu/h03_sub_histograms");
+  const histogram_rung& h03 = *find<histogram_rung>("histogram/cpu/h03_sub_histograms");
   const double h03_s =
-      time_it([&] { run_variant(h03, p, x.data(), h03_counts.data()); }, 5, 1.0).median_s;
+      time_it([&] { run_rung(h03, p, x.data(), h03_counts.data()); }, 5, 1.0).median_s;
   const bool h03_ok = std::equal(expected.begin(), expected.end(), h03_counts.begin());
 
   auto r = std::make_unique<register_counts>();

@@ -20,6 +20,7 @@
 #include "core/registry.hpp"
 #include "core/timer.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 
 using namespace pplab;
 using namespace pplab::detail;
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: histogram_on_gpus [pool|malloc|peer] [rung id]\n");
     return 2;
   }
-  const histogram_rung* r = find_histogram(id);
+  const histogram_rung* r = find<histogram_rung>(id);
   if (!r) {
     std::fprintf(stderr, "no rung %s\n", id);
     return 2;

@@ -17,8 +17,9 @@
 #include "core/ceilings.hpp"
 #include "core/generate.hpp"
 #include "core/run.hpp"
-#include "histogram/cpu/byte_rows.hpp"
 #include "core/timing.hpp"
+#include "histogram/cpu/byte_rows.hpp"
+#include "histogram/rung.hpp"
 
 using namespace pplab;
 using namespace pplab::detail;
@@ -67,7 +68,7 @@ int main() {
   std::vector<std::uint8_t> x(n);
   const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   std::vector<std::uint64_t> counts(259);
-  const histogram_rung& h03 = *find_histogram("histogram/cpu/h03_sub_histograms");
+  const histogram_rung& h03 = *find<histogram_rung>("histogram/cpu/h03_sub_histograms");
   const int all = omp_get_max_threads();
   const double ghz = measure_fma_GFLOPs(true, 0.5) / 32;
   std::printf("clock from the one-thread FMA loop: %.2f GHz (32 FLOP/cycle)\n", ghz);
@@ -76,7 +77,7 @@ int main() {
     const std::string name = "h03 " + std::string(name_of(d));
     for (int threads : {1, all}) {
       omp_set_num_threads(threads);
-      const auto h = [&] { run_variant(h03, p, x.data(), counts.data()); };
+      const auto h = [&] { run_rung(h03, p, x.data(), counts.data()); };
       report(name.c_str(), threads, time_it(h, 5, 1.0).median_s, n, ghz);
       if (d != distribution::uniform) continue;
       report("store floor (uniform)", threads, n / measure_byte_store_floor_GBps(n, 1.0) * 1e-9, n,

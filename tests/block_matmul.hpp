@@ -14,6 +14,7 @@
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
+#include "matmul/rung.hpp"
 #include "pplab/pplab.hpp"
 
 namespace pplab::test {
@@ -82,7 +83,7 @@ template <class Each> void for_each_block_case(Each&& each) {
   };
   const shape shapes[] = {{0, 3, 2},    {3, 0, 2},   {4, 5, 0},    {1, 1, 1},      {2, 3, 1},
                           {17, 13, 11}, {64, 3, 97}, {3, 70, 130}, {131, 67, 1201}};
-  const auto& seq_rung = *detail::find_matmul("matmul/seq/m01_triple_loop");
+  const auto& seq_rung = *detail::find<detail::matmul_rung>("matmul/seq/m01_triple_loop");
   for (dtype t : {dtype::f32, dtype::f64})
     for (const shape& sh : shapes)
       for (double beta : {0.0, 0.5}) {
@@ -95,8 +96,8 @@ template <class Each> void for_each_block_case(Each&& each) {
         detail::generate(t, b.data(), k * n, detail::distribution::normal, 2);
         detail::generate(t, c.whole_c.data(), m * n, detail::distribution::normal, 3);
         c.want = c.whole_c;
-        detail::run_variant(seq_rung, {c.p, c.alpha, beta, a.data(), k, b.data(), n, c.want.data(),
-                                       n, nullptr, nullptr});
+        detail::run_rung(seq_rung, {c.p, c.alpha, beta, a.data(), k, b.data(), n, c.want.data(), n,
+                                    nullptr, nullptr});
         c.mine = mpi_matmul_blocks(m, n, k);
         c.lda = c.mine.a.cols + 2, c.ldb = c.mine.b.cols + 2, c.ldc = c.mine.c.cols + 2;
         c.a = c.cut(a, k, c.mine.a, c.lda, false);

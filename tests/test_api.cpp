@@ -8,6 +8,7 @@
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "pplab/pplab.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -125,11 +126,11 @@ TEST(Api, MeansOf64BitIntegersDoNotWrap) {
               double((long double)(std::numeric_limits<std::int64_t>::max() - 1) / 4));
   }
   // Every cpu rung, not only the API's.
-  for (const auto& r : detail::rungs().reduce) {
+  for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
     if ((r.info.where != backend::seq && r.info.where != backend::cpu) ||
         !r.can_run({dtype::i64, op::mean, big.size()}))
       continue;
-    EXPECT_EQ(detail::run_variant(r, {dtype::i64, op::mean, big.size()}, big.data()).f,
+    EXPECT_EQ(detail::run_rung(r, {dtype::i64, op::mean, big.size()}, big.data()).f,
               4611686018427387904.0)
         << r.info.id;
   }

@@ -13,6 +13,7 @@
 
 #include "core/generate.hpp"
 #include "io/array.hpp"
+#include "lab/lab.hpp"
 #include "pplab/pplab.hpp"
 #include "test_support.hpp"
 
@@ -110,7 +111,7 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   a.bytes.assign(reinterpret_cast<const std::byte*>(v), reinterpret_cast<const std::byte*>(v) + 12);
   io::write_npy(path("x.npy"), a);
   r = run("reduce --op min --input " + path("x.npy") +
-          " --variant reduce/cpu/r02_partition_tree_combine --json");
+          " --rung reduce/cpu/r02_partition_tree_combine --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
   // A rung by the last part of its id, when only one id ends so; a part of a part names none.
@@ -118,7 +119,7 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
           " --variant r02_partition_tree_combine --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), -7.0);
-  EXPECT_EQ(nlohmann::json::parse(r.out)["variant"].get<std::string>(),
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rung"].get<std::string>(),
             "reduce/cpu/r02_partition_tree_combine");
   expect_failure("reduce --op sum --variant tree_combine", 2, "no reduce rung");
   r = run("reduce --op max --input " + path("x.npy"));
@@ -355,15 +356,16 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   EXPECT_TRUE(nlohmann::json::parse(r.out)["backends"]["cpu"].get<bool>());
   r = run("list reduce --json");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out).size(), detail::rungs().reduce.size());
+  std::size_t reduce_rungs = 0, cpu_rungs = 0;
+  for (const detail::rung_info& x : lab::all_rungs())
+    if (x.pattern() == "reduce") ++reduce_rungs, cpu_rungs += x.where == backend::cpu;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), reduce_rungs);
   r = run("lab reduce --backend cpu --quick --budget 0.01 --json " + path("lab.json"));
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   std::ifstream in(path("lab.json"));
   const auto rec = nlohmann::json::parse(in);
   EXPECT_TRUE(rec.contains("ceilings"));
   EXPECT_GT(rec["ceilings"]["read_GBps"].get<double>(), 0);
-  std::size_t cpu_rungs = 0;
-  for (const auto& x : detail::rungs().reduce) cpu_rungs += x.info.where == backend::cpu;
   EXPECT_EQ(rec["rows"].size(), 3 * cpu_rungs);  // three problems
   for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
   EXPECT_FALSE(rec["ceilings"].contains("store_GBps"));  // measured for histograms only
@@ -372,9 +374,9 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   EXPECT_TRUE(fs::exists(path("lab.svg")));
 }
 
-// --variant keeps the rungs whose id has the text, and the baselines; a text no rung has is an
-// error before anything runs.
-TEST_F(Cli, LabVariantFilter) {
+// --rung (or --variant) keeps the rungs whose id has the text, and the baselines; a text no rung
+// has is an error before anything runs.
+TEST_F(Cli, LabRungFilter) {
   const result r =
       run("lab matmul --backend cpu --quick --budget 0.01 --variant m02 --json " + path("mm.json"));
   ASSERT_EQ(r.code, 0) << r.err << r.out;
@@ -383,8 +385,8 @@ TEST_F(Cli, LabVariantFilter) {
   ASSERT_FALSE(rec["rows"].empty());
   bool filtered = false;
   for (const auto& row : rec["rows"]) {
-    const std::string id = row["variant"].get<std::string>();
-    EXPECT_TRUE(id.find("m02") != std::string::npos || row["rung"].get<int>() == 0) << id;
+    const std::string id = row["rung"].get<std::string>();
+    EXPECT_TRUE(id.find("m02") != std::string::npos || row["step"].get<int>() == 0) << id;
     filtered |= id.find("m02") != std::string::npos;
   }
   EXPECT_TRUE(filtered);

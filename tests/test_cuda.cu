@@ -20,8 +20,11 @@
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
+#include "matmul/rung.hpp"
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::test {
 namespace {
@@ -198,7 +201,7 @@ TEST(CudaRungs, InputsPastTwoToThe31) {
   const std::uint32_t top32 = 0x09090909u;
   dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top8, 1);
   detail::buffer out(dev(), sizeof(scalar));
-  for (const auto& r : detail::rungs().reduce) {
+  for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
     if (r.info.where != backend::cuda) continue;
     for (dtype t : {dtype::u8, dtype::u32}) {
       for (op o : {op::sum, op::max}) {
@@ -252,7 +255,7 @@ template <class T> void check_device_views(std::mt19937_64& rng) {
       const detail::matmul_problem p{std::is_same_v<T, float> ? dtype::f32 : dtype::f64, s.m, s.n,
                                      s.k};
       const double alpha = 1.5, beta = -0.5;
-      for (const auto& r : detail::rungs().matmul) {
+      for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
         if (r.info.where != backend::cuda || !r.can_run(p)) continue;
         SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(p.type)) +
                      " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
@@ -347,12 +350,12 @@ TEST(CudaRungs, HistogramOfUnalignedDeviceData) {
         std::memcpy(host.data() + i * 4, &v, 4);
       }
     std::vector<std::uint64_t> want(p.bins + 3);
-    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), p, host.data(),
-                        want.data());
+    detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), p,
+                     host.data(), want.data());
     detail::buffer d(dev(), host.size() + 16), counts(dev(), want.size() * 8);
     std::byte* odd = static_cast<std::byte*>(d.get()) + size_of(p.type);  // one element in
     dev().copy_in(odd, host.data(), host.size());
-    for (const auto& r : detail::rungs().histogram) {
+    for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
       if (r.info.where != backend::cuda || r.info.racy || !r.can_run(p)) continue;
       detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
       dev().fill(counts.get(), 0xde, want.size() * 8);
@@ -376,7 +379,7 @@ TEST(CudaRungs, HistogramPastTwoToThe31) {
   dev().copy_in(static_cast<std::uint8_t*>(bytes.get()) + n - 1, &top, 1);
   const detail::histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   detail::buffer counts(dev(), 259 * 8);
-  for (const auto& r : detail::rungs().histogram) {
+  for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
     if (r.info.where != backend::cuda || r.info.racy || !r.can_run(p)) continue;
     detail::buffer scratch = detail::scratch_for(dev(), r.scratch(p));
     r.run({p, bytes.get(), counts.as<std::uint64_t>(), scratch.get(), dev().stream()});

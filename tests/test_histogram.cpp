@@ -9,6 +9,7 @@
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -83,7 +84,7 @@ void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64&
   std::vector<std::byte> data(p.n * size_of(p.type) + 1);
   fill(p, data, rng);
   std::vector<std::uint64_t> got(p.bins + 3, 0xdeadbeefull);  // poisoned: every slot is written
-  detail::run_variant(r, p, data.data(), got.data());
+  detail::run_rung(r, p, data.data(), got.data());
   const std::vector<std::uint64_t> want = reference(p, data.data());
   ASSERT_EQ(got.size(), want.size());
   std::size_t wrong = 0;
@@ -137,7 +138,7 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   detail::generate(dtype::u8, x.data(), n, detail::distribution::skewed, fresh_seed());
   const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   std::vector<std::uint64_t> got(259);
-  detail::run_variant(r, p, x.data(), got.data());
+  detail::run_rung(r, p, x.data(), got.data());
   EXPECT_EQ(got, reference(p, x.data()));
 }
 
@@ -276,7 +277,8 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
   // h10's scatter takes u from the float binner that bins x: the same floats, the same estimate.
   same_estimate_from_position<detail::pair_range_binner>(lab, rng);
   const histogram_problem few{dtype::f32, 0, 1024, -3, 5, false, false};
-  ASSERT_TRUE(detail::float_range_binner::usable(few) && detail::float_slot_estimate::usable(few, 16));
+  ASSERT_TRUE(detail::float_range_binner::usable(few) &&
+              detail::float_slot_estimate::usable(few, 16));
   same_estimate_from_position<detail::float_range_binner>(few, rng);
   // Outliers exactly: just below lo, at hi (open and closed), NaN.
   const detail::float_slot_estimate estimate(lab);
@@ -288,7 +290,7 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
 
 std::vector<const histogram_rung*> all_rungs() {
   std::vector<const histogram_rung*> out;
-  for (const auto& r : detail::rungs().histogram) out.push_back(&r);
+  for (const auto& r : detail::rungs_of<detail::histogram_rung>()) out.push_back(&r);
   return out;
 }
 

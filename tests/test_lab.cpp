@@ -5,7 +5,10 @@
 #include <type_traits>
 
 #include "core/run.hpp"
+#include "histogram/rung.hpp"
 #include "lab/lab.hpp"
+#include "matmul/rung.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -34,7 +37,7 @@ TEST(Lab, PlansEveryRegisteredRungOfTheBackendsHere) {
   for (const auto scale : {lab::size::full, lab::size::quick, lab::size::tiny}) {
     lab::settings s = tiny();
     s.scale = scale;
-    const std::vector<std::string> plan = lab::planned_variants(s);
+    const std::vector<std::string> plan = lab::planned_rungs(s);
     expect_planned<detail::reduce_rung>(plan);
     expect_planned<detail::histogram_rung>(plan);
     expect_planned<detail::matmul_rung>(plan);
@@ -46,16 +49,16 @@ TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
   if (sanitizer_run()) s.only_backend = backend::cuda;
   if (s.only_backend && !available(*s.only_backend)) GTEST_SKIP() << "no device";
   const lab::result out = lab::run(s);
-  for (const std::string& id : lab::planned_variants(s)) {
+  for (const std::string& id : lab::planned_rungs(s)) {
     bool seen = false;
-    for (const lab::row& r : out.rows) seen |= r.variant == id;
+    for (const lab::row& r : out.rows) seen |= r.rung == id;
     EXPECT_TRUE(seen) << id << " has no row";
   }
   ASSERT_FALSE(out.rows.empty());
   for (const lab::row& r : out.rows) {
-    EXPECT_TRUE(r.verified || r.racy) << r.variant << " on " << r.group << ": " << r.note;
-    EXPECT_GT(r.median_ms, 0) << r.variant;
-    ASSERT_FALSE(r.ceiling.empty()) << r.variant << " is held against no ceiling";
+    EXPECT_TRUE(r.verified || r.racy) << r.rung << " on " << r.group << ": " << r.note;
+    EXPECT_GT(r.median_ms, 0) << r.rung;
+    ASSERT_FALSE(r.ceiling.empty()) << r.rung << " is held against no ceiling";
     EXPECT_GT(out.ceiling(r.ceiling), 0) << r.ceiling << " is not in the table";
     if (!r.floor.empty()) {
       EXPECT_GT(out.ceiling(r.floor), 0) << r.floor;
@@ -71,7 +74,7 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
       for (op o : all_ops)
         for (std::size_t n : {std::size_t(0), std::size_t(1000), std::size_t(1) << 28}) {
           const auto& r = detail::default_rung<detail::reduce_rung>(b, {t, o, n});
-          EXPECT_GE(r.info.rung, 1) << r.info.id;
+          EXPECT_GE(r.info.step, 1) << r.info.id;
           EXPECT_TRUE(r.info.reproducible && !r.info.racy) << r.info.id;
           EXPECT_EQ(r.info.where, b) << r.info.id;
         }
@@ -79,11 +82,11 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
                              (std::size_t(1) << 16) + 1, std::size_t(1) << 24}) {
       const auto& r = detail::default_rung<detail::histogram_rung>(
           b, {dtype::f32, 1000, bins, 0, 1, false, false});
-      EXPECT_TRUE(r.info.rung >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
+      EXPECT_TRUE(r.info.step >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
     }
     for (dtype t : {dtype::f32, dtype::f64}) {
       const auto& r = detail::default_rung<detail::matmul_rung>(b, {t, 100, 100, 100});
-      EXPECT_TRUE(r.info.rung >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
+      EXPECT_TRUE(r.info.step >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
     }
   }
 }

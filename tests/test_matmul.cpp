@@ -7,6 +7,7 @@
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
+#include "matmul/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -46,8 +47,8 @@ void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt1993
     for (std::size_t i = 0; i < s.m; ++i)
       for (std::size_t j = 0; j < s.n; ++j) c[i * ldc + j] = T(z(rng));
   const std::vector<T> c0 = c;
-  detail::run_variant(
-      r, {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr, nullptr});
+  detail::run_rung(r,
+                   {p, alpha, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr, nullptr});
   std::size_t wrong = 0, touched = 0;
   for (std::size_t i = 0; i < s.m; ++i)
     for (std::size_t j = 0; j < ldc; ++j) {
@@ -150,8 +151,8 @@ TEST_P(Matmul, NanAndInfinityReachTheirRows) {
     for (float& x : b) x = positive(rng);
     a[0 * s.k + s.k / 2] = std::numeric_limits<float>::quiet_NaN();
     a[1 * s.k + s.k - 1] = -std::numeric_limits<float>::infinity();
-    detail::run_variant(
-        r, {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
+    detail::run_rung(r,
+                     {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < s.m; ++i)
       for (std::size_t j = 0; j < s.n; ++j) {
@@ -168,7 +169,7 @@ TEST_P(Matmul, NanAndInfinityReachTheirRows) {
 
 std::vector<const matmul_rung*> all_rungs() {
   std::vector<const matmul_rung*> out;
-  for (const auto& r : detail::rungs().matmul) out.push_back(&r);
+  for (const auto& r : detail::rungs_of<detail::matmul_rung>()) out.push_back(&r);
   return out;
 }
 

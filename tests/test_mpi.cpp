@@ -18,8 +18,11 @@
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
+#include "matmul/rung.hpp"
 #include "pplab/mpi.hpp"
 #include "pplab/pplab.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -75,7 +78,7 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
   const std::uint64_t seed = job_seed();
   std::mt19937_64 rng(seed);
   SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(job().ranks()) + " ranks");
-  const auto& seq_rung = *detail::find_reduce("reduce/seq/r01_sequential_loop");
+  const auto& seq_rung = *detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop");
   for (backend local : locals()) {
     set_mpi_local(local);
     for (std::size_t n : sizes(rng))
@@ -86,7 +89,7 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
                                                               : detail::distribution::uniform;
           const arrays a = make(t, n, dist, seed + n);
           const detail::reduce_problem whole{t, o, n}, mine{t, o, a.mine_n};
-          const scalar want = detail::run_variant(seq_rung, whole, a.whole.data());
+          const scalar want = detail::run_rung(seq_rung, whole, a.whole.data());
           double scale = 0;
           visit_dtype(t, [&](auto tag) {
             using T = decltype(tag);
@@ -102,7 +105,7 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
             SCOPED_TRACE(std::string(r.info.id) + " local " + std::string(name_of(local)) + " " +
                          std::string(name_of(t)) + " " + std::string(name_of(o)) +
                          " n=" + std::to_string(n));
-            const scalar got = detail::run_variant(r, mine, a.mine.data());
+            const scalar got = detail::run_rung(r, mine, a.mine.data());
             double rel = 0;
             EXPECT_TRUE(detail::close_enough(got, want, scale, n, false, rel))
                 << got.to_double() << " vs " << want.to_double() << " (rel " << rel << ")";
@@ -190,8 +193,8 @@ TEST_F(Mpi, EveryMatmulRungMatchesSeqBlockByBlock) {
                c.ldb, c.beta, cb.data(), c.ldc);
         if (r.info.id != detail::default_rung<detail::matmul_rung>(backend::mpi, c.p).info.id) {
           cb = c.fresh_c();
-          detail::run_variant(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb,
-                                  cb.data(), c.ldc, nullptr, nullptr});
+          detail::run_rung(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb,
+                               cb.data(), c.ldc, nullptr, nullptr});
         }
         c.check(cb);
       }

@@ -17,8 +17,11 @@
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
+#include "matmul/rung.hpp"
 #include "pplab/device.hpp"
 #include "pplab/pplab.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -89,7 +92,7 @@ TEST_F(Nccl, DevicePartsReduceAsSeqOnTheWholeArraySameBitsTwice) {
   const std::uint64_t seed = job_seed();
   std::mt19937_64 rng(seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const auto& seq = *detail::find_reduce("reduce/seq/r01_sequential_loop");
+  const auto& seq = *detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop");
   const std::size_t g = std::size_t(detail::nccl::world_size());
   for (dtype t : {dtype::u8, dtype::i32, dtype::i64, dtype::f32, dtype::f64})
     for (op o : {op::sum, op::product, op::min, op::max, op::mean})
@@ -98,7 +101,7 @@ TEST_F(Nccl, DevicePartsReduceAsSeqOnTheWholeArraySameBitsTwice) {
                      " n=" + std::to_string(n));
         const auto d = is_float(t) ? detail::distribution::normal : detail::distribution::uniform;
         const std::vector<std::byte> all = whole_array(t, n, d, seed + n);
-        const scalar want = detail::run_variant(seq, {t, o, n}, all.data());
+        const scalar want = detail::run_rung(seq, {t, o, n}, all.data());
         device_parts parts(t, n, d, seed + n);
         const scalar got = reduce_device_parts(t, parts.parts, o);
         double rel = 0, scale = 0;
@@ -141,16 +144,17 @@ TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
       const std::vector<std::byte> all = whole_array(t, n, detail::distribution::uniform, seed + n);
       const detail::part p = detail::part_of(n, me, ranks);
       const std::byte* mine = all.data() + p.first * size_of(t);
-      for (const auto& r : detail::rungs().reduce) {
+      for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
         if (r.info.where != backend::nccl) continue;
         for (op o : {op::sum, op::max, op::mean}) {
           const detail::reduce_problem whole{t, o, n}, local{t, o, p.count};
           if (!r.can_run(whole)) continue;
           SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(t)) + " " +
                        std::string(name_of(o)) + " n=" + std::to_string(n));
-          const scalar want = detail::run_variant(
-              *detail::find_reduce("reduce/seq/r01_sequential_loop"), whole, all.data());
-          const scalar got = detail::run_variant(r, local, mine);
+          const scalar want =
+              detail::run_rung(*detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"),
+                               whole, all.data());
+          const scalar got = detail::run_rung(r, local, mine);
           double rel = 0;
           EXPECT_TRUE(detail::close_enough(got, want, double(n), n, false, rel))
               << got.to_double() << " vs " << want.to_double();
@@ -158,21 +162,22 @@ TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
       }
       detail::histogram_problem whole{t, n, 100, 0.0, t == dtype::f32 ? 1.0 : 1e9, false, false};
       std::vector<std::uint64_t> want(detail::slots(whole)), got(want.size());
-      detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole,
-                          all.data(), want.data());
+      detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), whole,
+                       all.data(), want.data());
       detail::histogram_problem local = whole;
       local.n = p.count;
-      for (const auto& r : detail::rungs().histogram) {
+      for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
         if (r.info.where != backend::nccl) continue;
         SCOPED_TRACE(std::string(r.info.id) + " n=" + std::to_string(n));
         std::fill(got.begin(), got.end(), 0xabab);
-        detail::run_variant(r, local, mine, got.data());
+        detail::run_rung(r, local, mine, got.data());
         EXPECT_EQ(got, want);
       }
       // The API: the same answer on every rank.
       const scalar api = pplab::reduce(backend::nccl, t, mine, p.count, op::sum);
-      const scalar sum = detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"),
-                                             {t, op::sum, n}, all.data());
+      const scalar sum =
+          detail::run_rung(*detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"),
+                           {t, op::sum, n}, all.data());
       double rel = 0;
       EXPECT_TRUE(detail::close_enough(api, sum, double(n), n, false, rel));
     }
@@ -196,8 +201,8 @@ TEST_F(Nccl, JobOfProcessesMatmulBlocksAsSeq) {
       SCOPED_TRACE(r.info.id);
       ++ran;
       cb = c.fresh_c();
-      detail::run_variant(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb, cb.data(),
-                              c.ldc, nullptr, nullptr});
+      detail::run_rung(r, {c.p, c.alpha, c.beta, c.a.data(), c.lda, c.b.data(), c.ldb, cb.data(),
+                           c.ldc, nullptr, nullptr});
       c.check(cb);
     }
     EXPECT_GE(ran, 1) << "no nccl matmul rung runs in a job";

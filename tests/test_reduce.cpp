@@ -8,6 +8,7 @@
 #include "core/generate.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -112,7 +113,7 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
           using T = decltype(tag);
           return reference(reinterpret_cast<const T*>(data.data()), n, o, scale);
         });
-        const scalar got = detail::run_variant(r, p, data.data());
+        const scalar got = detail::run_rung(r, p, data.data());
         expect_match(got, want, scale, n, r.info.float_accumulator);
       }
 }
@@ -128,9 +129,9 @@ TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
     std::vector<float> xf(x.begin(), x.end());
     for (op o : {op::min, op::max, op::sum}) {
       if (!r.can_run({dtype::f64, o, n})) continue;
-      EXPECT_TRUE(std::isnan(detail::run_variant(r, {dtype::f64, o, n}, x.data()).f))
+      EXPECT_TRUE(std::isnan(detail::run_rung(r, {dtype::f64, o, n}, x.data()).f))
           << name_of(o) << " n=" << n;
-      EXPECT_TRUE(std::isnan(detail::run_variant(r, {dtype::f32, o, n}, xf.data()).f))
+      EXPECT_TRUE(std::isnan(detail::run_rung(r, {dtype::f32, o, n}, xf.data()).f))
           << name_of(o) << " n=" << n;
     }
   }
@@ -142,7 +143,7 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
   const float* none = nullptr;
   const auto empty = [&](dtype t, op o) {
     const detail::reduce_problem p{t, o, 0};
-    return r.can_run(p) ? std::optional<scalar>(detail::run_variant(r, p, none)) : std::nullopt;
+    return r.can_run(p) ? std::optional<scalar>(detail::run_rung(r, p, none)) : std::nullopt;
   };
   // Every rung runs at least one of these; each it can run must give the identity.
   int ran = 0;
@@ -179,9 +180,9 @@ TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
   const std::size_t n = sanitizer_run() ? 70001 : (std::size_t(1) << 20) + 7;
   std::vector<float> x(n);
   detail::generate(dtype::f32, x.data(), n, detail::distribution::normal, fresh_seed());
-  const double first = detail::run_variant(r, {dtype::f32, op::sum, n}, x.data()).f;
+  const double first = detail::run_rung(r, {dtype::f32, op::sum, n}, x.data()).f;
   for (int rep = 0; rep < 5; ++rep)
-    EXPECT_EQ(detail::run_variant(r, {dtype::f32, op::sum, n}, x.data()).f, first);
+    EXPECT_EQ(detail::run_rung(r, {dtype::f32, op::sum, n}, x.data()).f, first);
 }
 
 // The tolerance rule of the lab and the mpi/nccl tests near zero: two products of 1009 normal
@@ -203,7 +204,7 @@ TEST(Tolerance, BelowTheSmallestNormalNumberTheErrorIsAbsolute) {
 
 std::vector<const reduce_rung*> all_rungs() {
   std::vector<const reduce_rung*> out;
-  for (const auto& r : detail::rungs().reduce) out.push_back(&r);
+  for (const auto& r : detail::rungs_of<detail::reduce_rung>()) out.push_back(&r);
   return out;
 }
 

@@ -11,6 +11,9 @@
 #include "core/run.hpp"
 #include "core/timing.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
+#include "matmul/rung.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -71,7 +74,7 @@ public:
 };
 
 const detail::reduce_rung& seq_reduce() {
-  return *detail::find_reduce("reduce/seq/r01_sequential_loop");
+  return *detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop");
 }
 
 TEST(Staging, ReduceStreamsChunksAndCombinesThemInOrder) {
@@ -79,12 +82,13 @@ TEST(Staging, ReduceStreamsChunksAndCombinesThemInOrder) {
   const std::size_t n = 2 * per_chunk + 12345;  // three chunks, the last one short
   std::vector<std::int32_t> x(n);
   detail::generate(dtype::i32, x.data(), n, detail::distribution::uniform, fresh_seed());
-  for (const auto* r : {&seq_reduce(), detail::find_reduce("reduce/cpu/r03_simd_accumulators")})
+  for (const auto* r :
+       {&seq_reduce(), detail::find<detail::reduce_rung>("reduce/cpu/r03_simd_accumulators")})
     for (op o : all_ops) {
       fake_device dev;
       const detail::reduce_problem p{dtype::i32, o, n};
-      const scalar staged = detail::run_variant(*r, dev, p, x.data());
-      const scalar direct = detail::run_variant(*r, p, x.data());
+      const scalar staged = detail::run_rung(*r, dev, p, x.data());
+      const scalar direct = detail::run_rung(*r, p, x.data());
       EXPECT_EQ(staged.k, direct.k) << name_of(o);
       if (o == op::mean) EXPECT_DOUBLE_EQ(staged.f, direct.f);
       else EXPECT_EQ(staged.i, direct.i) << name_of(o);
@@ -100,10 +104,10 @@ TEST(Staging, ReduceOfFloatsIsTheSameOnEveryRunAndEmptyGivesTheIdentity) {
   detail::generate(dtype::f32, x.data(), n, detail::distribution::normal, fresh_seed());
   fake_device dev;
   const detail::reduce_problem p{dtype::f32, op::sum, n};
-  const double first = detail::run_variant(seq_reduce(), dev, p, x.data()).f;
-  EXPECT_EQ(detail::run_variant(seq_reduce(), dev, p, x.data()).f, first);
-  EXPECT_NEAR(first, detail::run_variant(seq_reduce(), p, x.data()).f, 1e-6 * n);
-  EXPECT_EQ(detail::run_variant(seq_reduce(), dev, {dtype::f32, op::max, 0}, nullptr).f,
+  const double first = detail::run_rung(seq_reduce(), dev, p, x.data()).f;
+  EXPECT_EQ(detail::run_rung(seq_reduce(), dev, p, x.data()).f, first);
+  EXPECT_NEAR(first, detail::run_rung(seq_reduce(), p, x.data()).f, 1e-6 * n);
+  EXPECT_EQ(detail::run_rung(seq_reduce(), dev, {dtype::f32, op::max, 0}, nullptr).f,
             -std::numeric_limits<double>::infinity());
 }
 
@@ -111,12 +115,12 @@ TEST(Staging, HistogramChunksAddUpToTheHostCounts) {
   const std::size_t n = (std::size_t(64) << 20) * 2 + 99;  // bytes: three chunks
   std::vector<std::uint8_t> x(n);
   detail::generate(dtype::u8, x.data(), n, detail::distribution::skewed, fresh_seed());
-  const auto& seq = *detail::find_histogram("histogram/seq/h01_sequential");
+  const auto& seq = *detail::find<detail::histogram_rung>("histogram/seq/h01_sequential");
   const detail::histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
   std::vector<std::uint64_t> staged(detail::slots(p), 7), direct(detail::slots(p), 9);
   fake_device dev;
-  detail::run_variant(seq, dev, p, x.data(), staged.data());
-  detail::run_variant(seq, p, x.data(), direct.data());
+  detail::run_rung(seq, dev, p, x.data(), staged.data());
+  detail::run_rung(seq, p, x.data(), direct.data());
   EXPECT_EQ(staged, direct);
   EXPECT_EQ(dev.bytes_in, n);
   EXPECT_TRUE(dev.live.empty());
@@ -126,14 +130,14 @@ TEST(Staging, HistogramChunksAddUpToTheHostCounts) {
   f[5] = std::numeric_limits<float>::quiet_NaN();
   const detail::histogram_problem q{dtype::f32, f.size(), std::size_t(1) << 20, -1, 1, true, false};
   staged.assign(detail::slots(q), 1), direct.assign(detail::slots(q), 2);
-  detail::run_variant(seq, dev, q, f.data(), staged.data());
-  detail::run_variant(seq, q, f.data(), direct.data());
+  detail::run_rung(seq, dev, q, f.data(), staged.data());
+  detail::run_rung(seq, q, f.data(), direct.data());
   EXPECT_EQ(staged, direct);
 }
 
 TEST(Staging, MatmulCopiesViewsRowByRowAndLeavesThePaddingAlone) {
   std::mt19937_64 rng(fresh_seed());
-  const auto& m03 = *detail::find_matmul("matmul/cpu/m03_packed_microkernel");
+  const auto& m03 = *detail::find<detail::matmul_rung>("matmul/cpu/m03_packed_microkernel");
   for (double beta : {0.0, 0.5}) {
     const std::size_t m = 37, n = 29, k = 41, lda = k + 3, ldb = n + 1, ldc = n + 5;
     std::vector<double> a(m * lda), b(k * ldb), c(m * ldc, std::nan(""));
@@ -144,11 +148,11 @@ TEST(Staging, MatmulCopiesViewsRowByRowAndLeavesThePaddingAlone) {
       for (std::size_t j = 0; j < n; ++j) c[i * ldc + j] = beta != 0 ? z(rng) : std::nan("");
     std::vector<double> want = c;
     const detail::matmul_problem p{dtype::f64, m, n, k};
-    detail::run_variant(m03, {p, 1.5, beta, a.data(), lda, b.data(), ldb, want.data(), ldc,
-                              nullptr, nullptr});
+    detail::run_rung(
+        m03, {p, 1.5, beta, a.data(), lda, b.data(), ldb, want.data(), ldc, nullptr, nullptr});
     fake_device dev;
-    detail::run_variant(m03, dev, {p, 1.5, beta, a.data(), lda, b.data(), ldb, c.data(), ldc,
-                                   nullptr, nullptr});
+    detail::run_rung(m03, dev,
+                     {p, 1.5, beta, a.data(), lda, b.data(), ldb, c.data(), ldc, nullptr, nullptr});
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < ldc; ++j) {
         if (j >= n) EXPECT_TRUE(std::isnan(c[i * ldc + j])) << "padding written at " << i;

@@ -11,6 +11,8 @@
 
 #include "core/executor.hpp"
 #include "core/registry.hpp"
+#include "pplab/dtype.hpp"
+#include "pplab/ops.hpp"
 
 namespace pplab::test {
 
@@ -47,8 +49,8 @@ inline std::vector<op> test_ops() {
   do {                                                                                             \
     const std::string why_ = ::pplab::detail::executor_for((info).where).why_absent();             \
     if (!why_.empty())                                                                             \
-      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where) << " is not usable here: "      \
-                   << why_;                                                                        \
+      GTEST_SKIP() << "backend " << ::pplab::name_of((info).where)                                 \
+                   << " is not usable here: " << why_;                                             \
   } while (0)
 
 // Test names from rung ids: "reduce/cpu/r03_simd" -> "cpu_r03_simd".

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -116,12 +117,12 @@ void run(const histogram_cli& o) {
       results.push_back(histogram(where, a.type, a.data(), a.size(), opt));
       continue;
     }
-    const detail::histogram_rung* named = detail::find_histogram(o.variant);
+    const detail::histogram_rung* named = detail::find<detail::histogram_rung>(o.variant);
     const backend rung_backend = named ? named->info.where : where;
     detail::require_backend(rung_backend);
     const auto p = detail::resolve_histogram(rung_backend, a.type, a.data(), a.size(), opt);
     results.push_back(detail::run_histogram_into_result(
-        detail::variant_by_id<detail::histogram_rung>(o.variant, p), p, a.data()));
+        detail::rung_by_id<detail::histogram_rung>(o.variant, p), p, a.data()));
   }
   if (!prints(where)) return;
   const bool several = results.size() > 1;
@@ -175,7 +176,7 @@ void add_histogram(CLI::App& app) {
   cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
   cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
   o->backend.add_to(*cmd);
-  cmd->add_option("--variant", o->variant,
+  cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "
                   "list histogram`");
   cmd->add_flag("--json", o->json,

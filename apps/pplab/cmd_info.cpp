@@ -5,7 +5,7 @@
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
 #include "core/executor.hpp"
-#include "core/registry.hpp"
+#include "lab/lab.hpp"
 
 namespace pplab::cli {
 
@@ -82,9 +82,13 @@ void add_info(CLI::App& app) {
                  j["gpu_ceilings"]["gpu_copy_GBps"].get<double>(),
                  j["gpu_ceilings"]["gpu_h2d_GBps"].get<double>(),
                  j["gpu_ceilings"]["gpu_launch_us"].get<double>());
-    fmt::print("rungs    {} reduce, {} histogram, {} matmul (pplab list)\n",
-               detail::rungs().reduce.size(), detail::rungs().histogram.size(),
-               detail::rungs().matmul.size());
+    std::string counts;
+    for (std::string_view p : lab::patterns()) {
+      std::size_t n = 0;
+      for (const detail::rung_info& r : lab::all_rungs()) n += r.pattern() == p;
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(p);
+    }
+    fmt::print("rungs    {} (pplab list)\n", counts);
   });
 }
 

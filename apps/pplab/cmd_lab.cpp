@@ -30,20 +30,20 @@ void run(const lab_cli& o) {
   lab::settings s;
   s.scale = o.quick ? lab::size::quick : lab::size::full;
   s.budget_s = o.budget > 0 ? o.budget : (o.quick ? 0.15 : 1.0);
-  if (!o.pattern_name.empty()) s.only_pattern = parse_pattern(o.pattern_name);
+  if (!o.pattern_name.empty()) s.only_pattern = lab::check_pattern(o.pattern_name);
   set_mpi_local(parse_backend(o.local_name));
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
     detail::require_backend(*s.only_backend);
   }
-  s.only_variants = o.variants;
+  s.only_rungs = o.variants;
   const std::vector<std::string> planned =
-      s.only_variants.empty() ? std::vector<std::string>{} : lab::planned_variants(s);
-  for (const std::string& part : s.only_variants)
+      s.only_rungs.empty() ? std::vector<std::string>{} : lab::planned_rungs(s);
+  for (const std::string& part : s.only_rungs)
     if (std::none_of(planned.begin(), planned.end(),
                      [&](const std::string& id) { return id.find(part) != std::string::npos; }))
       fail(errc::invalid_argument,
-           "--variant " + part +
+           "--rung " + part +
                ": no rung the lab would run here has it in its id (see `pplab list`)");
   // In a job of several ranks (mpi) every rank runs the lab; rank 0 prints and writes.
   const bool root = !available(backend::mpi) || detail::executor_for(backend::mpi).rank() == 0;
@@ -111,7 +111,7 @@ void add_lab(CLI::App& app) {
       "GPU per process) or mpi (under mpirun, there the default)");
   cmd->add_option("--local", o->local_name,
                   "with the mpi backend: the backend each rank runs its part on (default cpu)");
-  cmd->add_option("--variant", o->variants,
+  cmd->add_option("--rung,--variant", o->variants,
                   "only the rungs whose id contains this text (repeatable; the baselines always "
                   "run)");
   cmd->add_flag("--quick", o->quick, "small problems, short timing: under a minute");

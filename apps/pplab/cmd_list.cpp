@@ -1,39 +1,37 @@
-// pplab list [PATTERN]: every registered rung, with its backend, place and summary.
+// pplab list [PATTERN]: every registered rung, with its backend, step and summary.
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "core/registry.hpp"
+#include "lab/lab.hpp"
 
 namespace pplab::cli {
 
 void add_list(CLI::App& app) {
-  auto* cmd = app.add_subcommand("list", "every registered rung: id, backend, place, summary");
+  auto* cmd =
+      app.add_subcommand("list", "every registered rung: id, backend, step on its ladder, summary");
   auto pattern_name = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   cmd->add_option("pattern", *pattern_name, "reduce, histogram or matmul (default: all)");
   cmd->add_flag("--json", *as_json, "print one JSON array");
   cmd->callback([pattern_name, as_json] {
     const bool all = pattern_name->empty();
-    const pattern only = all ? pattern::reduce : parse_pattern(*pattern_name);
+    const std::string only = all ? "" : lab::check_pattern(*pattern_name);
     nlohmann::json out = nlohmann::json::array();
-    const auto show = [&](const detail::variant_info& v) {
-      if (!all && v.what != only) return;
+    const auto show = [&](const detail::rung_info& v) {
+      if (!all && v.pattern() != only) return;
       if (*as_json) {
         out.push_back({{"id", v.id},
-                       {"pattern", name_of(v.what)},
+                       {"pattern", v.pattern()},
                        {"backend", name_of(v.where)},
-                       {"rung", v.rung},
+                       {"step", v.step},
                        {"summary", v.summary},
                        {"available", available(v.where)}});
       } else {
-        fmt::print("{:<44} {:<5} {:>2}  {}{}\n", v.id, name_of(v.where), v.rung, v.summary,
+        fmt::print("{:<44} {:<5} {:>2}  {}{}\n", v.id, name_of(v.where), v.step, v.summary,
                    available(v.where) ? "" : "  [backend not usable here]");
       }
     };
-    const auto& r = detail::rungs();
-    for (const auto& x : r.reduce) show(x.info);
-    for (const auto& x : r.histogram) show(x.info);
-    for (const auto& x : r.matmul) show(x.info);
+    for (const detail::rung_info& v : lab::all_rungs()) show(v);
     if (*as_json) fmt::print("{}\n", out.dump(1));
   });
 }

@@ -13,6 +13,7 @@
 #include "core/timer.hpp"
 #include "io/output.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -155,8 +156,8 @@ void run(const matmul_cli& o) {
       used = detail::default_rung<detail::matmul_rung>(where, p).info.id;
     } else {
       const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
-      detail::run_variant(r, {p, o.alpha, beta, a.data(), mine.a.cols, b.data(), mine.b.cols,
-                              c.data(), mine.c.cols, nullptr, nullptr});
+      detail::run_rung(r, {p, o.alpha, beta, a.data(), mine.a.cols, b.data(), mine.b.cols, c.data(),
+                           mine.c.cols, nullptr, nullptr});
       used = r.info.id;
     }
     const double s = clock.seconds();
@@ -201,7 +202,7 @@ void add_matmul(CLI::App& app) {
   cmd->add_option("--beta", o->beta, "scale of --c (default 1; without --c, C starts at zero)");
   o->backend.add_to(*cmd);
   cmd->add_option(
-      "--variant", o->variant,
+      "--rung,--variant", o->variant,
       "run one rung by id, or by its last part (m14_f32_split_tf32); see `pplab list matmul`");
   cmd->callback([o] { run(*o); });
 }

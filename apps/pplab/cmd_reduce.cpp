@@ -4,6 +4,7 @@
 #include "common.hpp"
 #include "core/run.hpp"
 #include "core/timer.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -35,7 +36,7 @@ void run(const reduce_options& o) {
       fail(errc::invalid_argument, "the mean of an empty input is undefined");
     const detail::reduce_problem p{a.type, what, a.size()};
     const auto& r = detail::rung_for<detail::reduce_rung>(where, o.variant, p);
-    value = detail::run_variant(r, p, a.data());
+    value = detail::run_rung(r, p, a.data());
     used = r.info.id;
   }
   const double ms = clock.seconds() * 1e3;
@@ -45,7 +46,7 @@ void run(const reduce_options& o) {
                         {"dtype", name_of(a.type)},
                         {"n", data.whole},
                         {"value", json_scalar(value)},
-                        {"variant", used}};
+                        {"rung", used}};
     fmt::print("{}\n", j.dump());
     return;
   }
@@ -65,9 +66,9 @@ void add_reduce(CLI::App& app) {
   cmd->add_option("--op", o->op_name, "sum, product, min, max or mean")->required();
   o->backend.add_to(*cmd);
   cmd->add_option(
-      "--variant", o->variant,
+      "--rung,--variant", o->variant,
       "run one rung by id, or by its last part (r09_vector_loads); see `pplab list reduce`");
-  cmd->add_flag("--json", o->json, "print one JSON object {op, dtype, n, value, variant}");
+  cmd->add_flag("--json", o->json, "print one JSON object {op, dtype, n, value, rung}");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });
 }

@@ -78,7 +78,7 @@ void print_table(const lab::result& lab) {
           }
       fmt::print("\n{}   ({})\n", head, fmt::join(bounds, "; "));
       const bool flops = !std::isnan(r.GFLOPs);
-      fmt::print("  {:<46} {:>11} {:>10} {:>8} {:>8} {:>8} {:>8}  {}\n", "variant", "median",
+      fmt::print("  {:<46} {:>11} {:>10} {:>8} {:>8} {:>8} {:>8}  {}\n", "rung", "median",
                  flops ? "GFLOP/s" : "GB/s", "% ceil", "x below", "x rung1", "x base", "check");
       last = head;
     }
@@ -89,8 +89,8 @@ void print_table(const lab::result& lab) {
                            : std::isnan(r.pct_of_ceiling)
                                ? std::string("-")
                                : fmt::format("{:.1f}%", r.pct_of_ceiling);
-    fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.variant, time, rate,
-               of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
+    fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.rung, time, rate, of,
+               ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
                r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
                r.note.empty() ? "" : "  " + r.note);
   }
@@ -125,8 +125,8 @@ std::string record_json(const lab::result& lab, bool quick) {
   for (const row& r : lab.rows) {
     json j = {{"pattern", r.pattern},
               {"backend", r.backend},
-              {"variant", r.variant},
               {"rung", r.rung},
+              {"step", r.step},
               {"problem", r.group},
               {"dtype", r.dtype},
               {"op", r.op},
@@ -189,7 +189,7 @@ std::string chart_svg(const lab::result& lab) {
     std::string floor;
     for (const row* r : panels[key]) {
       const int len = int(pct(*r) / top * bar_w);
-      const std::string name = r->variant.substr(r->variant.find('/') + 1);  // backend/rung
+      const std::string name = r->rung.substr(r->rung.find('/') + 1);  // backend/rung
       const std::string label = r->latency_bound ? fmt::format("{:.1f} us ({:.1f}x launch)",
                                                                r->median_ms * 1e3, r->vs_launch)
                                                  : fmt::format("{:.1f}%", pct(*r));
@@ -197,7 +197,7 @@ std::string chart_svg(const lab::result& lab) {
           "<text x='10' y='{}'>{}</text><rect x='{}' y='{}' width='{}' height='{}' fill='{}'/>"
           "<text x='{}' y='{}'>{}{}</text>\n",
           y + 13, name, label_w, y + 3, std::max(len, 1), row_h - 5,
-          r->rung <= 0 ? "#999999" : (is_wrong(*r) ? "#c0392b" : "#3b75af"), label_w + len + 5,
+          r->step <= 0 ? "#999999" : (is_wrong(*r) ? "#c0392b" : "#3b75af"), label_w + len + 5,
           y + 13, label, is_wrong(*r) ? " WRONG" : "");
       if (!r->floor.empty() && !r->ceiling.empty()) floor = r->floor;
       y += row_h;

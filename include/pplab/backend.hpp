@@ -5,12 +5,9 @@
 namespace pplab {
 
 enum class backend { seq, cpu, cuda, nccl, mpi };
-enum class pattern { reduce, histogram, matmul };
 
 std::string_view name_of(backend b) noexcept;
-std::string_view name_of(pattern p) noexcept;
 backend parse_backend(std::string_view name);
-pattern parse_pattern(std::string_view name);
 
 // True when this build has the backend and (for cuda) a device answers; for mpi, when the
 // process was started by mpirun or mpiexec (or MPI is already running) and its local backend is.

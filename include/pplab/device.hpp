@@ -7,16 +7,11 @@
 #include <span>
 #include <vector>
 
+#include "device_span.hpp"
 #include "histogram.hpp"
 #include "reduce.hpp"
 
 namespace pplab {
-
-// A pointer to n elements of device memory (from cudaMalloc, or a framework's tensor).
-template <class T> struct device_span {
-  const T* data = nullptr;
-  std::size_t size = 0;
-};
 
 // The run-time entry point: device_data is device memory holding n elements of type t.
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o);
@@ -40,10 +35,6 @@ histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& op
 // device order (part i in the memory of device i, some possibly empty); under mpirun, one part,
 // in the memory of this rank's GPU. The answer is the whole job's (every rank gets it), the
 // parts joined in GPU order: the same bits on every run for a given GPU count.
-struct device_part {
-  const void* data = nullptr;
-  std::size_t size = 0;  // elements
-};
 scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o);
 
 template <class T, op O>

@@ -13,11 +13,13 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/timing.hpp"
 #include "pplab/backend.hpp"
+#include "pplab/device_span.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab::detail {
@@ -53,6 +55,13 @@ public:
   virtual bool addressable() const noexcept { return true; }
   // Whether `p` points into this executor's memory (data a caller says is already there).
   virtual bool holds(const void* p) const { return host_memory() && p; }
+  // A caller's data already spread over the devices this executor drives, one part per device
+  // in its order (elements of `elem_bytes` each), as a pointer of this executor's memory for the
+  // length of a call, without a copy: `release` forgets it and frees nothing. Each part is
+  // checked to lie on its device; `what` (the call's name) opens the errors. An executor of one
+  // memory refuses parts.
+  virtual void* adopt(std::span<const device_part> parts, std::size_t elem_bytes,
+                      const std::string& what);
 
   // ---- memory in this executor's space. Copies wait for the stream's earlier work.
   virtual void* allocate(std::size_t bytes) = 0;
@@ -152,6 +161,15 @@ public:
   buffer(executor& ex, std::size_t bytes) : ex_(&ex), bytes_(bytes) {
     // An executor whose pointers stand for arrays gives one for nothing too: rungs look it up.
     if (bytes || !ex.addressable()) p_ = ex.allocate(bytes);
+  }
+  // A caller's parts, adopted (executor::adopt) for the buffer's life.
+  static buffer adopt(executor& ex, std::span<const device_part> parts, std::size_t elem_bytes,
+                      const std::string& what) {
+    buffer b;
+    b.ex_ = &ex;
+    b.p_ = ex.adopt(parts, elem_bytes, what);
+    for (const device_part& p : parts) b.bytes_ += p.size * elem_bytes;
+    return b;
   }
   ~buffer() {
     if (p_) ex_->release(p_);

@@ -1,4 +1,4 @@
-// Names of dtypes, backends, patterns and ops, and their parsing, with errors that list choices.
+// Names of dtypes, backends and ops, and their parsing, with errors that list choices.
 #include <array>
 #include <string>
 
@@ -58,19 +58,6 @@ backend parse_backend(std::string_view name) {
     if (s == name_of(b)) return b;
   fail(errc::invalid_argument,
        "unknown backend '" + std::string(name) + "'; choose one of seq cpu cuda nccl mpi");
-}
-
-std::string_view name_of(pattern p) noexcept {
-  static constexpr std::array<std::string_view, 3> names = {"reduce", "histogram", "matmul"};
-  return names[std::size_t(p)];
-}
-
-pattern parse_pattern(std::string_view name) {
-  const std::string s = lower(name);
-  for (pattern p : {pattern::reduce, pattern::histogram, pattern::matmul})
-    if (s == name_of(p)) return p;
-  fail(errc::invalid_argument,
-       "unknown pattern '" + std::string(name) + "'; choose one of reduce histogram matmul");
 }
 
 std::string_view name_of(op o) noexcept {

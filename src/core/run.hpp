@@ -1,18 +1,17 @@
 #pragma once
-// One run path per pattern, shared by the API, the CLI's --variant, the lab's API rows and the
-// tests: `run_variant` runs one rung on host data through the executor of the rung's backend,
-// staging the data into that executor's memory when it is not the host's (reduce and histogram
-// stream the input in chunks, matmul copies the matrices). An explicit executor may be given,
-// which is how the staging is tested without a GPU.
+// The run path every pattern shares: the backend check, the agreement of a job's ranks on a
+// call, the policy's pick of the API's rung, and the lookup of a rung by id. Each pattern's
+// api.cpp adds its own `run_rung` (host data through the executor of the rung's backend) and
+// declares its `policy` in its rung.hpp.
 //
-// The API's rung is an explicit policy per backend and problem (`policy`, in each pattern's
-// policy.cpp), separate from the ladder's numbering: an ordered list of rung ids, of which the
-// first that can run the problem is used. A policy that names a racy, non-reproducible or
-// baseline rung is a bug, refused here.
+// The API's rung is an explicit policy per backend and problem (`policy(backend, problem)`, in
+// each pattern's policy.cpp), separate from the ladder's numbering: an ordered list of rung ids,
+// of which the first that can run the problem is used. A policy that names a racy,
+// non-reproducible or baseline rung is a bug, refused here.
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,62 +52,83 @@ template <class F> decltype(auto) together(F&& f) {
   }
 }
 
-// ---- reduction
-scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* host_in);
-scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
-                   const void* host_in);
-// The input already in the executor's memory: one run, the answer copied back.
-scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in);
-std::vector<std::string_view> policy(backend b, const reduce_problem& p);
-
-// ---- histogram: counts has slots(p) = bins + 3 entries, overwritten
-void run_variant(const histogram_rung& r, const histogram_problem& p, const void* host_in,
-                 std::uint64_t* host_counts);
-void run_variant(const histogram_rung& r, executor& ex, const histogram_problem& p,
-                 const void* host_in, std::uint64_t* host_counts);
-std::vector<std::string_view> policy(backend b, const histogram_problem& p);
-
-// ---- matmul: the call's pointers are host memory; its scratch and stream are ignored
-void run_variant(const matmul_rung& r, const matmul_call& host_call);
-void run_variant(const matmul_rung& r, executor& ex, const matmul_call& host_call);
-std::vector<std::string_view> policy(backend b, const matmul_problem& p);
-
-// The rung the API runs for backend b: the policy's first rung that can run p and whose scratch
-// fits (scratch_fits, asked of b's executor); if none fits, the first that can run p (its
-// allocation then says how much memory it lacked).
-template <class Rung> const Rung& default_rung(backend b, const typename Rung::problem_type& p);
-// The same, with the free memory told (the tests' way to see the choice on a full device).
-template <class Rung>
-const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
-                                const std::function<std::size_t()>& free_bytes);
-
 // Whether `scratch` bytes can be had: up to `never_in_doubt` always (the data and the results
 // need that much room anyway, and most rungs' scratch is that small, so no device query is made
 // for them); above it, if they leave `never_in_doubt` of free_bytes() (asked only then).
 constexpr std::size_t never_in_doubt = std::size_t(64) << 20;
 bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_bytes);
 
-// A rung named by the user (--variant): it exists, its backend is usable, it can run p.
+// Errors of the choice, worded once for every pattern.
+[[noreturn]] void fail_policy_names(backend b, std::string_view id);
+[[noreturn]] void fail_no_rung_can_run(std::string_view pattern, backend b);
+[[noreturn]] void fail_no_such_rung(std::string_view pattern, std::string_view id);
+[[noreturn]] void fail_ambiguous_rung(std::string_view pattern, std::string_view id,
+                                      const std::string& all);
+[[noreturn]] void fail_cannot_run(std::string_view id);
+
+// The rung the API runs for backend b, with the free memory told (the tests' way to see the
+// choice on a full device): the policy's first rung that can run p and whose scratch fits; if
+// none fits, the first that can run p (its allocation then says how much memory it lacked).
 template <class Rung>
-const Rung& variant_by_id(std::string_view id, const typename Rung::problem_type& p);
+const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
+                                const std::function<std::size_t()>& free_bytes) {
+  const Rung* runnable = nullptr;  // the first that can run p, fitting or not
+  for (std::string_view id : policy(b, p)) {
+    const Rung* r = find<Rung>(id);
+    if (!r || r->info.where != b || r->info.step < 1 || r->info.racy || !r->info.reproducible)
+      fail_policy_names(b, id);
+    if (!r->can_run(p)) continue;
+    if (scratch_fits(r->scratch(p), free_bytes)) return *r;
+    if (!runnable) runnable = r;
+  }
+  if (runnable) return *runnable;
+  fail_no_rung_can_run(pattern_of<Rung>(), b);
+}
+
+// The same, the free memory asked of b's executor (once, and only for a large scratch).
+template <class Rung> const Rung& default_rung(backend b, const typename Rung::problem_type& p) {
+  std::optional<std::size_t> free;
+  return default_rung_within<Rung>(b, p, [&] {
+    if (!free) free = executor_for(b).free_bytes();
+    return *free;
+  });
+}
+
+// A rung by its whole id, or by the end of one after a '/' ("m14_f32_split_tf32",
+// "cuda/m14_f32_split_tf32") where only one id ends so; null when none does.
+template <class Rung> const Rung* find_by_id_or_end(std::string_view id) {
+  if (const Rung* r = find<Rung>(id)) return r;
+  std::vector<const Rung*> ends;
+  for (const Rung& r : rungs_of<Rung>()) {
+    const std::string_view full = r.info.id;
+    if (!id.empty() && full.size() > id.size() && full.ends_with(id) &&
+        full[full.size() - id.size() - 1] == '/')
+      ends.push_back(&r);
+  }
+  if (ends.size() > 1) {
+    std::string all;
+    for (const Rung* r : ends) all += (all.empty() ? "" : ", ") + std::string(r->info.id);
+    fail_ambiguous_rung(pattern_of<Rung>(), id, all);
+  }
+  return ends.empty() ? nullptr : ends.front();
+}
+
+// A rung named by the user (--rung): it exists, its backend is usable, it can run p.
+template <class Rung>
+const Rung& rung_by_id(std::string_view id, const typename Rung::problem_type& p) {
+  const Rung* r = find_by_id_or_end<Rung>(id);
+  if (!r) fail_no_such_rung(pattern_of<Rung>(), id);
+  require_backend(r->info.where);
+  if (!r->can_run(p)) fail_cannot_run(id);
+  return *r;
+}
 
 // The CLI's choice: the rung named by `id`, or backend b's default when id is empty.
 template <class Rung>
 const Rung& rung_for(backend b, std::string_view id, const typename Rung::problem_type& p) {
-  if (!id.empty()) return variant_by_id<Rung>(id, p);
+  if (!id.empty()) return rung_by_id<Rung>(id, p);
   require_backend(b);
   return default_rung<Rung>(b, p);
 }
-
-extern template const reduce_rung& default_rung<reduce_rung>(backend, const reduce_problem&);
-extern template const histogram_rung& default_rung<histogram_rung>(backend,
-                                                                   const histogram_problem&);
-extern template const matmul_rung& default_rung<matmul_rung>(backend, const matmul_problem&);
-extern template const reduce_rung& variant_by_id<reduce_rung>(std::string_view,
-                                                              const reduce_problem&);
-extern template const histogram_rung& variant_by_id<histogram_rung>(std::string_view,
-                                                                    const histogram_problem&);
-extern template const matmul_rung& variant_by_id<matmul_rung>(std::string_view,
-                                                              const matmul_problem&);
 
 }  // namespace pplab::detail

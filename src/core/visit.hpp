@@ -1,8 +1,6 @@
 #pragma once
-// The one place a run-time (dtype, op) of a reduction becomes types, for host rungs, GPU rungs
-// and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator.
-// A mean is a sum divided at the end (the caller divides): of floats, visited as the double sum;
-// of integers, as op::mean, whose accumulator is 128 bits wide (reduce_common.hpp).
+// What host and device code share: PPLAB_HD for functions compiled for both sides (binners,
+// operators), and arithmetic rounded the same way on both.
 #include <type_traits>
 
 #include "pplab/dtype.hpp"
@@ -38,28 +36,6 @@ template <class F> PPLAB_HD inline F mul_rounded(F a, F b) {
 #else
   return a * b;
 #endif
-}
-
-template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
-  switch (o) {
-  case op::product:
-    return f(op_tag<op::product>{});
-  case op::min:
-    return f(op_tag<op::min>{});
-  case op::max:
-    return f(op_tag<op::max>{});
-  case op::mean:
-    if constexpr (!std::is_floating_point_v<T>) return f(op_tag<op::mean>{});
-    [[fallthrough]];
-  default:
-    return f(op_tag<op::sum>{});
-  }
-}
-
-template <class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
-  return visit_dtype(t, [&](auto tag) -> decltype(auto) {
-    return visit_op<decltype(tag)>(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
-  });
 }
 
 }  // namespace pplab::detail

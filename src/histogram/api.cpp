@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 #include "pplab/device.hpp"
 #include "pplab/histogram.hpp"
 
@@ -140,7 +140,7 @@ histogram_result result_of(const detail::histogram_problem& p, Count&& count) {
 
 histogram_result detail::run_histogram_into_result(const histogram_rung& r,
                                                    const histogram_problem& p, const void* data) {
-  return result_of(p, [&](std::uint64_t* counts) { run_variant(r, p, data, counts); });
+  return result_of(p, [&](std::uint64_t* counts) { run_rung(r, p, data, counts); });
 }
 
 detail::histogram_problem detail::resolve_histogram_in_place(
@@ -170,8 +170,8 @@ histogram_result detail::histogram_in_place(const histogram_rung& r, executor& e
 // Host data on a device backend is streamed in chunks of at least 64 MiB (larger when the
 // counts are large, so that copying them back stays small beside the data); each chunk's counts
 // are copied back and added on the host once the chunk is done.
-void detail::run_variant(const histogram_rung& r, executor& ex, const histogram_problem& p,
-                         const void* host_in, std::uint64_t* host_counts) {
+void detail::run_rung(const histogram_rung& r, executor& ex, const histogram_problem& p,
+                      const void* host_in, std::uint64_t* host_counts) {
   const std::size_t width = slots(p);
   if (ex.host_memory()) {
     buffer scratch = scratch_for(ex, r.scratch(p));
@@ -213,10 +213,10 @@ void detail::run_variant(const histogram_rung& r, executor& ex, const histogram_
       });
 }
 
-void detail::run_variant(const histogram_rung& r, const histogram_problem& p, const void* host_in,
-                         std::uint64_t* host_counts) {
+void detail::run_rung(const histogram_rung& r, const histogram_problem& p, const void* host_in,
+                      std::uint64_t* host_counts) {
   require_backend(r.info.where);
-  run_variant(r, executor_for(r.info.where), p, host_in, host_counts);
+  run_rung(r, executor_for(r.info.where), p, host_in, host_counts);
 }
 
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
@@ -244,6 +244,23 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
       });
   return detail::histogram_in_place(detail::default_rung<detail::histogram_rung>(backend::cuda, p),
                                     ex, p, device_data);
+}
+
+histogram_result histogram_device_parts(dtype t, std::span<const device_part> parts,
+                                        const histogram_options& options) {
+  detail::require_backend(backend::nccl);
+  detail::executor& ex = detail::executor_for(backend::nccl);
+  std::uint64_t local_n = 0;
+  for (const device_part& p : parts) local_n += p.size;
+  detail::buffer in;
+  // A range inferred from the data: the whole job's minimum and maximum, over the same parts.
+  const detail::histogram_problem p = detail::resolve_histogram_in_place(
+      backend::nccl, t, local_n, options, [&](op o) { return reduce_device_parts(t, parts, o); },
+      [&] { in = detail::buffer::adopt(ex, parts, size_of(t), "histogram"); });
+  return detail::together([&] {
+    return detail::histogram_in_place(
+        detail::default_rung<detail::histogram_rung>(backend::nccl, p), ex, p, in.get());
+  });
 }
 
 }  // namespace pplab

@@ -6,32 +6,10 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/registry.hpp"
 #include "core/visit.hpp"
-#include "pplab/histogram.hpp"
-#include "pplab/reduce.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::detail {
-
-class executor;
-
-inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
-
-// The options made concrete: bins, range, natural or not (data are read for an inferred range).
-histogram_problem resolve_histogram(backend where, dtype t, const void* data, std::size_t n,
-                                    const histogram_options& options);
-// The same for data the caller holds where the backend computes (device memory): `reduce_it`
-// reduces the data with an operator (for an inferred range), `checks` are the call's own checks.
-histogram_problem resolve_histogram_in_place(backend where, dtype t, std::size_t n,
-                                             const histogram_options& options,
-                                             const std::function<scalar(op)>& reduce_it,
-                                             const std::function<void()>& checks);
-// Runs rung r on data `in` already in ex's memory; the counts come back to the host.
-histogram_result histogram_in_place(const histogram_rung& r, executor& ex,
-                                    const histogram_problem& p, const void* in);
-// Runs one rung on host data and splits its slots into counts and outliers.
-histogram_result run_histogram_into_result(const histogram_rung& r, const histogram_problem& p,
-                                           const void* data);
 
 // The binners are PPLAB_HD: the same code bins a value on the CPU and on the GPU.
 // 8/16-bit integers over the type's whole range: the bin is the value's offset from the lowest.

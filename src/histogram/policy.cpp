@@ -1,7 +1,7 @@
 // The histogram rung the API runs, per backend and bin count (measured in docs/histogram.md): on
 // the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
 // their memory budget), the partition-then-count pass beyond; on the GPU, see the cuda case.
-#include "core/run.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::detail {
 
@@ -25,8 +25,8 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     // data, their shared counters (h11) beat the partition (90% in one of 2^20 bins: 1.93x h10).
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h12_sampled_choice",      "histogram/cuda/h10_block_multisplit",
-            "histogram/cuda/h09_radix_partition",
-            "histogram/cuda/h06_cluster_distributed", "histogram/cuda/h03_interleaved_atomics"};
+            "histogram/cuda/h09_radix_partition",     "histogram/cuda/h06_cluster_distributed",
+            "histogram/cuda/h03_interleaved_atomics"};
   case backend::nccl:
     // One in-place all-reduce of the counts; the reduce-scatter gives the same counts and, with
     // the answer gathered again, moves as much (docs/nccl.md).

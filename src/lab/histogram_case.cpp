@@ -13,6 +13,7 @@
 #include "histogram/binning.hpp"
 #include "histogram/cpu/byte_rows.hpp"
 #include "histogram/image_baseline.hpp"
+#include "histogram/rung.hpp"
 #include "lab/lab_loop.hpp"
 
 namespace pplab::lab {
@@ -65,8 +66,8 @@ struct histogram_case {
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 7);
     h.ref.resize(detail::slots(pr.p));
-    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), pr.p, h.in.get(),
-                        h.ref.data());
+    detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), pr.p,
+                     h.in.get(), h.ref.data());
     return h;
   }
 
@@ -85,7 +86,7 @@ struct histogram_case {
     ex.fill(pl.counts.get(), 0xde, pl.counts.size());
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
-                 const detail::variant_info& info) const {
+                 const detail::rung_info& info) const {
     std::vector<std::uint64_t> got(h.ref.size());
     ex.copy_out(got.data(), pl.counts.get(), got.size() * 8);
     verdict v;
@@ -133,8 +134,9 @@ struct histogram_case {
   void image_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
     const std::size_t pixels = pr.n / 4;
     const detail::histogram_problem one{dtype::u8, pixels, 256, 0, 256, false, true};
-    const detail::histogram_rung& rung = detail::default_rung<detail::histogram_rung>(ex.kind(), one);
-    if (!wants_variant(s.opts, rung.info)) return;
+    const detail::histogram_rung& rung =
+        detail::default_rung<detail::histogram_rung>(ex.kind(), one);
+    if (!wants_rung(s.opts, rung.info)) return;
     const std::string group = "u8 RGBA image 4x2^8 bins n=" + pow2_label(pixels) + " pixels";
     s.progress("image channels (" + group + ")");
     std::vector<std::uint64_t> interleaved(1024), apart(1024);
@@ -143,7 +145,7 @@ struct histogram_case {
     for (std::size_t c = 0; c < 4; ++c)  // no division per byte: 2^30 of them in a full run
       for (std::size_t i = 0; i < pixels; ++i) ++apart[c * 256 + bytes[c * pixels + i]];
     const placed_input in = place_input(ex, h.in.get(), 4 * pixels);
-    const auto add = [&](const detail::variant_info& info, const std::function<void()>& work,
+    const auto add = [&](const detail::rung_info& info, const std::function<void()>& work,
                          const std::function<bool()>& right, std::string note) {
       const detail::timing t = ex.time(work, s.plan(host_min_reps));
       row r = row_of(info, group, "u8", "RGBA", pixels, t);
@@ -156,9 +158,12 @@ struct histogram_case {
     {  // CUB
       detail::buffer counts(ex, 1024 * 8);
       detail::buffer scratch = detail::scratch_for(ex, detail::cub_rgba_histogram_scratch(pixels));
-      add({"histogram/cuda/h00_cub_multi_histogram_even", pattern::histogram, ex.kind(), 0, ""},
-          [&] { detail::cub_rgba_histogram(in.data, pixels, counts.as<std::uint64_t>(),
-                                           scratch.get(), ex.stream()); },
+      add(
+          {"histogram/cuda/h00_cub_multi_histogram_even", ex.kind(), 0, ""},
+          [&] {
+            detail::cub_rgba_histogram(in.data, pixels, counts.as<std::uint64_t>(), scratch.get(),
+                                       ex.stream());
+          },
           [&] {
             std::vector<std::uint64_t> got(1024);
             ex.copy_out(got.data(), counts.get(), got.size() * 8);
@@ -171,7 +176,8 @@ struct histogram_case {
       detail::buffer counts(ex, 4 * nslots * 8);
       detail::buffer scratch = detail::scratch_for(ex, rung.scratch(one));
       const auto* first = static_cast<const std::uint8_t*>(in.data);
-      add({rung.info.id, pattern::histogram, ex.kind(), rung.info.rung, ""},
+      add(
+          {rung.info.id, ex.kind(), rung.info.step, ""},
           [&] {
             for (std::size_t c = 0; c < 4; ++c)
               rung.run({one, first + c * pixels, counts.as<std::uint64_t>() + c * nslots,
@@ -196,7 +202,7 @@ struct histogram_case {
     if (ex.host_memory() || pr.p.type != dtype::u8 || !pr.p.natural ||
         pr.dist != detail::distribution::uniform)
       return;
-    add_host_data_row(s, ex, pr, pattern::histogram, [&](double& err) {
+    add_host_data_row(s, ex, pr, "histogram", [&](double& err) {
       const histogram_result got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n);
       std::vector<std::uint64_t> slots = got.counts;
       slots.insert(slots.end(), {got.underflow, got.overflow, got.nan});

@@ -7,7 +7,10 @@
 #include <cstdio>
 
 #include "core/run.hpp"
+#include "histogram/rung.hpp"
 #include "lab/lab_loop.hpp"
+#include "matmul/rung.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::lab {
 
@@ -24,12 +27,8 @@ std::vector<std::string> planned_matmul(const settings& s);
 // asked for.
 std::vector<std::string> planned_of(const settings& s, backend b) {
   std::vector<std::string> out;
-  const auto add = [&](const auto& rungs) {
-    for (const auto& r : rungs)
-      if (r.info.where == b && wants(s, r.info.what, b) && wants_variant(s, r.info))
-        out.emplace_back(r.info.id);
-  };
-  add(detail::rungs().reduce), add(detail::rungs().histogram), add(detail::rungs().matmul);
+  for (const detail::rung_info& r : all_rungs())
+    if (r.where == b && wants(s, r.pattern(), b) && wants_rung(s, r)) out.emplace_back(r.id);
   return out;
 }
 // The nccl case runs the rungs that can run its f32 problems in this launch (one process driving
@@ -38,13 +37,38 @@ std::vector<std::string> planned_nccl(const settings& s) {
   std::vector<std::string> out;
   const bool job = detail::executor_for(backend::nccl).ranks() > 1;  // its matmul alone
   for (std::string& id : planned_of(s, backend::nccl)) {
-    const detail::matmul_rung* m = detail::find_matmul(id);
+    const detail::matmul_rung* m = detail::find<detail::matmul_rung>(id);
     if (m ? !m->can_run({dtype::f32, 1, 1, 1}) : job) continue;
     out.push_back(std::move(id));
   }
   return out;
 }
 std::vector<std::string> planned_mpi(const settings& s) { return planned_of(s, backend::mpi); }
+
+const std::vector<std::string_view>& patterns() {
+  static const std::vector<std::string_view> all = {"reduce", "histogram", "matmul"};
+  return all;
+}
+
+std::vector<detail::rung_info> all_rungs() {
+  std::vector<detail::rung_info> out;
+  const auto add = [&](const auto& rungs) {
+    for (const auto& r : rungs) out.push_back(r.info);
+  };
+  add(detail::rungs_of<detail::reduce_rung>()), add(detail::rungs_of<detail::histogram_rung>());
+  add(detail::rungs_of<detail::matmul_rung>());
+  return out;
+}
+
+std::string check_pattern(std::string_view name) {
+  std::string choices;
+  for (std::string_view p : patterns()) {
+    if (p == name) return std::string(name);
+    choices += " " + std::string(p);
+  }
+  fail(errc::invalid_argument,
+       "unknown pattern '" + std::string(name) + "'; choose one of" + choices);
+}
 
 std::string pow2_label(std::size_t n) {
   if (n && (n & (n - 1)) == 0) return "2^" + std::to_string(__builtin_ctzll(n));
@@ -68,15 +92,15 @@ std::vector<backend> backends(const settings& s) {
   return out;
 }
 
-bool wants(const settings& s, pattern p, backend b) {
+bool wants(const settings& s, std::string_view p, backend b) {
   if (s.only_pattern && *s.only_pattern != p) return false;
   const std::vector<backend> here = backends(s);
   return std::find(here.begin(), here.end(), b) != here.end();
 }
 
-bool wants_variant(const settings& s, const detail::variant_info& v) {
-  if (s.only_variants.empty() || v.rung == 0) return true;
-  for (const std::string& part : s.only_variants)
+bool wants_rung(const settings& s, const detail::rung_info& v) {
+  if (s.only_rungs.empty() || v.step == 0) return true;
+  for (const std::string& part : s.only_rungs)
     if (v.id.find(part) != std::string_view::npos) return true;
   return false;
 }
@@ -184,13 +208,14 @@ void session::rate_flops(row& r, detail::executor& ex, double flops) {
   r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);
 }
 
-row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
-           const std::string& op, std::size_t n, const detail::timing& t) {
+row row_of(std::string_view pattern, const detail::rung_info& v, const std::string& group,
+           const std::string& dtype, const std::string& op, std::size_t n,
+           const detail::timing& t) {
   row r;
-  r.pattern = std::string(name_of(v.what));
+  r.pattern = std::string(pattern);
   r.backend = std::string(name_of(v.where));
-  r.variant = std::string(v.id);
-  r.rung = v.rung;
+  r.rung = std::string(v.id);
+  r.step = v.step;
   r.group = group;
   r.dtype = dtype;
   r.op = op;
@@ -209,12 +234,12 @@ void fill_ratios(result& out) {
     const row* below = nullptr;
     for (const row& o : out.rows) {
       if (o.group != r.group || o.backend != r.backend || o.pattern != r.pattern) continue;
-      if (o.rung == 1) r.vs_rung1 = o.median_ms / r.median_ms;
-      if (o.rung == 0) r.vs_baseline = o.median_ms / r.median_ms;
-      if (o.rung >= 1 && o.rung < r.rung && (!below || o.rung > below->rung)) below = &o;
+      if (o.step == 1) r.vs_rung1 = o.median_ms / r.median_ms;
+      if (o.step == 0) r.vs_baseline = o.median_ms / r.median_ms;
+      if (o.step >= 1 && o.step < r.step && (!below || o.step > below->step)) below = &o;
     }
     if (below) r.vs_below = below->median_ms / r.median_ms;
-    if (r.rung == 1) r.vs_below = none;
+    if (r.step == 1) r.vs_below = none;
   }
 }
 
@@ -223,10 +248,10 @@ void fill_ratios(result& out) {
 result run(const settings& s) {
   result out;
   session ses(s, out);
-  const auto wanted = [&](pattern p) { return !s.only_pattern || *s.only_pattern == p; };
-  if (wanted(pattern::reduce)) run_reduce_case(ses);
-  if (wanted(pattern::histogram)) run_histogram_case(ses);
-  if (wanted(pattern::matmul)) run_matmul_case(ses);
+  const auto wanted = [&](std::string_view p) { return !s.only_pattern || *s.only_pattern == p; };
+  if (wanted("reduce")) run_reduce_case(ses);
+  if (wanted("histogram")) run_histogram_case(ses);
+  if (wanted("matmul")) run_matmul_case(ses);
   run_nccl_case(ses);
   run_mpi_case(ses);
   ses.reprobe_reads();
@@ -237,13 +262,13 @@ result run(const settings& s) {
       std::snprintf(msg, sizeof msg,
                     "%s (%s) reads %.1f%% of %s: that ceiling's probe is not the "
                     "best loop this machine allows",
-                    r.variant.c_str(), r.group.c_str(), r.pct_of_ceiling, r.ceiling.c_str());
+                    r.rung.c_str(), r.group.c_str(), r.pct_of_ceiling, r.ceiling.c_str());
       out.warnings.push_back(msg);
     }
   return out;
 }
 
-std::vector<std::string> planned_variants(const settings& s) {
+std::vector<std::string> planned_rungs(const settings& s) {
   std::vector<std::string> out;
   for (auto* part : {planned_reduce, planned_histogram, planned_matmul, planned_nccl, planned_mpi})
     for (std::string& id : part(s)) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/executor.hpp"
+#include "core/registry.hpp"
 #include "pplab/backend.hpp"
 
 namespace pplab::lab {
@@ -23,8 +24,8 @@ inline constexpr double none = std::numeric_limits<double>::quiet_NaN();
 enum class size { full, quick, tiny };
 
 struct row {
-  std::string pattern, backend, variant, dtype, op, group;  // group: the problem, "f32 sum n=2^28"
-  int rung = 0;
+  std::string pattern, backend, rung, dtype, op, group;  // group: the problem, "f32 sum n=2^28"
+  int step = 0;  // the rung's step on the ladder (0: the vendor baseline)
   std::size_t n = 0;
   int reps = 0;
   double median_ms = 0, min_ms = 0;
@@ -44,11 +45,11 @@ struct row {
 
 struct settings {
   size scale = size::full;
-  std::optional<pattern> only_pattern;
+  std::optional<std::string> only_pattern;  // a pattern's name
   std::optional<backend> only_backend;
   // Only the rungs whose id contains one of these (empty: all); the baselines (rung 0) always
   // run, so every row keeps its ratio to them.
-  std::vector<std::string> only_variants;
+  std::vector<std::string> only_rungs;
   double budget_s = 1.0;                             // host: seconds of timing per rung
   std::function<void(const std::string&)> progress;  // told what runs next; may be empty
 };
@@ -62,6 +63,13 @@ struct result {
 
 std::string pow2_label(std::size_t n);  // "2^28" or "1000003"
 
+// The patterns the lab has a case for, in the order it runs them: "reduce", "histogram", ...
+const std::vector<std::string_view>& patterns();
+// Every registered rung of those patterns, pattern by pattern, as registered.
+std::vector<detail::rung_info> all_rungs();
+// `name` if it is one of them, else an error (invalid_argument) that lists them.
+std::string check_pattern(std::string_view name);
+
 // The backends the lab measures: those asked for and usable here.
 std::vector<backend> backends(const settings& s);
 
@@ -71,6 +79,6 @@ result run(const settings& s);
 
 // The rung ids the lab would measure for these settings (the lab covers every registered rung
 // of every backend it runs: tested).
-std::vector<std::string> planned_variants(const settings& s);
+std::vector<std::string> planned_rungs(const settings& s);
 
 }  // namespace pplab::lab

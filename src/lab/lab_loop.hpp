@@ -9,7 +9,7 @@
 //   placed place(executor&, const problem&, const host_data&) const;   the data in an executor
 //   call_type call(const problem&, placed&, void* scratch, void* stream) const;
 //   void poison(executor&, const problem&, placed&) const;
-//   verdict verify(executor&, const problem&, const host_data&, placed&, const variant_info&)
+//   verdict verify(executor&, const problem&, const host_data&, placed&, const rung_info&)
 //   const; void extra_rows(session&, executor&, const problem&, const host_data&) const; void
 //   extra_ceilings(session&, executor&, const problem&, row&) const;
 #include <string>
@@ -51,8 +51,8 @@ struct verdict {
   std::string note;
 };
 
-bool wants(const settings& s, pattern p, backend b);
-bool wants_variant(const settings& s, const detail::variant_info& v);
+bool wants(const settings& s, std::string_view p, backend b);
+bool wants_rung(const settings& s, const detail::rung_info& v);
 
 // Host data where an executor's rungs read it: the host memory itself on the host, a copy in
 // the executor's memory elsewhere.
@@ -75,7 +75,7 @@ public:
   const settings& opts;
   result& out;
 
-  bool wants(pattern p, backend b) const { return lab::wants(opts, p, b); }
+  bool wants(std::string_view p, backend b) const { return lab::wants(opts, p, b); }
   void progress(const std::string& what) const {
     if (opts.progress) opts.progress(what);
   }
@@ -114,7 +114,7 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
     // The mpi and nccl rungs take data split over ranks or GPUs: their own cases
     // (mpi_case.cpp, nccl_case.cpp) measure them.
     if (r.info.where != backend::mpi && r.info.where != backend::nccl &&
-        wants(s, r.info.what, r.info.where) && wants_variant(s, r.info) && r.can_run(pr.p) &&
+        wants(s, r.info.pattern(), r.info.where) && wants_rung(s, r.info) && r.can_run(pr.p) &&
         !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
       out.push_back(&r);
   return out;
@@ -127,23 +127,28 @@ template <class Case> std::vector<std::string> planned(const settings& s, const 
   return out;
 }
 
-row row_of(const detail::variant_info& v, const std::string& group, const std::string& dtype,
-           const std::string& op, std::size_t n, const detail::timing& t);
+// A row of the table: `v`'s, on a problem of `pattern` (a registered rung's own, by default).
+row row_of(std::string_view pattern, const detail::rung_info& v, const std::string& group,
+           const std::string& dtype, const std::string& op, std::size_t n, const detail::timing& t);
+inline row row_of(const detail::rung_info& v, const std::string& group, const std::string& dtype,
+                  const std::string& op, std::size_t n, const detail::timing& t) {
+  return row_of(v.pattern(), v, group, dtype, op, n, t);
+}
 
 // A row for host data through the public API on a device backend: `call(max_rel_err)` runs the
 // API once and says whether its answer is right; timed as the caller sees it (copies included)
 // and held against the host-to-device copy.
 template <class Problem, class Call>
 void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
-                       pattern what, Call&& call) {
-  const std::string name = "pplab::" + std::string(name_of(what)) + "(" +
-                           std::string(name_of(ex.kind())) + ", host data)";
+                       std::string_view what, Call&& call) {
+  const std::string name =
+      "pplab::" + std::string(what) + "(" + std::string(name_of(ex.kind())) + ", host data)";
   s.progress("host data through " + name);
   bool ok = false;
   double err = none;
   const detail::timing t = detail::time_it([&] { ok = call(err); }, 5, s.opts.budget_s);
-  row r = row_of({name, what, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
-  r.variant = name;
+  row r = row_of(what, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
+  r.rung = name;
   r.GBps = pr.bytes / t.median_s * 1e-9;
   r.ceiling = "gpu_h2d_GBps";
   r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);

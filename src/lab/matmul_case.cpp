@@ -10,6 +10,7 @@
 #include "core/verify.hpp"
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -84,7 +85,7 @@ struct matmul_case {
     ex.fill(pl.c.get(), 0xff, pl.c.size());  // NaN in every float
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
-                 const detail::variant_info&) const {
+                 const detail::rung_info&) const {
     const auto& p = pr.p;
     verdict v;
     if (p.type == dtype::f32) {
@@ -107,13 +108,13 @@ struct matmul_case {
   // peak with all three counted (the SIMT fp32 peak does not bound it).
   void extra_ceilings(session& s, detail::executor& ex, const problem& pr, row& out) const {
     const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
-    if (out.variant == "matmul/cuda/m14_f32_split_tf32" && !std::isnan(s.ceiling(tf32))) {
+    if (out.rung == "matmul/cuda/m14_f32_split_tf32" && !std::isnan(s.ceiling(tf32))) {
       out.ceiling = tf32;
       out.pct_of_ceiling = 100 * 3 * out.GFLOPs / s.ceiling(tf32);
       out.add_note("three TF32 products per multiply-add, all counted against the TF32 peak");
       return;
     }
-    if (ex.host_memory() || pr.p.type != dtype::f64 || out.rung != 0 ||
+    if (ex.host_memory() || pr.p.type != dtype::f64 || out.step != 0 ||
         out.ceiling == "gpu_fp64_tensor_GFLOPs")
       return;
     out.ceiling.clear();

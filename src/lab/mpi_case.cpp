@@ -22,6 +22,8 @@
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -84,13 +86,13 @@ void rate(session& s, row& r, double bytes, double flops) {
 // The rows beside the ladder: rank 0's local best rung on the whole problem (rung 0, the scaling
 // baseline), and the cpu backend on every rank's threads at once when the local backend is cpu.
 template <class Run>
-void add_single_process_rows(session& s, pattern what, const std::string& local_id,
+void add_single_process_rows(session& s, std::string_view what, const std::string& local_id,
                              const std::string& group, const std::string& dtype,
                              const std::string& op, std::size_t n, double bytes, double flops,
                              Run&& run_whole) {
   const detail::timing one = on_rank_0(s, [&] { run_whole(); });
   const std::string name = "one rank: " + local_id;
-  row r = row_of({name, what, backend::mpi, 0, ""}, group, dtype, op, n, one);
+  row r = row_of(what, {name, backend::mpi, 0, ""}, group, dtype, op, n, one);
   r.verified = true;  // the reference's own rung family; its answer is not rechecked here
   r.note = "rank 0 alone, the whole " + std::string(flops > 0 ? "product" : "array") +
            ": the scaling baseline";
@@ -113,7 +115,7 @@ void add_single_process_rows(session& s, pattern what, const std::string& local_
   const detail::timing cpu = on_rank_0(s, [&] { run_whole(); });
   if (job().rank() == 0) omp_set_num_threads(before);
   row c = row_of(
-      {"cpu backend, " + std::to_string(all) + " threads, one process", what, backend::mpi, -1, ""},
+      what, {"cpu backend, " + std::to_string(all) + " threads, one process", backend::mpi, -1, ""},
       group, dtype, op, n, cpu);
   c.verified = true;
   c.note = "the job's threads in one process (meaningful when the ranks share a host)";
@@ -126,8 +128,8 @@ void add_single_process_rows(session& s, pattern what, const std::string& local_
   s.out.rows.push_back(c);
 }
 
-bool wanted(const session& s, const detail::variant_info& v) {
-  return v.where == backend::mpi && s.wants(v.what, backend::mpi) && wants_variant(s.opts, v);
+bool wanted(const session& s, const detail::rung_info& v) {
+  return v.where == backend::mpi && s.wants(v.pattern(), backend::mpi) && wants_rung(s.opts, v);
 }
 
 void reduce_rows(session& s) {
@@ -149,8 +151,8 @@ void reduce_rows(session& s) {
     if (job().rank() == 0) {
       all.reset(new std::byte[n * w + 1]);
       detail::generate(t, all.get(), n, detail::distribution::uniform, 42);
-      ref = detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), whole,
-                                all.get());
+      ref = detail::run_rung(*detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"),
+                             whole, all.get());
       visit_dtype(t, [&](auto tag) {
         using T = decltype(tag);
         const T* x = reinterpret_cast<const T*>(all.get());
@@ -159,10 +161,9 @@ void reduce_rows(session& s) {
     }
     share(ref), share(scale);
     add_single_process_rows(
-        s, pattern::reduce, std::string(local_rung.info.id), group, std::string(name_of(t)),
-        std::string(name_of(o)), n, double(n * w), 0, [&] {
-          detail::run_variant(local_rung, detail::executor_for(mpi_local()), whole, all.get());
-        });
+        s, "reduce", std::string(local_rung.info.id), group, std::string(name_of(t)),
+        std::string(name_of(o)), n, double(n * w), 0,
+        [&] { detail::run_rung(local_rung, detail::executor_for(mpi_local()), whole, all.get()); });
     all.reset();
     for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
       if (!wanted(s, r.info)) continue;
@@ -206,15 +207,15 @@ void histogram_rows(session& s) {
     if (job().rank() == 0) {
       all.reset(new std::byte[n * 4 + 1]);
       detail::generate(t, all.get(), n, detail::distribution::uniform, 7);
-      detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), whole, all.get(),
-                          ref.data());
+      detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), whole,
+                       all.get(), ref.data());
     }
     job().barrier();
     job().broadcast_from_root(ref.data(), ref.size() * 8);
-    add_single_process_rows(s, pattern::histogram, std::string(local_rung.info.id), group, "f32",
+    add_single_process_rows(s, "histogram", std::string(local_rung.info.id), group, "f32",
                             "histogram", n, double(n * 4), 0, [&] {
-                              detail::run_variant(local_rung, detail::executor_for(mpi_local()),
-                                                  whole, all.get(), scratch.data());
+                              detail::run_rung(local_rung, detail::executor_for(mpi_local()), whole,
+                                               all.get(), scratch.data());
                             });
     all.reset();
     for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
@@ -253,11 +254,11 @@ void matmul_rows(session& s) {
   }
   const auto& local_rung = detail::default_rung<detail::matmul_rung>(mpi_local(), whole);
   s.progress("one rank for " + group);
-  add_single_process_rows(s, pattern::matmul, std::string(local_rung.info.id), group, "f32", "gemm",
+  add_single_process_rows(s, "matmul", std::string(local_rung.info.id), group, "f32", "gemm",
                           n * n * n, 0, flops, [&] {
-                            detail::run_variant(local_rung, detail::executor_for(mpi_local()),
-                                                {whole, 1.0, 0.0, wa.data(), n, wb.data(), n,
-                                                 wc.data(), n, nullptr, nullptr});
+                            detail::run_rung(local_rung, detail::executor_for(mpi_local()),
+                                             {whole, 1.0, 0.0, wa.data(), n, wb.data(), n,
+                                              wc.data(), n, nullptr, nullptr});
                           });
   for (const auto& r : detail::rungs_of<detail::matmul_rung>()) {
     if (!wanted(s, r.info)) continue;
@@ -286,13 +287,13 @@ void matmul_rows(session& s) {
 }  // namespace
 
 void run_mpi_case(session& s) {
-  if (!s.wants(pattern::reduce, backend::mpi) && !s.wants(pattern::histogram, backend::mpi) &&
-      !s.wants(pattern::matmul, backend::mpi))
+  if (!s.wants("reduce", backend::mpi) && !s.wants("histogram", backend::mpi) &&
+      !s.wants("matmul", backend::mpi))
     return;
   s.measure(job());
-  if (s.wants(pattern::reduce, backend::mpi)) reduce_rows(s);
-  if (s.wants(pattern::histogram, backend::mpi)) histogram_rows(s);
-  if (s.wants(pattern::matmul, backend::mpi)) matmul_rows(s);
+  if (s.wants("reduce", backend::mpi)) reduce_rows(s);
+  if (s.wants("histogram", backend::mpi)) histogram_rows(s);
+  if (s.wants("matmul", backend::mpi)) matmul_rows(s);
 }
 
 }  // namespace pplab::lab

@@ -19,6 +19,8 @@
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -40,8 +42,8 @@ scales scale_of(size s) {
   }
 }
 
-bool wanted(const session& s, const detail::variant_info& v) {
-  return v.where == backend::nccl && s.wants(v.what, backend::nccl) && wants_variant(s.opts, v);
+bool wanted(const session& s, const detail::rung_info& v) {
+  return v.where == backend::nccl && s.wants(v.pattern(), backend::nccl) && wants_rung(s.opts, v);
 }
 
 void rate(session& s, row& r, bool one, double bytes, double flops) {
@@ -62,7 +64,7 @@ std::string on_gpus() { return " on " + std::to_string(detail::nccl_gpu_count())
 // clock around the call and the wait for its end, every L2 flushed before), so that the ratio
 // is the scaling of a whole call; its GPU time alone (CUDA events) goes in the note.
 template <class Run>
-void one_gpu_row(session& s, pattern what, std::string_view id, const std::string& group,
+void one_gpu_row(session& s, std::string_view what, std::string_view id, const std::string& group,
                  const std::string& dtype, const std::string& op, std::size_t n, double bytes,
                  double flops, Run&& run) {
   const detail::timing t = gpus().time(
@@ -73,7 +75,7 @@ void one_gpu_row(session& s, pattern what, std::string_view id, const std::strin
       s.plan(3));
   const detail::timing events = one_gpu().time(run, s.plan(3));
   row r =
-      row_of({"one GPU: " + std::string(id), what, backend::nccl, 0, ""}, group, dtype, op, n, t);
+      row_of(what, {"one GPU: " + std::string(id), backend::nccl, 0, ""}, group, dtype, op, n, t);
   r.verified = true;  // the cuda ladder's own rung, verified in its own case
   char gpu_time[96];
   std::snprintf(gpu_time, sizeof gpu_time, "; its GPU time alone %.3f ms", events.median_s * 1e3);
@@ -94,8 +96,8 @@ void reduce_rows(session& s) {
     std::unique_ptr<float[]> host(new float[n]);
     detail::generate(t, host.get(), n, detail::distribution::uniform, 42);
     const detail::reduce_problem p{t, o, n};
-    const scalar ref =
-        detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), p, host.get());
+    const scalar ref = detail::run_rung(
+        *detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"), p, host.get());
     double scale = 0;
     for (std::size_t i = 0; i < n; ++i) scale += std::abs(double(host[i]));
     {
@@ -104,7 +106,7 @@ void reduce_rows(session& s) {
       one_gpu().copy_in(in.get(), host.get(), n * 4);
       detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
       s.progress("one GPU for " + group);
-      one_gpu_row(s, pattern::reduce, best.info.id, group, "f32", "sum", n, double(n * 4), 0, [&] {
+      one_gpu_row(s, "reduce", best.info.id, group, "f32", "sum", n, double(n * 4), 0, [&] {
         best.run({p, in.get(), out.as<scalar>(), scratch.get(), one_gpu().stream()});
       });
     }
@@ -148,8 +150,8 @@ void histogram_rows(session& s) {
     const detail::histogram_problem p{t, n, bins, 0.0, 1.0, false, false};
     const std::size_t width = detail::slots(p);
     std::vector<std::uint64_t> ref(width), got(width);
-    detail::run_variant(*detail::find_histogram("histogram/seq/h01_sequential"), p, host.get(),
-                        ref.data());
+    detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), p,
+                     host.get(), ref.data());
     {
       const auto& best = detail::default_rung<detail::histogram_rung>(backend::cuda, p);
       detail::buffer in(one_gpu(), n * 4), counts(one_gpu(), width * 8);
@@ -157,7 +159,7 @@ void histogram_rows(session& s) {
       detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
       s.progress("one GPU for " + group);
       one_gpu_row(
-          s, pattern::histogram, best.info.id, group, "f32", "histogram", n, double(n * 4), 0, [&] {
+          s, "histogram", best.info.id, group, "f32", "histogram", n, double(n * 4), 0, [&] {
             best.run({p, in.get(), counts.as<std::uint64_t>(), scratch.get(), one_gpu().stream()});
           });
     }
@@ -183,7 +185,7 @@ void histogram_rows(session& s) {
 }
 
 // A row of an f32 n^3 product, verified by Freivalds' relative error `err`.
-void gemm_row(session& s, const detail::variant_info& v, const std::string& group, std::size_t n,
+void gemm_row(session& s, const detail::rung_info& v, const std::string& group, std::size_t n,
               const detail::timing& tm, double err) {
   row w = row_of(v, group, "f32", "gemm", n * n * n, tm);
   w.max_rel_err = err;
@@ -211,7 +213,7 @@ void matmul_rows(session& s) {
     one_gpu().copy_in(db.get(), b.data(), bytes);
     detail::buffer scratch = detail::scratch_for(one_gpu(), best.scratch(p));
     s.progress("one GPU for " + group);
-    one_gpu_row(s, pattern::matmul, best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
+    one_gpu_row(s, "matmul", best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
       best.run(
           {p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(), one_gpu().stream()});
     });
@@ -264,7 +266,7 @@ void job_matmul_rows(session& s) {
     }
     detail::buffer scratch = detail::scratch_for(one_gpu(), root ? best.scratch(p) : 0);
     s.progress("one GPU for " + group);
-    one_gpu_row(s, pattern::matmul, best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
+    one_gpu_row(s, "matmul", best.info.id, group, "f32", "gemm", n * n * n, 0, flops, [&] {
       if (root)
         best.run({p, 1.0, 0.0, da.get(), n, db.get(), n, dc.get(), n, scratch.get(),
                   one_gpu().stream()});
@@ -300,22 +302,22 @@ void job_matmul_rows(session& s) {
 }  // namespace
 
 void run_nccl_case(session& s) {
-  if (!s.wants(pattern::reduce, backend::nccl) && !s.wants(pattern::histogram, backend::nccl) &&
-      !s.wants(pattern::matmul, backend::nccl))
+  if (!s.wants("reduce", backend::nccl) && !s.wants("histogram", backend::nccl) &&
+      !s.wants("matmul", backend::nccl))
     return;
   if (gpus().ranks() > 1) {
     s.progress("a job of one process per GPU: its matmul (the other patterns' rows run in one "
                "process driving every GPU, without mpirun)");
     s.measure(one_gpu());
     s.measure(gpus());
-    if (s.wants(pattern::matmul, backend::nccl)) job_matmul_rows(s);
+    if (s.wants("matmul", backend::nccl)) job_matmul_rows(s);
     return;
   }
   s.measure(one_gpu());
   s.measure(gpus());
-  if (s.wants(pattern::reduce, backend::nccl)) reduce_rows(s);
-  if (s.wants(pattern::histogram, backend::nccl)) histogram_rows(s);
-  if (s.wants(pattern::matmul, backend::nccl)) matmul_rows(s);
+  if (s.wants("reduce", backend::nccl)) reduce_rows(s);
+  if (s.wants("histogram", backend::nccl)) histogram_rows(s);
+  if (s.wants("matmul", backend::nccl)) matmul_rows(s);
 }
 
 }  // namespace pplab::lab

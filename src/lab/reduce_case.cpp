@@ -9,6 +9,7 @@
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "lab/lab_loop.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -55,8 +56,8 @@ struct reduce_case {
     host_data h;
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 42);
-    h.ref = detail::run_variant(*detail::find_reduce("reduce/seq/r01_sequential_loop"), pr.p,
-                                h.in.get());
+    h.ref = detail::run_rung(*detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"),
+                             pr.p, h.in.get());
     if (is_float(pr.p.type)) {
       double s = 0;
       visit_dtype(pr.p.type, [&](auto tag) {
@@ -85,7 +86,7 @@ struct reduce_case {
     ex.fill(pl.out.get(), 0xab, sizeof(scalar));
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
-                 const detail::variant_info& info) const {
+                 const detail::rung_info& info) const {
     scalar got;
     ex.copy_out(&got, pl.out.get(), sizeof got);
     verdict v;
@@ -100,7 +101,7 @@ struct reduce_case {
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
     if (ex.host_memory() || pr.device_only || pr.p.type != dtype::f32 || pr.p.what != op::sum)
       return;
-    add_host_data_row(s, ex, pr, pattern::reduce, [&](double& err) {
+    add_host_data_row(s, ex, pr, "reduce", [&](double& err) {
       const scalar got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what);
       return detail::close_enough(got, h.ref, h.scale, pr.n, false, err);
     });

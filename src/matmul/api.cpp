@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "core/run.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
 #include "pplab/matmul.hpp"
 
 namespace pplab {
@@ -58,8 +58,8 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
   });
   detail::together([&] {
     const detail::matmul_problem p{t, m, n, k};
-    detail::run_variant(detail::default_rung<detail::matmul_rung>(where, p),
-                        {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+    detail::run_rung(detail::default_rung<detail::matmul_rung>(where, p),
+                     {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
   });
 }
 
@@ -72,7 +72,7 @@ matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k) {
 // Host matrices on a device backend: A, B (and C when beta != 0) are copied into packed device
 // matrices row by row (the leading dimensions stay on the host side), C is copied back the same
 // way, so the bytes between the rows of a sub-matrix view are never touched.
-void detail::run_variant(const matmul_rung& r, executor& ex, const matmul_call& host) {
+void detail::run_rung(const matmul_rung& r, executor& ex, const matmul_call& host) {
   const matmul_problem& p = host.p;
   if (ex.host_memory()) {
     buffer scratch = scratch_for(ex, r.scratch(p));
@@ -96,9 +96,9 @@ void detail::run_variant(const matmul_rung& r, executor& ex, const matmul_call& 
   ex.copy_rows_out(host.c, host.ldc * e, c.get(), cb.cols * e, cb.cols * e, cb.rows);
 }
 
-void detail::run_variant(const matmul_rung& r, const matmul_call& host_call) {
+void detail::run_rung(const matmul_rung& r, const matmul_call& host_call) {
   require_backend(r.info.where);
-  run_variant(r, executor_for(r.info.where), host_call);
+  run_rung(r, executor_for(r.info.where), host_call);
 }
 
 }  // namespace pplab

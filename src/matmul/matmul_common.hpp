@@ -2,7 +2,7 @@
 // What the matmul rungs share: dispatch to float or double, and the beta rule.
 #include <algorithm>
 
-#include "core/registry.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail {
 

@@ -1,7 +1,7 @@
 // The matmul rung the API runs, per backend: the packed micro-kernel on the cpu, the shape table of
 // m11 on the GPU (docs/matmul.md); OpenBLAS and cuBLAS (m00) are the baselines they are measured
 // against, never the default.
-#include "core/run.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail {
 

@@ -2,12 +2,16 @@
 // backend's executor. Host data on a device backend is streamed in fixed 64 MiB chunks (each
 // chunk's answer written on the device), and the chunk answers are combined on the host in chunk
 // order, so the result is deterministic and no chunk needs more than 2 x 64 MiB of device memory.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
-#include "core/run.hpp"
+#include "core/verify.hpp"
 #include "pplab/device.hpp"
 #include "reduce/reduce_common.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail {
 namespace {
@@ -36,6 +40,25 @@ scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& part
 
 }  // namespace
 
+bool close_enough(const scalar& got, const scalar& want, double scale, std::size_t n,
+                  bool float_accumulator, double& rel) {
+  rel = 0;
+  if (got.k != want.k) return rel = 1, false;
+  if (got.k == scalar::kind::i64) return got.i == want.i;
+  if (got.k == scalar::kind::u64) return got.u == want.u;
+  if (got.f == want.f) return true;  // also the infinite identities of min and max
+  if (std::isnan(want.f) || std::isnan(got.f))
+    return rel = 1, std::isnan(want.f) && std::isnan(got.f);
+  // Below the smallest normal number a rounding step errs by a fixed amount, not a relative one
+  // (a product of a thousand normal values can land there: 3.7e-315 in one order, one subnormal
+  // step away in another), so the scale is never below that number.
+  const double tiny = float_accumulator ? double(std::numeric_limits<float>::min())
+                                        : std::numeric_limits<double>::min();
+  const double s = std::max({scale, std::abs(want.f), tiny});
+  rel = std::abs(got.f - want.f) / s;
+  return rel <= sum_tolerance(n, float_accumulator);
+}
+
 scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
   buffer scratch = scratch_for(ex, r.scratch(p));
   buffer out(ex, sizeof(scalar));
@@ -45,8 +68,7 @@ scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p,
   return s;
 }
 
-scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
-                   const void* host_in) {
+scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
   if (ex.host_memory()) return run_in_place(r, ex, p, host_in);
   if (!ex.addressable()) {
     // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
@@ -76,9 +98,9 @@ scalar run_variant(const reduce_rung& r, executor& ex, const reduce_problem& p,
   return combine_in_order(p, parts, per_chunk);
 }
 
-scalar run_variant(const reduce_rung& r, const reduce_problem& p, const void* host_in) {
+scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_in) {
   require_backend(r.info.where);
-  return run_variant(r, executor_for(r.info.where), p, host_in);
+  return run_rung(r, executor_for(r.info.where), p, host_in);
 }
 
 }  // namespace pplab::detail
@@ -98,7 +120,7 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o) {
       fail(errc::invalid_argument,
            "reduce: the mean of an empty input is undefined; check n before asking for a mean");
     const detail::reduce_problem p{t, o, n};
-    return detail::run_variant(detail::default_rung<detail::reduce_rung>(where, p), p, data);
+    return detail::run_rung(detail::default_rung<detail::reduce_rung>(where, p), p, data);
   });
 }
 
@@ -115,6 +137,24 @@ scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
   const detail::reduce_problem p{t, o, n};
   return detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::cuda, p), ex, p,
                               device_data);
+}
+
+scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
+  detail::require_backend(backend::nccl);
+  detail::executor& ex = detail::executor_for(backend::nccl);
+  std::uint64_t local_n = 0;
+  for (const device_part& p : parts) local_n += p.size;
+  detail::buffer in;
+  const std::uint64_t total = detail::agree_on_call(
+      backend::nccl, "reduce " + std::string(name_of(t)) + " " + std::string(name_of(o)), local_n,
+      [&] { in = detail::buffer::adopt(ex, parts, size_of(t), "reduce"); });
+  return detail::together([&] {
+    if (o == op::mean && total == 0)
+      fail(errc::invalid_argument, "reduce: the mean of an empty input is undefined");
+    const detail::reduce_problem p{t, o, local_n};
+    return detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::nccl, p), ex, p,
+                                in.get());
+  });
 }
 
 }  // namespace pplab

@@ -5,7 +5,7 @@
 // that depends only on how the data was split.
 #include <cstdint>
 
-#include "core/registry.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail::reduce_parts {
 

@@ -1,7 +1,7 @@
 // The reduction rung the API runs, per backend: the fastest deterministic rung of each ladder
 // (measured in docs/reduce.md). The cpu rung r03 gives the same bits whatever the thread count;
 // the cuda rung r12 does the whole reduction in one launch and combines in block order.
-#include "core/run.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail {
 

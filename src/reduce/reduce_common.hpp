@@ -6,18 +6,44 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/registry.hpp"
 #include "core/visit.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail {
+
+// The one place a run-time (dtype, op) of a reduction becomes types, for host rungs, GPU rungs
+// and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator.
+// A mean is a sum divided at the end (the caller divides): of floats, visited as the double sum;
+// of integers, as op::mean, whose accumulator is 128 bits wide.
+template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
+  switch (o) {
+  case op::product:
+    return f(op_tag<op::product>{});
+  case op::min:
+    return f(op_tag<op::min>{});
+  case op::max:
+    return f(op_tag<op::max>{});
+  case op::mean:
+    if constexpr (!std::is_floating_point_v<T>) return f(op_tag<op::mean>{});
+    [[fallthrough]];
+  default:
+    return f(op_tag<op::sum>{});
+  }
+}
+
+template <class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
+  return visit_dtype(t, [&](auto tag) -> decltype(auto) {
+    return visit_op<decltype(tag)>(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
+  });
+}
 
 // Accumulator: sums and products in 64 bits (floats in double), min and max in the element type.
 // An integer mean sums in 128 bits: no input a machine can hold makes that sum wrap, so the mean
 // of 64-bit integers is right whatever their size (a float mean is a double sum).
 template <class T>
-using mean_acc_t = std::conditional_t<std::is_floating_point_v<T>, double,
-                                      std::conditional_t<std::is_signed_v<T>, __int128,
-                                                         unsigned __int128>>;
+using mean_acc_t =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>>;
 template <class T, op O>
 using acc_t = std::conditional_t<O == op::mean, mean_acc_t<T>,
                                  std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>;
@@ -67,8 +93,9 @@ template <class A> scalar answer_of(A acc, op what, std::size_t n) {
 template <class Impl> void dispatch_reduce(const reduce_call& c) {
   visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
-    *c.out = answer_of(Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n),
-                       c.p.what, c.p.n);
+    *c.out =
+        answer_of(Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n),
+                  c.p.what, c.p.n);
   });
 }
 

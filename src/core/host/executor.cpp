@@ -52,7 +52,9 @@ timing host_executor::time(const std::function<void()>& work, const time_plan& p
 
 std::vector<ceiling> host_executor::measure_ceilings(std::size_t bytes, double budget_s) {
   return {{"read_GBps", read_GBps(bytes, budget_s),
-           "all-thread streaming sum, best of three loops (64-bit words; 32-bit words into 64-bit lanes; an OpenMP reduction of 32-bit words), best repeat of probes at the start and the end of the run"},
+           "all-thread streaming sum, best of three loops (64-bit words; 32-bit words into 64-bit "
+           "lanes; an OpenMP reduction of 32-bit words), best repeat of probes at the start and "
+           "the end of the run"},
           {"copy_GBps", measure_copy_GBps(bytes, budget_s),
            "all-thread memcpy, bytes read + written, best repeat"},
           {"fp32_GFLOPs", measure_fma_GFLOPs(false, budget_s),
@@ -93,7 +95,8 @@ void executor::stream_in(const void* host, std::size_t bytes, std::size_t chunk_
     for (buffer& b : staged) b = buffer(*this, std::min(chunk_bytes, bytes));
   for (std::size_t c = 0; c < chunks; ++c) {
     const int slot = int(c % 2);
-    const std::size_t first = c * chunk_bytes, len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
+    const std::size_t first = c * chunk_bytes,
+                      len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
     const void* data = static_cast<const char*>(host) + first;
     if (!host_memory()) {
       copy_in(staged[slot].get(), data, len);
@@ -103,6 +106,11 @@ void executor::stream_in(const void* host, std::size_t bytes, std::size_t chunk_
     synchronize();
     drain(slot);
   }
+}
+
+void* executor::adopt(std::span<const device_part>, std::size_t, const std::string& what) {
+  fail(errc::invalid_argument, what + ": backend '" + std::string(name_of(kind())) +
+                                   "' takes its data in one piece, not in parts per GPU");
 }
 
 std::uint64_t executor::agree_on_call(const std::string&, std::uint64_t local_n,
@@ -123,7 +131,8 @@ buffer scratch_for(executor& ex, std::size_t bytes) {
 }
 
 void absent_executor::fail_absent() const {
-  fail(errc::unsupported, "backend '" + std::string(name_of(kind_)) + "' is not usable here: " + why_);
+  fail(errc::unsupported,
+       "backend '" + std::string(name_of(kind_)) + "' is not usable here: " + why_);
 }
 
 }  // namespace pplab::detail

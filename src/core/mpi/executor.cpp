@@ -70,7 +70,7 @@ public:
   std::string why_absent() const override {
     if (!mpi::launched())
       return "this process was not started by mpirun or mpiexec (run, for example, "
-             "`mpirun -np 2 pplab reduce --op sum --backend mpi`)";
+             "`mpirun -np 2 pplab lab --backend mpi`)";
     const backend local = mpi_local();
     const std::string why = executor_for(local).why_absent();
     if (!why.empty())

@@ -1,11 +1,10 @@
-// The mpi backend of a build without MPI: an executor that says why it is absent, no rungs, and
-// errors printed as a single process prints them. (CMake compiles this file instead of
+// The mpi backend of a build without MPI: an executor that says why it is absent, and errors
+// printed as a single process prints them. (CMake compiles this file instead of
 // src/core/mpi/ when MPI was not found.)
 #include <cstdio>
 #include <cstdlib>
 
 #include "core/host/host_executor.hpp"
-#include "core/registry.hpp"
 
 namespace pplab::detail {
 
@@ -15,8 +14,6 @@ executor& mpi_executor() {
                             "install libopenmpi-dev and build again)");
   return ex;
 }
-
-void register_mpi(registry&) {}
 
 // Under a launcher every rank meets the same error; rank 0 says it.
 int end_with_error(const std::string& message, int exit_code, bool) {

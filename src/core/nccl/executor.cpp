@@ -59,6 +59,34 @@ public:
   bool addressable() const noexcept override { return false; }
   bool holds(const void* p) const override { return nccl::is_array(p); }
 
+  // The parts as slices of an array, each checked to be memory of its GPU. Inside a call's
+  // agreement: a bad part on one rank fails every rank.
+  void* adopt(std::span<const device_part> parts, std::size_t elem_bytes,
+              const std::string& what) override {
+    const std::vector<member>& ms = nccl::members();
+    if (parts.size() != ms.size())
+      fail(errc::invalid_argument, what + ": " + std::to_string(parts.size()) +
+                                       " device parts for the " + std::to_string(ms.size()) +
+                                       " GPUs this process drives (one part per GPU)");
+    std::vector<nccl::slice> slices;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const device_part& p = parts[i];
+      if (p.size == 0) {
+        slices.push_back({nullptr, 0, 0});
+        continue;
+      }
+      cudaPointerAttributes attr{};
+      if (!p.data || cudaPointerGetAttributes(&attr, p.data) != cudaSuccess ||
+          attr.type != cudaMemoryTypeDevice || attr.device != ms[i].device) {
+        (void)cudaGetLastError();
+        fail(errc::invalid_argument, what + ": device part " + std::to_string(i) +
+                                         " is not memory of GPU " + std::to_string(ms[i].device));
+      }
+      slices.push_back({const_cast<void*>(p.data), 0, p.size * elem_bytes});
+    }
+    return nccl::wrap_array(std::move(slices));
+  }
+
   void* allocate(std::size_t bytes) override { return nccl::make_array(bytes); }
   void release(void* p) noexcept override { nccl::release_array(p); }
   // An array takes a slice on every GPU: the least free of them bounds it.

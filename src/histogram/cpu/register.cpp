@@ -16,27 +16,27 @@ bool h02_fits(const histogram_problem& p) { return histogram_cpu_h02_scratch(p) 
 bool h03_fits(const histogram_problem& p) { return histogram_cpu_h03_scratch(p) <= private_budget; }
 }  // namespace
 
-void register_histogram_cpu(registry& r) {
-  r.histogram.push_back({{"histogram/cpu/h01_shared_atomic", pattern::histogram, backend::cpu, 1,
-                          "one shared histogram, atomic increments"},
-                         any_histogram,
-                         nullptr,
-                         histogram_cpu_h01});
-  r.histogram.push_back({{"histogram/cpu/h02_private_per_thread", pattern::histogram, backend::cpu,
-                          2, "a private histogram per thread, merged by a reduction"},
-                         h02_fits,
-                         histogram_cpu_h02_scratch,
-                         histogram_cpu_h02});
-  r.histogram.push_back({{"histogram/cpu/h03_sub_histograms", pattern::histogram, backend::cpu, 3,
-                          "several 32-bit sub-histograms per thread: skew does not serialize"},
-                         h03_fits,
-                         histogram_cpu_h03_scratch,
-                         histogram_cpu_h03});
-  r.histogram.push_back({{"histogram/cpu/h04_partition_then_count", pattern::histogram,
-                          backend::cpu, 4, "one radix pass into L2-sized buckets, then count"},
-                         any_histogram,
-                         nullptr,
-                         histogram_cpu_h04});
+void register_histogram_cpu(std::vector<histogram_rung>& r) {
+  r.push_back({{"histogram/cpu/h01_shared_atomic", backend::cpu, 1,
+                "one shared histogram, atomic increments"},
+               any_histogram,
+               nullptr,
+               histogram_cpu_h01});
+  r.push_back({{"histogram/cpu/h02_private_per_thread", backend::cpu, 2,
+                "a private histogram per thread, merged by a reduction"},
+               h02_fits,
+               histogram_cpu_h02_scratch,
+               histogram_cpu_h02});
+  r.push_back({{"histogram/cpu/h03_sub_histograms", backend::cpu, 3,
+                "several 32-bit sub-histograms per thread: skew does not serialize"},
+               h03_fits,
+               histogram_cpu_h03_scratch,
+               histogram_cpu_h03});
+  r.push_back({{"histogram/cpu/h04_partition_then_count", backend::cpu, 4,
+                "one radix pass into L2-sized buckets, then count"},
+               any_histogram,
+               nullptr,
+               histogram_cpu_h04});
 }
 
 }  // namespace pplab::detail

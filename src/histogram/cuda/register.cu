@@ -4,14 +4,13 @@
 
 namespace pplab::detail {
 
-void register_histogram_cuda(registry& r) {
+void register_histogram_cuda(std::vector<histogram_rung>& r) {
   using namespace gpu_histogram;
   const auto add = [&](std::string_view id, int rung, std::string_view summary,
                        bool (*can)(const histogram_problem&),
                        std::size_t (*scratch)(const histogram_problem&),
                        void (*run)(const histogram_call&), bool racy = false) {
-    r.histogram.push_back(
-        {{id, pattern::histogram, backend::cuda, rung, summary, racy, !racy}, can, scratch, run});
+    r.push_back({{id, backend::cuda, rung, summary, racy, !racy}, can, scratch, run});
   };
   const auto teaching = supports<dtypes::teaching>, all = supports<dtypes::all>;
   add("histogram/cuda/h00_cub", 0, "cub::DeviceHistogram::HistogramEven: the vendor baseline",

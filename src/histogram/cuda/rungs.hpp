@@ -1,7 +1,7 @@
 #pragma once
 // The GPU histogram rungs' entry points (one .cu file each): what register.cu registers and what
 // a rung that calls others (h12) calls.
-#include "core/registry.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::detail::gpu_histogram {
 std::size_t h00_scratch(const histogram_problem&);

@@ -3,8 +3,8 @@
 // the call's counts (bins + 3 slots), an error on any rank agreed on. The rungs differ only in
 // how the 64-bit counts are added over the ranks.
 #include "core/mpi/world.hpp"
-#include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::detail::mpi_histogram {
 
@@ -12,7 +12,7 @@ inline void count_local_part(const histogram_call& c) {
   std::exception_ptr failed;
   try {
     const backend local = mpi_local();
-    run_variant(default_rung<histogram_rung>(local, c.p), executor_for(local), c.p, c.in, c.counts);
+    run_rung(default_rung<histogram_rung>(local, c.p), executor_for(local), c.p, c.in, c.counts);
   } catch (...) {
     failed = std::current_exception();
   }

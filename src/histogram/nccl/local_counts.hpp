@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/nccl/array.hpp"
-#include "core/run.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/rung.hpp"
 
 namespace pplab::detail::nccl_histogram {
 

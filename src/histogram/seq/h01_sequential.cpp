@@ -23,12 +23,12 @@ struct sequential {
 
 void histogram_seq_h01(const histogram_call& c) { dispatch_histogram<sequential>(c); }
 
-void register_histogram_seq(registry& r) {
-  r.histogram.push_back({{"histogram/seq/h01_sequential", pattern::histogram, backend::seq, 1,
-                          "one loop, one histogram: the reference"},
-                         any_histogram,
-                         nullptr,
-                         histogram_seq_h01});
+void register_histogram_seq(std::vector<histogram_rung>& r) {
+  r.push_back(
+      {{"histogram/seq/h01_sequential", backend::seq, 1, "one loop, one histogram: the reference"},
+       any_histogram,
+       nullptr,
+       histogram_seq_h01});
 }
 
 }  // namespace pplab::detail

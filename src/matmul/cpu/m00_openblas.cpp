@@ -34,12 +34,12 @@ void matmul_cpu_m00(const matmul_call& c) { dispatch_matmul<openblas>(c); }
 
 }  // namespace
 
-void register_matmul_openblas(registry& r) {
-  r.matmul.push_back({{"matmul/cpu/m00_openblas", pattern::matmul, backend::cpu, 0,
-                       "OpenBLAS sgemm/dgemm: the vendor baseline"},
-                      fits_blasint,
-                      nullptr,
-                      matmul_cpu_m00});
+void register_matmul_openblas(std::vector<matmul_rung>& r) {
+  r.push_back(
+      {{"matmul/cpu/m00_openblas", backend::cpu, 0, "OpenBLAS sgemm/dgemm: the vendor baseline"},
+       fits_blasint,
+       nullptr,
+       matmul_cpu_m00});
 }
 
 }  // namespace pplab::detail

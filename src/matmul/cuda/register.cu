@@ -36,11 +36,11 @@ std::size_t m15_scratch(const matmul_problem&);
 void m15_run(const matmul_call&);
 }  // namespace gpu_matmul
 
-void register_matmul_cuda(registry& r) {
+void register_matmul_cuda(std::vector<matmul_rung>& r) {
   using namespace gpu_matmul;
   const auto add = [&](std::string_view id, int rung, std::string_view summary,
                        bool (*can)(const matmul_problem&), void (*run)(const matmul_call&)) {
-    r.matmul.push_back({{id, pattern::matmul, backend::cuda, rung, summary}, can, nullptr, run});
+    r.push_back({{id, backend::cuda, rung, summary}, can, nullptr, run});
   };
   add("matmul/cuda/m00_cublas", 0, "cuBLAS sgemm (strict fp32) / dgemm: the vendor baseline",
       m00_can_run, m00_run);
@@ -51,8 +51,7 @@ void register_matmul_cuda(registry& r) {
   const auto tiled = [&](std::string_view id, std::string_view summary,
                          void (*run)(const matmul_call&),
                          std::string (*explain)(const matmul_problem&)) {
-    r.matmul.push_back(
-        {{id, pattern::matmul, backend::cuda, 3, summary}, grid_fits, nullptr, run, explain});
+    r.push_back({{id, backend::cuda, 3, summary}, grid_fits, nullptr, run, explain});
   };
   tiled("matmul/cuda/m03_tiled_w8", "shared-memory tiles 8 x 8, a barrier after load and compute",
         m03_run<8>, m03_explain<8>);
@@ -79,8 +78,7 @@ void register_matmul_cuda(registry& r) {
   const auto add_with_scratch = [&](std::string_view id, int rung, std::string_view summary,
                                     std::size_t (*scratch)(const matmul_problem&),
                                     void (*run)(const matmul_call&)) {
-    r.matmul.push_back(
-        {{id, pattern::matmul, backend::cuda, rung, summary}, m10_can_run, scratch, run});
+    r.push_back({{id, backend::cuda, rung, summary}, m10_can_run, scratch, run});
   };
   add_with_scratch("matmul/cuda/m10_split_k", 10,
                    "m08 over slices of K when C has too few tiles for the SMs", m10_scratch,
@@ -88,29 +86,28 @@ void register_matmul_cuda(registry& r) {
   add_with_scratch("matmul/cuda/m11_by_shape", 11,
                    "the tiling per shape class: 128 x 128, 64 x 64 or split K (the default)",
                    m11_scratch, m11_run);
-  r.matmul.push_back({{"matmul/cuda/m12_padded_whole_tiles", pattern::matmul, backend::cuda, 12,
-                       "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
-                      grid_fits,
-                      m12_scratch,
-                      m12_run});
-  r.matmul.push_back({{"matmul/cuda/m13_f64_tensor_cores", pattern::matmul, backend::cuda, 13,
-                       "f64 on the fp64 tensor cores (mma.sync m16n8k4), tiles by cp.async"},
-                      m13_can_run,
-                      m13_scratch,
-                      m13_run});
-  r.matmul.push_back(
-      {{"matmul/cuda/m14_f32_split_tf32", pattern::matmul, backend::cuda, 14,
-        "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
-        "two, three products (opt-in)"},
-       m14_can_run,
-       m14_scratch,
-       m14_run});
-  r.matmul.push_back({{"matmul/cuda/m15_wide_async", pattern::matmul, backend::cuda, 15,
-                       "f32: 8 x 16 results per thread, tiles by cp.async (A transposed by 4-byte "
-                       "copies) issued among the multiply-adds"},
-                      m15_can_run,
-                      m15_scratch,
-                      m15_run});
+  r.push_back({{"matmul/cuda/m12_padded_whole_tiles", backend::cuda, 12,
+                "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
+               grid_fits,
+               m12_scratch,
+               m12_run});
+  r.push_back({{"matmul/cuda/m13_f64_tensor_cores", backend::cuda, 13,
+                "f64 on the fp64 tensor cores (mma.sync m16n8k4), tiles by cp.async"},
+               m13_can_run,
+               m13_scratch,
+               m13_run});
+  r.push_back({{"matmul/cuda/m14_f32_split_tf32", backend::cuda, 14,
+                "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
+                "two, three products (opt-in)"},
+               m14_can_run,
+               m14_scratch,
+               m14_run});
+  r.push_back({{"matmul/cuda/m15_wide_async", backend::cuda, 15,
+                "f32: 8 x 16 results per thread, tiles by cp.async (A transposed by 4-byte "
+                "copies) issued among the multiply-adds"},
+               m15_can_run,
+               m15_scratch,
+               m15_run});
 }
 
 }  // namespace pplab::detail

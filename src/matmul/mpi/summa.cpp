@@ -5,7 +5,7 @@
 #include <cstring>
 #include <set>
 
-#include "core/run.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail::summa {
 
@@ -64,9 +64,9 @@ void state::multiply(const panel& p, const void* a, const void* b, bool first) {
   try {
     const matmul_problem local{c.p.type, mine.c.rows, mine.c.cols, p.kb};
     const backend where = mpi_local();
-    run_variant(default_rung<matmul_rung>(where, local), executor_for(where),
-                {local, c.alpha, first ? c.beta : 1.0, a, p.kb, b, mine.b.cols, c.c, c.ldc, nullptr,
-                 nullptr});
+    run_rung(default_rung<matmul_rung>(where, local), executor_for(where),
+             {local, c.alpha, first ? c.beta : 1.0, a, p.kb, b, mine.b.cols, c.c, c.ldc, nullptr,
+              nullptr});
   } catch (...) {
     failed = std::current_exception();
   }
@@ -76,9 +76,9 @@ void state::scale_only() {
   try {
     const matmul_problem local{c.p.type, mine.c.rows, mine.c.cols, 0};
     const backend where = mpi_local();
-    run_variant(default_rung<matmul_rung>(where, local), executor_for(where),
-                {local, c.alpha, c.beta, nullptr, 1, nullptr, std::max<std::size_t>(mine.c.cols, 1),
-                 c.c, c.ldc, nullptr, nullptr});
+    run_rung(default_rung<matmul_rung>(where, local), executor_for(where),
+             {local, c.alpha, c.beta, nullptr, 1, nullptr, std::max<std::size_t>(mine.c.cols, 1),
+              c.c, c.ldc, nullptr, nullptr});
   } catch (...) {
     failed = std::current_exception();
   }

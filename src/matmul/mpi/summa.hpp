@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/mpi/world.hpp"
-#include "core/registry.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail::summa {
 

@@ -11,9 +11,9 @@
 // multiply, hidden but for the first panel; panels of up to 4096 columns keep the products large
 // (an extra read and write of C per panel: 4 panels, ~0.8 ms in all at the read ceiling).
 #include "core/nccl/array.hpp"
-#include "core/run.hpp"
 #include "matmul/matmul_common.hpp"
 #include "matmul/mpi/grid.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail {
 namespace {

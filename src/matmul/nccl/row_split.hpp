@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/nccl/array.hpp"
-#include "core/run.hpp"
+#include "matmul/rung.hpp"
 
 namespace pplab::detail::nccl_matmul {
 

@@ -24,12 +24,12 @@ struct triple_loop {
 
 void matmul_seq_m01(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
 
-void register_matmul_seq(registry& r) {
-  r.matmul.push_back({{"matmul/seq/m01_triple_loop", pattern::matmul, backend::seq, 1,
-                       "i-j-k triple loop: B read down its columns"},
-                      float_or_double,
-                      nullptr,
-                      matmul_seq_m01});
+void register_matmul_seq(std::vector<matmul_rung>& r) {
+  r.push_back({{"matmul/seq/m01_triple_loop", backend::seq, 1,
+                "i-j-k triple loop: B read down its columns"},
+               float_or_double,
+               nullptr,
+               matmul_seq_m01});
 }
 
 }  // namespace pplab::detail

@@ -25,7 +25,7 @@ std::size_t cub_float_sum_scratch(const reduce_problem&);
 void cub_float_sum_run(const reduce_call&);
 }  // namespace gpu_reduce
 
-void register_reduce_cuda(registry& r) {
+void register_reduce_cuda(std::vector<reduce_rung>& r) {
   // The ladder in order; the lab and the tests walk it as registered.
   using namespace gpu_reduce;
   const auto add = [&](std::string_view id, int rung, std::string_view summary,
@@ -33,11 +33,10 @@ void register_reduce_cuda(registry& r) {
                        std::size_t (*scratch)(const reduce_problem&),
                        void (*run)(const reduce_call&), bool reproducible = true,
                        bool float_accumulator = false) {
-    r.reduce.push_back(
-        {{id, pattern::reduce, backend::cuda, rung, summary, false, reproducible, float_accumulator},
-         can,
-         scratch,
-         run});
+    r.push_back({{id, backend::cuda, rung, summary, false, reproducible, float_accumulator},
+                 can,
+                 scratch,
+                 run});
   };
   const auto wide = supports<dtypes::wide>, all = supports<dtypes::all>;
   add("reduce/cuda/r00_cub", 0, "cub::DeviceReduce with the same accumulator: the vendor baseline",

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "core/mpi/world.hpp"
-#include "core/run.hpp"
 #include "reduce/reduce_common.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail::mpi_reduce {
 
@@ -18,8 +18,7 @@ partial local_partial(const reduce_call& c) {
       mine.value = scalar::of(0.0);
     } else {
       const backend local = mpi_local();
-      mine.value =
-          run_variant(default_rung<reduce_rung>(local, c.p), executor_for(local), c.p, c.in);
+      mine.value = run_rung(default_rung<reduce_rung>(local, c.p), executor_for(local), c.p, c.in);
     }
   } catch (...) {
     failed = std::current_exception();

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "core/registry.hpp"
 #include "reduce/partials.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail::mpi_reduce {
 

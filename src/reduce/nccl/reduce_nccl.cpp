@@ -1,8 +1,8 @@
 // The nccl reduction rungs' shared parts (see reduce_nccl.hpp).
 #include "reduce/nccl/reduce_nccl.hpp"
 
-#include "core/run.hpp"
 #include "reduce/reduce_common.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail::nccl_reduce {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/nccl/array.hpp"
-#include "core/registry.hpp"
 #include "reduce/partials.hpp"
+#include "reduce/rung.hpp"
 
 namespace pplab::detail::nccl_reduce {
 

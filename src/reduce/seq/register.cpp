@@ -4,12 +4,12 @@ namespace pplab::detail {
 
 void reduce_seq_r01(const reduce_call&);
 
-void register_reduce_seq(registry& r) {
-  r.reduce.push_back({{"reduce/seq/r01_sequential_loop", pattern::reduce, backend::seq, 1,
-                       "one accumulator, one element after another: the reference"},
-                      any_problem,
-                      nullptr,
-                      reduce_seq_r01});
+void register_reduce_seq(std::vector<reduce_rung>& r) {
+  r.push_back({{"reduce/seq/r01_sequential_loop", backend::seq, 1,
+                "one accumulator, one element after another: the reference"},
+               any_problem,
+               nullptr,
+               reduce_seq_r01});
 }
 
 }  // namespace pplab::detail

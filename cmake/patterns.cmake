@@ -1,0 +1,48 @@
+# A pattern is a module, src/<name>/ (docs/architecture.md). pplab_add_pattern(name) adds to
+# PPLAB_SOURCES the pattern's own sources and those of each backend folder this build has, as
+# src/<name>/sources.cmake lists them, and writes the file that joins those folders' register
+# hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of the core names a pattern, and
+# a backend the build lacks needs no stand-in (a pattern whose backend folder gives more than
+# rungs lists a stand-in for it in <backend>_absent_sources).
+set(PPLAB_BACKENDS seq cpu cuda nccl mpi)
+
+function(pplab_backend_built backend out)
+  if(backend STREQUAL "seq" OR backend STREQUAL "cpu")
+    set(${out} ON PARENT_SCOPE)
+  elseif(backend STREQUAL "cuda")
+    set(${out} ${PPLAB_HAVE_CUDA} PARENT_SCOPE)
+  elseif(backend STREQUAL "nccl")
+    set(${out} ${PPLAB_HAVE_NCCL} PARENT_SCOPE)
+  else()
+    set(${out} ${PPLAB_HAVE_MPI} PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(pplab_add_pattern name)
+  set(pattern_sources "")
+  foreach(b IN LISTS PPLAB_BACKENDS)
+    set(${b}_sources "")
+    set(${b}_absent_sources "")
+  endforeach()
+  include(${PROJECT_SOURCE_DIR}/src/${name}/sources.cmake)
+  set(all ${pattern_sources})
+  set(PPLAB_LADDER_DECLS "")
+  set(PPLAB_LADDER_CALLS "")
+  foreach(b IN LISTS PPLAB_BACKENDS)
+    pplab_backend_built(${b} built)
+    if(built)
+      list(APPEND all ${${b}_sources})
+      if(${b}_sources)
+        string(APPEND PPLAB_LADDER_DECLS "void register_${name}_${b}(std::vector<${name}_rung>&);\n")
+        string(APPEND PPLAB_LADDER_CALLS "    register_${name}_${b}(all);\n")
+      endif()
+    else()
+      list(APPEND all ${${b}_absent_sources})
+    endif()
+  endforeach()
+  set(PPLAB_PATTERN ${name})
+  set(ladder ${PROJECT_BINARY_DIR}/ladders/${name}_ladder.cpp)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/ladder.cpp.in ${ladder} @ONLY)
+  list(TRANSFORM all PREPEND ${PROJECT_SOURCE_DIR}/src/)
+  set(PPLAB_SOURCES ${PPLAB_SOURCES} ${all} ${ladder} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,68 @@
+#pragma once
+// The histogram module's types: what a histogram rung is asked (the problem, resolved from the
+// caller's options), where its data and counts are (the call), its ladder's policy, and the run
+// paths the API, the CLI, the lab and the tests share.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "core/run.hpp"
+#include "pplab/dtype.hpp"
+#include "pplab/histogram.hpp"
+#include "pplab/reduce.hpp"
+
+namespace pplab::detail {
+
+// The resolved problem: every rung counts into bins + 3 slots: the bins, then underflow,
+// overflow and NaN (see binning.hpp), so outliers need no special path.
+struct histogram_problem {
+  static constexpr std::string_view pattern = "histogram";
+  dtype type;
+  std::size_t n;
+  std::size_t bins;
+  double lo, hi;
+  bool closed_last;
+  bool natural;  // 8/16-bit integers over their whole range: bin = value - lo, no outliers
+};
+struct histogram_call {
+  histogram_problem p;
+  const void* in;
+  std::uint64_t* counts;  // bins + 3 slots; the rung overwrites them
+  void* scratch;
+  void* stream;
+};
+using histogram_rung = basic_rung<histogram_problem, histogram_call>;
+// The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
+template <> const std::vector<histogram_rung>& rungs_of<histogram_rung>();
+
+inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
+
+// The API's rungs for backend b, in order of preference (policy.cpp).
+std::vector<std::string_view> policy(backend b, const histogram_problem& p);
+
+// Host data through the executor of r's backend (or `ex`, which is how the staging is tested
+// without a GPU): counts has slots(p) entries, overwritten.
+void run_rung(const histogram_rung& r, const histogram_problem& p, const void* host_in,
+              std::uint64_t* host_counts);
+void run_rung(const histogram_rung& r, executor& ex, const histogram_problem& p,
+              const void* host_in, std::uint64_t* host_counts);
+
+// The options made concrete: bins, range, natural or not (data are read for an inferred range).
+histogram_problem resolve_histogram(backend where, dtype t, const void* data, std::size_t n,
+                                    const histogram_options& options);
+// The same for data the caller holds where the backend computes (device memory): `reduce_it`
+// reduces the data with an operator (for an inferred range), `checks` are the call's own checks.
+histogram_problem resolve_histogram_in_place(backend where, dtype t, std::size_t n,
+                                             const histogram_options& options,
+                                             const std::function<scalar(op)>& reduce_it,
+                                             const std::function<void()>& checks);
+// Runs rung r on data `in` already in ex's memory; the counts come back to the host.
+histogram_result histogram_in_place(const histogram_rung& r, executor& ex,
+                                    const histogram_problem& p, const void* in);
+// Runs one rung on host data and splits its slots into counts and outliers.
+histogram_result run_histogram_into_result(const histogram_rung& r, const histogram_problem& p,
+                                           const void* data);
+
+}  // namespace pplab::detail

@@ -1,0 +1,43 @@
+#pragma once
+// The matmul module's types: what a matmul rung is asked (the problem), where its matrices are
+// (the call), its ladder's policy, and the run path the API, the CLI, the lab and the tests share.
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "core/run.hpp"
+#include "pplab/dtype.hpp"
+#include "pplab/matmul.hpp"
+
+namespace pplab::detail {
+
+struct matmul_problem {
+  static constexpr std::string_view pattern = "matmul";
+  dtype type;  // f32 or f64
+  std::size_t m, n, k;
+};
+struct matmul_call {
+  matmul_problem p;
+  double alpha, beta;
+  const void* a;
+  std::size_t lda;
+  const void* b;
+  std::size_t ldb;
+  void* c;
+  std::size_t ldc;
+  void* scratch;
+  void* stream;
+};
+using matmul_rung = basic_rung<matmul_problem, matmul_call>;
+// The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
+template <> const std::vector<matmul_rung>& rungs_of<matmul_rung>();
+
+// The API's rungs for backend b, in order of preference (policy.cpp).
+std::vector<std::string_view> policy(backend b, const matmul_problem& p);
+
+// The call's pointers are host memory; its scratch and stream are ignored. Through the executor
+// of r's backend (or `ex`): in place on the host, the matrices copied row by row elsewhere.
+void run_rung(const matmul_rung& r, const matmul_call& host_call);
+void run_rung(const matmul_rung& r, executor& ex, const matmul_call& host_call);
+
+}  // namespace pplab::detail

@@ -1,0 +1,49 @@
+#pragma once
+// The reduction module's types: what a reduction rung is asked (the problem), where its data is
+// (the call), its ladder's policy, and the run paths the API, the CLI, the lab and the tests share.
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "core/run.hpp"
+#include "pplab/dtype.hpp"
+#include "pplab/ops.hpp"
+#include "pplab/reduce.hpp"
+
+namespace pplab::detail {
+
+struct reduce_problem {
+  static constexpr std::string_view pattern = "reduce";
+  dtype type;
+  op what;
+  std::size_t n;
+};
+struct reduce_call {
+  reduce_problem p;
+  const void* in;  // n elements of p.type
+  scalar* out;     // one scalar
+  void* scratch;
+  void* stream;  // cudaStream_t for GPU rungs; they only enqueue (except r10, whose point is the
+                 // host round trip)
+};
+using reduce_rung = basic_rung<reduce_problem, reduce_call>;
+// The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
+template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
+
+// The API's rungs for backend b, in order of preference (policy.cpp).
+std::vector<std::string_view> policy(backend b, const reduce_problem& p);
+
+// Host data through the executor of r's backend (or `ex`, which is how the staging is tested
+// without a GPU): in place on the host, streamed in chunks elsewhere.
+scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_in);
+scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in);
+// The input already in the executor's memory: one run, the answer copied back.
+scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in);
+
+// A reduction's answer against the reference: integers exactly, NaN only by NaN, floats within
+// sum_tolerance(n) (core/verify.hpp) of `scale` (the sum of |x|, or |want| when larger, or the
+// smallest normal number when both are below it). `rel` is the error over that scale.
+bool close_enough(const scalar& got, const scalar& want, double scale, std::size_t n,
+                  bool float_accumulator, double& rel);
+
+}  // namespace pplab::detail
