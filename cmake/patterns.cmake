@@ -3,7 +3,9 @@
 # src/<name>/sources.cmake lists them, and writes the file that joins those folders' register
 # hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of the core names a pattern, and
 # a backend the build lacks needs no stand-in (a pattern whose backend folder gives more than
-# rungs lists a stand-in for it in <backend>_absent_sources).
+# rungs lists a stand-in for it in <backend>_absent_sources). Its lab case is
+# src/lab/<name>_case.cpp; pplab_write_patterns() then writes the list of the patterns and their
+# cases (cmake/patterns.cpp.in) that the lab, `pplab list` and `pplab info` walk.
 set(PPLAB_BACKENDS seq cpu cuda nccl mpi)
 
 function(pplab_backend_built backend out)
@@ -43,6 +45,25 @@ function(pplab_add_pattern name)
   set(PPLAB_PATTERN ${name})
   set(ladder ${PROJECT_BINARY_DIR}/ladders/${name}_ladder.cpp)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/ladder.cpp.in ${ladder} @ONLY)
+  list(APPEND all lab/${name}_case.cpp)
   list(TRANSFORM all PREPEND ${PROJECT_SOURCE_DIR}/src/)
   set(PPLAB_SOURCES ${PPLAB_SOURCES} ${all} ${ladder} PARENT_SCOPE)
+  set(PPLAB_PATTERNS ${PPLAB_PATTERNS} ${name} PARENT_SCOPE)
+endfunction()
+
+# After the last pplab_add_pattern: the file that lists them, added to PPLAB_SOURCES.
+function(pplab_write_patterns)
+  set(PPLAB_PATTERN_INCLUDES "")
+  set(PPLAB_PATTERN_DECLS "")
+  set(PPLAB_PATTERN_ENTRIES "")
+  foreach(name IN LISTS PPLAB_PATTERNS)
+    string(APPEND PPLAB_PATTERN_INCLUDES "#include \"${name}/rung.hpp\"\n")
+    string(APPEND PPLAB_PATTERN_DECLS
+      "void run_${name}_case(session&);\nstd::vector<std::string> planned_${name}(const settings&);\n")
+    string(APPEND PPLAB_PATTERN_ENTRIES
+      "      {\"${name}\", &infos_of<detail::${name}_rung>, &run_${name}_case, &planned_${name}},\n")
+  endforeach()
+  set(file ${PROJECT_BINARY_DIR}/ladders/patterns.cpp)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/patterns.cpp.in ${file} @ONLY)
+  set(PPLAB_SOURCES ${PPLAB_SOURCES} ${file} PARENT_SCOPE)
 endfunction()

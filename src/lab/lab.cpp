@@ -7,21 +7,17 @@
 #include <cstdio>
 
 #include "core/run.hpp"
-#include "histogram/rung.hpp"
+#include "lab/cases.hpp"
 #include "lab/lab_loop.hpp"
-#include "matmul/rung.hpp"
-#include "reduce/rung.hpp"
 
 namespace pplab::lab {
 
-void run_reduce_case(session& s);
-void run_histogram_case(session& s);
-void run_matmul_case(session& s);
+// The cases of the backends whose rungs take data split over ranks or GPUs (one case each, for
+// every pattern): nccl_case.cpp, mpi_case.cpp.
 void run_mpi_case(session& s);
 void run_nccl_case(session& s);
-std::vector<std::string> planned_reduce(const settings& s);
-std::vector<std::string> planned_histogram(const settings& s);
-std::vector<std::string> planned_matmul(const settings& s);
+std::vector<std::string> planned_nccl(const settings& s);
+std::vector<std::string> planned_mpi(const settings& s);
 
 // The rungs of a backend whose own case measures them (mpi, nccl): all it has of the patterns
 // asked for.
@@ -31,32 +27,17 @@ std::vector<std::string> planned_of(const settings& s, backend b) {
     if (r.where == b && wants(s, r.pattern(), b) && wants_rung(s, r)) out.emplace_back(r.id);
   return out;
 }
-// The nccl case runs the rungs that can run its f32 problems in this launch (one process driving
-// every GPU, or a job of one process per GPU: its matmul rungs differ).
-std::vector<std::string> planned_nccl(const settings& s) {
-  std::vector<std::string> out;
-  const bool job = detail::executor_for(backend::nccl).ranks() > 1;  // its matmul alone
-  for (std::string& id : planned_of(s, backend::nccl)) {
-    const detail::matmul_rung* m = detail::find<detail::matmul_rung>(id);
-    if (m ? !m->can_run({dtype::f32, 1, 1, 1}) : job) continue;
-    out.push_back(std::move(id));
-  }
-  return out;
-}
-std::vector<std::string> planned_mpi(const settings& s) { return planned_of(s, backend::mpi); }
 
-const std::vector<std::string_view>& patterns() {
-  static const std::vector<std::string_view> all = {"reduce", "histogram", "matmul"};
-  return all;
+std::vector<std::string_view> patterns() {
+  std::vector<std::string_view> out;
+  for (const pattern_case& c : pattern_cases()) out.push_back(c.pattern);
+  return out;
 }
 
 std::vector<detail::rung_info> all_rungs() {
   std::vector<detail::rung_info> out;
-  const auto add = [&](const auto& rungs) {
-    for (const auto& r : rungs) out.push_back(r.info);
-  };
-  add(detail::rungs_of<detail::reduce_rung>()), add(detail::rungs_of<detail::histogram_rung>());
-  add(detail::rungs_of<detail::matmul_rung>());
+  for (const pattern_case& c : pattern_cases())
+    for (detail::rung_info& r : c.rungs()) out.push_back(r);
   return out;
 }
 
@@ -248,10 +229,8 @@ void fill_ratios(result& out) {
 result run(const settings& s) {
   result out;
   session ses(s, out);
-  const auto wanted = [&](std::string_view p) { return !s.only_pattern || *s.only_pattern == p; };
-  if (wanted("reduce")) run_reduce_case(ses);
-  if (wanted("histogram")) run_histogram_case(ses);
-  if (wanted("matmul")) run_matmul_case(ses);
+  for (const pattern_case& c : pattern_cases())
+    if (!s.only_pattern || *s.only_pattern == c.pattern) c.run(ses);
   run_nccl_case(ses);
   run_mpi_case(ses);
   ses.reprobe_reads();
@@ -269,9 +248,13 @@ result run(const settings& s) {
 }
 
 std::vector<std::string> planned_rungs(const settings& s) {
+  std::vector<std::vector<std::string>> parts;
+  for (const pattern_case& c : pattern_cases()) parts.push_back(c.planned(s));
+  parts.push_back(planned_nccl(s));
+  parts.push_back(planned_mpi(s));
   std::vector<std::string> out;
-  for (auto* part : {planned_reduce, planned_histogram, planned_matmul, planned_nccl, planned_mpi})
-    for (std::string& id : part(s)) {
+  for (std::vector<std::string>& part : parts)
+    for (std::string& id : part) {
       bool seen = false;
       for (const std::string& have : out) seen |= have == id;
       if (!seen) out.push_back(std::move(id));

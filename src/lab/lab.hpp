@@ -64,7 +64,7 @@ struct result {
 std::string pow2_label(std::size_t n);  // "2^28" or "1000003"
 
 // The patterns the lab has a case for, in the order it runs them: "reduce", "histogram", ...
-const std::vector<std::string_view>& patterns();
+std::vector<std::string_view> patterns();
 // Every registered rung of those patterns, pattern by pattern, as registered.
 std::vector<detail::rung_info> all_rungs();
 // `name` if it is one of them, else an error (invalid_argument) that lists them.

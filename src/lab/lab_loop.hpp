@@ -53,6 +53,8 @@ struct verdict {
 
 bool wants(const settings& s, std::string_view p, backend b);
 bool wants_rung(const settings& s, const detail::rung_info& v);
+// The rung ids of backend b of the patterns asked for (mpi and nccl: their cases run them all).
+std::vector<std::string> planned_of(const settings& s, backend b);
 
 // Host data where an executor's rungs read it: the host memory itself on the host, a copy in
 // the executor's memory elsewhere.

@@ -286,6 +286,8 @@ void matmul_rows(session& s) {
 
 }  // namespace
 
+std::vector<std::string> planned_mpi(const settings& s) { return planned_of(s, backend::mpi); }
+
 void run_mpi_case(session& s) {
   if (!s.wants("reduce", backend::mpi) && !s.wants("histogram", backend::mpi) &&
       !s.wants("matmul", backend::mpi))

@@ -301,6 +301,19 @@ void job_matmul_rows(session& s) {
 
 }  // namespace
 
+// The rungs that can run the case's f32 problems in this launch (one process driving every GPU,
+// or a job of one process per GPU: its matmul rungs differ).
+std::vector<std::string> planned_nccl(const settings& s) {
+  std::vector<std::string> out;
+  const bool job = detail::executor_for(backend::nccl).ranks() > 1;  // its matmul alone
+  for (std::string& id : planned_of(s, backend::nccl)) {
+    const detail::matmul_rung* m = detail::find<detail::matmul_rung>(id);
+    if (m ? !m->can_run({dtype::f32, 1, 1, 1}) : job) continue;
+    out.push_back(std::move(id));
+  }
+  return out;
+}
+
 void run_nccl_case(session& s) {
   if (!s.wants("reduce", backend::nccl) && !s.wants("histogram", backend::nccl) &&
       !s.wants("matmul", backend::nccl))
