@@ -2,6 +2,7 @@
 // and a tiny run verifies them all against their references with every ceiling in the table.
 // The API's policy never picks a racy, non-reproducible or baseline rung.
 #include <algorithm>
+#include <map>
 #include <type_traits>
 
 #include "core/run.hpp"
@@ -65,6 +66,13 @@ TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
     }
   }
   for (const detail::ceiling& c : out.ceilings) EXPECT_FALSE(c.source.empty()) << c.key;
+  // Every problem that a backend's ladder ran shows the API's pick among its rows, once.
+  std::map<std::string, int> picks;
+  for (const lab::row& r : out.rows)
+    if (r.backend != "mpi" && r.backend != "nccl" && r.step >= 1)
+      picks[r.pattern + " " + r.group + " " + r.backend] += r.api_pick;
+  ASSERT_FALSE(picks.empty());
+  for (const auto& [problem, count] : picks) EXPECT_EQ(count, 1) << problem;
 }
 
 TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {

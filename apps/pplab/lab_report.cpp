@@ -89,11 +89,14 @@ void print_table(const lab::result& lab) {
                            : std::isnan(r.pct_of_ceiling)
                                ? std::string("-")
                                : fmt::format("{:.1f}%", r.pct_of_ceiling);
-    fmt::print("  {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.rung, time, rate, of,
+    fmt::print("{} {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.api_pick ? '*' : ' ',
+               r.rung, time, rate, of,
                ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
                r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
                r.note.empty() ? "" : "  " + r.note);
   }
+  if (std::any_of(lab.rows.begin(), lab.rows.end(), [](const row& r) { return r.api_pick; }))
+    fmt::print("\n* the rung the API runs for that problem on that backend (its policy's pick)\n");
   // The GPU's atomic hierarchy, when the histogram case measured it: its own small table.
   bool atomics_head = false;
   for (const detail::ceiling& c : lab.ceilings) {
@@ -146,6 +149,7 @@ std::string record_json(const lab::result& lab, bool quick) {
     if (r.latency_bound) j["latency_bound"] = true, j["vs_launch"] = num(r.vs_launch);
     if (!r.floor.empty()) j["floor"] = r.floor;
     if (r.racy) j["racy"] = true;
+    if (r.api_pick) j["api_pick"] = true;
     if (!r.note.empty()) j["note"] = r.note;
     rows.push_back(j);
   }

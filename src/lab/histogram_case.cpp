@@ -149,6 +149,7 @@ struct histogram_case {
                          const std::function<bool()>& right, std::string note) {
       const detail::timing t = ex.time(work, s.plan(host_min_reps));
       row r = row_of(info, group, "u8", "RGBA", pixels, t);
+      r.api_pick = info.id == rung.info.id;
       r.verified = right();
       r.max_rel_err = 0;
       r.note = r.verified ? std::move(note) : "counts differ from the reference";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/executor.hpp"
+#include "core/run.hpp"
 #include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "lab/lab.hpp"
@@ -160,6 +161,16 @@ void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Probl
   s.out.rows.push_back(r);
 }
 
+// The id of the rung the API runs for p on backend b (its policy's pick), or "" when none can.
+template <class Rung>
+std::string_view api_pick(backend b, const typename Rung::problem_type& p) {
+  try {
+    return detail::default_rung<Rung>(b, p).info.id;
+  } catch (const error&) {
+    return {};
+  }
+}
+
 template <class Case> void run_case(session& s, const Case& c) {
   using rung_type = typename Case::rung_type;
   for (const auto& pr : c.problems(s.opts.scale)) {
@@ -174,6 +185,7 @@ template <class Case> void run_case(session& s, const Case& c) {
       if (!any) continue;
       s.measure(ex);
       auto placed = c.place(ex, pr, host);
+      const std::string_view pick = api_pick<rung_type>(b, pr.p);
       for (const rung_type* r : todo) {
         if (r->info.where != b) continue;
         s.progress(std::string(r->info.id) + " (" + pr.group + ")");
@@ -186,6 +198,7 @@ template <class Case> void run_case(session& s, const Case& c) {
         out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
         if (r->explain) out.add_note(r->explain(pr.p));
         out.racy = r->info.racy;
+        out.api_pick = r->info.id == pick;
         if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
         else s.rate_bytes(out, ex, pr.bytes);
         c.extra_ceilings(s, ex, pr, out);

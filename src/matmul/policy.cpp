@@ -1,19 +1,74 @@
-// The matmul rung the API runs, per backend: the packed micro-kernel on the cpu, the shape table of
-// m11 on the GPU (docs/matmul.md); OpenBLAS and cuBLAS (m00) are the baselines they are measured
+// The matmul rung the API runs, per backend and problem. Every choice is made here, by the problem
+// and the device, never by a rung (docs/architecture.md): on the cpu the packed micro-kernel; on
+// the GPU the shape table below. OpenBLAS and cuBLAS (m00) are the baselines they are measured
 // against, never the default.
+//
+// On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
+// flop, but a C with fewer such tiles than two per SM leaves SMs idle
+// (1024^3 has 64 tiles for 132 SMs; 128 x 8192 x 8192 has 64). The table, with the measurements
+// that chose it (H200, ratios to cuBLAS in the same run, docs/matmul.md):
+//
+//   class                                 test                              kernel
+//   f64 (sm_90), tiles or depth           128^2 tiles >= 1 per SM, or k >= 512   m13, tensor cores
+//   f32, deep K                           k >= 512                          m15 (pads B, slices K)
+//   enough big tiles, whole               128^2 tiles >= 2 per SM           m08, 128 x 128
+//   enough big tiles, odd sizes           the same, M, N, K not whole       m12, padded copies
+//   few tiles, deep K (f64 off sm_90)     fewer, and k >= 2 x 256           m10, slices of K
+//   few tiles, shallow K                  fewer, and k < 512                m08, 64 x 64
+//
+// f32 with a deep K (bench/results/h200-2026-11-24-matmul-d58d0d6.json, ratios to cuBLAS in the
+// same run; the steps in ...-m15-wide-async-steps.txt): m15 0.96x at 4096^3 (m08 0.89x), 0.97x at
+// 8192^3 (0.90x), 0.98x at 4093^3 (m12 0.93x; 1.00x since m15 reads A in place and stages C:
+// ...-m15-odd-shapes.txt), 1.08x at 1024^3 (m10 1.03x), 0.93x at
+// 128 x 8192 x 8192 (m10 0.86x). A shallow K keeps the table below: at 8192 x 8192 x 128
+// m08 1.07x, m15 1.06x (0.98x with its copies at k steps 0 and 3). The rest, before m15:
+// (bench/results/h200-2026-11-23-matmul-2ea7328.json) 4096^3, 8192^3, 8192 x 8192 x 128: m08's
+// interior kernel (0.89x, 0.90x, 1.07x; the 64 x 64 tiles 0.76-0.99x). 4093^3: m12 0.93x against
+// m08's 0.87x (...-2026-11-24-matmul-4b55444.json). 1024^3: m10 1.02x against 1.01x for 64 x 64
+// tiles and 0.54x for m08. 128 x 8192 x 8192: m10 0.87x, 64 x 64 tiles 0.64x. Shallow K has too
+// little depth to slice: smaller tiles are the way to more blocks there. Where m12's or m10's
+// scratch does not fit, the policy runs m08. f64 (...-2026-11-24-matmul-m13-split-k.json): m13
+// 1.02x cuBLAS DGEMM at 4096^3 and 1.03x at 2048^3 (m08 0.46x, 0.47x), 0.90x at 1024^3 in 2 slices
+// of K (m10 0.40x); f64 with few tiles and a shallow K keeps the SIMT table.
+#include "core/device.hpp"
+#include "core/executor.hpp"
 #include "matmul/rung.hpp"
 
 namespace pplab::detail {
+namespace {
 
-std::vector<std::string_view> policy(backend b, const matmul_problem&) {
+std::vector<std::string_view> cuda_policy(const matmul_problem& p) {
+  const std::size_t sms = std::size_t(gpu().sm_count);
+  const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+  std::vector<std::string_view> out;
+  // m13 runs one block per SM and slices K itself where the tiles are fewer than the SMs; it
+  // runs f64 on sm_90 alone (its can_run), elsewhere f64 takes the SIMT table.
+  if (p.type == dtype::f64 && (tiles >= sms || p.k >= 512))
+    out.push_back("matmul/cuda/m13_f64_tensor_cores");
+  if (p.type == dtype::f32 && p.k >= 512) out.push_back("matmul/cuda/m15_wide_async");
+  if (tiles >= 2 * sms) {
+    // m08's interior kernel wants whole 128 x 128 x 16 tiles; m12 pads odd sizes into them.
+    if (p.m % 128 || p.n % 128 || p.k % 16) out.push_back("matmul/cuda/m12_padded_whole_tiles");
+  } else if (p.k >= 512) {
+    out.push_back("matmul/cuda/m10_split_k");
+  } else {
+    out.push_back("matmul/cuda/m08_double_buffered_64x64");
+  }
+  // Where the scratch of those above does not fit: m08, which needs none.
+  out.push_back("matmul/cuda/m08_double_buffered");
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   switch (b) {
   case backend::seq:
     return {"matmul/seq/m01_triple_loop"};
   case backend::cpu:
     return {"matmul/cpu/m03_packed_microkernel"};
   case backend::cuda:
-    // m08 where m11's scratch (split K, or padded copies for odd sizes) does not fit.
-    return {"matmul/cuda/m11_by_shape", "matmul/cuda/m08_double_buffered"};
+    return cuda_policy(p);
   case backend::nccl:
     return {"matmul/nccl/m02_broadcast_overlapped", "matmul/nccl/m03_summa"};
   case backend::mpi:

@@ -18,7 +18,7 @@ set(cuda_sources matmul/cuda/m00_cublas.cu matmul/cuda/m01_naive.cu matmul/cuda/
   matmul/cuda/m05_register_block.cu matmul/cuda/m06_vector_transposed.cu
   matmul/cuda/m07_warp_tiled.cu matmul/cuda/m08_double_buffered.cu
   matmul/cuda/m09_async_pipeline.cu matmul/cuda/m10_split_k.cu
-  matmul/cuda/m11_by_shape.cu matmul/cuda/m12_padded_whole_tiles.cu
+  matmul/cuda/m12_padded_whole_tiles.cu
   matmul/cuda/m13_f64_tensor_cores.cu matmul/cuda/m14_f32_split_tf32.cu
   matmul/cuda/m15_wide_async.cu matmul/cuda/register.cu)
 set(nccl_sources matmul/nccl/m01_rows_broadcast_b.cpp matmul/nccl/m02_broadcast_overlapped.cpp

@@ -13,8 +13,8 @@
 // (bench/results/h200-2026-11-23-ncu-m12-8bc9f43.txt) timed each at 74 us, 1.8 TB/s, one 4-byte
 // element per thread. With one 16-byte vector per thread (its elements read together, stored at
 // once) 33 us each, 4.1 TB/s, and 4093^3 3.127 ms, 0.93x cuBLAS, as predicted
-// (bench/results/h200-2026-11-24-matmul-4b55444.json). m11 takes this rung for odd sizes with
-// enough big tiles.
+// (bench/results/h200-2026-11-24-matmul-4b55444.json). The policy takes this rung for odd sizes
+// with enough big tiles.
 // Scratch: ceil(m, BM) x ceil(k, BK) + ceil(k, BK) x ceil(n, BN) elements.
 #include "matmul/cuda/padded.cuh"
 
@@ -42,10 +42,6 @@ std::size_t m12_scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || !float_or_double(p)) return 0;
   return p.type == dtype::f32 ? padded<P32>(p.m, p.n, p.k).elements() * 4
                               : padded<P64>(p.m, p.n, p.k).elements() * 8;
-}
-
-bool m12_whole_already(const matmul_problem& p) {
-  return whole_tiles<P32>(p.m, p.n, p.k);  // whole for f32's BK of 16: also for f64's 8
 }
 
 void m12_run(const matmul_call& c) {

@@ -21,8 +21,6 @@ void m09_run(const matmul_call&);
 bool m10_can_run(const matmul_problem&);
 std::size_t m10_scratch(const matmul_problem&);
 void m10_run(const matmul_call&);
-std::size_t m11_scratch(const matmul_problem&);
-void m11_run(const matmul_call&);
 std::size_t m12_scratch(const matmul_problem&);
 void m12_run(const matmul_call&);
 bool m13_can_run(const matmul_problem&);
@@ -83,9 +81,6 @@ void register_matmul_cuda(std::vector<matmul_rung>& r) {
   add_with_scratch("matmul/cuda/m10_split_k", 10,
                    "m08 over slices of K when C has too few tiles for the SMs", m10_scratch,
                    m10_run);
-  add_with_scratch("matmul/cuda/m11_by_shape", 11,
-                   "the tiling per shape class: 128 x 128, 64 x 64 or split K (the default)",
-                   m11_scratch, m11_run);
   r.push_back({{"matmul/cuda/m12_padded_whole_tiles", backend::cuda, 12,
                 "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
                grid_fits,
