@@ -12,9 +12,12 @@
 #include <sstream>
 
 #include "core/generate.hpp"
+#include "core/run.hpp"
+#include "histogram/rung.hpp"
 #include "io/array.hpp"
 #include "lab/lab.hpp"
 #include "pplab/pplab.hpp"
+#include "reduce/rung.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {
@@ -104,6 +107,16 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   result r = run("reduce --op mean --input " + path("x.txt") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 3.0);
+  // The rung the call ran, as the call itself reports it: the policy's pick.
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rung"].get<std::string>(),
+            detail::default_rung<detail::reduce_rung>(backend::cpu, {dtype::f64, op::mean, 5})
+                .info.id);
+  r = run("histogram --input " + path("x.txt") + " --bins 4 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rung"].get<std::string>(),
+            detail::default_rung<detail::histogram_rung>(
+                backend::cpu, {dtype::f64, 5, 4, 1, 5, true, false})
+                .info.id);
   io::array a;
   a.type = dtype::f32;
   a.shape = {3};

@@ -161,6 +161,46 @@ TEST(CudaExecutor, RowCopiesAndStreamedChunks) {
   EXPECT_EQ(mirror, host);
 }
 
+// A large copy from host memory goes through the pinned chunks of the executor (two 64 MiB
+// buffers in turn): every byte arrives, the last chunk partial.
+TEST(CudaExecutor, LargeCopiesInAreStagedWhole) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t bytes = (std::size_t(64) << 20) * 3 + 4099;
+  std::vector<std::uint8_t> host(bytes), back(bytes);
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::uint8_t& b : host) b = std::uint8_t(rng());
+  detail::buffer on_device(dev(), bytes);
+  dev().fill(on_device.get(), 0xab, bytes);
+  dev().copy_in(on_device.get(), host.data(), bytes);
+  dev().copy_out(back.data(), on_device.get(), bytes);
+  EXPECT_TRUE(back == host);
+}
+
+// A range left to the data, host data on the GPU: the data crosses once and its minimum,
+// maximum and counts are taken on the device; the same answer as the cpu backend's.
+TEST(CudaApi, HostDataWithAnInferredRangeMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<float> z(3.0f, 2.0f);
+  for (std::size_t n : {std::size_t(1000), (std::size_t(1) << 26) + 77}) {
+    std::vector<float> x(n);
+    for (float& v : x) v = z(rng);
+    for (std::size_t bins : {std::size_t(10), std::size_t(1000), std::size_t(1) << 20}) {
+      histogram_options o;
+      o.bins = bins;
+      const histogram_result want = histogram(cpu, std::span<const float>(x), o);
+      const histogram_result got = histogram(cuda, std::span<const float>(x), o);
+      EXPECT_EQ(got.lo, want.lo) << n << " " << bins;
+      EXPECT_EQ(got.hi, want.hi) << n << " " << bins;
+      EXPECT_TRUE(got.counts == want.counts) << n << " " << bins;
+      EXPECT_EQ(got.underflow + got.overflow + got.nan, 0u);
+    }
+  }
+  std::vector<float> with_nan(5000, 1.0f);
+  with_nan[4321] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(histogram(cuda, std::span<const float>(with_nan)), error);
+}
+
 template <class Binner>
 __global__ void bin_each(Binner bin, const double* x, std::size_t n, std::size_t* slot) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;

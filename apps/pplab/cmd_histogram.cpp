@@ -43,7 +43,8 @@ nlohmann::json to_json(const histogram_result& h) {
           {"counts", counts},
           {"underflow", h.underflow},
           {"overflow", h.overflow},
-          {"nan", h.nan}};
+          {"nan", h.nan},
+          {"rung", h.rung}};
 }
 
 std::string label(const histogram_result& h, std::size_t first, std::size_t last, bool bytes) {

@@ -152,8 +152,7 @@ void run(const matmul_cli& o) {
     std::string used;
     if (o.variant.empty()) {
       matmul(where, a.type, m, n, k, o.alpha, a.data(), mine.a.cols, b.data(), mine.b.cols, beta,
-             c.data(), mine.c.cols);
-      used = detail::default_rung<detail::matmul_rung>(where, p).info.id;
+             c.data(), mine.c.cols, &used);
     } else {
       const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
       detail::run_rung(r, {p, o.alpha, beta, a.data(), mine.a.cols, b.data(), mine.b.cols, c.data(),

@@ -29,8 +29,7 @@ void run(const reduce_options& o) {
   scalar value;
   std::string used;
   if (o.variant.empty()) {
-    value = reduce(where, a.type, a.data(), a.size(), what);
-    used = detail::default_rung<detail::reduce_rung>(where, {a.type, what, a.size()}).info.id;
+    value = reduce(where, a.type, a.data(), a.size(), what, &used);
   } else {
     if (what == op::mean && data.whole == 0)
       fail(errc::invalid_argument, "the mean of an empty input is undefined");

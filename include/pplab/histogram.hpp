@@ -8,6 +8,7 @@
 //   bin is [edge(bins-1), hi], as numpy.histogram (a range inferred from the data always is);
 // - counts are 64-bit; values below lo, above hi (or equal to hi with a half-open last bin) and
 //   NaN are counted in underflow, overflow and nan: nothing is dropped silently.
+#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -33,6 +34,7 @@ struct histogram_result {
   bool closed_last = false;
   std::vector<std::uint64_t> counts;  // one per bin
   std::uint64_t underflow = 0, overflow = 0, nan = 0;
+  std::string rung;  // the id of the rung that counted (`pplab list histogram`)
 
   std::size_t bins() const noexcept { return counts.size(); }
   double edge(std::size_t i) const noexcept;  // as numpy.linspace(lo, hi, bins + 1)[i]

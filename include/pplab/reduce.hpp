@@ -7,6 +7,7 @@
 // - integer sums and products accumulate in 64 bits; float sums accumulate in double over fixed
 //   blocks, so a backend gives the same bits on every run whatever the thread count;
 // - min and max propagate NaN: if any element is NaN the answer is NaN (as numpy.min).
+#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <ranges>
@@ -53,8 +54,10 @@ struct scalar {
   double to_double() const noexcept { return as<double>(); }
 };
 
-// The run-time entry point: data is host memory holding n elements of type t.
-scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o);
+// The run-time entry point: data is host memory holding n elements of type t. `ran`, if given,
+// receives the id of the rung that ran (`pplab list reduce`).
+scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
+              std::string* ran = nullptr);
 
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {

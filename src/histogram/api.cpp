@@ -112,8 +112,11 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
                                                     std::size_t n, const histogram_options& o) {
   // On the mpi backend, data is this rank's part: the ranks agree on the call and on the total
   // length first, and a range inferred from the data is the whole job's.
+  // Host data: its minimum and maximum taken where it is (on the cpu backend when it was to go
+  // to a GPU, else it would cross the bus once for each); a job's (mpi) over every rank's part.
+  const backend min_max_on = where == backend::cuda || where == backend::nccl ? backend::cpu : where;
   return resolve_histogram_in_place(
-      where, t, n, o, [&](op what) { return reduce(where, t, data, n, what); },
+      where, t, n, o, [&](op what) { return reduce(min_max_on, t, data, n, what); },
       [&] {
         if (n > 0 && data == nullptr)
           fail(errc::invalid_argument, "histogram: data is null but n = " + std::to_string(n));
@@ -140,7 +143,9 @@ histogram_result result_of(const detail::histogram_problem& p, Count&& count) {
 
 histogram_result detail::run_histogram_into_result(const histogram_rung& r,
                                                    const histogram_problem& p, const void* data) {
-  return result_of(p, [&](std::uint64_t* counts) { run_rung(r, p, data, counts); });
+  histogram_result out = result_of(p, [&](std::uint64_t* counts) { run_rung(r, p, data, counts); });
+  out.rung = r.info.id;
+  return out;
 }
 
 detail::histogram_problem detail::resolve_histogram_in_place(
@@ -160,11 +165,13 @@ detail::histogram_problem detail::resolve_histogram_in_place(
 
 histogram_result detail::histogram_in_place(const histogram_rung& r, executor& ex,
                                             const histogram_problem& p, const void* in) {
-  return result_of(p, [&](std::uint64_t* host_counts) {
+  histogram_result out = result_of(p, [&](std::uint64_t* host_counts) {
     buffer counts(ex, slots(p) * 8), scratch = scratch_for(ex, r.scratch(p));
     r.run({p, in, counts.as<std::uint64_t>(), scratch.get(), ex.stream()});
     ex.copy_out(host_counts, counts.get(), slots(p) * 8);
   });
+  out.rung = r.info.id;
+  return out;
 }
 
 // Host data on a device backend is streamed in chunks of at least 64 MiB (larger when the
@@ -222,6 +229,18 @@ void detail::run_rung(const histogram_rung& r, const histogram_problem& p, const
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
                            const histogram_options& options) {
   detail::require_backend(where);
+  // A range inferred from host data on the GPU: when the data fits with room to spare, it crosses
+  // the bus once and stays while its minimum, maximum and counts are taken there. Else the
+  // minimum and maximum are taken on the host (resolve_histogram) and the counts streamed.
+  const bool inferred = !options.lo && !options.hi && (is_float(t) || size_of(t) > 2);
+  const std::size_t bytes = n * size_of(t);
+  detail::executor& ex = detail::executor_for(where);
+  if (where == backend::cuda && inferred && data && n &&
+      detail::scratch_fits(bytes, [&] { return ex.free_bytes(); })) {
+    detail::buffer on_device(ex, bytes);
+    ex.copy_in(on_device.get(), data, bytes);
+    return histogram_device(t, on_device.get(), n, options);
+  }
   const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
   return detail::run_histogram_into_result(detail::default_rung<detail::histogram_rung>(where, p),
                                            p, data);

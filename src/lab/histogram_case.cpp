@@ -196,13 +196,33 @@ struct histogram_case {
     }
   }
 
+  // Floats in host memory through the API on a device backend with the range left to the data
+  // (numpy.histogram's default): one crossing of the bus, held against the host-to-device copy.
+  // The reference is the cpu backend's answer to the same call (its own minimum and maximum).
+  void inferred_range_row(session& s, detail::executor& ex, const problem& pr,
+                          const host_data& h) const {
+    histogram_options o;
+    o.bins = pr.p.bins;
+    const histogram_result want = histogram(backend::cpu, pr.p.type, h.in.get(), pr.n, o);
+    add_host_data_row(
+        s, ex, pr, "histogram",
+        [&](double& err) {
+          const histogram_result got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n, o);
+          err = 0;
+          return got.counts == want.counts && got.lo == want.lo && got.hi == want.hi &&
+                 got.underflow == want.underflow && got.overflow == want.overflow &&
+                 got.nan == want.nan;
+        },
+        "inferred range");
+  }
+
   // Bytes in host memory through the API on a device backend: streamed through the executor,
   // held against the host-to-device copy measured in the same run; and the same bytes as the
   // channels of an image on the GPU.
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
-    if (ex.host_memory() || pr.p.type != dtype::u8 || !pr.p.natural ||
-        pr.dist != detail::distribution::uniform)
-      return;
+    if (ex.host_memory() || pr.dist != detail::distribution::uniform) return;
+    if (pr.p.type == dtype::f32 && pr.p.bins == 1024) return inferred_range_row(s, ex, pr, h);
+    if (pr.p.type != dtype::u8 || !pr.p.natural) return;
     add_host_data_row(s, ex, pr, "histogram", [&](double& err) {
       const histogram_result got = histogram(ex.kind(), pr.p.type, h.in.get(), pr.n);
       std::vector<std::uint64_t> slots = got.counts;

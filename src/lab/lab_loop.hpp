@@ -141,11 +141,12 @@ inline row row_of(const detail::rung_info& v, const std::string& group, const st
 // A row for host data through the public API on a device backend: `call(max_rel_err)` runs the
 // API once and says whether its answer is right; timed as the caller sees it (copies included)
 // and held against the host-to-device copy.
+// `how` says more of the call, if anything ("inferred range").
 template <class Problem, class Call>
 void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
-                       std::string_view what, Call&& call) {
-  const std::string name =
-      "pplab::" + std::string(what) + "(" + std::string(name_of(ex.kind())) + ", host data)";
+                       std::string_view what, Call&& call, const std::string& how = "") {
+  const std::string name = "pplab::" + std::string(what) + "(" + std::string(name_of(ex.kind())) +
+                           ", host data" + (how.empty() ? "" : ", " + how) + ")";
   s.progress("host data through " + name);
   bool ok = false;
   double err = none;

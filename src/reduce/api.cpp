@@ -107,7 +107,7 @@ scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_
 
 namespace pplab {
 
-scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o) {
+scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o, std::string* ran) {
   detail::require_backend(where);
   // On the mpi backend, data is this rank's part; the answer is the whole job's, on every rank.
   const std::uint64_t total = detail::agree_on_call(
@@ -120,7 +120,9 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o) {
       fail(errc::invalid_argument,
            "reduce: the mean of an empty input is undefined; check n before asking for a mean");
     const detail::reduce_problem p{t, o, n};
-    return detail::run_rung(detail::default_rung<detail::reduce_rung>(where, p), p, data);
+    const detail::reduce_rung& r = detail::default_rung<detail::reduce_rung>(where, p);
+    if (ran) *ran = r.info.id;
+    return detail::run_rung(r, p, data);
   });
 }
 

@@ -112,6 +112,22 @@ struct staging {
   }
 };
 
+staging& thread_staging() {
+  static thread_local staging st;
+  return st;
+}
+
+// A host copy into pinned memory by all threads, a MiB each.
+void pinned_copy(void* pinned, const char* src, std::size_t len) {
+  char* dst = static_cast<char*>(pinned);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t off = 0; off < std::ptrdiff_t(len); off += 1 << 20)
+    std::memcpy(dst + off, src + off, std::min<std::size_t>(1 << 20, len - std::size_t(off)));
+}
+
+// The chunk of copy_in's staged copies: as large as stream_in's chunks in the API's run paths.
+constexpr std::size_t staged_chunk = std::size_t(64) << 20;
+
 class cuda_exec final : public executor {
 public:
   backend kind() const noexcept override { return backend::cuda; }
@@ -141,10 +157,29 @@ public:
   }
   void release(void* p) noexcept override { cudaFreeAsync(p, s()); }
   std::size_t free_bytes() const override { return free_device_bytes(); }
+  // Host memory that may be pageable: a large copy goes through the pinned buffers of stream_in,
+  // one chunk copied into pinned memory by the host threads while the other crosses the bus, as a
+  // pageable cudaMemcpy does not overlap them.
   void copy_in(void* dst, const void* src, std::size_t bytes) override {
     if (!bytes) return;
-    PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s()));
-    PPLAB_CUDA(cudaStreamSynchronize(s()));  // the host memory may go away after the call
+    if (bytes < 2 * staged_chunk) {
+      PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s()));
+      PPLAB_CUDA(cudaStreamSynchronize(s()));  // the host memory may go away after the call
+      return;
+    }
+    ready();
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // after the stream's earlier work
+    staging& st = thread_staging();
+    st.need(staged_chunk);
+    for (std::size_t first = 0, c = 0; first < bytes; first += staged_chunk, ++c) {
+      const int k = int(c % 2);
+      if (c >= 2) PPLAB_CUDA(cudaStreamSynchronize(st.stream[k]));  // its pinned buffer is free
+      const std::size_t len = std::min(staged_chunk, bytes - first);
+      pinned_copy(st.pinned[k], static_cast<const char*>(src) + first, len);
+      PPLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + first, st.pinned[k], len,
+                                 cudaMemcpyHostToDevice, st.stream[k]));
+    }
+    for (cudaStream_t t : st.stream) PPLAB_CUDA(cudaStreamSynchronize(t));
   }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
     if (!bytes) return;
@@ -171,7 +206,7 @@ public:
   void stream_in(const void* host, std::size_t bytes, std::size_t chunk_bytes,
                  const chunk_fn& chunk, const drain_fn& drain) override {
     ready();
-    static thread_local staging st;
+    staging& st = thread_staging();  // not in use here: neither chunk nor drain copies in
     st.need(std::min(chunk_bytes, std::max<std::size_t>(bytes, 1)));
     const std::size_t chunks = bytes ? (bytes + chunk_bytes - 1) / chunk_bytes : 1;
     bool busy[2] = {false, false};
@@ -183,11 +218,7 @@ public:
       }
       const std::size_t first = c * chunk_bytes,
                         len = bytes ? std::min(chunk_bytes, bytes - first) : 0;
-      const char* src = static_cast<const char*>(host) + first;
-      char* dst = static_cast<char*>(st.pinned[k]);
-#pragma omp parallel for schedule(static)
-      for (std::ptrdiff_t off = 0; off < std::ptrdiff_t(len); off += 1 << 20)
-        std::memcpy(dst + off, src + off, std::min<std::size_t>(1 << 20, len - std::size_t(off)));
+      pinned_copy(st.pinned[k], static_cast<const char*>(host) + first, len);
       if (len)
         PPLAB_CUDA(
             cudaMemcpyAsync(st.dev[k], st.pinned[k], len, cudaMemcpyHostToDevice, st.stream[k]));
