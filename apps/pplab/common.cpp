@@ -43,6 +43,29 @@ const dtype* file_dtype(const data_options& o, dtype& storage) {
   return &storage;
 }
 
+// Generated data, elements [first, first + count) of the --n that the options ask for (all of
+// them in one process; a rank's part in a job): the same values wherever they are made.
+io::input generated(const data_options& o, int rank, int ranks) {
+  if (o.n < 0) fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
+  const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
+  const detail::part mine = detail::part_of(std::size_t(o.n), rank, ranks);
+  io::array a;
+  a.type = t;
+  a.shape = {std::size_t(o.n)};
+  a.bytes.resize(detail::checked_bytes(
+      {mine.count, size_of(t)}, (ranks > 1 ? "this rank's part of --n " : "--n ") +
+                                    std::to_string(o.n) + " " + std::string(name_of(t)) +
+                                    " elements"));
+  detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed,
+                   mine.first);
+  io::input in;
+  in.format = "generated";
+  in.channels.push_back(std::move(a));
+  in.names.push_back("");
+  in.natural_bytes = t == dtype::u8;
+  return in;
+}
+
 }  // namespace
 
 io::input load_data(const data_options& o) {
@@ -50,21 +73,7 @@ io::input load_data(const data_options& o) {
     dtype t{};
     return io::read_input(o.input, o.format, file_dtype(o, t));
   }
-  const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
-  io::array a;
-  a.type = t;
-  if (o.n < 0) fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
-  a.shape = {std::size_t(o.n)};
-  a.bytes.resize(detail::checked_bytes({std::size_t(o.n), size_of(t)},
-                                       "--n " + std::to_string(o.n) + " " +
-                                           std::string(name_of(t)) + " elements"));
-  detail::generate(t, a.data(), std::size_t(o.n), detail::parse_distribution(o.dist), o.seed);
-  io::input in;
-  in.format = "generated";
-  in.channels.push_back(std::move(a));
-  in.names.push_back("");
-  in.natural_bytes = t == dtype::u8;
-  return in;
+  return generated(o, 0, 1);
 }
 
 void backend_options::add_to(CLI::App& cmd) {
@@ -106,21 +115,7 @@ loaded load_data(const data_options& o, backend where) {
         dtype t{};
         out.in = io::read_input_part(o.input, o.format, file_dtype(o, t), choose);
       } else {
-        if (o.n < 0)
-          fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
-        const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
-        const detail::part mine = detail::part_of(std::size_t(o.n), me, ranks);
-        io::array a;
-        a.type = t;
-        a.shape = {std::size_t(o.n)};
-        a.bytes.resize(detail::checked_bytes({mine.count, size_of(t)},
-                                             "this rank's part of --n " + std::to_string(o.n)));
-        detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed,
-                         mine.first);
-        out.in.format = "generated";
-        out.in.channels.push_back(std::move(a));
-        out.in.names.push_back("");
-        out.in.natural_bytes = t == dtype::u8;
+        out.in = generated(o, me, ranks);
       }
     }
     // What must be the same on every rank: the source, and the whole array's type and shape.
