@@ -108,14 +108,14 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 3.0);
   // The rung the call ran, as the call itself reports it: the policy's pick.
-  EXPECT_EQ(nlohmann::json::parse(r.out)["rung"].get<std::string>(),
-            detail::default_rung<detail::reduce_rung>(backend::cpu, {dtype::f64, op::mean, 5})
-                .info.id);
+  EXPECT_EQ(
+      nlohmann::json::parse(r.out)["rung"].get<std::string>(),
+      detail::default_rung<detail::reduce_rung>(backend::cpu, {dtype::f64, op::mean, 5}).info.id);
   r = run("histogram --input " + path("x.txt") + " --bins 4 --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["rung"].get<std::string>(),
-            detail::default_rung<detail::histogram_rung>(
-                backend::cpu, {dtype::f64, 5, 4, 1, 5, true, false})
+            detail::default_rung<detail::histogram_rung>(backend::cpu,
+                                                         {dtype::f64, 5, 4, 1, 5, true, false})
                 .info.id);
   io::array a;
   a.type = dtype::f32;

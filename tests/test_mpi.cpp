@@ -162,7 +162,7 @@ TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
 }
 
 TEST_F(Mpi, UserOperatorFarthestPointAcrossRanks) {
-  // The notes' 3-D farthest point: each rank holds some points, rank r's include one at
+  // The reduction notes' 3-D farthest point: each rank holds some points, rank r's include one at
   // distance 10 + r, so the answer is the last rank's.
   const int me = job().rank(), ranks = job().ranks();
   std::vector<point3> mine(1000 + std::size_t(me) * 37);

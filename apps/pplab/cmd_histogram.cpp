@@ -39,12 +39,8 @@ nlohmann::json to_json(const histogram_result& h) {
   nlohmann::json edges = nlohmann::json::array(), counts = nlohmann::json::array();
   for (std::size_t i = 0; i <= h.bins(); ++i) edges.push_back(h.edge(i));
   for (std::uint64_t c : h.counts) counts.push_back(c);
-  return {{"edges", edges},
-          {"counts", counts},
-          {"underflow", h.underflow},
-          {"overflow", h.overflow},
-          {"nan", h.nan},
-          {"rung", h.rung}};
+  return {{"edges", edges},         {"counts", counts}, {"underflow", h.underflow},
+          {"overflow", h.overflow}, {"nan", h.nan},     {"rung", h.rung}};
 }
 
 std::string label(const histogram_result& h, std::size_t first, std::size_t last, bool bytes) {

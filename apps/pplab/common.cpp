@@ -52,12 +52,11 @@ io::input generated(const data_options& o, int rank, int ranks) {
   io::array a;
   a.type = t;
   a.shape = {std::size_t(o.n)};
-  a.bytes.resize(detail::checked_bytes(
-      {mine.count, size_of(t)}, (ranks > 1 ? "this rank's part of --n " : "--n ") +
-                                    std::to_string(o.n) + " " + std::string(name_of(t)) +
-                                    " elements"));
-  detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed,
-                   mine.first);
+  a.bytes.resize(detail::checked_bytes({mine.count, size_of(t)},
+                                       (ranks > 1 ? "this rank's part of --n " : "--n ") +
+                                           std::to_string(o.n) + " " + std::string(name_of(t)) +
+                                           " elements"));
+  detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed, mine.first);
   io::input in;
   in.format = "generated";
   in.channels.push_back(std::move(a));

@@ -90,8 +90,7 @@ void print_table(const lab::result& lab) {
                                ? std::string("-")
                                : fmt::format("{:.1f}%", r.pct_of_ceiling);
     fmt::print("{} {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.api_pick ? '*' : ' ',
-               r.rung, time, rate, of,
-               ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
+               r.rung, time, rate, of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
                r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
                r.note.empty() ? "" : "  " + r.note);
   }

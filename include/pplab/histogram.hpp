@@ -8,11 +8,11 @@
 //   bin is [edge(bins-1), hi], as numpy.histogram (a range inferred from the data always is);
 // - counts are 64-bit; values below lo, above hi (or equal to hi with a half-open last bin) and
 //   NaN are counted in underflow, overflow and nan: nothing is dropped silently.
-#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ranges>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Reduction operators: the built-in ones as tag values, and user-defined ones, which need only be
-// associative and commutative and come with their identity (the notes' requirement).
+// associative and commutative and come with their identity (the reduction notes' requirement).
 #include <cstdint>
 #include <limits>
 #include <string_view>
@@ -58,7 +58,7 @@ template <class T, class Combine> custom_op<T, Combine> make_op(T identity, Comb
   return {identity, combine};
 }
 
-// The notes' example of a user-defined reduction: the 3-D point farthest from the origin.
+// The reduction notes' example of a user-defined reduction: the 3-D point farthest from the origin.
 struct point3 {
   float x = 0, y = 0, z = 0;
   friend constexpr bool operator==(const point3&, const point3&) = default;

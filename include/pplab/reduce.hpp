@@ -7,11 +7,11 @@
 // - integer sums and products accumulate in 64 bits; float sums accumulate in double over fixed
 //   blocks, so a backend gives the same bits on every run whatever the thread count;
 // - min and max propagate NaN: if any element is NaN the answer is NaN (as numpy.min).
-#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <ranges>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backend.hpp"
@@ -67,9 +67,9 @@ auto reduce(Tag where, const R& data, op_tag<O>) {
   return s.template as<reduce_result_t<T, O>>();
 }
 
-// User operators on the host backends. The cpu version is the notes' partition and summarize:
-// fixed chunks reduced in parallel, then the chunk partials combined in order, so the result
-// does not depend on the thread count even for operators that are only nearly associative.
+// User operators on the host backends. The cpu version is the reduction notes' partition and
+// summarize: fixed chunks reduced in parallel, then the chunk partials combined in order, so the
+// result does not depend on the thread count even for operators that are only nearly associative.
 template <class T, class C> T reduce(seq_t, std::span<const T> data, const custom_op<T, C>& o) {
   T acc = o.identity;
   for (const T& x : data) acc = o.combine(acc, x);

@@ -56,8 +56,8 @@ double read_loop_GBps(const void* data, std::size_t bytes, double budget_s) {
   return double(words * sizeof(W)) / t.min_s * 1e-9;
 }
 
-// The loop of the notes' one-line OpenMP sum over 32-bit words: on an AVX-512 EPYC the compiler's
-// own widening reduction read 1-3% faster than the loops above in most full-size runs.
+// The loop of the reduction notes' one-line OpenMP sum over 32-bit words: on an AVX-512 EPYC the
+// compiler's own widening reduction read 1-3% faster than the loops above in most full-size runs.
 double omp_read_loop_GBps(const void* data, std::size_t bytes, double budget_s) {
   const auto* x = static_cast<const std::int32_t*>(data);
   const std::ptrdiff_t n = std::ptrdiff_t(bytes / 4);

@@ -114,7 +114,8 @@ detail::histogram_problem detail::resolve_histogram(backend where, dtype t, cons
   // length first, and a range inferred from the data is the whole job's.
   // Host data: its minimum and maximum taken where it is (on the cpu backend when it was to go
   // to a GPU, else it would cross the bus once for each); a job's (mpi) over every rank's part.
-  const backend min_max_on = where == backend::cuda || where == backend::nccl ? backend::cpu : where;
+  const backend min_max_on =
+      where == backend::cuda || where == backend::nccl ? backend::cpu : where;
   return resolve_histogram_in_place(
       where, t, n, o, [&](op what) { return reduce(min_max_on, t, data, n, what); },
       [&] {

@@ -14,9 +14,9 @@ namespace pplab::lab {
 class session;
 
 struct pattern_case {
-  std::string_view pattern;                               // "reduce"
-  std::vector<detail::rung_info> (*rungs)();              // its registered rungs, in order
-  void (*run)(session&);                                  // its case: problems x backends x rungs
+  std::string_view pattern;                              // "reduce"
+  std::vector<detail::rung_info> (*rungs)();             // its registered rungs, in order
+  void (*run)(session&);                                 // its case: problems x backends x rungs
   std::vector<std::string> (*planned)(const settings&);  // the rung ids its case would run
 };
 

@@ -25,7 +25,7 @@ enum class size { full, quick, tiny };
 
 struct row {
   std::string pattern, backend, rung, dtype, op, group;  // group: the problem, "f32 sum n=2^28"
-  int step = 0;  // the rung's step on the ladder (0: the vendor baseline)
+  int step = 0;           // the rung's step on the ladder (0: the vendor baseline)
   bool api_pick = false;  // the rung the API runs for this problem on this backend (its policy)
   std::size_t n = 0;
   int reps = 0;

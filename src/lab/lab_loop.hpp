@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/executor.hpp"
-#include "core/run.hpp"
 #include "core/generate.hpp"
 #include "core/registry.hpp"
+#include "core/run.hpp"
 #include "lab/lab.hpp"
 #include "pplab/matmul.hpp"
 
@@ -163,8 +163,7 @@ void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Probl
 }
 
 // The id of the rung the API runs for p on backend b (its policy's pick), or "" when none can.
-template <class Rung>
-std::string_view api_pick(backend b, const typename Rung::problem_type& p) {
+template <class Rung> std::string_view api_pick(backend b, const typename Rung::problem_type& p) {
   try {
     return detail::default_rung<Rung>(b, p).info.id;
   } catch (const error&) {

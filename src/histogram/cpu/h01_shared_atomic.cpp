@@ -1,9 +1,9 @@
 // histogram/cpu/h01_shared_atomic: all threads count into one shared histogram, each increment
-// an atomic read-modify-write (the notes' atomicAdd; without it, updates are lost to the data
-// race). Correct, but every increment of a popular bin bounces its cache line between cores and
-// serializes there: the more skewed the data, the slower.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256
-// bins, 0.10 GB/s uniform (0.4% of read bandwidth), 0.09 GB/s with 90% one value.
+// an atomic read-modify-write (the histogram notes' atomicAdd; without it, updates are lost to the
+// data race). Correct, but every increment of a popular bin bounces its cache line between cores
+// and serializes there: the more skewed the data, the slower. Measured (2-core EPYC dev machine,
+// bench/results/cpu-2core-2026-11-21.json): 2^30 bytes into 256 bins, 0.10 GB/s uniform (0.4% of
+// read bandwidth), 0.09 GB/s with 90% one value.
 #include <algorithm>
 
 #include "histogram/binning.hpp"

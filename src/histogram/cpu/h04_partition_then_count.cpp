@@ -1,8 +1,8 @@
 // histogram/cpu/h04_partition_then_count: for bin counts too large to privatize. 2^24 bins are
 // 128 MiB of counters: a copy per thread multiplies that and the merge reads it all, and even one
-// shared table turns every increment into a cache miss. So the notes' other idea, sorting,
-// done halfway: one radix pass. Each thread bins a round of its input and scatters the slot
-// numbers into buckets by their high bits (one bucket = a 128 KiB range of counters); after a
+// shared table turns every increment into a cache miss. So the histogram notes' other idea,
+// sorting, done halfway: one radix pass. Each thread bins a round of its input and scatters the
+// slot numbers into buckets by their high bits (one bucket = a 128 KiB range of counters); after a
 // barrier each bucket is counted by one thread, which alone owns that range of the table. The
 // increments now land in a range that stays in L2, the scatter writes are sequential streams,
 // and no atomics or private copies are needed. The price: 8 more bytes of traffic per element

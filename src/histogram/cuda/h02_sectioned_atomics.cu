@@ -1,8 +1,8 @@
-// histogram/cuda/h02_sectioned_atomics: the notes' first correct kernel. Each thread takes a
-// contiguous section of the input (n / threads elements) and adds one to its element's bin with a
-// global atomicAdd. Sectioning is what a CPU wants (each core streams its own part), and on the
-// GPU it is the wrong partition: at each step the 32 threads of a warp read 32 addresses a whole
-// section apart, so every load is its own memory transaction and most of each 32-byte sector
+// histogram/cuda/h02_sectioned_atomics: the histogram notes' first correct kernel. Each thread
+// takes a contiguous section of the input (n / threads elements) and adds one to its element's bin
+// with a global atomicAdd. Sectioning is what a CPU wants (each core streams its own part), and on
+// the GPU it is the wrong partition: at each step the 32 threads of a warp read 32 addresses a
+// whole section apart, so every load is its own memory transaction and most of each 32-byte sector
 // fetched is thrown away before the thread comes back for it.
 // What limits it: uncoalesced loads (DRAM traffic many times the input) and the global atomics.
 // Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json): f32 1024 bins 15.3 ms,

@@ -1,15 +1,14 @@
-// histogram/cuda/h04_shared_privatized: the notes' privatization. Each block counts into its own
-// histogram in shared memory (32-bit counters, zeroed, then __syncthreads()), with shared-memory
-// atomics, an order of magnitude faster than L2's; after a second __syncthreads() the block adds
-// each nonzero private count into the global 64-bit counts with one atomic per bin. Launched over
-// windows of at most 2^22 elements per thread (histogram_cuda.cuh), so no 32-bit private counter
-// can pass 2^32 before it is flushed.
-// What limits it: one private copy per block, so all the block's warps contend for it (skewed
-// data serializes on one address), one element per load instruction, and the bins must fit one
-// block's shared memory (up to about 56000 on an H200: (bins + 3) x 4 bytes).
-// Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json): bytes 1.52 ms (708 GB/s,
-// 0.33x CUB: one copy, one element per load); f32 1024 bins 0.493 ms (2179 GB/s, 7.2x CUB): the
-// float binning hides the contention.
+// histogram/cuda/h04_shared_privatized: the histogram notes' privatization. Each block counts into
+// its own histogram in shared memory (32-bit counters, zeroed, then __syncthreads()), with
+// shared-memory atomics, an order of magnitude faster than L2's; after a second __syncthreads() the
+// block adds each nonzero private count into the global 64-bit counts with one atomic per bin.
+// Launched over windows of at most 2^22 elements per thread (histogram_cuda.cuh), so no 32-bit
+// private counter can pass 2^32 before it is flushed. What limits it: one private copy per block,
+// so all the block's warps contend for it (skewed data serializes on one address), one element per
+// load instruction, and the bins must fit one block's shared memory (up to about 56000 on an H200:
+// (bins + 3) x 4 bytes). Measured (H200, bench/results/h200-2026-11-23-histogram-f907169.json):
+// bytes 1.52 ms (708 GB/s, 0.33x CUB: one copy, one element per load); f32 1024 bins 0.493 ms (2179
+// GB/s, 7.2x CUB): the float binning hides the contention.
 #include "histogram/cuda/histogram_cuda.cuh"
 
 namespace pplab::detail::gpu_histogram {

@@ -1,6 +1,6 @@
-// histogram/cuda/h05_lane_sub_histograms: beyond the notes, toward the bandwidth limit. h04 with
-// (1) several private copies per block, interleaved so that copy c of slot b sits at b x R + c
-// and thread t counts into copy t % R: with R = 32 every lane of a warp owns its own bank, so a
+// histogram/cuda/h05_lane_sub_histograms: beyond the histogram notes, toward the bandwidth limit.
+// h04 with (1) several private copies per block, interleaved so that copy c of slot b sits at b x R
+// + c and thread t counts into copy t % R: with R = 32 every lane of a warp owns its own bank, so a
 // warp's 32 shared atomics never conflict and never hit one address, whatever the data (a byte
 // histogram where every byte is one value runs as fast as a uniform one); and (2) 16-byte loads,
 // four in flight per thread (the toolbox's for_each_vectorized), so a warp reads 2 KiB per step

@@ -1,6 +1,6 @@
-// histogram/cuda/h11_partial_privatized: the notes' partial privatization, for more bins than a
-// block's shared memory holds: the hot bins, found from a sample, are counted in shared memory,
-// the rest with global atomics as h03 does.
+// histogram/cuda/h11_partial_privatized: the histogram notes' partial privatization, for more bins
+// than a block's shared memory holds: the hot bins, found from a sample, are counted in shared
+// memory, the rest with global atomics as h03 does.
 //   1. sample: 2^16 elements spread evenly over the input, binned and counted in 32-bit global
 //      counters (one per slot, in the scratch);
 //   2. choose: every slot with at least 1/4096 of the samples (16 of 2^16: at most 4096 slots can

@@ -1,4 +1,4 @@
-// histogram/mpi/h01_reduce_to_root: the notes' MPI_Reduce. Each rank counts its part, the
+// histogram/mpi/h01_reduce_to_root: the histogram notes' MPI_Reduce. Each rank counts its part, the
 // library adds the bins + 3 64-bit counts up its tree to rank 0, and MPI_Bcast sends the sum
 // back to all. Integer sums: every combine gives the same counts.
 // What limits it: the counts cross the transport twice (up, then down) and rank 0 does a whole

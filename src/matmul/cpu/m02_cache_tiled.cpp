@@ -1,9 +1,9 @@
-// matmul/cpu/m02_cache_tiled: the CPU image of the notes' shared-memory tiles. C is cut into
+// matmul/cpu/m02_cache_tiled: the CPU image of the tiling notes' shared-memory tiles. C is cut into
 // (tile, tile) tiles, one per task; for each, the loop walks the k dimension tile by tile and
 // multiplies a (tile, tile) block of A by a (tile, tile) block of B into an accumulator tile
 // that stays in L1. Each block of B is then reused `tile` times from cache instead of once from
-// memory: the notes' tile-size arithmetic, with the cache in the place of shared memory and no
-// barrier needed (each task owns its tile of C). What limits it: the accumulator tile lives in
+// memory: the tiling notes' tile-size arithmetic, with the cache in the place of shared memory and
+// no barrier needed (each task owns its tile of C). What limits it: the accumulator tile lives in
 // L1, not registers, so each multiply-add still moves a load and a store: m03 fixes that.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 30.2
 // GFLOP/s, 15.1% of the FMA peak measured in the same run, 0.20x OpenBLAS.

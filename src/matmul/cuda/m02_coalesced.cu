@@ -1,5 +1,5 @@
-// matmul/cuda/m02_coalesced: m01 with the notes' mapping: x runs along the columns of C, so the
-// 32 threads of a warp read 32 neighbouring elements of a row of B (one coalesced transaction),
+// matmul/cuda/m02_coalesced: m01 with the tiling notes' mapping: x runs along the columns of C, so
+// the 32 threads of a warp read 32 neighbouring elements of a row of B (one coalesced transaction),
 // share one element of A (a broadcast), and write 32 neighbouring elements of C.
 // What limits it: every element of A and B is still loaded from global memory (or L1/L2) once
 // per use: K loads of B per element of C, 2 flops per 8 bytes loaded in f32.

@@ -1,7 +1,7 @@
-// matmul/cuda/m03_tiled: the notes' tiled kernel. A block of TW x TW threads computes a TW x TW
-// tile of C; it walks the K dimension in steps of TW, each step loading one TW x TW tile of A and
-// one of B into shared memory (each thread one element of each), __syncthreads() so the tiles are
-// whole before anyone reads them, TW multiply-adds per thread from shared memory, and
+// matmul/cuda/m03_tiled: the tiling notes' tiled kernel. A block of TW x TW threads computes a TW x
+// TW tile of C; it walks the K dimension in steps of TW, each step loading one TW x TW tile of A
+// and one of B into shared memory (each thread one element of each), __syncthreads() so the tiles
+// are whole before anyone reads them, TW multiply-adds per thread from shared memory, and
 // __syncthreads() again so no thread overwrites a tile another is still reading. Elements past
 // the edges of A and B load as zero, so sizes need not be multiples of TW; only threads inside C
 // store. Registered at TW = 8, 16 and 32: each element loaded from global memory is used TW
@@ -47,7 +47,7 @@ template void m03_run<8>(const matmul_call&);
 template void m03_run<16>(const matmul_call&);
 template void m03_run<32>(const matmul_call&);
 
-// The notes' tile-size trade-off, measured by the lab: each loaded element is used TW times
+// The tiling notes' tile-size trade-off, measured by the lab: each loaded element is used TW times
 // (2 TW flops per 2 loads: TW / 4 flop per byte in f32, TW / 8 in f64) against the shared memory
 // and threads a block takes and the blocks an SM then holds.
 template <int TW> std::string m03_explain(const matmul_problem& p) {

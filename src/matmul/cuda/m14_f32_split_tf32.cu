@@ -5,9 +5,9 @@
 // and each product is taken as small big + big small + big big: three tensor-core products per
 // multiply-add, the fourth (small small, under 2^-20 of the product) dropped; the sums are in fp32.
 // Not the rounding of a SIMT fp32 FMA chain, so not bit-equal to m08, but within the same K-scaled
-// tolerance, and the lab records every row's measured error beside its time. Opt-in only: the policy keeps
-// strict fp32 (and the issue's fp32 targets are against strict cuBLAS SGEMM); an infinity in A or
-// B gives NaN where strict arithmetic gives an infinity (split_tf32).
+// tolerance, and the lab records every row's measured error beside its time. Opt-in only: the
+// policy keeps strict fp32 (and the issue's fp32 targets are against strict cuBLAS SGEMM); an
+// infinity in A or B gives NaN where strict arithmetic gives an infinity (split_tf32).
 //   - a 128 x 128 tile of C per block of 8 warps, each warp 64 x 32 of it as 4 x 4 m16n8 tiles
 //     (64 fp32 accumulators per thread), mma.sync m16n8k8 tf32; two blocks per SM (127 registers);
 //   - A's and B's tiles (BK = 32) copied by cp.async through 3 shared-memory stages (105 KiB);

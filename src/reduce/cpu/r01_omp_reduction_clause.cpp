@@ -1,4 +1,4 @@
-// reduce/cpu/r01_omp_reduction_clause: the notes' one-line OpenMP version,
+// reduce/cpu/r01_omp_reduction_clause: the reduction notes' one-line OpenMP version,
 // `#pragma omp parallel for reduction(+:sum)`. OpenMP splits the loop over the cores and combines
 // the per-thread copies itself. Each thread still runs the sequential loop with one accumulator,
 // so a float sum waits on the add latency; and the combine order is OpenMP's, so float results

@@ -1,6 +1,7 @@
 #pragma once
 // The frame of rungs r01..r09: a kernel writes one partial per block, then the partials are
-// combined by further launches (the notes' "the host code may iterate and launch another kernel").
+// combined by further launches (the reduction notes' "the host code may iterate and launch another
+// kernel").
 #include <algorithm>
 
 #include "reduce/cuda/reduce_cuda.cuh"

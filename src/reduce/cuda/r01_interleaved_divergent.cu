@@ -1,6 +1,6 @@
-// reduce/cuda/r01_interleaved_divergent: the notes' first kernel. Each thread loads one element
-// into shared memory; at each step the threads whose index is a multiple of 2*stride add the
-// element `stride` away. Half the threads of every warp drop out at the first step and more at
+// reduce/cuda/r01_interleaved_divergent: the reduction notes' first kernel. Each thread loads one
+// element into shared memory; at each step the threads whose index is a multiple of 2*stride add
+// the element `stride` away. Half the threads of every warp drop out at the first step and more at
 // each step after, but a warp runs both sides of the `if` (divergence), and `%` is slow.
 // Work: n-1 operations in log2(256) = 8 steps per block, every thread alive for all of them.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 1.4992 ms,

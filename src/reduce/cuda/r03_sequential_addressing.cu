@@ -1,10 +1,10 @@
-// reduce/cuda/r03_sequential_addressing: the notes' better kernel. The stride starts at half the
-// block and halves; thread t < stride adds s[t + stride]. The active threads stay consecutive
-// (thread compaction: no divergence until the last warp) and a warp reads 32 consecutive words
-// (no bank conflicts). Still, half the threads do nothing after their load, and the last 5
-// steps run one warp with barriers between them.
-// Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 1.2387 ms,
-// 867 GB/s (18% of theoretical); 2^24: 0.0895 ms.
+// reduce/cuda/r03_sequential_addressing: the reduction notes' better kernel. The stride starts at
+// half the block and halves; thread t < stride adds s[t + stride]. The active threads stay
+// consecutive (thread compaction: no divergence until the last warp) and a warp reads 32
+// consecutive words (no bank conflicts). Still, half the threads do nothing after their load, and
+// the last 5 steps run one warp with barriers between them. Measured (H200,
+// bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 1.2387 ms, 867 GB/s (18% of
+// theoretical); 2^24: 0.0895 ms.
 #include "reduce/cuda/per_block.cuh"
 
 namespace pplab::detail::gpu_reduce {

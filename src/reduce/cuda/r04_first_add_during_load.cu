@@ -1,5 +1,5 @@
-// reduce/cuda/r04_first_add_during_load: the notes' "each thread loads two elements": a block
-// covers 2*blockDim.x elements and each thread adds its pair while loading, so no thread sits
+// reduce/cuda/r04_first_add_during_load: the reduction notes' "each thread loads two elements": a
+// block covers 2*blockDim.x elements and each thread adds its pair while loading, so no thread sits
 // idle after the load and half as many blocks are launched. Same tree as r03.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.6648 ms,
 // 1615 GB/s (34% of theoretical); 2^24: 0.0531 ms.

@@ -1,7 +1,7 @@
-// reduce/cuda/r10_host_combine: the notes' second way to combine the blocks: "if there are only
-// a small number of sums, the host can simply transfer the data back and add them together".
-// r09's kernel (vector_partials) writes one partial per resident block; they are copied to
-// pinned host memory and combined on the CPU in block order, and the answer is copied back.
+// reduce/cuda/r10_host_combine: the reduction notes' second way to combine the blocks: "if there
+// are only a small number of sums, the host can simply transfer the data back and add them
+// together". r09's kernel (vector_partials) writes one partial per resident block; they are copied
+// to pinned host memory and combined on the CPU in block order, and the answer is copied back.
 // Deterministic, but the stream must stop twice for the host: a round trip of ~15 us that shows
 // below 2^26 elements.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2668 ms,

@@ -1,6 +1,6 @@
-// reduce/cuda/r11_atomic_combine: the notes' third way: "thread 0 of each block could use atomic
-// operations to accumulate into a global sum variable". One launch does all the reading; each
-// block's result goes into one 64-bit slot by atomicAdd (sums) or a compare-and-swap loop (the
+// reduce/cuda/r11_atomic_combine: the reduction notes' third way: "thread 0 of each block could use
+// atomic operations to accumulate into a global sum variable". One launch does all the reading;
+// each block's result goes into one 64-bit slot by atomicAdd (sums) or a compare-and-swap loop (the
 // other ops), with a tiny launch before to set the identity and one after to write the answer.
 // Exact for integers, min and max; for float sums the blocks arrive in any order, so the last
 // bits can change from run to run: this rung is not deterministic, and the API never picks it.
@@ -75,8 +75,8 @@ struct rung {
     }
   }
   template <class T, op O>
-  static void run_atomic(const T* in, std::size_t n, void* scratch, scalar* out,
-                         std::size_t mean_n, cudaStream_t s) {
+  static void run_atomic(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
+                         cudaStream_t s) {
     static const std::size_t resident = resident_blocks(atomic_blocks<T, O>, B);
     auto* slot = static_cast<slot_t<T>*>(scratch);
     set_identity<T, O><<<1, 1, 0, s>>>(slot);

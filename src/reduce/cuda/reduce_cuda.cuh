@@ -75,8 +75,8 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
   return acc[0];
 }
 
-// ---- the notes' cross-block combine by further launches: each pass reduces `count` partials
-// to one per block, until one is left, which the last pass writes as the answer.
+// ---- the reduction notes' cross-block combine by further launches: each pass reduces `count`
+// partials to one per block, until one is left, which the last pass writes as the answer.
 constexpr int combine_block = 256, combine_per_thread = 8;
 
 template <class T, op O>
@@ -130,11 +130,12 @@ template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
   visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     if constexpr (D == dtypes::all || sizeof(T) >= 4)
-      Impl::template run<T, decltype(otag)::value>(
-          static_cast<const T*>(c.in), c.p.n, c.scratch, c.out, c.p.what == op::mean ? c.p.n : 0,
-          static_cast<cudaStream_t>(c.stream));
+      Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n, c.scratch,
+                                                   c.out, c.p.what == op::mean ? c.p.n : 0,
+                                                   static_cast<cudaStream_t>(c.stream));
     else
-      fail(errc::unsupported, "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
+      fail(errc::unsupported,
+           "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
   });
 }
 

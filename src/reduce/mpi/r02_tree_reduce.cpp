@@ -1,5 +1,5 @@
-// reduce/mpi/r02_tree_reduce: the notes' MPI_Reduce. The library combines the partials up a tree
-// of its choosing to rank 0 (log P steps, the joins spread over the ranks), then MPI_Bcast
+// reduce/mpi/r02_tree_reduce: the reduction notes' MPI_Reduce. The library combines the partials up
+// a tree of its choosing to rank 0 (log P steps, the joins spread over the ranks), then MPI_Bcast
 // sends the answer to all. Integer sums, products, min and max use MPI's built-in operators
 // on 64 bits; everything else pplab's join as an MPI operator (MPI_Op_create).
 // Not reproducible for floats: the tree's shape, hence a float sum's rounding, is the library's

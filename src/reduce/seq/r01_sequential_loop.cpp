@@ -1,9 +1,9 @@
-// reduce/seq/r01_sequential_loop: the O(N) loop of the notes, and the reference for every rung.
-// One accumulator starts at the identity and meets each element once: N operations, but each
-// waits for the one before it (the serial dependency the notes point at), so a float sum runs at
-// the latency of one add per element, not at the memory's pace.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 4.2
-// GB/s, 16% of read bandwidth.
+// reduce/seq/r01_sequential_loop: the O(N) loop of the reduction notes, and the reference for every
+// rung. One accumulator starts at the identity and meets each element once: N operations, but each
+// waits for the one before it (the serial dependency the reduction notes point at), so a float sum
+// runs at the latency of one add per element, not at the memory's pace. Measured (2-core EPYC dev
+// machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 4.2 GB/s, 16% of read
+// bandwidth.
 #include "reduce/reduce_common.hpp"
 
 namespace pplab::detail {
