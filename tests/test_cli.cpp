@@ -273,7 +273,15 @@ TEST_F(Cli, CudaHistogramAnswersAsCpuOrSaysWhyNot) {
                  got = run("histogram --json --backend cuda " + args);
     ASSERT_EQ(want.code, 0) << args << "\n" << want.err;
     ASSERT_EQ(got.code, 0) << args << "\n" << got.err;
-    EXPECT_EQ(got.out, want.out) << args;
+    // The same answer; the rungs that gave it differ (each backend's own).
+    const auto answer = [](const std::string& out) {
+      nlohmann::json j = nlohmann::json::parse(out);
+      if (j.contains("channels"))
+        for (auto& c : j["channels"]) c.erase("rung");
+      j.erase("rung");
+      return j;
+    };
+    EXPECT_EQ(answer(got.out), answer(want.out)) << args;
   }
 }
 
