@@ -11,20 +11,11 @@
 // scattered reads binned and counted, the share summed by one atomic per block and compared by
 // the last block to finish (the verdict, one word), a 4-byte copy to the host and a wait for the
 // stream, then the chosen rung's launches. The pass that gives the hot slots their counters runs
-// only when h11 counts. Measured on the H200, f32 2^28, 2^20 bins, ratios in the same run:
-// - as first built (a pass over the slots for the share, the counts zeroed twice;
-//   bench/results/h200-2026-11-23-histogram-6f0bca5.json): 0.041 ms over h10 uniform (13.8x CUB
-//   against 14.3x), 0.986 ms with 90% in one bin (h11 0.963). A pinned copy changed nothing.
-// - the choice on the device, no wait (both rungs enqueued, each kernel returning at once when a
-//   word the sample set says so; bench/results/h200-2026-11-23-histogram-h12-choice-steps.txt):
-//   0.038 ms over h10 uniform (predicted 0.015), and 0.11 ms over h11 with 90% in one bin: the
-//   unchosen h10 still runs its CUB scan and launches grids of 2^16 empty blocks. So the wait was
-//   not the cost; the sample's chain of small steps was. Taken out again.
-// - as now (bench/results/h200-2026-11-23-histogram-76a62c3.json): 1.372 ms uniform against
-//   h10's 1.339 (14.2x CUB against 14.5x), 0.977 ms with 90% in one bin against h11's 0.958
-//   (5.8x CUB, 1.9x h10). An odd stride for the sample (a power of two might keep to a few DRAM
-//   channels) measured the same (1.377 ms). The 0.033 ms is not yet split between its steps (no
-//   timeline profiler on the GPU machine).
+// only when h11 counts.
+// Measured on the H200, f32 2^28, 2^20 bins (bench/results/h200-2026-11-23-histogram-76a62c3.json,
+// ratios in the same run): 1.372 ms uniform against h10's 1.339 (14.2x CUB against 14.5x), 0.977
+// ms with 90% in one bin against h11's 0.958 (5.8x CUB, 1.9x h10). The steps that led here, and
+// the two versions tried and not kept, are in docs/histogram.md.
 // Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
 // (memcheck, racecheck, synccheck) on the H200 (...-76a62c3-gpu-check.txt).
 // Scratch: the larger of h10's and h11's (h10 reuses h11's once the verdict is read).
