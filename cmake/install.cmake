@@ -1,7 +1,15 @@
-# `cmake --install` gives a package that find_package(pplab) finds: pplab::pplab.
+# `cmake --install` gives a package that find_package(pplab) finds: pplab::pplab, pplab::io and
+# pplab::lab.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-install(TARGETS pplab EXPORT pplabTargets
+# Installed, the libraries find each other beside themselves (libpplab_lab.so needs libpplab.so:
+# an executable's run path does not reach its libraries' own needs) and the tool finds them in
+# the prefix's lib folder.
+set_target_properties(pplab pplab_io pplab_lab PROPERTIES INSTALL_RPATH "$ORIGIN")
+if(TARGET pplab_cli)
+  set_target_properties(pplab_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+endif()
+install(TARGETS pplab pplab_io pplab_lab EXPORT pplabTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/pplab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

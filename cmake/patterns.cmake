@@ -45,13 +45,14 @@ function(pplab_add_pattern name)
   set(PPLAB_PATTERN ${name})
   set(ladder ${PROJECT_BINARY_DIR}/ladders/${name}_ladder.cpp)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/ladder.cpp.in ${ladder} @ONLY)
-  list(APPEND all lab/${name}_case.cpp)
   list(TRANSFORM all PREPEND ${PROJECT_SOURCE_DIR}/src/)
   set(PPLAB_SOURCES ${PPLAB_SOURCES} ${all} ${ladder} PARENT_SCOPE)
+  set(PPLAB_LAB_SOURCES ${PPLAB_LAB_SOURCES} ${PROJECT_SOURCE_DIR}/src/lab/${name}_case.cpp
+      PARENT_SCOPE)
   set(PPLAB_PATTERNS ${PPLAB_PATTERNS} ${name} PARENT_SCOPE)
 endfunction()
 
-# After the last pplab_add_pattern: the file that lists them, added to PPLAB_SOURCES.
+# After the last pplab_add_pattern: the file that lists them, added to PPLAB_LAB_SOURCES.
 function(pplab_write_patterns)
   set(PPLAB_PATTERN_INCLUDES "")
   set(PPLAB_PATTERN_DECLS "")
@@ -65,5 +66,5 @@ function(pplab_write_patterns)
   endforeach()
   set(file ${PROJECT_BINARY_DIR}/ladders/patterns.cpp)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/patterns.cpp.in ${file} @ONLY)
-  set(PPLAB_SOURCES ${PPLAB_SOURCES} ${file} PARENT_SCOPE)
+  set(PPLAB_LAB_SOURCES ${PPLAB_LAB_SOURCES} ${file} PARENT_SCOPE)
 endfunction()

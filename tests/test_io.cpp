@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/array.hpp"
+#include "pplab/io.hpp"
 #include "pplab/error.hpp"
 #include "test_support.hpp"
 

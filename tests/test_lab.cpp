@@ -7,7 +7,7 @@
 
 #include "core/run.hpp"
 #include "histogram/rung.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 #include "matmul/rung.hpp"
 #include "reduce/rung.hpp"
 #include "test_support.hpp"

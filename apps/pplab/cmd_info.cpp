@@ -5,7 +5,7 @@
 #include "core/ceilings.hpp"
 #include "core/device.hpp"
 #include "core/executor.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::cli {
 
@@ -42,7 +42,7 @@ void add_info(CLI::App& app) {
     if (!*no_measure) {  // the lab's probes, on smaller buffers
       const auto measured = [](backend b, std::size_t bytes, double budget) {
         nlohmann::json out = nlohmann::json::object();
-        for (const detail::ceiling& k : detail::executor_for(b).measure_ceilings(bytes, budget))
+        for (const ceiling& k : detail::executor_for(b).measure_ceilings(bytes, budget))
           out[k.key] = k.value;
         return out;
       };
@@ -85,7 +85,7 @@ void add_info(CLI::App& app) {
     std::string counts;
     for (std::string_view p : lab::patterns()) {
       std::size_t n = 0;
-      for (const detail::rung_info& r : lab::all_rungs()) n += r.pattern() == p;
+      for (const rung_info& r : lab::all_rungs()) n += r.pattern() == p;
       counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(p);
     }
     fmt::print("rungs    {} (pplab list)\n", counts);

@@ -12,7 +12,7 @@
 #include "common.hpp"
 #include "core/run.hpp"
 #include "core/timer.hpp"
-#include "io/output.hpp"
+#include "pplab/io.hpp"
 #include "lab_report.hpp"
 
 namespace pplab::cli {

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::cli {
 
@@ -17,7 +17,7 @@ void add_list(CLI::App& app) {
     const bool all = pattern_name->empty();
     const std::string only = all ? "" : lab::check_pattern(*pattern_name);
     nlohmann::json out = nlohmann::json::array();
-    const auto show = [&](const detail::rung_info& v) {
+    const auto show = [&](const rung_info& v) {
       if (!all && v.pattern() != only) return;
       if (*as_json) {
         out.push_back({{"id", v.id},
@@ -31,7 +31,7 @@ void add_list(CLI::App& app) {
                    available(v.where) ? "" : "  [backend not usable here]");
       }
     };
-    for (const detail::rung_info& v : lab::all_rungs()) show(v);
+    for (const rung_info& v : lab::all_rungs()) show(v);
     if (*as_json) fmt::print("{}\n", out.dump(1));
   });
 }

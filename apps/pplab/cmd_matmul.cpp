@@ -11,7 +11,7 @@
 #include "core/run.hpp"
 #include "core/sizes.hpp"
 #include "core/timer.hpp"
-#include "io/output.hpp"
+#include "pplab/io.hpp"
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 

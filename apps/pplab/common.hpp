@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/generate.hpp"
-#include "io/array.hpp"
+#include "pplab/io.hpp"
 #include "pplab/pplab.hpp"
 
 namespace pplab::cli {

@@ -98,7 +98,7 @@ void print_table(const lab::result& lab) {
     fmt::print("\n* the rung the API runs for that problem on that backend (its policy's pick)\n");
   // The GPU's atomic hierarchy, when the histogram case measured it: its own small table.
   bool atomics_head = false;
-  for (const detail::ceiling& c : lab.ceilings) {
+  for (const ceiling& c : lab.ceilings) {
     if (c.key.rfind("gpu_atomic_", 0) != 0 || c.key.find("_Gps") == std::string::npos) continue;
     if (!atomics_head) fmt::print("\nGPU atomic adds per second (the histogram's floors)\n");
     atomics_head = true;
@@ -118,7 +118,7 @@ std::string record_json(const lab::result& lab, bool quick) {
   json machine = {{"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
   if (g.present) machine["gpu"] = g.name, machine["driver"] = g.driver;
   json ceilings = json::object(), sources = json::object();
-  for (const detail::ceiling& k : lab.ceilings) {
+  for (const ceiling& k : lab.ceilings) {
     ceilings[k.key] = num(k.value);
     sources[k.key] = k.source;
   }

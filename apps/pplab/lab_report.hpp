@@ -2,7 +2,7 @@
 // Showing a lab run: the table on the terminal, the JSON record, the SVG chart.
 #include <string>
 
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::cli {
 

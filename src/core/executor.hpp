@@ -19,17 +19,13 @@
 
 #include "core/timing.hpp"
 #include "pplab/backend.hpp"
+#include "pplab/ceiling.hpp"
 #include "pplab/device_span.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab::detail {
 
-// One measured ceiling of the machine: "read_GBps" = 24.3 GB/s, with how it was measured.
-struct ceiling {
-  std::string key;  // read_GBps, copy_GBps, fp32_GFLOPs, gpu_read_GBps, gpu_launch_us, ...
-  double value = 0;
-  std::string source;  // how it was measured
-};
+using pplab::ceiling;
 
 struct time_plan {
   int min_reps = 5;       // host: at least this many repeats

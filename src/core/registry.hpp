@@ -20,25 +20,11 @@
 #include <vector>
 
 #include "pplab/backend.hpp"
+#include "pplab/rung_info.hpp"
 
 namespace pplab::detail {
 
-// Words: a *rung* is one registered implementation ("reduce/cpu/r03_simd_accumulators"); its
-// *step* is its place on its pattern's ladder for its backend.
-struct rung_info {
-  std::string_view id;  // "<pattern>/<backend>/<xNN_idea>"
-  backend where;
-  // 1.. the ladder, 0 the vendor baseline (measured, never the default), -1 a reference measured
-  // beside the ladder that computes a looser answer (CUB's float Sum).
-  int step;
-  std::string_view summary;  // one line: what this rung changes
-  bool racy = false;         // loses updates on purpose (a teaching rung): never verified exact
-  bool reproducible = true;  // same bits on every run (false: float results depend on timing)
-  bool float_accumulator = false;  // float sums accumulate in float: a float-sized error bound
-
-  // The pattern's name: the id up to its first '/'.
-  std::string_view pattern() const { return id.substr(0, id.find('/')); }
-};
+using pplab::rung_info;
 
 // One rung of any pattern. Problem says what to compute (and names its pattern:
 // `static constexpr std::string_view pattern`), Call where the data is.

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/sizes.hpp"
-#include "io/array.hpp"
+#include "pplab/io.hpp"
 #include "pplab/error.hpp"
 
 #ifdef PPLAB_HAVE_STB

@@ -30,8 +30,7 @@
 #include <limits>
 #include <map>
 
-#include "io/array.hpp"
-#include "io/output.hpp"
+#include "pplab/io.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab::io {

@@ -1,4 +1,4 @@
-#include "io/output.hpp"
+#include "pplab/io.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/registry.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::lab {
 

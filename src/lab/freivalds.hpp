@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/generate.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::lab {
 

@@ -1,6 +1,6 @@
 // The lab's run: the session the cases share (what to run, the ceilings, rates against them),
 // the cases in order, and the ratio columns.
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -19,7 +19,7 @@
 #include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "core/run.hpp"
-#include "lab/lab.hpp"
+#include "pplab/lab.hpp"
 #include "pplab/matmul.hpp"
 
 namespace pplab::lab {

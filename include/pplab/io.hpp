@@ -1,8 +1,12 @@
 #pragma once
-// An n-dimensional array read from a file: dtype, shape (C order) and the bytes of its elements.
+// pplab::io (the pplab::io library): the readers and writers of the command line, for any
+// program: .npy files (versions 1 to 3, either byte order), text, raw binary, bytes and images in,
+// .npy out, and an output file that is written whole or not at all. Errors throw pplab::error.
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,6 +14,33 @@
 
 namespace pplab::io {
 
+// An output file written whole or not at all. The bytes go to a temporary file beside the path,
+// which is renamed over it once every byte is written and the file closed without error, so an
+// interrupt or a full disk never leaves half a file. It is opened at construction: a path that
+// cannot be written is reported before any long computation, not after it. A path that exists
+// and is not a regular file (a device such as /dev/full, a FIFO) is written in place, with its
+// errors checked the same way.
+class output_file {
+public:
+  explicit output_file(std::string path);
+  ~output_file();  // without commit(), the temporary file is removed and the path left as it was
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+
+  void write(const void* data, std::size_t bytes);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  // Flushes, closes, checks, renames; throws pplab::error (io) naming the path and the reason.
+  void commit();
+  const std::string& path() const noexcept { return path_; }
+
+private:
+  std::string path_, temp_;  // temp_ empty: written in place
+  std::FILE* f_ = nullptr;
+  int error_ = 0;  // the first errno of a failed write
+};
+
+
+// An n-dimensional array read from a file: dtype, shape (C order) and the bytes of its elements.
 struct array {
   dtype type = dtype::u8;
   std::vector<std::size_t> shape;  // empty for a scalar
@@ -39,7 +70,6 @@ using part_chooser = std::function<std::pair<std::size_t, std::size_t>(std::size
 array read_npy_part(const std::string& path, const part_chooser& choose);
 array parse_npy(const std::byte* data, std::size_t size, const std::string& name);
 void write_npy(const std::string& path, const array& a);
-class output_file;
 void write_npy(output_file& out, const array& a);  // and commits it
 
 // One input, possibly several channels (an RGB image gives three named arrays).

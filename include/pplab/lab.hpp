@@ -1,5 +1,5 @@
 #pragma once
-// The lab, part of the library: every registered rung of every pattern, on every executor built
+// pplab::lab (the pplab::lab library): the lab as a library, for the command line and any program: every registered rung of every pattern, on every executor built
 // here, verified against the reference and timed beside the machine's ceilings measured in the
 // same run. One case per pattern (src/lab/<pattern>_case.cpp) says which problems to run, how to
 // make the data, what the reference is, how to verify, how many bytes or flops a run does; one
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/executor.hpp"
-#include "core/registry.hpp"
 #include "pplab/backend.hpp"
+#include "pplab/ceiling.hpp"
+#include "pplab/rung_info.hpp"
 
 namespace pplab::lab {
 
@@ -56,7 +56,7 @@ struct settings {
 };
 
 struct result {
-  std::vector<detail::ceiling> ceilings;  // one keyed table, with each value's source
+  std::vector<pplab::ceiling> ceilings;  // one keyed table, with each value's source
   std::vector<row> rows;
   std::vector<std::string> warnings;  // a rung above its ceiling: the probe is wrong
   double ceiling(std::string_view key) const;
@@ -66,8 +66,9 @@ std::string pow2_label(std::size_t n);  // "2^28" or "1000003"
 
 // The patterns the lab has a case for, in the order it runs them: "reduce", "histogram", ...
 std::vector<std::string_view> patterns();
-// Every registered rung of those patterns, pattern by pattern, as registered.
-std::vector<detail::rung_info> all_rungs();
+// Every registered rung of those patterns, pattern by pattern, as registered (on every backend
+// this build has, usable here or not: `available(r.where)` says).
+std::vector<rung_info> all_rungs();
 // `name` if it is one of them, else an error (invalid_argument) that lists them.
 std::string check_pattern(std::string_view name);
 
