@@ -332,6 +332,25 @@ TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   EXPECT_EQ(run("histogram --help").code, 0);
 }
 
+// The chart's default path is the record's, its extension made .svg: a dot in a folder's name is
+// not the record's extension, and no file the command was not told of is written. One file for
+// both outputs is refused before anything runs.
+TEST_F(Cli, LabWritesOnlyTheFilesItIsToldOf) {
+  std::filesystem::create_directories(path("t/run.d"));
+  write("t/run.svg", "precious");
+  const std::string lab = "lab reduce --backend seq --quick --budget 0.01 --no-progress ";
+  result r = run(lab + "--json " + path("t/run.d/record"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_all(path("t/run.svg")), "precious");
+  EXPECT_TRUE(std::filesystem::exists(path("t/run.d/record")));
+  EXPECT_TRUE(std::filesystem::exists(path("t/run.d/record.svg")));
+  expect_failure(lab + "--json " + path("x") + " --chart " + path("x"), 2, "the same file");
+  expect_failure(lab + "--json " + path("t/../x") + " --chart " + path("x"), 2, "the same file");
+  EXPECT_FALSE(std::filesystem::exists(path("x")));
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
 TEST_F(Cli, MatmulOutputIsWrittenWholeOrNotAtAll) {
   io::array m;
   m.type = dtype::f32;

@@ -1,5 +1,6 @@
 // pplab lab: the main job. Every rung on this machine, verified, timed, beside the ceilings.
 // The lab itself is the library's (src/lab/); this command chooses, prints and writes.
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -26,6 +27,24 @@ struct lab_cli {
   double budget = 0;
 };
 
+// The chart's default path: the record's with its extension, if its file name has one, made .svg
+// (run.d/record gives run.d/record.svg, ./record ./record.svg, a.json a.svg).
+std::string chart_beside(const std::string& record) {
+  std::filesystem::path p(record);
+  if (!p.has_filename() || p.filename() == "." || p.filename() == "..")
+    fail(errc::invalid_argument, "--json needs a file name, not the folder " + record);
+  return p.replace_extension(".svg").string();
+}
+
+// Whether two output paths name one file (the same path once made absolute and normal, or the
+// same existing file).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
+}
+
 void run(const lab_cli& o) {
   lab::settings s;
   s.scale = o.quick ? lab::size::quick : lab::size::full;
@@ -48,8 +67,10 @@ void run(const lab_cli& o) {
   // In a job of several ranks (mpi) every rank runs the lab; rank 0 prints and writes.
   const bool root = !available(backend::mpi) || detail::executor_for(backend::mpi).rank() == 0;
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
-  const std::string chart_path =
-      o.chart_path.empty() ? o.json_path.substr(0, o.json_path.rfind('.')) + ".svg" : o.chart_path;
+  const std::string chart_path = o.chart_path.empty() ? chart_beside(o.json_path) : o.chart_path;
+  if (same_file(chart_path, o.json_path))
+    fail(errc::invalid_argument, "--json and --chart name the same file (" + o.json_path +
+                                     "); give each its own path");
   std::optional<io::output_file> record, chart;
   if (root) record.emplace(o.json_path), chart.emplace(chart_path);
   std::size_t step = 0;
