@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   };
   show("copy_in, staged through pinned chunks", [&] { ex.copy_in(dev.get(), host.data(), bytes); });
   show("stream_in, no work on the chunks", [&] {
-    ex.stream_in(host.data(), bytes, std::size_t(64) << 20,
-                 [](const void*, std::size_t, std::size_t, int, void*) {}, [](int) {});
+    ex.stream_in(
+        host.data(), bytes, std::size_t(64) << 20,
+        [](const void*, std::size_t, std::size_t, int, void*) {}, [](int) {});
   });
   show("allocate and free the data's size", [&] { detail::buffer b(ex, bytes); });
   show("device min (reduce_device)", [&] { reduce_device(dtype::f32, dev.get(), n, op::min); });

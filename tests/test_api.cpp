@@ -214,6 +214,44 @@ TEST(Api, BadCallsGetClearErrors) {
       errc::invalid_argument, [&] { parse_dtype("complex64"); }, "choose one of");
 }
 
+// A call runs the rung it is told to (by its whole id or the end of one) and says which ran; a
+// rung of another backend, or none by that name, is an error that says so.
+TEST(Api, ACallRunsTheRungItIsToldAndSaysWhichRan) {
+  const std::vector<float> x = {1.5f, -2.0f, 4.0f};
+  std::string ran;
+  EXPECT_EQ(reduce(backend::cpu, dtype::f32, x.data(), 3, op::sum).to_double(), 3.5);
+  reduce(backend::cpu, dtype::f32, x.data(), 3, op::sum, {{}, &ran});
+  EXPECT_EQ(
+      ran,
+      detail::default_rung<detail::reduce_rung>(backend::cpu, {dtype::f32, op::sum, 3}).info.id);
+  EXPECT_EQ(
+      reduce(backend::cpu, dtype::f32, x.data(), 3, op::max, {"r02_partition_tree_combine", &ran})
+          .to_double(),
+      4.0);
+  EXPECT_EQ(ran, "reduce/cpu/r02_partition_tree_combine");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        reduce(backend::cpu, dtype::f32, x.data(), 3, op::sum, {"reduce/seq/r01_sequential_loop"});
+      },
+      "a rung of backend 'seq'");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce(backend::cpu, dtype::f32, x.data(), 3, op::sum, {"r99_nothing"}); },
+      "no reduce rung");
+  histogram_options o;
+  o.bins = 4;
+  const histogram_result h =
+      histogram(backend::seq, dtype::f32, x.data(), 3, o, {"histogram/seq/h01_sequential"});
+  EXPECT_EQ(h.rung, "histogram/seq/h01_sequential");
+  EXPECT_EQ(h.total(), 3u);
+  std::vector<float> a = {1, 2, 3, 4}, c(4, 0.0f);
+  matmul(backend::cpu, dtype::f32, 2, 2, 2, 1.0, a.data(), 2, a.data(), 2, 0.0, c.data(), 2,
+         {"m01_loop_order_ikj", &ran});
+  EXPECT_EQ(ran, "matmul/cpu/m01_loop_order_ikj");
+  EXPECT_EQ(c, (std::vector<float>{7, 10, 15, 22}));
+}
+
 TEST(Api, MatmulThroughTheTypedViewWithStrides) {
   // A 2x2 window of a 3x4 buffer times a 2x1.
   std::vector<double> big = {1, 2, 99, 99, 3, 4, 99, 99, 99, 99, 99, 99};

@@ -7,8 +7,8 @@
 
 #include "core/run.hpp"
 #include "histogram/rung.hpp"
-#include "pplab/lab.hpp"
 #include "matmul/rung.hpp"
+#include "pplab/lab.hpp"
 #include "reduce/rung.hpp"
 #include "test_support.hpp"
 

@@ -105,22 +105,12 @@ void run(const histogram_cli& o) {
   opt.bins = o.bins;
   opt.closed_last = o.numpy;
   if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
-  const backend where = o.backend.resolve();
+  const backend where = o.backend.resolve("histogram", o.variant);
   const loaded data = load_data(o.data, where);
   const io::input& in = data.in;
   std::vector<histogram_result> results;
-  for (const io::array& a : in.channels) {
-    if (o.variant.empty()) {
-      results.push_back(histogram(where, a.type, a.data(), a.size(), opt));
-      continue;
-    }
-    const detail::histogram_rung* named = detail::find<detail::histogram_rung>(o.variant);
-    const backend rung_backend = named ? named->info.where : where;
-    detail::require_backend(rung_backend);
-    const auto p = detail::resolve_histogram(rung_backend, a.type, a.data(), a.size(), opt);
-    results.push_back(detail::run_histogram_into_result(
-        detail::rung_by_id<detail::histogram_rung>(o.variant, p), p, a.data()));
-  }
+  for (const io::array& a : in.channels)
+    results.push_back(histogram(where, a.type, a.data(), a.size(), opt, {o.variant}));
   if (!prints(where)) return;
   const bool several = results.size() > 1;
   if (o.json) {

@@ -13,8 +13,8 @@
 #include "common.hpp"
 #include "core/run.hpp"
 #include "core/timer.hpp"
-#include "pplab/io.hpp"
 #include "lab_report.hpp"
+#include "pplab/io.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -69,8 +69,8 @@ void run(const lab_cli& o) {
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
   const std::string chart_path = o.chart_path.empty() ? chart_beside(o.json_path) : o.chart_path;
   if (same_file(chart_path, o.json_path))
-    fail(errc::invalid_argument, "--json and --chart name the same file (" + o.json_path +
-                                     "); give each its own path");
+    fail(errc::invalid_argument,
+         "--json and --chart name the same file (" + o.json_path + "); give each its own path");
   std::optional<io::output_file> record, chart;
   if (root) record.emplace(o.json_path), chart.emplace(chart_path);
   std::size_t step = 0;

@@ -11,9 +11,9 @@
 #include "core/run.hpp"
 #include "core/sizes.hpp"
 #include "core/timer.hpp"
-#include "pplab/io.hpp"
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
+#include "pplab/io.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -72,7 +72,7 @@ io::array load_matrix(const std::string& path, const char* name,
 }
 
 void run(const matmul_cli& o) {
-  const backend where = o.backend.resolve();
+  const backend where = o.backend.resolve("matmul", o.variant);
   detail::executor& ex = detail::executor_for(where);
   const bool job = ex.ranks() > 1;
   // Opened first: an output that cannot be written is reported before the work, not after it.
@@ -147,18 +147,10 @@ void run(const matmul_cli& o) {
                                 fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
     }
     const double beta = o.c_path.empty() ? 0.0 : o.beta;
-    const detail::matmul_problem p{a.type, m, n, k};
     detail::stopwatch clock;
     std::string used;
-    if (o.variant.empty()) {
-      matmul(where, a.type, m, n, k, o.alpha, a.data(), mine.a.cols, b.data(), mine.b.cols, beta,
-             c.data(), mine.c.cols, &used);
-    } else {
-      const auto& r = detail::rung_for<detail::matmul_rung>(where, o.variant, p);
-      detail::run_rung(r, {p, o.alpha, beta, a.data(), mine.a.cols, b.data(), mine.b.cols, c.data(),
-                           mine.c.cols, nullptr, nullptr});
-      used = r.info.id;
-    }
+    matmul(where, a.type, m, n, k, o.alpha, a.data(), mine.a.cols, b.data(), mine.b.cols, beta,
+           c.data(), mine.c.cols, {o.variant, &used});
     const double s = clock.seconds();
     if (job) c.bytes = detail::assemble_c(ex, c.data(), m, n, k, size_of(c.type));
     if (ex.rank() != 0) return;

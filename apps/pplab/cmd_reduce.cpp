@@ -18,7 +18,7 @@ struct reduce_options {
 
 void run(const reduce_options& o) {
   const op what = parse_op(o.op_name);
-  const backend where = o.backend.resolve();
+  const backend where = o.backend.resolve("reduce", o.variant);
   loaded data = load_data(o.data, where);
   // An image's channels are reduced together: every sample value counts once.
   io::array& a = data.in.channels.front();
@@ -28,16 +28,7 @@ void run(const reduce_options& o) {
   detail::stopwatch clock;
   scalar value;
   std::string used;
-  if (o.variant.empty()) {
-    value = reduce(where, a.type, a.data(), a.size(), what, &used);
-  } else {
-    if (what == op::mean && data.whole == 0)
-      fail(errc::invalid_argument, "the mean of an empty input is undefined");
-    const detail::reduce_problem p{a.type, what, a.size()};
-    const auto& r = detail::rung_for<detail::reduce_rung>(where, o.variant, p);
-    value = detail::run_rung(r, p, a.data());
-    used = r.info.id;
-  }
+  value = reduce(where, a.type, a.data(), a.size(), what, {o.variant, &used});
   const double ms = clock.seconds() * 1e3;
   if (!prints(where)) return;
   if (o.json) {

@@ -7,6 +7,7 @@
 #include "core/executor.hpp"
 #include "core/run.hpp"
 #include "core/sizes.hpp"
+#include "pplab/lab.hpp"
 
 namespace pplab::cli {
 
@@ -91,6 +92,14 @@ backend backend_options::resolve() const {
   else if (local != "cpu") fail(errc::invalid_argument, "--local applies to --backend mpi alone");
   detail::require_backend(b);
   return b;
+}
+
+backend backend_options::resolve(std::string_view pattern, const std::string& rung) const {
+  const backend asked = resolve();
+  if (rung.empty()) return asked;
+  const backend its = lab::find_rung(pattern, rung).where;
+  if (its != asked) detail::require_backend(its);
+  return its;
 }
 
 bool prints(backend where) { return detail::executor_for(where).rank() == 0; }

@@ -29,6 +29,9 @@ struct backend_options {
   void add_to(CLI::App& cmd);
   // Parses the names, sets mpi's local backend; throws when the backend is not usable here.
   backend resolve() const;
+  // The same, with a rung named (--rung) of `pattern`: the rung's own backend (it runs there,
+  // whatever --backend said).
+  backend resolve(std::string_view pattern, const std::string& rung) const;
 };
 
 // The data of a job's rank on a backend of several ranks (mpi): only this rank's part of the

@@ -1,5 +1,6 @@
 #pragma once
 // Backends as tag values, Thrust/Kokkos style: pplab::reduce(pplab::cpu, data, pplab::sum).
+#include <string>
 #include <string_view>
 
 namespace pplab {
@@ -17,6 +18,15 @@ bool available(backend b);
 // Every rank must choose the same (a difference is reported as an error by the next call).
 void set_mpi_local(backend local);
 backend mpi_local() noexcept;
+
+// Which rung a call runs, and what it ran (every run-time entry point takes one). `rung`: a rung's
+// id, or the end of one after a '/' ("r09_vector_loads") where only one id ends so (`pplab list`),
+// to run instead of the backend's policy pick; it must be a rung of the call's backend. `ran`, if
+// given, receives the id of the rung that ran.
+struct rung_choice {
+  std::string_view rung;
+  std::string* ran = nullptr;
+};
 
 template <backend B> struct backend_tag {
   static constexpr backend value = B;

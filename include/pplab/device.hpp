@@ -24,7 +24,8 @@ template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, 
 // The histogram of device data on its GPU; a range inferred from the data is found there too.
 // Only the counts come back.
 histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
-                                  const histogram_options& options = {});
+                                  const histogram_options& options = {},
+                                  const rung_choice& how = {});
 
 template <class T>
 histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {

@@ -41,8 +41,9 @@ struct histogram_result {
   std::uint64_t total() const noexcept;       // every element, outliers and NaN included
 };
 
+// `how` may name the rung to run (pplab/backend.hpp); the result says which ran.
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
-                           const histogram_options& options = {});
+                           const histogram_options& options = {}, const rung_choice& how = {});
 
 template <class Tag, std::ranges::contiguous_range R>
 histogram_result histogram(Tag where, const R& data, const histogram_options& options = {}) {

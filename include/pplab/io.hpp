@@ -39,7 +39,6 @@ private:
   int error_ = 0;  // the first errno of a failed write
 };
 
-
 // An n-dimensional array read from a file: dtype, shape (C order) and the bytes of its elements.
 struct array {
   dtype type = dtype::u8;

@@ -1,10 +1,11 @@
 #pragma once
-// pplab::lab (the pplab::lab library): the lab as a library, for the command line and any program: every registered rung of every pattern, on every executor built
-// here, verified against the reference and timed beside the machine's ceilings measured in the
-// same run. One case per pattern (src/lab/<pattern>_case.cpp) says which problems to run, how to
-// make the data, what the reference is, how to verify, how many bytes or flops a run does; one
-// loop (run_case in lab_loop.hpp) runs case x rung x executor. A rung registered for any backend
-// is measured with no new lab code. The CLI (`pplab lab`) only chooses, prints and writes.
+// pplab::lab (the pplab::lab library): the lab as a library, for the command line and any program:
+// every registered rung of every pattern, on every executor built here, verified against the
+// reference and timed beside the machine's ceilings measured in the same run. One case per pattern
+// (src/lab/<pattern>_case.cpp) says which problems to run, how to make the data, what the reference
+// is, how to verify, how many bytes or flops a run does; one loop (run_case in lab_loop.hpp) runs
+// case x rung x executor. A rung registered for any backend is measured with no new lab code. The
+// CLI (`pplab lab`) only chooses, prints and writes.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -71,6 +72,9 @@ std::vector<std::string_view> patterns();
 std::vector<rung_info> all_rungs();
 // `name` if it is one of them, else an error (invalid_argument) that lists them.
 std::string check_pattern(std::string_view name);
+// The rung of `pattern` whose id is `id`, or ends in it after a '/' (where only one does), as
+// rung_choice takes it; an error (invalid_argument) that names `pplab list` when none does.
+rung_info find_rung(std::string_view pattern, std::string_view id);
 
 // The backends the lab measures: those asked for and usable here.
 std::vector<backend> backends(const settings& s);

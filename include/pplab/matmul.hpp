@@ -21,11 +21,11 @@ template <class T> struct matrix_ref {
 
 // m, n and k are the whole product's. On the mpi backend a, b and c are this rank's blocks of the
 // distributed matrices (`mpi_matmul_blocks` says which), lda, ldb and ldc their row strides;
-// every rank calls with the same m, n, k, alpha and beta, and each gets its block of C. `ran`, if
-// given, receives the id of the rung that ran (`pplab list matmul`).
+// every rank calls with the same m, n, k, alpha and beta, and each gets its block of C. `how` may
+// name the rung to run and asks which ran (pplab/backend.hpp).
 void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
-            std::size_t ldc, std::string* ran = nullptr);
+            std::size_t ldc, const rung_choice& how = {});
 
 // A block of a matrix: rows [row0, row0 + rows) and columns [col0, col0 + cols).
 struct matrix_block {

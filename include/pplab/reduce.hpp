@@ -54,10 +54,10 @@ struct scalar {
   double to_double() const noexcept { return as<double>(); }
 };
 
-// The run-time entry point: data is host memory holding n elements of type t. `ran`, if given,
-// receives the id of the rung that ran (`pplab list reduce`).
+// The run-time entry point: data is host memory holding n elements of type t. `how` may name the
+// rung to run and asks which ran (pplab/backend.hpp).
 scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
-              std::string* ran = nullptr);
+              const rung_choice& how = {});
 
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {

@@ -48,6 +48,13 @@ void fail_ambiguous_rung(std::string_view pattern, std::string_view id, const st
                                    "`)");
 }
 
+void fail_other_backend(std::string_view id, backend its, backend asked) {
+  fail(errc::invalid_argument, std::string(id) + " is a rung of backend '" +
+                                   std::string(name_of(its)) + "', not of '" +
+                                   std::string(name_of(asked)) + "'; call it with backend '" +
+                                   std::string(name_of(its)) + "'");
+}
+
 void fail_cannot_run(std::string_view id) {
   fail(errc::unsupported, std::string(id) + " cannot run this problem");
 }

@@ -65,6 +65,7 @@ bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_
 [[noreturn]] void fail_ambiguous_rung(std::string_view pattern, std::string_view id,
                                       const std::string& all);
 [[noreturn]] void fail_cannot_run(std::string_view id);
+[[noreturn]] void fail_other_backend(std::string_view id, backend its, backend asked);
 
 // The rung the API runs for backend b, with the free memory told (the tests' way to see the
 // choice on a full device): the policy's first rung that can run p and whose scratch fits; if
@@ -94,23 +95,31 @@ template <class Rung> const Rung& default_rung(backend b, const typename Rung::p
   });
 }
 
-// A rung by its whole id, or by the end of one after a '/' ("m14_f32_split_tf32",
-// "cuda/m14_f32_split_tf32") where only one id ends so; null when none does.
-template <class Rung> const Rung* find_by_id_or_end(std::string_view id) {
-  if (const Rung* r = find<Rung>(id)) return r;
-  std::vector<const Rung*> ends;
-  for (const Rung& r : rungs_of<Rung>()) {
-    const std::string_view full = r.info.id;
+// Of `items` (rungs, or their descriptions: `info_of(item)` gives the rung_info), the one whose
+// whole id is `id`, or else whose id ends in `id` after a '/' ("m14_f32_split_tf32",
+// "cuda/m14_f32_split_tf32") where only one does; null when none does. Several: an error.
+template <class T, class InfoOf>
+const T* by_id_or_end(const std::vector<T>& items, std::string_view pattern, std::string_view id,
+                      InfoOf info_of) {
+  std::vector<const T*> ends;
+  for (const T& item : items) {
+    const std::string_view full = info_of(item).id;
+    if (full == id) return &item;
     if (!id.empty() && full.size() > id.size() && full.ends_with(id) &&
         full[full.size() - id.size() - 1] == '/')
-      ends.push_back(&r);
+      ends.push_back(&item);
   }
   if (ends.size() > 1) {
     std::string all;
-    for (const Rung* r : ends) all += (all.empty() ? "" : ", ") + std::string(r->info.id);
-    fail_ambiguous_rung(pattern_of<Rung>(), id, all);
+    for (const T* e : ends) all += (all.empty() ? "" : ", ") + std::string(info_of(*e).id);
+    fail_ambiguous_rung(pattern, id, all);
   }
   return ends.empty() ? nullptr : ends.front();
+}
+
+template <class Rung> const Rung* find_by_id_or_end(std::string_view id) {
+  return by_id_or_end(rungs_of<Rung>(), pattern_of<Rung>(), id,
+                      [](const Rung& r) -> const rung_info& { return r.info; });
 }
 
 // A rung named by the user (--rung): it exists, its backend is usable, it can run p.
@@ -123,12 +132,14 @@ const Rung& rung_by_id(std::string_view id, const typename Rung::problem_type& p
   return *r;
 }
 
-// The CLI's choice: the rung named by `id`, or backend b's default when id is empty.
+// The rung a call runs on backend b: the one `how` names (which must be of backend b), or the
+// policy's pick; its id told to `how.ran`.
 template <class Rung>
-const Rung& rung_for(backend b, std::string_view id, const typename Rung::problem_type& p) {
-  if (!id.empty()) return rung_by_id<Rung>(id, p);
-  require_backend(b);
-  return default_rung<Rung>(b, p);
+const Rung& chosen_rung(backend b, const typename Rung::problem_type& p, const rung_choice& how) {
+  const Rung& r = how.rung.empty() ? default_rung<Rung>(b, p) : rung_by_id<Rung>(how.rung, p);
+  if (r.info.where != b) fail_other_backend(r.info.id, r.info.where, b);
+  if (how.ran) *how.ran = r.info.id;
+  return r;
 }
 
 }  // namespace pplab::detail

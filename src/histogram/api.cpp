@@ -228,7 +228,7 @@ void detail::run_rung(const histogram_rung& r, const histogram_problem& p, const
 }
 
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
-                           const histogram_options& options) {
+                           const histogram_options& options, const rung_choice& how) {
   detail::require_backend(where);
   // A range inferred from host data on the GPU: when the data fits with room to spare, it crosses
   // the bus once and stays while its minimum, maximum and counts are taken there. Else the
@@ -240,15 +240,15 @@ histogram_result histogram(backend where, dtype t, const void* data, std::size_t
       detail::scratch_fits(bytes, [&] { return ex.free_bytes(); })) {
     detail::buffer on_device(ex, bytes);
     ex.copy_in(on_device.get(), data, bytes);
-    return histogram_device(t, on_device.get(), n, options);
+    return histogram_device(t, on_device.get(), n, options, how);
   }
   const detail::histogram_problem p = detail::resolve_histogram(where, t, data, n, options);
-  return detail::run_histogram_into_result(detail::default_rung<detail::histogram_rung>(where, p),
-                                           p, data);
+  return detail::run_histogram_into_result(
+      detail::chosen_rung<detail::histogram_rung>(where, p, how), p, data);
 }
 
 histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
-                                  const histogram_options& options) {
+                                  const histogram_options& options, const rung_choice& how) {
   detail::require_backend(backend::cuda);
   detail::executor& ex = detail::executor_for(backend::cuda);
   const detail::histogram_problem p = detail::resolve_histogram_in_place(
@@ -262,8 +262,8 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
                "histogram: the pointer is not device memory; pass host data through "
                "pplab::histogram(pplab::cuda, host_range, options) instead");
       });
-  return detail::histogram_in_place(detail::default_rung<detail::histogram_rung>(backend::cuda, p),
-                                    ex, p, device_data);
+  return detail::histogram_in_place(
+      detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how), ex, p, device_data);
 }
 
 histogram_result histogram_device_parts(dtype t, std::span<const device_part> parts,

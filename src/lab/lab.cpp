@@ -41,6 +41,16 @@ std::vector<detail::rung_info> all_rungs() {
   return out;
 }
 
+rung_info find_rung(std::string_view pattern, std::string_view id) {
+  std::vector<rung_info> of;
+  for (const rung_info& r : all_rungs())
+    if (r.pattern() == pattern) of.push_back(r);
+  const rung_info* r = detail::by_id_or_end(
+      of, pattern, id, [](const rung_info& x) -> const rung_info& { return x; });
+  if (!r) detail::fail_no_such_rung(pattern, id);
+  return *r;
+}
+
 std::string check_pattern(std::string_view name) {
   std::string choices;
   for (std::string_view p : patterns()) {

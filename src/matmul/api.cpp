@@ -26,7 +26,7 @@ bool overlap(span_bytes x, span_bytes y) { return x.begin < y.end && y.begin < x
 
 void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
             const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
-            std::size_t ldc, std::string* ran) {
+            std::size_t ldc, const rung_choice& how) {
   detail::require_backend(where);
   // This process's blocks: the whole matrices, or one rank's on the mpi backend.
   detail::executor& ex = detail::executor_for(where);
@@ -58,9 +58,8 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
   });
   detail::together([&] {
     const detail::matmul_problem p{t, m, n, k};
-    const detail::matmul_rung& r = detail::default_rung<detail::matmul_rung>(where, p);
-    if (ran) *ran = r.info.id;
-    detail::run_rung(r, {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+    detail::run_rung(detail::chosen_rung<detail::matmul_rung>(where, p, how),
+                     {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
   });
 }
 

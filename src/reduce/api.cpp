@@ -107,7 +107,8 @@ scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_
 
 namespace pplab {
 
-scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o, std::string* ran) {
+scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
+              const rung_choice& how) {
   detail::require_backend(where);
   // On the mpi backend, data is this rank's part; the answer is the whole job's, on every rank.
   const std::uint64_t total = detail::agree_on_call(
@@ -120,9 +121,7 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o, std
       fail(errc::invalid_argument,
            "reduce: the mean of an empty input is undefined; check n before asking for a mean");
     const detail::reduce_problem p{t, o, n};
-    const detail::reduce_rung& r = detail::default_rung<detail::reduce_rung>(where, p);
-    if (ran) *ran = r.info.id;
-    return detail::run_rung(r, p, data);
+    return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data);
   });
 }
 
