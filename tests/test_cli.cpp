@@ -332,6 +332,35 @@ TEST_F(Cli, BadInputEndsInAClearErrorAndTheRightStatus) {
   EXPECT_EQ(run("histogram --help").code, 0);
 }
 
+// A text that is not numbers gets a hint to count its bytes; a text's bytes are labelled by their
+// characters, an image's pixel values by their numbers; no note of hidden bins when none is.
+TEST_F(Cli, HistogramLabelsAndHintsForTextsAndImages) {
+  write("book.txt", "# Call me Ishmael.\nCall me.\n");
+  expect_failure("histogram --input " + path("book.txt"), 1, "--format bytes");
+  result r = run("histogram --input " + path("book.txt") + " --format bytes");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("'#'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(0 empty bins"), std::string::npos) << r.out;
+  write("img.ppm", std::string("P6\n2 2\n255\n") +
+                       std::string("\x21\x0a\x0a\x21\x01\x0a\x00\x00\x00\x7f\x80\x81", 12));
+  r = run("histogram --input " + path("img.ppm"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("'!'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 33 "), std::string::npos) << r.out;
+}
+
+// An empty value is an error for every option (an unset shell variable must not become a zero,
+// a default or generated data), with exit status 2 and nothing written.
+TEST_F(Cli, EmptyValuesAreRefusedForEveryOption) {
+  for (const std::string args :
+       {"reduce --op sum --input ''", "reduce --op sum --n ''",
+        "reduce --op sum --n=", "reduce --op sum --seed ''", "reduce --op sum --dtype ''",
+        "reduce --op ''", "histogram --range ''", "histogram --bins ''", "list ''", "lab --json ''",
+        "matmul --a x.npy --b y.npy --alpha ''", "matmul --a x.npy --b y.npy --out ''"})
+    expect_failure(args, 2, "empty");
+}
+
 // The chart's default path is the record's, its extension made .svg: a dot in a folder's name is
 // not the record's extension, and no file the command was not told of is written. One file for
 // both outputs is refused before anything runs.

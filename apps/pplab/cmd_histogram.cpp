@@ -43,8 +43,13 @@ nlohmann::json to_json(const histogram_result& h) {
           {"overflow", h.overflow}, {"nan", h.nan},     {"rung", h.rung}};
 }
 
-std::string label(const histogram_result& h, std::size_t first, std::size_t last, bool bytes) {
-  if (bytes && first == last) {
+// How a row names its bin: as a range of values, as the one value of a natural bin (bytes'
+// 256 bins), or as that value and its character (a file read as bytes: a text's letters).
+enum class labels { ranges, values, characters };
+
+std::string label(const histogram_result& h, std::size_t first, std::size_t last, labels how) {
+  if (how == labels::values && first == last) return fmt::format("{:>3}", first);
+  if (how == labels::characters && first == last) {
     const unsigned char c = static_cast<unsigned char>(first);
     if (c > 32 && c < 127) return fmt::format("{:>3} '{}'", first, char(c));
     if (c == ' ') return fmt::format("{:>3} ' '", first);
@@ -57,7 +62,7 @@ std::string label(const histogram_result& h, std::size_t first, std::size_t last
 
 // All bins up to 64; else only the non-empty ones up to 128 (a text's letters); else bins merged
 // into 64 groups.
-void print_chart(const histogram_result& h, const std::string& title, bool bytes) {
+void print_chart(const histogram_result& h, const std::string& title, labels how) {
   constexpr std::size_t max_rows = 64, width = 50;
   std::vector<std::pair<std::size_t, std::size_t>> rows;  // [first, last] bins
   std::size_t nonzero = 0;
@@ -68,7 +73,7 @@ void print_chart(const histogram_result& h, const std::string& title, bool bytes
   } else if (nonzero <= 2 * max_rows) {
     for (std::size_t i = 0; i < h.bins(); ++i)
       if (h.counts[i]) rows.push_back({i, i});
-    note = fmt::format("({} empty bins not shown)", h.bins() - nonzero);
+    if (nonzero < h.bins()) note = fmt::format("({} empty bins not shown)", h.bins() - nonzero);
   } else {
     const std::size_t group = (h.bins() + max_rows - 1) / max_rows;
     for (std::size_t i = 0; i < h.bins(); i += group)
@@ -83,16 +88,16 @@ void print_chart(const histogram_result& h, const std::string& title, bool bytes
     sums.push_back(s);
     top = std::max(top, s);
   }
-  std::vector<std::string> labels;
+  std::vector<std::string> names;
   std::size_t label_width = 0;
   for (auto [a, b] : rows) {
-    labels.push_back(label(h, a, b, bytes));
-    label_width = std::max(label_width, labels.back().size());
+    names.push_back(label(h, a, b, how));
+    label_width = std::max(label_width, names.back().size());
   }
   fmt::print("{}{}\n", title, note.empty() ? "" : " " + note);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const std::size_t len = std::size_t(double(sums[r]) / double(top) * width + 0.5);
-    fmt::print("  {:<{}} {:>12} {}\n", labels[r], label_width, sums[r],
+    fmt::print("  {:<{}} {:>12} {}\n", names[r], label_width, sums[r],
                std::string(len ? len : (sums[r] ? 1 : 0), '#'));
   }
   fmt::print("  underflow {}, overflow {}, NaN {}; total {}\n", h.underflow, h.overflow, h.nan,
@@ -144,7 +149,10 @@ void run(const histogram_cli& o) {
     const std::string title = fmt::format(
         "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, data),
         several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")");
-    print_chart(h, title, in.natural_bytes && h.bins() == 256 && h.lo == 0);
+    const bool natural = in.natural_bytes && h.bins() == 256 && h.lo == 0;
+    print_chart(h, title,
+                !natural ? labels::ranges
+                         : (in.format == "bytes" ? labels::characters : labels::values));
   }
 }
 

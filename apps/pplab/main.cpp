@@ -7,9 +7,29 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "common.hpp"
 #include "core/executor.hpp"
+
+// An empty value (an unset shell variable, `--input ""` or `--n=`) is refused for every option
+// and argument alike, before anything runs: no option means zero or its default when empty.
+static void refuse_empty_values(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos && eq + 1 == arg.size())
+      pplab::fail(pplab::errc::invalid_argument,
+                  arg.substr(0, eq) + " was given an empty value; give one, or leave it out");
+    if (!arg.empty()) continue;
+    const std::string before = i > 1 ? argv[i - 1] : "";
+    pplab::fail(pplab::errc::invalid_argument,
+                (before.rfind("-", 0) == 0 ? before + " was given an empty value"
+                 : before.empty()          ? std::string("an empty argument")
+                                           : "an empty argument after '" + before + "'") +
+                    " (an unset shell variable?); give a value, or leave it out");
+  }
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"pplab: reduction, histogram and tiled matrix multiplication, each with its whole "
@@ -24,6 +44,7 @@ int main(int argc, char** argv) {
   pplab::cli::add_matmul(app);
   pplab::cli::add_lab(app);
   try {
+    refuse_empty_values(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);

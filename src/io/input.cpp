@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "core/sizes.hpp"
-#include "pplab/io.hpp"
 #include "pplab/error.hpp"
+#include "pplab/io.hpp"
 
 #ifdef PPLAB_HAVE_STB
 #define STBI_NO_HDR
@@ -94,7 +94,8 @@ array read_text(const std::string& path, dtype t) {
         fail(errc::bad_data,
              where + (decimal ? " is not an integer; dtype " + std::string(name_of(t)) +
                                     " takes integers (use --dtype f64 for decimals)"
-                              : " is not a number"));
+                              : " is not a number (to count the file's bytes, the letters of a "
+                                "text, give --format bytes)"));
       }
       values.push_back(*v);
     }
