@@ -5,9 +5,6 @@
 #include <charconv>
 
 #include "common.hpp"
-#include "core/run.hpp"
-#include "histogram/binning.hpp"
-#include "histogram/rung.hpp"
 
 namespace pplab::cli {
 namespace {

@@ -2,9 +2,6 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "core/ceilings.hpp"
-#include "core/device.hpp"
-#include "core/executor.hpp"
 #include "pplab/lab.hpp"
 
 namespace pplab::cli {
@@ -16,8 +13,8 @@ void add_info(CLI::App& app) {
   cmd->add_flag("--json", *as_json, "print one JSON object");
   cmd->add_flag("--no-measure", *no_measure, "skip measuring the ceilings (a few seconds)");
   cmd->callback([as_json, no_measure] {
-    const detail::cpu_facts c = detail::cpu();
-    const detail::gpu_info& g = detail::gpu();
+    const cpu_facts c = machine_cpu();
+    const gpu_info& g = machine_gpu();
     nlohmann::json j = {
         {"pplab", version()}, {"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
     nlohmann::json backends = nlohmann::json::object();
@@ -31,19 +28,16 @@ void add_info(CLI::App& app) {
                   {"memory_bytes", g.mem_bytes},
                   {"theoretical_GBps", g.mem_GBps_theoretical}};
     else j["gpu"] = {{"absent", g.why_absent}};
-    detail::executor& job = detail::executor_for(backend::mpi);
-    if (job.usable()) j["mpi"] = {{"job", job.describe()}};
-    else j["mpi"] = {{"absent", job.why_absent()}};
-    detail::executor& gpus = detail::executor_for(backend::nccl);
-    if (gpus.usable()) j["nccl"] = {{"gpus", gpus.describe()}};
-    else j["nccl"] = {{"absent", gpus.why_absent()}};
+    if (available(backend::mpi)) j["mpi"] = {{"job", describe(backend::mpi)}};
+    else j["mpi"] = {{"absent", why_absent(backend::mpi)}};
+    if (available(backend::nccl)) j["nccl"] = {{"gpus", describe(backend::nccl)}};
+    else j["nccl"] = {{"absent", why_absent(backend::nccl)}};
     // Under mpirun every rank answers the same: rank 0 prints.
-    if (job.usable() && job.rank() != 0) return;
+    if (available(backend::mpi) && job_rank(backend::mpi) != 0) return;
     if (!*no_measure) {  // the lab's probes, on smaller buffers
       const auto measured = [](backend b, std::size_t bytes, double budget) {
         nlohmann::json out = nlohmann::json::object();
-        for (const ceiling& k : detail::executor_for(b).measure_ceilings(bytes, budget))
-          out[k.key] = k.value;
+        for (const ceiling& k : measure_ceilings(b, bytes, budget)) out[k.key] = k.value;
         return out;
       };
       j["ceilings"] = measured(backend::cpu, std::size_t(256) << 20, 0.5);

@@ -11,10 +11,9 @@
 #include <optional>
 
 #include "common.hpp"
-#include "core/run.hpp"
-#include "core/timer.hpp"
 #include "lab_report.hpp"
 #include "pplab/io.hpp"
+#include "pplab/stopwatch.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -53,7 +52,7 @@ void run(const lab_cli& o) {
   set_mpi_local(parse_backend(o.local_name));
   if (!o.backend_name.empty()) {
     s.only_backend = parse_backend(o.backend_name);
-    detail::require_backend(*s.only_backend);
+    require(*s.only_backend);
   }
   s.only_rungs = o.variants;
   const std::vector<std::string> planned =
@@ -65,7 +64,7 @@ void run(const lab_cli& o) {
            "--rung " + part +
                ": no rung the lab would run here has it in its id (see `pplab list`)");
   // In a job of several ranks (mpi) every rank runs the lab; rank 0 prints and writes.
-  const bool root = !available(backend::mpi) || detail::executor_for(backend::mpi).rank() == 0;
+  const bool root = !available(backend::mpi) || job_rank(backend::mpi) == 0;
   // Opened first: a record or chart that cannot be written is reported before the lab runs.
   const std::string chart_path = o.chart_path.empty() ? chart_beside(o.json_path) : o.chart_path;
   if (same_file(chart_path, o.json_path))
@@ -80,15 +79,14 @@ void run(const lab_cli& o) {
       std::fprintf(stderr, "\r\033[K[%3zu] %s", ++step, what.c_str());
       std::fflush(stderr);
     };
-  detail::stopwatch clock;
+  stopwatch clock;
   const lab::result lab = lab::run(s);
   if (progress) std::fprintf(stderr, "\r\033[K");
   std::size_t wrong = 0;
   for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
   if (!root) {
     if (wrong)  // every rank has the same rows: the same error, printed once by rank 0
-      throw detail::agreed_error(errc::bad_data,
-                                 std::to_string(wrong) + " rungs gave wrong answers");
+      throw agreed_error(errc::bad_data, std::to_string(wrong) + " rungs gave wrong answers");
     return;
   }
   std::vector<std::string> shown;  // the executors' main ceilings, as measured in this run
@@ -112,8 +110,8 @@ void run(const lab_cli& o) {
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart_path,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");
   if (wrong)
-    throw detail::agreed_error(errc::bad_data, std::to_string(wrong) +
-                                                   " rungs gave wrong answers (see WRONG above)");
+    throw agreed_error(errc::bad_data,
+                       std::to_string(wrong) + " rungs gave wrong answers (see WRONG above)");
 }
 
 }  // namespace

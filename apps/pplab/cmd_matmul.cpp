@@ -7,13 +7,8 @@
 #include <optional>
 
 #include "common.hpp"
-#include "core/generate.hpp"
-#include "core/run.hpp"
-#include "core/sizes.hpp"
-#include "core/timer.hpp"
-#include "matmul/mpi/grid.hpp"
-#include "matmul/rung.hpp"
 #include "pplab/io.hpp"
+#include "pplab/stopwatch.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -49,10 +44,10 @@ io::array generated(dtype t, std::size_t rows, std::size_t cols, const matrix_bl
   io::array m;
   m.type = t;
   m.shape = {rows, cols};
-  m.bytes.resize(detail::checked_bytes({b.rows, b.cols, size_of(t)}, "a generated matrix"));
+  m.bytes.resize(checked_bytes({b.rows, b.cols, size_of(t)}, "a generated matrix"));
   for (std::size_t i = 0; i < b.rows; ++i)
-    detail::generate(t, static_cast<std::byte*>(m.data()) + i * b.cols * size_of(t), b.cols,
-                     detail::distribution::uniform, seed, (b.row0 + i) * cols + b.col0);
+    generate(t, static_cast<std::byte*>(m.data()) + i * b.cols * size_of(t), b.cols,
+             distribution::uniform, seed, (b.row0 + i) * cols + b.col0);
   return m;
 }
 
@@ -73,26 +68,24 @@ io::array load_matrix(const std::string& path, const char* name,
 
 void run(const matmul_cli& o) {
   const backend where = o.backend.resolve("matmul", o.variant);
-  detail::executor& ex = detail::executor_for(where);
-  const bool job = ex.ranks() > 1;
+  const bool job = job_ranks(where) > 1;
   // Opened first: an output that cannot be written is reported before the work, not after it.
   std::optional<io::output_file> out;
   io::array a, b, c;
   std::exception_ptr failed;
   std::string shapes;
   try {
-    if (!o.out_path.empty() && ex.rank() == 0) out.emplace(o.out_path);
+    if (!o.out_path.empty() && job_rank(where) == 0) out.emplace(o.out_path);
     // On a job each rank reads only its blocks (SUMMA's layout), A's and B's from their shapes.
-    const detail::rank_grid g = detail::grid_of(ex.rank(), ex.ranks());
     std::size_t m = 0, n = 0, k = 0;
     const io::block_chooser a_block = [&](std::size_t rows, std::size_t cols) {
       m = rows, k = cols;
-      const matrix_block x = detail::blocks_of(g, rows, 0, cols).a;
+      const matrix_block x = matmul_blocks_of(where, rows, 0, cols).a;
       return io::block{x.row0, x.rows, x.col0, x.cols};
     };
     const io::block_chooser b_block = [&](std::size_t rows, std::size_t cols) {
       n = cols;
-      const matrix_block x = detail::blocks_of(g, 0, cols, rows).b;
+      const matrix_block x = matmul_blocks_of(where, 0, cols, rows).b;
       return rows == k ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
     };
     if (o.shape.empty() == o.a_path.empty() || o.a_path.empty() != o.b_path.empty())
@@ -103,7 +96,7 @@ void run(const matmul_cli& o) {
       const dtype t = parse_dtype(o.dtype_name);
       if (!is_float(t))
         fail(errc::invalid_argument, "--dtype for matmul is f32 or f64; got " + o.dtype_name);
-      const matmul_blocks mine = detail::blocks_of(g, gm, gn, gk);
+      const matmul_blocks mine = matmul_blocks_of(where, gm, gn, gk);
       m = gm, n = gn, k = gk;
       a = generated(t, gm, gk, mine.a, o.seed);
       b = generated(t, gk, gn, mine.b, o.seed + 1);
@@ -112,7 +105,7 @@ void run(const matmul_cli& o) {
       b = load_matrix(o.b_path, "B", job ? &b_block : nullptr);
     }
     const io::block_chooser c_block = [&](std::size_t rows, std::size_t cols) {
-      const matrix_block x = detail::blocks_of(g, m, n, k).c;
+      const matrix_block x = matmul_blocks_of(where, m, n, k).c;
       return rows == m && cols == n ? io::block{x.row0, x.rows, x.col0, x.cols} : io::block{};
     };
     if (!o.c_path.empty()) c = load_matrix(o.c_path, "C", job ? &c_block : nullptr);
@@ -122,9 +115,9 @@ void run(const matmul_cli& o) {
   } catch (...) {
     failed = std::current_exception();
   }
-  ex.agree_on_call(shapes, 0, failed);
+  agree(where, shapes, 0, failed);
   // Every rank has the same shapes now: what follows fails on all of them alike.
-  detail::together([&] {
+  together([&] {
     if (a.type != b.type)
       fail(errc::invalid_argument, fmt::format("A is {} and B is {}; give both the same dtype",
                                                name_of(a.type), name_of(b.type)));
@@ -134,7 +127,7 @@ void run(const matmul_cli& o) {
            fmt::format(
                "shapes do not match: A is {}x{}, B is {}x{}; A's columns must equal B's rows", m, k,
                b.shape[0], n));
-    const matmul_blocks mine = detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
+    const matmul_blocks mine = matmul_blocks_of(where, m, n, k);
     if (!o.c_path.empty()) {
       if (c.type != a.type || c.shape != std::vector<std::size_t>{m, n})
         fail(errc::invalid_argument,
@@ -142,18 +135,17 @@ void run(const matmul_cli& o) {
     } else {
       c.type = a.type;
       c.shape = {m, n};
-      c.bytes.resize(
-          detail::checked_bytes({mine.c.rows, mine.c.cols, size_of(a.type)},
-                                fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
+      c.bytes.resize(checked_bytes({mine.c.rows, mine.c.cols, size_of(a.type)},
+                                   fmt::format("C, a {}x{} {} matrix,", m, n, name_of(a.type))));
     }
     const double beta = o.c_path.empty() ? 0.0 : o.beta;
-    detail::stopwatch clock;
+    stopwatch clock;
     std::string used;
     matmul(where, a.type, m, n, k, o.alpha, a.data(), mine.a.cols, b.data(), mine.b.cols, beta,
            c.data(), mine.c.cols, {o.variant, &used});
     const double s = clock.seconds();
-    if (job) c.bytes = detail::assemble_c(ex, c.data(), m, n, k, size_of(c.type));
-    if (ex.rank() != 0) return;
+    if (job) c.bytes = gather_c(where, c.data(), m, n, k, size_of(c.type));
+    if (job_rank(where) != 0) return;
     fmt::print("C = A*B: ({}x{}) x ({}x{}) {} in {:.3f} ms, {:.2f} GFLOP/s [{}]\n", m, k, k, n,
                name_of(a.type), s * 1e3, 2.0 * double(m) * double(n) * double(k) / s * 1e-9, used);
     if (out) {

@@ -2,9 +2,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "core/run.hpp"
-#include "core/timer.hpp"
-#include "reduce/rung.hpp"
+#include "pplab/stopwatch.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -25,7 +23,7 @@ void run(const reduce_options& o) {
   for (std::size_t c = 1; c < data.in.channels.size(); ++c)
     a.bytes.insert(a.bytes.end(), data.in.channels[c].bytes.begin(),
                    data.in.channels[c].bytes.end());
-  detail::stopwatch clock;
+  stopwatch clock;
   scalar value;
   std::string used;
   value = reduce(where, a.type, a.data(), a.size(), what, {o.variant, &used});

@@ -4,9 +4,6 @@
 
 #include <cmath>
 
-#include "core/executor.hpp"
-#include "core/run.hpp"
-#include "core/sizes.hpp"
 #include "pplab/lab.hpp"
 
 namespace pplab::cli {
@@ -49,15 +46,15 @@ const dtype* file_dtype(const data_options& o, dtype& storage) {
 io::input generated(const data_options& o, int rank, int ranks) {
   if (o.n < 0) fail(errc::invalid_argument, "--n must be 0 or more; got " + std::to_string(o.n));
   const dtype t = parse_dtype(o.dtype_name.empty() ? o.default_dtype : o.dtype_name);
-  const detail::part mine = detail::part_of(std::size_t(o.n), rank, ranks);
+  const part mine = part_of(std::size_t(o.n), rank, ranks);
   io::array a;
   a.type = t;
   a.shape = {std::size_t(o.n)};
-  a.bytes.resize(detail::checked_bytes({mine.count, size_of(t)},
-                                       (ranks > 1 ? "this rank's part of --n " : "--n ") +
-                                           std::to_string(o.n) + " " + std::string(name_of(t)) +
-                                           " elements"));
-  detail::generate(t, a.data(), mine.count, detail::parse_distribution(o.dist), o.seed, mine.first);
+  a.bytes.resize(
+      checked_bytes({mine.count, size_of(t)}, (ranks > 1 ? "this rank's part of --n " : "--n ") +
+                                                  std::to_string(o.n) + " " +
+                                                  std::string(name_of(t)) + " elements"));
+  generate(t, a.data(), mine.count, parse_distribution(o.dist), o.seed, mine.first);
   io::input in;
   in.format = "generated";
   in.channels.push_back(std::move(a));
@@ -90,7 +87,7 @@ backend backend_options::resolve() const {
   const backend b = parse_backend(name);
   if (b == backend::mpi) set_mpi_local(parse_backend(local));
   else if (local != "cpu") fail(errc::invalid_argument, "--local applies to --backend mpi alone");
-  detail::require_backend(b);
+  require(b);
   return b;
 }
 
@@ -98,25 +95,24 @@ backend backend_options::resolve(std::string_view pattern, const std::string& ru
   const backend asked = resolve();
   if (rung.empty()) return asked;
   const backend its = lab::find_rung(pattern, rung).where;
-  if (its != asked) detail::require_backend(its);
+  if (its != asked) require(its);
   return its;
 }
 
-bool prints(backend where) { return detail::executor_for(where).rank() == 0; }
+bool prints(backend where) { return job_rank(where) == 0; }
 
 loaded load_data(const data_options& o, backend where) {
-  detail::executor& ex = detail::executor_for(where);
+  const int me = job_rank(where), ranks = job_ranks(where);
   loaded out;
   std::exception_ptr failed;
   std::string what;
   try {
-    if (ex.ranks() == 1) {
+    if (ranks == 1) {
       out.in = load_data(o);
     } else {
       out.part = true;
-      const int me = ex.rank(), ranks = ex.ranks();
       const auto choose = [&](std::size_t count) {
-        const detail::part p = detail::part_of(count, me, ranks);
+        const part p = part_of(count, me, ranks);
         return std::pair{p.first, p.count};
       };
       if (!o.input.empty()) {
@@ -139,7 +135,7 @@ loaded load_data(const data_options& o, backend where) {
   }
   std::size_t local = 0;
   for (const io::array& a : out.in.channels) local += a.size();
-  out.whole = ex.agree_on_call(what, local, failed);
+  out.whole = agree(where, what, local, failed);
   return out;
 }
 

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/generate.hpp"
+#include "pplab/generate.hpp"
 #include "pplab/io.hpp"
 #include "pplab/pplab.hpp"
+#include "pplab/sizes.hpp"
 
 namespace pplab::cli {
 

@@ -13,8 +13,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/ceilings.hpp"
-#include "core/device.hpp"
 #include "git_stamp.hpp"
 #include "pplab/pplab.hpp"
 
@@ -113,8 +111,8 @@ std::string record_json(const lab::result& lab, bool quick) {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  const detail::cpu_facts c = detail::cpu();
-  const detail::gpu_info& g = detail::gpu();
+  const cpu_facts c = machine_cpu();
+  const gpu_info& g = machine_gpu();
   json machine = {{"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
   if (g.present) machine["gpu"] = g.name, machine["driver"] = g.driver;
   json ceilings = json::object(), sources = json::object();

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "common.hpp"
-#include "core/executor.hpp"
 
 // An empty value (an unset shell variable, `--input ""` or `--n=`) is refused for every option
 // and argument alike, before anything runs: no option means zero or its default when empty.
@@ -49,16 +48,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return pplab::detail::end_with_error(std::string(e.what()) + "\nRun with --help for usage.", 2,
-                                         true);
+    return pplab::end_with_error(std::string(e.what()) + "\nRun with --help for usage.", 2, true);
   } catch (const pplab::error& e) {
-    return pplab::detail::end_with_error(e.what(),
-                                         e.code() == pplab::errc::invalid_argument ? 2 : 1,
-                                         dynamic_cast<const pplab::detail::agreed_error*>(&e));
+    return pplab::end_with_error(e.what(), e.code() == pplab::errc::invalid_argument ? 2 : 1,
+                                 dynamic_cast<const pplab::agreed_error*>(&e));
   } catch (const std::bad_alloc&) {
-    return pplab::detail::end_with_error("out of memory; try a smaller input (--n)", 1, false);
+    return pplab::end_with_error("out of memory; try a smaller input (--n)", 1, false);
   } catch (const std::exception& e) {
-    return pplab::detail::end_with_error(e.what(), 1, false);
+    return pplab::end_with_error(e.what(), 1, false);
   }
   // Output that never arrived (a full disk, a closed pipe) is a failure, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

@@ -13,6 +13,8 @@ backend parse_backend(std::string_view name);
 // True when this build has the backend and (for cuda) a device answers; for mpi, when the
 // process was started by mpirun or mpiexec (or MPI is already running) and its local backend is.
 bool available(backend b);
+// Nothing when backend b is usable here; else throws pplab::error (unsupported) saying why not.
+void require(backend b);
 
 // The backend each rank of the mpi backend runs on its own part: seq, cpu (the default) or cuda.
 // Every rank must choose the same (a difference is reported as an error by the next call).

@@ -5,6 +5,7 @@
 // C must not overlap A or B.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "dtype.hpp"
@@ -38,6 +39,12 @@ struct matmul_blocks {
 // grid of the ranks, SUMMA's layout (docs/mpi.md). One process (or any other backend): the
 // whole matrices.
 matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k);
+// The same for the job of backend `where` (mpi, or nccl under mpirun; one process: the whole).
+matmul_blocks matmul_blocks_of(backend where, std::size_t m, std::size_t n, std::size_t k);
+// Every rank's block of C (`block`, elements of `elem_bytes`, rows of its block's width) put
+// together on rank 0 as the whole m x n matrix, row-major (empty on the other ranks).
+std::vector<std::byte> gather_c(backend where, const void* block, std::size_t m, std::size_t n,
+                                std::size_t k, std::size_t elem_bytes);
 
 template <class Tag, class T>
 void matmul(Tag where, T alpha, matrix_ref<const T> a, matrix_ref<const T> b, T beta,

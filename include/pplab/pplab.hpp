@@ -5,6 +5,8 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
+#include "job.hpp"
+#include "machine.hpp"
 #include "matmul.hpp"
 #include "ops.hpp"
 #include "reduce.hpp"

@@ -3,13 +3,11 @@
 #include <cstddef>
 #include <string>
 
+#include "pplab/machine.hpp"
+
 namespace pplab::detail {
 
-struct cpu_facts {
-  std::string model;
-  int cores = 0;    // logical CPUs this process may use
-  int threads = 0;  // OpenMP threads
-};
+using pplab::cpu_facts;
 cpu_facts cpu();
 
 // Multi-threaded streaming read of a `bytes` working set (the best read loop we know), GB/s.

@@ -22,6 +22,7 @@
 #include "pplab/ceiling.hpp"
 #include "pplab/device_span.hpp"
 #include "pplab/error.hpp"
+#include "pplab/job.hpp"
 
 namespace pplab::detail {
 
@@ -123,27 +124,11 @@ public:
   virtual void barrier() {}
 };
 
-// An error every rank of a job throws together (agreed on): the command line prints it once.
-class agreed_error : public error {
-public:
-  using error::error;
-};
-
-// The part of n elements that rank r of `ranks` holds: the first n % ranks ranks hold one more.
-struct part {
-  std::size_t first = 0, count = 0;
-};
-constexpr part part_of(std::size_t n, int r, int ranks) {
-  const std::size_t each = n / std::size_t(ranks), extra = n % std::size_t(ranks);
-  const std::size_t ur = std::size_t(r);
-  return {ur * each + (ur < extra ? ur : extra), each + (ur < extra ? 1 : 0)};
-}
-
-// The end of a program on an error: prints `pplab: error: MESSAGE` and returns `exit_code`. In
-// a job of several ranks started by the mpi backend, an agreed error is printed by rank 0 alone,
-// any other by the rank that met it (naming it), and the job ends through MPI_Abort with the
-// exit code (no rank is left waiting in a collective).
-int end_with_error(const std::string& message, int exit_code, bool agreed);
+// The job's words, public (pplab/job.hpp).
+using pplab::agreed_error;
+using pplab::end_with_error;
+using pplab::part;
+using pplab::part_of;
 
 // The executor of a backend.
 executor& executor_for(backend b);

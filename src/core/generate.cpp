@@ -7,7 +7,7 @@
 
 #include "pplab/error.hpp"
 
-namespace pplab::detail {
+namespace pplab {
 
 distribution parse_distribution(std::string_view name) {
   for (auto d :
@@ -91,4 +91,4 @@ void generate(dtype t, void* out, std::size_t n, distribution d, std::uint64_t s
   });
 }
 
-}  // namespace pplab::detail
+}  // namespace pplab

@@ -4,10 +4,33 @@
 
 #include <string>
 
+#include "core/ceilings.hpp"
+#include "core/device.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab {
+
 bool available(backend b) { return detail::executor_for(b).usable(); }
+void require(backend b) { detail::require_backend(b); }
+
+cpu_facts machine_cpu() { return detail::cpu(); }
+const gpu_info& machine_gpu() { return detail::gpu(); }
+std::string describe(backend b) { return detail::executor_for(b).describe(); }
+std::string why_absent(backend b) { return detail::executor_for(b).why_absent(); }
+std::vector<ceiling> measure_ceilings(backend b, std::size_t bytes, double budget_s) {
+  return detail::executor_for(b).measure_ceilings(bytes, budget_s);
+}
+
+int job_rank(backend b) { return detail::executor_for(b).rank(); }
+int job_ranks(backend b) { return detail::executor_for(b).ranks(); }
+std::uint64_t agree(backend b, const std::string& signature, std::uint64_t local_n,
+                    const std::exception_ptr& local_error) {
+  return detail::executor_for(b).agree_on_call(signature, local_n, local_error);
+}
+std::vector<std::byte> gather_to_root(backend b, const void* mine, std::size_t bytes) {
+  return detail::executor_for(b).gather_to_root(mine, bytes);
+}
+
 }  // namespace pplab
 
 namespace pplab::detail {

@@ -40,17 +40,7 @@ std::uint64_t agree_on_call(backend b, const std::string& signature, std::uint64
   return executor_for(b).agree_on_call(signature, n, failed);
 }
 
-// After an agreement every rank meets the same errors: `f`'s pplab::error is thrown as an
-// agreed_error, which the command line prints once for the whole job.
-template <class F> decltype(auto) together(F&& f) {
-  try {
-    return f();
-  } catch (const agreed_error&) {
-    throw;
-  } catch (const error& e) {
-    throw agreed_error(e.code(), e.what());
-  }
-}
+using pplab::together;
 
 // Whether `scratch` bytes can be had: up to `never_in_doubt` always (the data and the results
 // need that much room anyway, and most rungs' scratch is that small, so no device query is made

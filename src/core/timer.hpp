@@ -1,14 +1,6 @@
 #pragma once
-#include <chrono>
+#include "pplab/stopwatch.hpp"
 
 namespace pplab::detail {
-
-// Wall-clock seconds since construction (steady clock).
-struct stopwatch {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-};
-
+using pplab::stopwatch;
 }  // namespace pplab::detail

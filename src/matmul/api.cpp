@@ -5,6 +5,7 @@
 
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
+#include "pplab/job.hpp"
 #include "pplab/matmul.hpp"
 
 namespace pplab {
@@ -61,6 +62,15 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
     detail::run_rung(detail::chosen_rung<detail::matmul_rung>(where, p, how),
                      {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
   });
+}
+
+matmul_blocks matmul_blocks_of(backend where, std::size_t m, std::size_t n, std::size_t k) {
+  return detail::blocks_of(detail::grid_of(job_rank(where), job_ranks(where)), m, n, k);
+}
+
+std::vector<std::byte> gather_c(backend where, const void* block, std::size_t m, std::size_t n,
+                                std::size_t k, std::size_t elem_bytes) {
+  return detail::assemble_c(detail::executor_for(where), block, m, n, k, elem_bytes);
 }
 
 matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k) {

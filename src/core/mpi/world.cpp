@@ -116,19 +116,19 @@ void agree(const std::exception_ptr& local_error) {
 
 }  // namespace pplab::detail::mpi
 
-namespace pplab::detail {
+namespace pplab {
 
 int end_with_error(const std::string& message, int exit_code, bool agreed) {
-  const bool job = mpi::running() && mpi::launched();
+  const bool job = detail::mpi::running() && detail::mpi::launched();
   int ranks = 1, me = 0;
   if (job) {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
   } else {
-    me = std::max(mpi::launcher_rank(), 0);
+    me = std::max(detail::mpi::launcher_rank(), 0);
   }
   // Before MPI started (a usage error) every rank met the same error: rank 0 says it.
-  if (!job && mpi::launcher_rank() >= 0) agreed = true;
+  if (!job && detail::mpi::launcher_rank() >= 0) agreed = true;
   if (!agreed || me == 0)
     std::fprintf(stderr, "pplab: error: %s%s\n",
                  !agreed && ranks > 1 ? ("rank " + std::to_string(me) + ": ").c_str() : "",
@@ -143,10 +143,6 @@ int end_with_error(const std::string& message, int exit_code, bool agreed) {
   }
   return exit_code;
 }
-
-}  // namespace pplab::detail
-
-namespace pplab {
 
 void use_mpi_communicator(MPI_Comm c) { detail::mpi::use(c); }
 MPI_Comm mpi_communicator() { return detail::mpi::comm(); }

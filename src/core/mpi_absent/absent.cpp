@@ -15,6 +15,10 @@ executor& mpi_executor() {
   return ex;
 }
 
+}  // namespace pplab::detail
+
+namespace pplab {
+
 // Under a launcher every rank meets the same error; rank 0 says it.
 int end_with_error(const std::string& message, int exit_code, bool) {
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
@@ -23,4 +27,4 @@ int end_with_error(const std::string& message, int exit_code, bool) {
   return exit_code;
 }
 
-}  // namespace pplab::detail
+}  // namespace pplab
