@@ -350,6 +350,27 @@ TEST_F(Cli, HistogramLabelsAndHintsForTextsAndImages) {
   EXPECT_NE(r.out.find(" 33 "), std::string::npos) << r.out;
 }
 
+// A 16-bit image is read as u16 samples (a PGM's are big-endian), never cut to its high bytes.
+TEST_F(Cli, SixteenBitImagesAreReadWhole) {
+  write("deep.pgm",
+        std::string("P5\n2 2\n65535\n") + std::string("\x12\x34\xff\xff\x00\x01\x01\x00", 8));
+  const result r = run("reduce --op sum --input " + path("deep.pgm") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["dtype"], "u16");
+  EXPECT_EQ(j["value"].get<std::uint64_t>(), 0x1234u + 0xffffu + 1u + 0x100u);
+  // A 16-bit gray PNG of two pixels, 0x1234 and 0xfffe.
+  write("deep.png",
+        std::string("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00"
+                    "\x02\x00\x00\x00\x01\x10\x00\x00\x00\x00\x81\xd9\xfc\x15\x00\x00\x00\x0d\x49"
+                    "\x44\x41\x54\x78\x9c\x63\x10\x32\xf9\xff\x0f\x00\x03\xe5\x02\x44\x58\xd5\x1a"
+                    "\x21\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
+                    70));
+  const result p = run("reduce --op sum --input " + path("deep.png") + " --json");
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(nlohmann::json::parse(p.out)["value"].get<std::uint64_t>(), 0x1234u + 0xfffeu);
+}
+
 // An empty value is an error for every option (an unset shell variable must not become a zero,
 // a default or generated data), with exit status 2 and nothing written.
 TEST_F(Cli, EmptyValuesAreRefusedForEveryOption) {

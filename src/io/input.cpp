@@ -111,10 +111,15 @@ array read_text(const std::string& path, dtype t) {
 // A binary PNM (P5 gray, P6 colour) states its size in a text header, and the decoder would fill
 // a short file's missing pixels instead of failing: the size the header claims is checked against
 // the bytes that follow it before anything is decoded.
-void check_pnm_size(const std::string& path, const std::vector<std::byte>& file) {
-  const char* p = reinterpret_cast<const char*>(file.data());
+struct pnm_header {
+  std::size_t width, height, channels, maxval, offset;  // offset: of the first pixel's bytes
+};
+std::optional<pnm_header> check_pnm_size(const std::string& path,
+                                         const std::vector<std::byte>& file) {
+  const char* const start = reinterpret_cast<const char*>(file.data());
+  const char* p = start;
   const char* end = p + file.size();
-  if (file.size() < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6')) return;
+  if (file.size() < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6')) return std::nullopt;
   const std::size_t channels = p[1] == '5' ? 1 : 3;
   p += 2;
   std::size_t v[3] = {0, 0, 0};  // width, height, maxval
@@ -140,6 +145,7 @@ void check_pnm_size(const std::string& path, const std::vector<std::byte>& file)
                              std::to_string(v[0]) + " x " + std::to_string(v[1]) + " pixels (" +
                              std::to_string(want) + " bytes), but only " + std::to_string(have) +
                              " bytes follow.");
+  return pnm_header{v[0], v[1], channels, v[2], std::size_t(p - start)};
 }
 #endif
 
@@ -170,12 +176,38 @@ struct image_reader {
   }
 };
 
+#ifdef PPLAB_HAVE_STB
+// A binary PNM of more than 8 bits: its samples are big-endian 16-bit words, read as u16 (the
+// decoder of some stb versions hands them over unswapped).
+input read_wide_pnm(const pnm_header& pnm, const std::vector<std::byte>& file) {
+  input in;
+  in.format = "image";
+  const std::size_t count = pnm.width * pnm.height;
+  const auto* at = reinterpret_cast<const unsigned char*>(file.data()) + pnm.offset;
+  for (std::size_t ch = 0; ch < pnm.channels; ++ch) {
+    array a;
+    a.type = dtype::u16;
+    a.shape = {pnm.height, pnm.width};
+    a.bytes.resize(count * 2);
+    for (std::size_t i = 0; i < count; ++i) {
+      const unsigned char* s = at + (i * pnm.channels + ch) * 2;
+      const std::uint16_t v = std::uint16_t((s[0] << 8) | s[1]);
+      std::memcpy(&a.bytes[i * 2], &v, 2);
+    }
+    in.channels.push_back(std::move(a));
+    in.names.push_back(pnm.channels == 1 ? "gray" : std::string(1, "RGB"[ch]));
+  }
+  return in;
+}
+#endif
+
 input read_image(const std::string& path) {
 #ifndef PPLAB_HAVE_STB
   fail(errc::unsupported, path + ": this build has no image support (stb_image was not found)");
 #else
   const std::vector<std::byte> file = read_file(path);
-  check_pnm_size(path, file);
+  const std::optional<pnm_header> pnm = check_pnm_size(path, file);
+  if (pnm && pnm->maxval > 255) return read_wide_pnm(*pnm, file);
   const stbi_io_callbacks io{&image_reader::read, &image_reader::skip, &image_reader::eof};
   image_reader probe{file.data(), file.size()};
   int w = 0, h = 0, channels = 0;
@@ -183,8 +215,14 @@ input read_image(const std::string& path) {
     detail::checked_bytes({std::size_t(w), std::size_t(h), std::size_t(channels)},
                           path + ": an image of " + std::to_string(w) + " x " + std::to_string(h) +
                               " pixels");
+  // 16-bit images (a PNG of 16 bits, a PNM whose maximum is above 255) are read as u16 samples,
+  // never cut to their high bytes.
+  image_reader is16{file.data(), file.size()};
+  const bool wide = stbi_is_16_bit_from_callbacks(&io, &is16);
   image_reader reader{file.data(), file.size()};
-  unsigned char* pixels = stbi_load_from_callbacks(&io, &reader, &w, &h, &channels, 0);
+  void* pixels =
+      wide ? static_cast<void*>(stbi_load_16_from_callbacks(&io, &reader, &w, &h, &channels, 0))
+           : static_cast<void*>(stbi_load_from_callbacks(&io, &reader, &w, &h, &channels, 0));
   if (pixels && reader.overran) {
     stbi_image_free(pixels);
     fail(errc::bad_data, path + ": the file is truncated: the image's header promises " +
@@ -200,17 +238,19 @@ input read_image(const std::string& path) {
   }
   input in;
   in.format = "image";
-  in.natural_bytes = true;
+  in.natural_bytes = !wide;
   static const char* rgba[] = {"R", "G", "B", "A"};
   static const char* gray[] = {"gray", "alpha"};
-  const std::size_t count = std::size_t(w) * std::size_t(h);
+  const std::size_t count = std::size_t(w) * std::size_t(h), sample = wide ? 2 : 1;
+  const auto* samples = static_cast<const std::byte*>(pixels);
   for (int ch = 0; ch < channels; ++ch) {
     array a;
-    a.type = dtype::u8;
+    a.type = wide ? dtype::u16 : dtype::u8;
     a.shape = {std::size_t(h), std::size_t(w)};
-    a.bytes.resize(count);
+    a.bytes.resize(count * sample);
     for (std::size_t i = 0; i < count; ++i)
-      a.bytes[i] = std::byte(pixels[i * std::size_t(channels) + std::size_t(ch)]);
+      std::memcpy(&a.bytes[i * sample],
+                  samples + (i * std::size_t(channels) + std::size_t(ch)) * sample, sample);
     in.channels.push_back(std::move(a));
     in.names.push_back(channels <= 2 ? gray[ch] : rgba[ch]);
   }
