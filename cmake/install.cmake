@@ -24,3 +24,6 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pplabConfig.cmake
 if(TARGET pplab_cli)
   install(TARGETS pplab_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# For builds without CMake: pkg-config --cflags --libs pplab (the patterns' library).
+configure_file(cmake/pplab.pc.in ${CMAKE_CURRENT_BINARY_DIR}/pplab.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/pplab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -7,9 +7,13 @@ set(PPLAB_NCCL AUTO CACHE STRING "nccl backend: AUTO (when CUDA and NCCL are fou
 set_property(CACHE PPLAB_NCCL PROPERTY STRINGS AUTO ON OFF)
 set(PPLAB_MPI AUTO CACHE STRING "mpi backend: AUTO (when MPI is found), ON or OFF")
 set_property(CACHE PPLAB_MPI PROPERTY STRINGS AUTO ON OFF)
-option(PPLAB_BUILD_APP "Build the pplab command line" ON)
-option(PPLAB_BUILD_TESTS "Build the tests" ON)
-option(BUILD_SHARED_LIBS "Build libpplab as a shared library" ON)
+# Inside another project (add_subdirectory, FetchContent) pplab builds its libraries alone, and
+# leaves the parent's BUILD_SHARED_LIBS and build type as the parent set them.
+option(PPLAB_BUILD_APP "Build the pplab command line" ${PROJECT_IS_TOP_LEVEL})
+option(PPLAB_BUILD_TESTS "Build the tests" ${PROJECT_IS_TOP_LEVEL})
+if(PROJECT_IS_TOP_LEVEL)
+  option(BUILD_SHARED_LIBS "Build libpplab as a shared library" ON)
+endif()
 set(PPLAB_DEPS_DIR "" CACHE PATH
     "Folder with header-only dependencies and googletest sources, for machines without the packages")
 
@@ -17,7 +21,7 @@ set(CMAKE_CXX_STANDARD 20)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
-if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+if(PROJECT_IS_TOP_LEVEL AND NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
 endif()
 

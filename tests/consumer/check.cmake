@@ -30,3 +30,23 @@ if(EXISTS ${WORK_DIR}/prefix/bin/pplab)
     message(FATAL_ERROR "the installed pplab does not run")
   endif()
 endif()
+# pkg-config gives a compiler what it needs for the same program, without CMake.
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+                          ${PKG_CONFIG} --cflags --libs pplab
+                  OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "pkg-config does not know the installed pplab")
+  endif()
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  execute_process(COMMAND c++ ${CONSUMER_SRC}/main.cpp ${flags} -o ${WORK_DIR}/app_pc
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the consumer with pkg-config's flags failed")
+  endif()
+  execute_process(COMMAND ${WORK_DIR}/app_pc RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(rc)
+    message(FATAL_ERROR "the consumer built with pkg-config's flags ran but failed")
+  endif()
+endif()
