@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pplab/io.hpp"
 #include "pplab/error.hpp"
+#include "pplab/io.hpp"
 #include "test_support.hpp"
 
 namespace pplab::test {

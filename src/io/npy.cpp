@@ -30,8 +30,8 @@
 #include <limits>
 #include <map>
 
-#include "pplab/io.hpp"
 #include "pplab/error.hpp"
+#include "pplab/io.hpp"
 
 namespace pplab::io {
 namespace {
