@@ -371,6 +371,23 @@ TEST_F(Cli, SixteenBitImagesAreReadWhole) {
   EXPECT_EQ(nlohmann::json::parse(p.out)["value"].get<std::uint64_t>(), 0x1234u + 0xfffeu);
 }
 
+// A run ended by SIGTERM (or SIGINT) leaves no temporary file beside its outputs, keeps the old
+// record, and its exit status says it was killed by the signal.
+TEST_F(Cli, AnInterruptedRunLeavesNoTemporaryFile) {
+  write("rec.json", "old record");
+  const std::string cmd = std::string(PPLAB_CLI) +
+                          " lab reduce --backend seq --quick --budget 3 --no-progress --json " +
+                          path("rec.json") +
+                          " >/dev/null 2>&1 & pid=$!; sleep 1; kill -TERM $pid; "
+                          "wait $pid; echo $? > " +
+                          path("status");
+  ASSERT_EQ(std::system(("sh -c '" + cmd + "'").c_str()), 0);
+  EXPECT_EQ(read_all(path("status")), "143\n");
+  EXPECT_EQ(read_all(path("rec.json")), "old record");
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
 // An empty value is an error for every option (an unset shell variable must not become a zero,
 // a default or generated data), with exit status 2 and nothing written.
 TEST_F(Cli, EmptyValuesAreRefusedForEveryOption) {

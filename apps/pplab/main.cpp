@@ -3,6 +3,7 @@
 // job of several ranks (mpi) rank 0 prints an error every rank met, and the job ends through
 // MPI_Abort with that status.
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "pplab/io.hpp"
 
 // An empty value (an unset shell variable, `--input ""` or `--n=`) is refused for every option
 // and argument alike, before anything runs: no option means zero or its default when empty.
@@ -30,7 +32,17 @@ static void refuse_empty_values(int argc, char** argv) {
   }
 }
 
+// SIGINT or SIGTERM: the outputs not yet written whole leave no temporary file, and the process
+// then dies of the signal, so its exit status says it was interrupted (130, 143).
+extern "C" void on_interrupt(int sig) {
+  pplab::io::output_file::remove_unfinished();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 int main(int argc, char** argv) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   CLI::App app{"pplab: reduction, histogram and tiled matrix multiplication, each with its whole "
                "ladder of optimizations, measured on this machine.\n"
                "Start with `pplab lab --quick`; `pplab SUBCOMMAND --help` explains each one."};

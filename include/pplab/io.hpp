@@ -33,6 +33,11 @@ public:
   void commit();
   const std::string& path() const noexcept { return path_; }
 
+  // Removes the temporary files of the outputs not yet committed, for a signal handler (it only
+  // calls unlink): a program that ends on SIGINT or SIGTERM leaves no temporary file behind. The
+  // library installs no handler; the command line's calls this, then dies of the signal.
+  static void remove_unfinished() noexcept;
+
 private:
   std::string path_, temp_;  // temp_ empty: written in place
   std::FILE* f_ = nullptr;
