@@ -500,6 +500,23 @@ TEST_F(Cli, LabRungFilter) {
   expect_failure("lab matmul --backend cpu --quick --variant no_such_rung", 2, "no_such_rung");
 }
 
+// The chart can be read without the table: a legend, each panel's ceiling with its unit, an axis,
+// and each bar's rate and speed-up over the baseline; it renders (rsvg-convert, where installed).
+TEST_F(Cli, TheLabChartSaysWhatItsBarsMean) {
+  const result r =
+      run("lab matmul --backend cpu --quick --budget 0.01 --no-progress --json " + path("c.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const std::string svg = read_all(path("c.svg"));
+  for (const char* words :
+       {"share of the ceiling", "the vendor baseline", "100% of the ceiling",
+        "ceiling: fp32 FMA peak", "GFLOP/s", "x the baseline", ">0%<", ">100%<", "the API runs"})
+    EXPECT_NE(svg.find(words), std::string::npos) << words;
+  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "rsvg-convert (Debian librsvg2-bin) is not installed: not rendered";
+  EXPECT_EQ(std::system(("rsvg-convert " + path("c.svg") + " -o " + path("c.png")).c_str()), 0);
+  EXPECT_GT(std::filesystem::file_size(path("c.png")), 1000u);
+}
+
 // The histogram lab measures the byte histogram's floor (one counter store per byte) beside the
 // read bandwidth, shows it in the byte panels and keeps it in the record.
 TEST_F(Cli, HistogramLabMeasuresTheStoreFloor) {

@@ -167,22 +167,70 @@ std::string chart_svg(const lab::result& lab) {
     if (!panels.count(key)) order.push_back(key);
     panels[key].push_back(&r);
   }
+  // A bar's length: the row's share of the ceiling it is held against (a latency-bound row: the
+  // launch latency over its time), on the panel's axis from 0 to 100% (or further, for a row
+  // above its ceiling, which the table reports as a wrong probe).
   const auto pct = [](const row& r) {
     const double v = r.latency_bound ? 100 / r.vs_launch : r.pct_of_ceiling;
     return std::isnan(v) ? 0 : v;
   };
-  constexpr int width = 900, label_w = 330, bar_w = 480, row_h = 18, title_h = 26;
-  int height = 40;
-  for (const auto& key : order) height += title_h + row_h * int(panels[key].size()) + 10;
+  // What the bar's end says: the rate in its unit, the share, the speed-up over the baseline.
+  const auto says = [&](const row& r) {
+    std::string text;
+    if (r.latency_bound)
+      text = fmt::format("{:.1f} us, {:.1f}x the launch latency", r.median_ms * 1e3, r.vs_launch);
+    else if (!std::isnan(r.GFLOPs))
+      text = r.GFLOPs >= 1000 ? fmt::format("{:.1f} TFLOP/s, {:.1f}%", r.GFLOPs / 1000, pct(r))
+                              : fmt::format("{:.1f} GFLOP/s, {:.1f}%", r.GFLOPs, pct(r));
+    else if (!std::isnan(r.GBps)) text = fmt::format("{:.1f} GB/s, {:.1f}%", r.GBps, pct(r));
+    else text = fmt::format("{:.3f} ms", r.median_ms);
+    if (!std::isnan(r.vs_baseline) && r.step != 0)
+      text += fmt::format(", {:.2f}x the baseline", r.vs_baseline);
+    if (is_wrong(r)) text += ", WRONG";
+    return text;
+  };
+  constexpr int width = 1180, label_w = 360, bar_w = 460, row_h = 18, title_h = 44;
+  constexpr int legend_h = 92;
+  int height = 40 + legend_h;
+  for (const auto& key : order) height += title_h + row_h * int(panels[key].size()) + 26;
   std::string svg = fmt::format(
       "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' font-family='monospace' "
       "font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
-      "<text x='10' y='22' font-size='15'>pplab lab: each rung as % of this machine's ceiling "
-      "(read bandwidth, fp32 FMA peak, or launch latency)</text>\n",
+      "<text x='10' y='22' font-size='15'>pplab lab: every rung, as a share of the ceiling "
+      "that bounds it on this machine</text>\n",
       width, height);
-  int y = 40;
+  // The legend: what the colours, the lines and the mark mean.
+  int y = 36;
+  const auto key_bar = [&](const char* colour, const char* text) {
+    svg += fmt::format("<rect x='10' y='{}' width='30' height='12' fill='{}'/><text x='48' "
+                       "y='{}'>{}</text>\n",
+                       y + 2, colour, y + 12, text);
+    y += 16;
+  };
+  key_bar("#3b75af", "a rung of the ladder (bar length: its share of the ceiling; its rate and "
+                     "speed-up over the baseline at its end)");
+  key_bar("#999999", "the vendor baseline (CUB, cuBLAS, OpenBLAS) or a reference beside the "
+                     "ladder");
+  key_bar("#c0392b", "a rung whose answer was wrong");
+  svg += fmt::format("<line x1='10' y1='{0}' x2='40' y2='{0}' stroke='#444' "
+                     "stroke-dasharray='3'/><text x='48' y='{1}'>100% of the ceiling named under "
+                     "the panel's title</text>\n",
+                     y + 8, y + 12);
+  y += 16;
+  svg += fmt::format(
+      "<line x1='10' y1='{0}' x2='40' y2='{0}' stroke='#c77c02' "
+      "stroke-dasharray='1,2'/><text x='48' y='{1}'>another floor of the panel "
+      "(named beside it); * before a rung: the one the API runs on its backend</text>\n",
+      y + 8, y + 12);
+  y = 40 + legend_h;
   for (const auto& key : order) {
+    const row& first = *panels[key].front();
+    const std::string bound = first.latency_bound || first.ceiling.empty()
+                                  ? "the launch latency"
+                                  : fmt::format("{}: {:.1f} {}", describe(first.ceiling),
+                                                lab.ceiling(first.ceiling), unit(first.ceiling));
     svg += fmt::format("<text x='10' y='{}' font-weight='bold'>{}</text>\n", y + 16, key);
+    svg += fmt::format("<text x='10' y='{}' fill='#555'>ceiling: {}</text>\n", y + 32, bound);
     y += title_h;
     double top = 100;
     for (const row* r : panels[key]) top = std::max(top, pct(*r));
@@ -190,32 +238,38 @@ std::string chart_svg(const lab::result& lab) {
     std::string floor;
     for (const row* r : panels[key]) {
       const int len = int(pct(*r) / top * bar_w);
-      const std::string name = r->rung.substr(r->rung.find('/') + 1);  // backend/rung
-      const std::string label = r->latency_bound ? fmt::format("{:.1f} us ({:.1f}x launch)",
-                                                               r->median_ms * 1e3, r->vs_launch)
-                                                 : fmt::format("{:.1f}%", pct(*r));
+      const std::string name =
+          (r->api_pick ? "* " : "  ") + r->rung.substr(r->rung.find('/') + 1);  // backend/rung
       svg += fmt::format(
           "<text x='10' y='{}'>{}</text><rect x='{}' y='{}' width='{}' height='{}' fill='{}'/>"
-          "<text x='{}' y='{}'>{}{}</text>\n",
+          "<text x='{}' y='{}'>{}</text>\n",
           y + 13, name, label_w, y + 3, std::max(len, 1), row_h - 5,
-          r->step <= 0 ? "#999999" : (is_wrong(*r) ? "#c0392b" : "#3b75af"), label_w + len + 5,
-          y + 13, label, is_wrong(*r) ? " WRONG" : "");
+          is_wrong(*r) ? "#c0392b" : (r->step <= 0 ? "#999999" : "#3b75af"), label_w + len + 5,
+          y + 13, says(*r));
       if (!r->floor.empty() && !r->ceiling.empty()) floor = r->floor;
       y += row_h;
     }
+    // The axis under the bars: 0, 50% and 100% of the ceiling.
+    for (const double at : {0.0, 50.0, 100.0}) {
+      const int x = label_w + int(at / top * bar_w);
+      svg += fmt::format("<line x1='{0}' y1='{1}' x2='{0}' y2='{2}' stroke='#444'/>"
+                         "<text x='{3}' y='{4}' fill='#444'>{5:.0f}%</text>\n",
+                         x, y + 1, y + 5, x - 8, y + 16, at);
+    }
+    svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#444'/>\n", label_w, y + 1,
+                       label_w + bar_w, y + 1);
     const int x100 = label_w + int(100 / top * bar_w);
     svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#444' "
                        "stroke-dasharray='3'/>\n",
                        x100, top_y, x100, y);
     if (!floor.empty()) {
-      const row& first = *panels[key].front();
       const double at = 100 * lab.ceiling(floor) / lab.ceiling(first.ceiling);
       const int x = label_w + int(at / top * bar_w);
       svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#c77c02' "
                          "stroke-dasharray='1,2'/><text x='{}' y='{}' fill='#c77c02'>{}</text>\n",
-                         x, top_y, x, y, x + 3, y - 2, describe(floor));
+                         x, top_y, x, y, x + 3, top_y - 2, describe(floor));
     }
-    y += 10;
+    y += 26;
   }
   svg += "</svg>\n";
   return svg;
