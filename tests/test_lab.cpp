@@ -75,6 +75,19 @@ TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
   for (const auto& [problem, count] : picks) EXPECT_EQ(count, 1) << problem;
 }
 
+// The progress line's total: one run of a rung per problem it runs, as many as the rows the
+// ladders give.
+TEST(Lab, PlansAsManyRunsAsItsLaddersGiveRows) {
+  lab::settings s = tiny();
+  s.only_backend = backend::cpu;
+  const lab::result out = lab::run(s);
+  std::size_t ladder_rows = 0;
+  for (const lab::row& r : out.rows)
+    for (const rung_info& info : lab::all_rungs()) ladder_rows += r.rung == info.id;
+  EXPECT_EQ(lab::planned_runs(s), ladder_rows);
+  EXPECT_GE(lab::planned_runs(s), lab::planned_rungs(s).size());
+}
+
 TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
   for (backend b : {backend::seq, backend::cpu, backend::cuda}) {
     if (!available(b)) continue;

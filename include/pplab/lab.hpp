@@ -86,5 +86,8 @@ result run(const settings& s);
 // The rung ids the lab would measure for these settings (the lab covers every registered rung
 // of every backend it runs: tested).
 std::vector<std::string> planned_rungs(const settings& s);
+// How many rung runs the lab plans: a rung once for every problem of its case it can run (the
+// mpi and nccl cases' rungs counted once each). A progress line's total.
+std::size_t planned_runs(const settings& s);
 
 }  // namespace pplab::lab

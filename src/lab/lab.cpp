@@ -257,6 +257,12 @@ result run(const settings& s) {
   return out;
 }
 
+std::size_t planned_runs(const settings& s) {
+  std::size_t n = planned_nccl(s).size() + planned_mpi(s).size();
+  for (const pattern_case& c : pattern_cases()) n += c.planned(s).size();
+  return n;
+}
+
 std::vector<std::string> planned_rungs(const settings& s) {
   std::vector<std::vector<std::string>> parts;
   for (const pattern_case& c : pattern_cases()) parts.push_back(c.planned(s));
