@@ -21,7 +21,6 @@
 #include "histogram/binning.hpp"
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
-#include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 #include "reduce/rung.hpp"
 
@@ -239,7 +238,7 @@ void matmul_rows(session& s) {
   const std::size_t n = scale_of(s.opts.scale).matmul;
   const dtype t = dtype::f32;
   const matmul_blocks mine =
-      detail::blocks_of(detail::grid_of(job().rank(), job().ranks()), n, n, n);
+      matmul_blocks_of(backend::mpi, n, n, n);
   const std::vector<float> a = generated_block(mine.a, n, 1), b = generated_block(mine.b, n, 2);
   std::vector<float> c(mine.c.rows * mine.c.cols + 1);
   const std::string group =
@@ -269,7 +268,7 @@ void matmul_rows(session& s) {
                  mine.c.cols, nullptr, nullptr});
         },
         s.plan(3));
-    const std::vector<std::byte> whole_c = detail::assemble_c(job(), c.data(), n, n, n, 4);
+    const std::vector<std::byte> whole_c = gather_c(backend::mpi, c.data(), n, n, n, 4);
     double err = 0;
     if (job().rank() == 0)
       err =

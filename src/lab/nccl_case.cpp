@@ -18,7 +18,6 @@
 #include "histogram/binning.hpp"
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
-#include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 #include "reduce/rung.hpp"
 
@@ -245,7 +244,7 @@ void job_matmul_rows(session& s) {
   const dtype t = dtype::f32;
   const bool root = gpus().rank() == 0;
   const matmul_blocks mine =
-      detail::blocks_of(detail::grid_of(gpus().rank(), gpus().ranks()), n, n, n);
+      matmul_blocks_of(backend::nccl, n, n, n);
   const std::string group = "f32 " + std::to_string(n) + "^3 on " + std::to_string(gpus().ranks()) +
                             " processes, one GPU each";
   const double flops = 2.0 * double(n) * double(n) * double(n);
@@ -289,7 +288,7 @@ void job_matmul_rows(session& s) {
         },
         s.plan(3));
     gpus().copy_out(c.data(), dc.get(), dc.size());
-    const std::vector<std::byte> whole_c = detail::assemble_c(gpus(), c.data(), n, n, n, 4);
+    const std::vector<std::byte> whole_c = gather_c(backend::nccl, c.data(), n, n, n, 4);
     double err = 0;
     if (root)
       err =
