@@ -149,6 +149,68 @@ std::optional<pnm_header> check_pnm_size(const std::string& path,
 }
 #endif
 
+#ifdef PPLAB_HAVE_STB
+// stb_image (2.27, Debian 12's) trusts two things a hostile file can break: a JPEG Huffman table
+// (DHT) whose code counts add up to more than the 256 codes a table holds makes it write past the
+// table, and a PNG whose image data starts with an empty chunk (IDAT) makes it copy from a null
+// pointer. Both are refused here, before anything is decoded. The rest of what a file can get
+// wrong, the decoder reports itself (tests/test_io.cpp fuzzes it under the sanitizers).
+void check_jpeg_tables(const std::string& path, const std::vector<std::byte>& file) {
+  const auto* b = reinterpret_cast<const unsigned char*>(file.data());
+  const std::size_t n = file.size();
+  if (n < 4 || b[0] != 0xFF || b[1] != 0xD8) return;  // not a JPEG
+  const auto malformed = [&](const std::string& what) {
+    fail(errc::bad_data, path + ": the JPEG is malformed: " + what + "; it is not decoded.");
+  };
+  std::size_t i = 2;
+  while (i + 4 <= n) {
+    const unsigned m = b[i + 1];
+    if (b[i] != 0xFF || m == 0xFF) {  // entropy-coded data, or a fill byte
+      ++i;
+      continue;
+    }
+    if (m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {  // stuffed zero, TEM, RSTn
+      i += 2;
+      continue;
+    }
+    if (m == 0xD9) return;  // the end of the image
+    const std::size_t len = std::size_t(b[i + 2]) << 8 | b[i + 3];
+    if (len < 2 || i + 2 + len > n) malformed("a segment runs past the end of the file");
+    if (m == 0xC4)  // DHT: tables of 1 byte (class, id), 16 counts, then that many symbols
+      for (std::size_t p = i + 4, end = i + 2 + len; p < end;) {
+        if (p + 17 > end) malformed("a Huffman table (DHT) is cut short");
+        std::size_t codes = 0;
+        for (std::size_t k = 1; k <= 16; ++k) codes += b[p + k];
+        if (codes > 256)
+          malformed("a Huffman table (DHT) lists " + std::to_string(codes) +
+                    " codes, more than the 256 a table can hold");
+        p += 17 + codes;
+        if (p > end) malformed("a Huffman table (DHT) is cut short");
+      }
+    i += 2 + len;
+  }
+}
+
+void check_png_chunks(const std::string& path, const std::vector<std::byte>& file) {
+  static constexpr unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  const auto* b = reinterpret_cast<const unsigned char*>(file.data());
+  const std::size_t n = file.size();
+  if (n < 8 || std::memcmp(b, signature, 8) != 0) return;  // not a PNG
+  for (std::size_t i = 8; i + 8 <= n;) {
+    const std::size_t len = std::size_t(b[i]) << 24 | std::size_t(b[i + 1]) << 16 |
+                            std::size_t(b[i + 2]) << 8 | b[i + 3];
+    if (std::memcmp(b + i + 4, "IDAT", 4) == 0) {
+      if (len == 0)
+        fail(errc::bad_data, path + ": the PNG's image data starts with an empty chunk (IDAT), "
+                                    "which its decoder cannot take; save the image again.");
+      return;  // the first chunk of image data has bytes: the decoder's case
+    }
+    if (len > n - i - 8) return;  // runs past the end: the decoder reports the truncation
+    i += 12 + len;                // length, type, data, CRC
+  }
+}
+#endif
+
 // The decoder reads the file through these callbacks instead of from memory, because from memory
 // it fills the pixels of a short BMP, TGA or GIF with zeros and reports success. Through
 // callbacks, a read that finds no bytes left means the decoder needed more than the file holds.
@@ -207,6 +269,8 @@ input read_image(const std::string& path) {
 #else
   const std::vector<std::byte> file = read_file(path);
   const std::optional<pnm_header> pnm = check_pnm_size(path, file);
+  check_jpeg_tables(path, file);
+  check_png_chunks(path, file);
   if (pnm && pnm->maxval > 255) return read_wide_pnm(*pnm, file);
   const stbi_io_callbacks io{&image_reader::read, &image_reader::skip, &image_reader::eof};
   image_reader probe{file.data(), file.size()};
