@@ -388,9 +388,15 @@ TEST_F(Cli, AnInterruptedRunLeavesNoTemporaryFile) {
     EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
 }
 
-// An empty value is an error for every option (an unset shell variable must not become a zero,
-// a default or generated data), with exit status 2 and nothing written.
-TEST_F(Cli, EmptyValuesAreRefusedForEveryOption) {
+// Absurd numbers (a negative, NaN or endless budget, a negative seed, a matrix past memory) and
+// an empty value for any option are errors. An empty value (an unset shell variable) must not
+// become a zero, a default or generated data. Exit status 2, nothing written.
+TEST_F(Cli, AbsurdAndEmptyValuesAreRefused) {
+  expect_failure("lab --quick --budget -1", 2, "--budget");
+  expect_failure("lab --quick --budget nan", 2, "--budget");
+  expect_failure("lab --quick --budget 1e30", 2, "--budget");
+  expect_failure("reduce --op sum --seed -1", 2, "--seed");
+  expect_failure("matmul --shape 99999999x99999999x9", 2, "more than this machine");
   for (const std::string args :
        {"reduce --op sum --input ''", "reduce --op sum --n ''",
         "reduce --op sum --n=", "reduce --op sum --seed ''", "reduce --op sum --dtype ''",

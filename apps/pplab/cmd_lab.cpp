@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "common.hpp"
@@ -147,7 +148,16 @@ void add_lab(CLI::App& app) {
   cmd->add_option("--json", o->json_path, "where to write the record (default pplab-lab.json)");
   cmd->add_option("--chart", o->chart_path,
                   "where to write the SVG chart (default: beside the record)");
-  cmd->add_option("--budget", o->budget, "seconds of timing per rung (default 1, quick 0.15)");
+  cmd->add_option("--budget", o->budget,
+                  "seconds of timing per rung, above 0 and at most 60 (default 1, quick 0.15)")
+      ->check(
+          [](const std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return *end == '\0' && v > 0 && v <= 60 ? ""
+                                                    : "--budget is seconds above 0, at most 60";
+          },
+          "SECONDS");
   cmd->add_flag("--no-progress", o->no_progress, "no progress line on stderr");
   cmd->callback([o] { run(*o); });
 }

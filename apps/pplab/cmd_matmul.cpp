@@ -97,6 +97,16 @@ void run(const matmul_cli& o) {
       if (!is_float(t))
         fail(errc::invalid_argument, "--dtype for matmul is f32 or f64; got " + o.dtype_name);
       const matmul_blocks mine = matmul_blocks_of(where, gm, gn, gk);
+      // A, B and C together must fit before any of them is made (C's size alone can be absurd).
+      const std::string what = fmt::format("A, B and C of {} {}", o.shape, name_of(t));
+      const std::size_t need = checked_bytes({mine.a.rows, mine.a.cols, size_of(t)}, what) +
+                               checked_bytes({mine.b.rows, mine.b.cols, size_of(t)}, what) +
+                               checked_bytes({mine.c.rows, mine.c.cols, size_of(t)}, what);
+      if (need > physical_memory_bytes())
+        fail(errc::invalid_argument,
+             fmt::format("{} would take {} MiB, more than this machine's {} MiB of memory; ask "
+                         "for less",
+                         what, need >> 20, physical_memory_bytes() >> 20));
       m = gm, n = gn, k = gk;
       a = generated(t, gm, gk, mine.a, o.seed);
       b = generated(t, gk, gn, mine.b, o.seed + 1);
@@ -178,7 +188,8 @@ void add_matmul(CLI::App& app) {
                   "MxNxK: generate A and B instead (uniform in [0, 1); on --backend mpi each rank "
                   "makes only its blocks)");
   cmd->add_option("--dtype", o->dtype_name, "dtype of generated matrices: f32 (default) or f64");
-  cmd->add_option("--seed", o->seed, "seed of generated matrices (default 1)");
+  cmd->add_option("--seed", o->seed, "seed of generated matrices, 0 to 2^64 - 1 (default 1)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--c", o->c_path, "C to accumulate into (with --beta)");
   cmd->add_option("--out", o->out_path, "write C to this .npy file");
   cmd->add_option("--alpha", o->alpha, "scale of A*B (default 1)");

@@ -23,7 +23,8 @@ void data_options::add_to(CLI::App& cmd, const char* dflt) {
   cmd.add_option("--dist", dist,
                  "generated data: uniform, normal, skewed (90% one value), constant")
       ->check(CLI::IsMember({"uniform", "normal", "skewed", "constant"}));
-  cmd.add_option("--seed", seed, "seed of the generated data (default 1)");
+  cmd.add_option("--seed", seed, "seed of the generated data, 0 to 2^64 - 1 (default 1)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 namespace {
