@@ -63,9 +63,18 @@ if(PPLAB_BUILD_TESTS)
   endif()
 endif()
 
-# CUDA: built when nvcc is found (AUTO), skipped cleanly when it is not.
+# CUDA: built when nvcc is found and a GPU is present (AUTO) or whenever nvcc is found (ON),
+# skipped cleanly otherwise.
 set(PPLAB_HAVE_CUDA OFF)
-if(NOT PPLAB_CUDA STREQUAL "OFF")
+set(pplab_want_cuda ${PPLAB_CUDA})
+if(PPLAB_CUDA STREQUAL "AUTO")
+  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE rc OUTPUT_VARIABLE gpus ERROR_QUIET)
+  if(NOT rc EQUAL 0 OR NOT gpus MATCHES "GPU")
+    set(pplab_want_cuda OFF)
+    message(STATUS "pplab: no GPU here; the cuda backend is left out (PPLAB_CUDA=ON builds it)")
+  endif()
+endif()
+if(NOT pplab_want_cuda STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

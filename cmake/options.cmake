@@ -1,7 +1,17 @@
 # Build options and the flags every target shares.
 option(PPLAB_NATIVE "Build for this machine's CPU (-march=native); OFF for portable packages" ON)
 option(PPLAB_OPENBLAS "Build the OpenBLAS baseline rung (m00) when OpenBLAS is found" ON)
-set(PPLAB_CUDA AUTO CACHE STRING "CUDA backend: AUTO (when nvcc is found), ON or OFF")
+# The CUDA backend: AUTO builds it where it can run (nvcc found and a GPU answering nvidia-smi), so
+# a machine without a GPU does not spend its first build on kernels it cannot run; ON builds it
+# wherever nvcc is found (CI, to keep the GPU code compiling; a machine that builds for another).
+# The environment's PPLAB_CUDA sets the default.
+if(DEFINED ENV{PPLAB_CUDA})
+  set(pplab_cuda_default $ENV{PPLAB_CUDA})
+else()
+  set(pplab_cuda_default AUTO)
+endif()
+set(PPLAB_CUDA ${pplab_cuda_default} CACHE STRING
+    "CUDA backend: AUTO (nvcc found and a GPU present), ON (nvcc found) or OFF")
 set_property(CACHE PPLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(PPLAB_NCCL AUTO CACHE STRING "nccl backend: AUTO (when CUDA and NCCL are found), ON or OFF")
 set_property(CACHE PPLAB_NCCL PROPERTY STRINGS AUTO ON OFF)
