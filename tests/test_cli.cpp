@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "core/generate.hpp"
@@ -580,6 +582,37 @@ TEST_F(Cli, MpiJobsPrintOneAnswerEqualToSeq) {
         }
       }
     }
+}
+
+// The lab in a job runs the one loop over the mpi backend: every mpi rung gets a verified row on
+// each problem made for the job, beside one baseline (rank 0 alone, step 0) and with one API pick
+// per problem; rank 0 alone writes the record. Three ranks: the parts and SUMMA's blocks uneven.
+TEST_F(Cli, MpiLabVerifiesEveryRungOfTheJob) {
+  const std::string json = path("mpi-lab.json");
+  const result r = run_job(3, "lab --backend mpi --quick --budget 0.01 --no-progress --json " +
+                                  json + " --chart " + path("mpi-lab.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(json);
+  const auto rec = nlohmann::json::parse(in);
+  std::map<std::string, int> baselines, picks;
+  std::set<std::string> rungs;
+  for (const auto& row : rec["rows"]) {
+    EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
+    EXPECT_EQ(row["backend"], "mpi") << row.dump();
+    EXPECT_NE(row["problem"].get<std::string>().find("on 3 ranks"), std::string::npos);
+    const std::string problem =
+        row["pattern"].get<std::string>() + " " + row["problem"].get<std::string>();
+    baselines[problem] += row["step"].get<int>() == 0;
+    picks[problem] += row.value("api_pick", false);
+    rungs.insert(row["rung"].get<std::string>());
+  }
+  ASSERT_FALSE(baselines.empty());
+  for (const auto& [problem, count] : baselines) EXPECT_EQ(count, 1) << problem;
+  for (const auto& [problem, count] : picks) EXPECT_EQ(count, 1) << problem;
+  for (const rung_info& info : lab::all_rungs()) {
+    if (info.where != backend::mpi) continue;
+    EXPECT_TRUE(rungs.count(std::string(info.id))) << info.id << " has no row";
+  }
 }
 
 // SUMMA from the command line: each rank reads its blocks of A, B and C, rank 0 gathers C and

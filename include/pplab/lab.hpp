@@ -42,7 +42,9 @@ struct row {
   bool racy = false;  // loses counts on purpose: its note says how many; not a failure
   double max_rel_err = none;
   std::string note;
-  void add_note(const std::string& text) { note += (note.empty() ? "" : "; ") + text; }
+  void add_note(const std::string& text) {
+    if (!text.empty()) note += (note.empty() ? "" : "; ") + text;
+  }
 };
 
 struct settings {
@@ -86,8 +88,8 @@ result run(const settings& s);
 // The rung ids the lab would measure for these settings (the lab covers every registered rung
 // of every backend it runs: tested).
 std::vector<std::string> planned_rungs(const settings& s);
-// How many rung runs the lab plans: a rung once for every problem of its case it can run (the
-// mpi and nccl cases' rungs counted once each). A progress line's total.
+// How many rung runs the lab plans: a rung once for every problem of its case it can run. A
+// progress line's total.
 std::size_t planned_runs(const settings& s);
 
 }  // namespace pplab::lab

@@ -96,6 +96,24 @@ public:
   // ---- the timer: `work` only enqueues on stream(); warm-up, repeats, median and minimum
   virtual timing time(const std::function<void()>& work, const time_plan& plan) = 0;
 
+  // ---- placement over parts: a backend whose data is split over a job's ranks (mpi) or a
+  // host's GPUs (nccl) says what one part runs on alone (mpi: each rank's local backend; nccl:
+  // the cuda backend), which the lab's scaling baseline runs; any other executor is its own.
+  virtual backend part_backend() const { return kind(); }
+  bool splits() const { return part_backend() != kind(); }
+  // What one part is called in a sentence: "rank", "GPU".
+  virtual std::string part_word() const { return "part"; }
+  // This process's elements of an n-element array in a call of this backend: its rank's slice
+  // in a job of several processes, else all of them (nccl in one process splits an array itself,
+  // in copy_in).
+  pplab::part my_part(std::size_t n) const { return pplab::part_of(n, rank(), ranks()); }
+  // `work` (a whole call on part_backend()'s executor, waited for) on the first part alone
+  // (rank 0, GPU 0), timed the way this executor times its own calls; every rank gets the
+  // timing. The others wait without taking the first part's cores.
+  virtual timing time_alone(const std::function<void()>& work, const time_plan& plan) {
+    return time(work, plan);
+  }
+
   // ---- ceilings: this executor's own, measured now on `bytes`-sized buffers
   virtual std::vector<ceiling> measure_ceilings(std::size_t bytes, double budget_s) = 0;
   // The best streaming read of a `bytes` working set, GB/s: the ceiling of a bandwidth-bound

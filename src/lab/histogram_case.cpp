@@ -2,12 +2,15 @@
 // floats into 1024 (uniform, and 90% one value), 65536 and 2^20 bins (and on devices 2^20 bins
 // with 90% in one); counts compared exactly with the seq reference; GB/s against the read
 // ceiling, and for bytes on the host also against the one-counter-store-per-byte floor
-// (histogram/cpu/byte_rows.hpp), measured in the same run.
+// (histogram/cpu/byte_rows.hpp), measured in the same run. Split over a job's ranks: f32 into 1024
+// and 2^20 bins, and 2^20 bins for 2^14 values (its time the combine's: 8 MiB of counts); over a
+// host's GPUs: 1024 and 2^20 bins for 2^24 values per GPU (2^30 in a full run).
 #include <functional>
 #include <memory>
 #include <numeric>
 
 #include "core/generate.hpp"
+#include "core/host/host_executor.hpp"
 #include "core/run.hpp"
 #include "histogram/atomic_rates.hpp"
 #include "histogram/binning.hpp"
@@ -24,24 +27,27 @@ struct histogram_case {
   static constexpr int host_min_reps = 5;
   using problem = lab_problem<detail::histogram_problem>;
 
-  std::vector<problem> problems(size s) const {
+  std::vector<problem> problems(const settings& opts) const {
+    const size s = opts.scale;
     const std::size_t nb = s == size::full ? std::size_t(1) << 30
                                            : (s == size::quick ? std::size_t(1) << 26 : 1 << 16);
     const std::size_t nf = s == size::full ? std::size_t(1) << 28
                                            : (s == size::quick ? std::size_t(1) << 24 : 1 << 16);
     std::vector<problem> out;
     const auto add = [&](dtype t, detail::distribution d, std::size_t bins, std::size_t n,
-                         double lo, double hi, bool natural, bool device_only = false) {
-      out.push_back({{t, n, bins, lo, hi, false, natural},
-                     std::string(name_of(t)) + " " + std::string(name_of(d)) + " " +
-                         pow2_label(bins) + " bins n=" + pow2_label(n),
-                     std::string(name_of(t)),
-                     std::string(name_of(d)),
-                     n,
-                     double(n * size_of(t)),
-                     0,
-                     device_only,
-                     d});
+                         double lo, double hi, bool natural, bool device_only = false) -> problem& {
+      return out.emplace_back(problem{{t, n, bins, lo, hi, false, natural},
+                                      std::string(name_of(t)) + " " + std::string(name_of(d)) +
+                                          " " + pow2_label(bins) + " bins n=" + pow2_label(n),
+                                      std::string(name_of(t)),
+                                      std::string(name_of(d)),
+                                      n,
+                                      double(n * size_of(t)),
+                                      0,
+                                      device_only,
+                                      d,
+                                      std::nullopt,
+                                      {}});
     };
     // The GPU issue's rows: bytes uniform and all one value; floats into 1024, 65536 and 2^20
     // bins, and 1024 bins with 90% of the values in one.
@@ -54,6 +60,26 @@ struct histogram_case {
     // Many bins with 90% of the values in one: what a rung with one global atomic per element
     // does on a hot counter (the GPU's many-bins policy is chosen for it).
     add(dtype::f32, detail::distribution::skewed, std::size_t(1) << 20, nf, 0, 1, false, true);
+    const auto split = [&](backend b, std::size_t bins, std::size_t n, const std::string& on) {
+      problem& pr = add(dtype::f32, detail::distribution::uniform, bins, n, 0, 1, false);
+      pr.group = "f32 " + pow2_label(bins) + " bins n=" + on;
+      pr.split = b;
+    };
+    if (wants(opts, "histogram", backend::mpi)) {
+      const std::string ranks =
+          " on " + std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks";
+      for (auto [bins, n] : {std::pair{std::size_t(1024), nf},
+                             {std::size_t(1) << 20, nf},
+                             {std::size_t(1) << 20, std::size_t(1) << 14}})
+        split(backend::mpi, bins, n, pow2_label(n) + ranks);
+    }
+    if (wants(opts, "histogram", backend::nccl)) {
+      const std::size_t g = std::size_t(detail::nccl_gpu_count());
+      const std::size_t per_gpu = s == size::full ? std::size_t(1) << 30 : nf;
+      for (std::size_t bins : {std::size_t(1024), std::size_t(1) << 20})
+        split(backend::nccl, bins, per_gpu * g,
+              pow2_label(per_gpu) + " per GPU on " + std::to_string(g) + " GPUs");
+    }
     return out;
   }
 
@@ -74,13 +100,18 @@ struct histogram_case {
   struct placed {
     placed_input in;
     detail::buffer counts;
+    detail::histogram_problem p;  // this process's part
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    return {place_input(ex, h.in.get(), pr.n * size_of(pr.p.type)),
-            detail::buffer(ex, detail::slots(pr.p) * 8)};
+    const part mine = ex.my_part(pr.n);
+    const std::size_t w = size_of(pr.p.type);
+    detail::histogram_problem local = pr.p;
+    local.n = mine.count;
+    return {place_input(ex, h.in.get() + mine.first * w, mine.count * w),
+            detail::buffer(ex, detail::slots(pr.p) * 8), local};
   }
-  detail::histogram_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    return {pr.p, pl.in.data, pl.counts.as<std::uint64_t>(), scratch, stream};
+  detail::histogram_call call(const problem&, placed& pl, void* scratch, void* stream) const {
+    return {pl.p, pl.in.data, pl.counts.as<std::uint64_t>(), scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.counts.get(), 0xde, pl.counts.size());

@@ -2,31 +2,19 @@
 // the cases in order, and the ratio columns.
 #include "pplab/lab.hpp"
 
+#include <omp.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "core/run.hpp"
 #include "lab/cases.hpp"
 #include "lab/lab_loop.hpp"
 
 namespace pplab::lab {
-
-// The cases of the backends whose rungs take data split over ranks or GPUs (one case each, for
-// every pattern): nccl_case.cpp, mpi_case.cpp.
-void run_mpi_case(session& s);
-void run_nccl_case(session& s);
-std::vector<std::string> planned_nccl(const settings& s);
-std::vector<std::string> planned_mpi(const settings& s);
-
-// The rungs of a backend whose own case measures them (mpi, nccl): all it has of the patterns
-// asked for.
-std::vector<std::string> planned_of(const settings& s, backend b) {
-  std::vector<std::string> out;
-  for (const detail::rung_info& r : all_rungs())
-    if (r.where == b && wants(s, r.pattern(), b) && wants_rung(s, r)) out.emplace_back(r.id);
-  return out;
-}
 
 std::vector<std::string_view> patterns() {
   std::vector<std::string_view> out;
@@ -55,7 +43,7 @@ std::string check_pattern(std::string_view name) {
   std::string choices;
   for (std::string_view p : patterns()) {
     if (p == name) return std::string(name);
-    choices += " " + std::string(p);
+    choices.append(" ").append(p);
   }
   fail(errc::invalid_argument,
        "unknown pattern '" + std::string(name) + "'; choose one of" + choices);
@@ -75,7 +63,7 @@ double result::ceiling(std::string_view key) const {
 std::vector<backend> backends(const settings& s) {
   std::vector<backend> out;
   // In a job of several ranks every rank would run the single-process ladders at once on shared
-  // cores: there the lab measures the mpi backend (whose case has its single-process rows).
+  // cores: there the lab measures the mpi backend (beside its baseline of one rank alone).
   if (!s.only_backend && available(backend::mpi) && detail::executor_for(backend::mpi).ranks() > 1)
     return {backend::mpi};
   for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
@@ -95,6 +83,17 @@ bool wants_rung(const settings& s, const detail::rung_info& v) {
     if (v.id.find(part) != std::string_view::npos) return true;
   return false;
 }
+
+namespace {
+
+// The read ceiling of an executor's rows: a split backend's is its own (all the parts reading at
+// once, "mpi_read_GBps"), a device's the GPU's, the host's the host's.
+std::string read_key(const detail::executor& ex) {
+  if (ex.splits()) return std::string(name_of(ex.kind())) + "_read_GBps";
+  return ex.host_memory() ? "read_GBps" : "gpu_read_GBps";
+}
+
+}  // namespace
 
 detail::time_plan session::plan(int host_min_reps) const {
   return {host_min_reps, opts.budget_s, opts.scale == size::full ? 50 : 10};
@@ -130,11 +129,7 @@ void session::measure(detail::executor& ex) {
   progress("measuring the ceilings of " + ex.describe());
   for (detail::ceiling& c : ex.measure_ceilings(probe_bytes(), opts.budget_s))
     add_ceiling(std::move(c));
-  reads_.push_back({ex.kind() == backend::mpi    ? "mpi_read_GBps"
-                    : ex.kind() == backend::nccl ? "nccl_read_GBps"
-                    : ex.host_memory()           ? "read_GBps"
-                                                 : "gpu_read_GBps",
-                    &ex, probe_bytes()});
+  reads_.push_back({read_key(ex), &ex, probe_bytes()});
 }
 
 void session::reprobe_reads() {
@@ -164,7 +159,12 @@ std::string size_label(std::size_t bytes) {
 
 void session::rate_bytes(row& r, detail::executor& ex, double bytes) {
   r.GBps = bytes / (r.median_ms * 1e-3) * 1e-9;
-  const std::string base = ex.host_memory() ? "read_GBps" : "gpu_read_GBps";
+  const std::string base = read_key(ex);
+  if (ex.splits()) {  // the parts' reads added up, probed once at the run's size
+    r.ceiling = base;
+    r.pct_of_ceiling = 100 * r.GBps / ceiling(base);
+    return;
+  }
   if (!ex.host_memory()) {
     const double launch_us = ceiling("gpu_launch_us");
     if (bytes / (ceiling(base) * 1e9) * 1e6 < launch_us) {
@@ -191,12 +191,78 @@ void session::rate_bytes(row& r, detail::executor& ex, double bytes) {
 void session::rate_flops(row& r, detail::executor& ex, double flops) {
   r.GFLOPs = flops / (r.median_ms * 1e-3) * 1e-9;
   // A GPU's f64 ceiling is its tensor cores' rate where the lab measured one (cuBLAS and m13 run
-  // there; the SIMT rungs cannot, and read low against it), else its fp64 FMA rate.
+  // there; the SIMT rungs cannot, and read low against it), else its fp64 FMA rate. A split
+  // backend's is its parts' multiply-add rates added up ("mpi_fp32_GFLOPs").
   const bool f64_tensor = r.dtype == "f64" && !std::isnan(ceiling("gpu_fp64_tensor_GFLOPs"));
-  r.ceiling = ex.host_memory()   ? "fp32_GFLOPs"
+  r.ceiling = ex.splits()        ? std::string(name_of(ex.kind())) + "_fp32_GFLOPs"
+              : ex.host_memory() ? "fp32_GFLOPs"
               : r.dtype == "f64" ? (f64_tensor ? "gpu_fp64_tensor_GFLOPs" : "gpu_fp64_GFLOPs")
                                  : "gpu_fp32_GFLOPs";
   r.pct_of_ceiling = 100 * r.GFLOPs / ceiling(r.ceiling);
+}
+
+job_threads::job_threads(detail::executor& e) : ex(e), before(omp_get_max_threads()) {
+  const int mine = before;
+  const std::vector<std::byte> each = ex.gather_to_root(&mine, sizeof mine);
+  for (std::size_t i = 0; i + sizeof(int) <= each.size(); i += sizeof(int)) {
+    int t = 0;
+    std::memcpy(&t, each.data() + i, sizeof t);
+    all += t;
+  }
+  ex.broadcast_from_root(&all, sizeof all);
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : all;
+  ex.broadcast_from_root(&cores, sizeof cores);  // rank 0's
+  if (ex.rank() == 0) omp_set_num_threads(all);
+}
+
+job_threads::~job_threads() {
+  if (ex.rank() == 0) omp_set_num_threads(before);
+}
+
+void session::add_job_threads_row(detail::executor& ex, const row& one, const job_threads& threads,
+                                  const detail::timing& t, double bytes, double flops) {
+  row c = one;
+  c.rung = "cpu backend, " + std::to_string(threads.all) + " threads, one process";
+  c.step = -1;
+  c.reps = t.reps, c.median_ms = t.median_s * 1e3, c.min_ms = t.min_s * 1e3;
+  c.note = "the job's threads in one process (meaningful when the ranks share a host)";
+  if (threads.cores < threads.all)
+    c.add_note("rank 0 may use only " + std::to_string(threads.cores) +
+               " cores (the launcher's binding: mpirun --bind-to none lifts it)");
+  if (flops > 0) rate_flops(c, ex, flops);
+  else rate_bytes(c, ex, bytes);
+  out.rows.push_back(c);
+}
+
+verdict agreed(detail::executor& ex, const verdict& mine) {
+  if (ex.ranks() == 1) return mine;
+  struct part_verdict {
+    bool ok;
+    double err;
+  } me{mine.ok, mine.max_rel_err};
+  const std::vector<std::byte> all = ex.gather_to_root(&me, sizeof me);
+  verdict v = mine;
+  for (std::size_t i = 0; i + sizeof me <= all.size(); i += sizeof me) {
+    part_verdict p;
+    std::memcpy(&p, all.data() + i, sizeof p);
+    v.ok = v.ok && p.ok;
+    if (std::isnan(v.max_rel_err) || p.err > v.max_rel_err) v.max_rel_err = p.err;
+  }
+  return from_root(ex, v);
+}
+
+verdict from_root(detail::executor& ex, const verdict& mine) {
+  if (ex.ranks() == 1) return mine;
+  verdict v = mine;
+  ex.broadcast_from_root(&v.ok, sizeof v.ok);
+  ex.broadcast_from_root(&v.max_rel_err, sizeof v.max_rel_err);
+  std::uint64_t len = v.note.size();
+  ex.broadcast_from_root(&len, sizeof len);
+  v.note.resize(len);
+  ex.broadcast_from_root(v.note.data(), len);
+  return v;
 }
 
 row row_of(std::string_view pattern, const detail::rung_info& v, const std::string& group,
@@ -241,8 +307,6 @@ result run(const settings& s) {
   session ses(s, out);
   for (const pattern_case& c : pattern_cases())
     if (!s.only_pattern || *s.only_pattern == c.pattern) c.run(ses);
-  run_nccl_case(ses);
-  run_mpi_case(ses);
   ses.reprobe_reads();
   fill_ratios(out);
   for (const row& r : out.rows)
@@ -258,7 +322,7 @@ result run(const settings& s) {
 }
 
 std::size_t planned_runs(const settings& s) {
-  std::size_t n = planned_nccl(s).size() + planned_mpi(s).size();
+  std::size_t n = 0;
   for (const pattern_case& c : pattern_cases()) n += c.planned(s).size();
   return n;
 }
@@ -266,8 +330,6 @@ std::size_t planned_runs(const settings& s) {
 std::vector<std::string> planned_rungs(const settings& s) {
   std::vector<std::vector<std::string>> parts;
   for (const pattern_case& c : pattern_cases()) parts.push_back(c.planned(s));
-  parts.push_back(planned_nccl(s));
-  parts.push_back(planned_mpi(s));
   std::vector<std::string> out;
   for (std::vector<std::string>& part : parts)
     for (std::string& id : part) {

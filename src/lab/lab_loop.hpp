@@ -1,17 +1,29 @@
 #pragma once
-// The lab's one loop, case x rung x executor, and the session the cases share. A case is a
-// struct with:
+// The lab's one loop, case x rung x executor, for every backend, and the session the cases
+// share. A case is a struct with:
 //   using rung_type;                    the pattern's rung
 //   using problem = lab_problem<<pattern>_problem>;
 //   static constexpr int host_min_reps;
-//   std::vector<problem> problems(size) const;
+//   std::vector<problem> problems(const settings&) const;
 //   host_data prepare(const problem&) const;          the data on the host and its reference
-//   placed place(executor&, const problem&, const host_data&) const;   the data in an executor
+//   placed place(executor&, const problem&, const host_data&) const;   the data in an executor:
+//       this process's part of it (executor::my_part, or matmul_blocks_of for a matrix), so
+//       `placed` holds the problem its rung is asked (`p`: the part's, in a job)
 //   call_type call(const problem&, placed&, void* scratch, void* stream) const;
 //   void poison(executor&, const problem&, placed&) const;
-//   verdict verify(executor&, const problem&, const host_data&, placed&, const rung_info&)
-//   const; void extra_rows(session&, executor&, const problem&, const host_data&) const; void
-//   extra_ceilings(session&, executor&, const problem&, row&) const;
+//   verdict verify(executor&, const problem&, const host_data&, placed&, const rung_info&) const;
+//       this process's view (in a job, a rank may leave the check of a gathered answer to
+//       rank 0; the loop agrees the verdict across ranks)
+//   void extra_rows(session&, executor&, const problem&, const host_data&) const;
+//   void extra_ceilings(session&, executor&, const problem&, row&) const;
+// (the last two only for executors that hold the data whole).
+//
+// A backend that splits data (mpi over a job's ranks, nccl over a host's GPUs) runs the
+// problems made for it (`lab_problem::split`), and before its rungs the loop adds its scaling
+// baseline: the API's rung of the backend one part runs on (executor::part_backend), alone on
+// the whole problem (step 0).
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,18 +45,11 @@ template <class Problem> struct lab_problem {
   double bytes, flops;
   bool device_only = false;  // a problem for device executors alone (the latency series)
   detail::distribution dist = detail::distribution::uniform;  // how its data is drawn
+  // The backend that splits data (mpi, nccl) this problem is made for; none: a problem for the
+  // backends that hold their data whole (seq, cpu, cuda).
+  std::optional<backend> split;
+  std::string note;  // said on each of its rows
 };
-
-// A block of a uniform f32 matrix of `cols` columns drawn by `seed`: the same elements the
-// whole matrix has there (the generator is counter-based), packed.
-inline std::vector<float> generated_block(const matrix_block& b, std::size_t cols,
-                                          std::uint64_t seed) {
-  std::vector<float> out(b.rows * b.cols + 1);
-  for (std::size_t i = 0; i < b.rows; ++i)
-    detail::generate(dtype::f32, out.data() + i * b.cols, b.cols, detail::distribution::uniform,
-                     seed, (b.row0 + i) * cols + b.col0);
-  return out;
-}
 
 struct verdict {
   bool ok = false;
@@ -54,8 +59,12 @@ struct verdict {
 
 bool wants(const settings& s, std::string_view p, backend b);
 bool wants_rung(const settings& s, const detail::rung_info& v);
-// The rung ids of backend b of the patterns asked for (mpi and nccl: their cases run them all).
-std::vector<std::string> planned_of(const settings& s, backend b);
+
+// The verdict of every rank of ex's job together: right where every rank's is, the largest
+// error, rank 0's note (a single process: its own).
+verdict agreed(detail::executor& ex, const verdict& mine);
+// Rank 0's verdict on every rank.
+verdict from_root(detail::executor& ex, const verdict& mine);
 
 // Host data where an executor's rungs read it: the host memory itself on the host, a copy in
 // the executor's memory elsewhere.
@@ -71,6 +80,17 @@ inline placed_input place_input(detail::executor& ex, const void* host, std::siz
   in.data = in.copy.get();
   return in;
 }
+
+// While held, rank 0 of ex's job runs as many OpenMP threads as every rank of the job has
+// together (a rung's scratch sized by the thread count must be had after this starts).
+struct job_threads {
+  explicit job_threads(detail::executor& ex);
+  ~job_threads();
+  job_threads(const job_threads&) = delete;
+  job_threads& operator=(const job_threads&) = delete;
+  detail::executor& ex;
+  int all = 0, cores = 0, before = 0;  // the job's threads, rank 0's cores, its threads before
+};
 
 class session {
 public:
@@ -96,6 +116,11 @@ public:
   // Probes every read ceiling of the run again and keeps the larger figure: a ceiling is the
   // most the machine was seen to do in this run (a shared machine varies between repeats).
   void reprobe_reads();
+  // Beside a job's baseline row `one` (rank 0 alone, on the cpu backend): the cpu backend on as
+  // many threads as all the ranks have, in rank 0's process (what the job's cores do without
+  // MPI, when the ranks share a host), timed `t` while a job_threads was held.
+  void add_job_threads_row(detail::executor& ex, const row& one, const struct job_threads& threads,
+                           const detail::timing& t, double bytes, double flops);
 
 private:
   std::vector<backend> measured_;
@@ -107,25 +132,27 @@ private:
   std::vector<read_probe> reads_;
 };
 
-// The rungs of a case's problem that the lab runs with these settings.
+// The rungs of a case's problem that the lab runs with these settings: those of the backends
+// the problem is for (a split backend's own problems; the others', every other backend's).
 template <class Case>
 std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
                                                        const typename Case::problem& pr) {
   using rung_type = typename Case::rung_type;
   std::vector<const rung_type*> out;
-  for (const rung_type& r : detail::rungs_of<rung_type>())
-    // The mpi and nccl rungs take data split over ranks or GPUs: their own cases
-    // (mpi_case.cpp, nccl_case.cpp) measure them.
-    if (r.info.where != backend::mpi && r.info.where != backend::nccl &&
-        wants(s, r.info.pattern(), r.info.where) && wants_rung(s, r.info) && r.can_run(pr.p) &&
-        !(pr.device_only && detail::executor_for(r.info.where).host_memory()))
-      out.push_back(&r);
+  for (const rung_type& r : detail::rungs_of<rung_type>()) {
+    const backend b = r.info.where;
+    if (!wants(s, r.info.pattern(), b) || !wants_rung(s, r.info) || !r.can_run(pr.p)) continue;
+    const detail::executor& ex = detail::executor_for(b);
+    if (pr.split ? b != *pr.split : ex.splits()) continue;
+    if (pr.device_only && ex.host_memory()) continue;
+    out.push_back(&r);
+  }
   return out;
 }
 
 template <class Case> std::vector<std::string> planned(const settings& s, const Case& c) {
   std::vector<std::string> out;
-  for (const auto& pr : c.problems(s.scale))
+  for (const auto& pr : c.problems(s))
     for (const auto* r : rungs_for<Case>(s, pr)) out.emplace_back(r->info.id);
   return out;
 }
@@ -171,9 +198,49 @@ template <class Rung> std::string_view api_pick(backend b, const typename Rung::
   }
 }
 
+// A split backend's scaling baseline (step 0): the API's rung of the backend one part runs on,
+// alone on the whole problem (rank 0, GPU 0), timed as the split backend times its calls, so that
+// its ratio column is the scaling; rated against the split backend's ceiling.
+template <class Case, class HostData>
+void add_part_alone_rows(session& s, const Case& c, detail::executor& ex,
+                         const typename Case::problem& pr, const HostData& host) {
+  using rung_type = typename Case::rung_type;
+  detail::executor& one = detail::executor_for(ex.part_backend());
+  const rung_type& best = detail::default_rung<rung_type>(one.kind(), pr.p);
+  s.progress("one " + ex.part_word() + " alone (" + pr.group + ")");
+  auto placed = c.place(one, pr, host);
+  detail::buffer scratch = detail::scratch_for(one, best.scratch(pr.p));
+  c.poison(one, pr, placed);
+  const auto call = c.call(pr, placed, scratch.get(), one.stream());
+  const auto work = [&] {
+    best.run(call);
+    one.synchronize();
+  };
+  const detail::timing t = ex.time_alone(work, s.plan(Case::host_min_reps));
+  verdict v;
+  if (ex.rank() == 0) v = c.verify(one, pr, host, placed, best.info);
+  v = from_root(ex, v);
+  const std::string id = "one " + ex.part_word() + ": " + std::string(best.info.id);
+  row r = row_of(best.info.pattern(), {id, ex.kind(), 0, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
+  r.verified = v.ok, r.max_rel_err = v.max_rel_err;
+  r.note = ex.part_word() + " 0 alone on the whole problem: the scaling baseline";
+  r.add_note(v.note);
+  if (pr.flops > 0) s.rate_flops(r, ex, pr.flops);
+  else s.rate_bytes(r, ex, pr.bytes);
+  s.out.rows.push_back(r);
+  if (ex.ranks() > 1 && one.kind() == backend::cpu) {
+    const job_threads threads(ex);
+    s.progress("the cpu backend on " + std::to_string(threads.all) + " threads (" + pr.group + ")");
+    detail::buffer more = detail::scratch_for(one, best.scratch(pr.p));
+    const auto wide = c.call(pr, placed, more.get(), one.stream());
+    const detail::timing tw = ex.time_alone([&] { best.run(wide); }, s.plan(Case::host_min_reps));
+    s.add_job_threads_row(ex, r, threads, tw, pr.bytes, pr.flops);
+  }
+}
+
 template <class Case> void run_case(session& s, const Case& c) {
   using rung_type = typename Case::rung_type;
-  for (const auto& pr : c.problems(s.opts.scale)) {
+  for (const auto& pr : c.problems(s.opts)) {
     const std::vector<const rung_type*> todo = rungs_for<Case>(s.opts, pr);
     if (todo.empty()) continue;
     s.progress("reference for " + pr.group);
@@ -184,27 +251,29 @@ template <class Case> void run_case(session& s, const Case& c) {
       for (const rung_type* r : todo) any |= r->info.where == b;
       if (!any) continue;
       s.measure(ex);
+      if (ex.splits()) add_part_alone_rows(s, c, ex, pr, host);
       auto placed = c.place(ex, pr, host);
       const std::string_view pick = api_pick<rung_type>(b, pr.p);
       for (const rung_type* r : todo) {
         if (r->info.where != b) continue;
         s.progress(std::string(r->info.id) + " (" + pr.group + ")");
-        detail::buffer scratch = detail::scratch_for(ex, r->scratch(pr.p));
+        detail::buffer scratch = detail::scratch_for(ex, r->scratch(placed.p));
         c.poison(ex, pr, placed);
         const auto call = c.call(pr, placed, scratch.get(), ex.stream());
         const detail::timing t = ex.time([&] { r->run(call); }, s.plan(Case::host_min_reps));
-        const verdict v = c.verify(ex, pr, host, placed, r->info);
+        const verdict v = agreed(ex, c.verify(ex, pr, host, placed, r->info));
         row out = row_of(r->info, pr.group, pr.dtype, pr.op, pr.n, t);
         out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
+        out.add_note(pr.note);
         if (r->explain) out.add_note(r->explain(pr.p));
         out.racy = r->info.racy;
         out.api_pick = r->info.id == pick;
         if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
         else s.rate_bytes(out, ex, pr.bytes);
-        c.extra_ceilings(s, ex, pr, out);
+        if (!ex.splits()) c.extra_ceilings(s, ex, pr, out);
         s.out.rows.push_back(out);
       }
-      c.extra_rows(s, ex, pr, host);
+      if (!ex.splits()) c.extra_rows(s, ex, pr, host);
     }
   }
 }

@@ -3,10 +3,14 @@
 // the multiply-add peak of the type (f64 on a GPU: its tensor cores' peak, where measured). Every
 // backend gets square f32 matrices; the device backends also get the GPU ladder's shapes (square at
 // 1024, 4096 and 8192, the odd 4093, the two skinny products and f64 at 1024, 2048 and 4096).
+// Split over a job's ranks: f32 1024^3 (4096^3 in a full run) in SUMMA's blocks; over a host's
+// GPUs: f32 2048^3 (16384^3), split by whole rows in one process, or in SUMMA's blocks in a job of
+// one process per GPU.
 #include <algorithm>
 #include <cmath>
 
 #include "core/generate.hpp"
+#include "core/host/host_executor.hpp"
 #include "core/verify.hpp"
 #include "lab/freivalds.hpp"
 #include "lab/lab_loop.hpp"
@@ -29,12 +33,17 @@ struct matmul_case {
                "gemm",
                m * n * k,
                bytes,
-               2.0 * double(m) * double(n) * double(k)};
+               2.0 * double(m) * double(n) * double(k),
+               false,
+               detail::distribution::uniform,
+               std::nullopt,
+               {}};
     pr.device_only = device_only;
     return pr;
   }
 
-  std::vector<problem> problems(size s) const {
+  std::vector<problem> problems(const settings& opts) const {
+    const size s = opts.scale;
     const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
     std::vector<problem> out{gemm(dtype::f32, e, e, e, false)};
     if (s == size::full) {
@@ -47,6 +56,21 @@ struct matmul_case {
       out.push_back(gemm(dtype::f64, 512, 512, 512, true));
     } else {
       out.push_back(gemm(dtype::f64, 67, 45, 33, true));  // the f64-only rungs get a row too
+    }
+    const auto split = [&](backend b, std::size_t d, const std::string& on) {
+      problem pr = gemm(dtype::f32, d, d, d, false);
+      pr.group = "f32 " + std::to_string(d) + "^3 on " + on;
+      pr.split = b;
+      out.push_back(pr);
+    };
+    if (wants(opts, "matmul", backend::mpi))
+      split(backend::mpi, s == size::full ? 4096 : (s == size::quick ? 1024 : 96),
+            std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks");
+    if (wants(opts, "matmul", backend::nccl)) {
+      const detail::executor& gpus = detail::executor_for(backend::nccl);
+      split(backend::nccl, s == size::full ? 16384 : (s == size::quick ? 2048 : 96),
+            gpus.ranks() > 1 ? std::to_string(gpus.ranks()) + " processes, one GPU each"
+                             : std::to_string(detail::nccl_gpu_count()) + " GPUs");
     }
     return out;
   }
@@ -68,35 +92,78 @@ struct matmul_case {
     return h;
   }
 
+  // A block of a row-major matrix of `cols` columns where an executor's rungs read it, packed
+  // (its leading dimension its own width) unless it is the whole matrix.
+  struct placed_block {
+    std::vector<std::byte> packed;
+    placed_input in;
+  };
+  static placed_block place_block(detail::executor& ex, const void* whole, std::size_t cols,
+                                  const matrix_block& b, std::size_t e) {
+    placed_block out;
+    const auto* from = static_cast<const std::byte*>(whole);
+    if (b.cols != cols) {
+      out.packed.resize(b.rows * b.cols * e + 1);
+      for (std::size_t i = 0; i < b.rows; ++i)
+        std::copy_n(from + ((b.row0 + i) * cols + b.col0) * e, b.cols * e,
+                    out.packed.data() + i * b.cols * e);
+      from = out.packed.data();
+    } else {
+      from += b.row0 * cols * e;
+    }
+    out.in = place_input(ex, from, b.rows * b.cols * e);
+    return out;
+  }
+
+  // This process's blocks of A, B and C: the whole matrices but in a job (SUMMA's grid).
   struct placed {
-    placed_input a, b;
+    matmul_blocks mine;
+    placed_block a, b;
     detail::buffer c;
+    detail::matmul_problem p;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    const std::size_t e = size_of(pr.p.type);
-    return {place_input(ex, h.a(), pr.p.m * pr.p.k * e),
-            place_input(ex, h.b(), pr.p.k * pr.p.n * e), detail::buffer(ex, pr.p.m * pr.p.n * e)};
+    const auto& p = pr.p;
+    const std::size_t e = size_of(p.type);
+    const matmul_blocks mine = matmul_blocks_of(ex.kind(), p.m, p.n, p.k);
+    return {mine, place_block(ex, h.a(), p.k, mine.a, e), place_block(ex, h.b(), p.n, mine.b, e),
+            detail::buffer(ex, mine.c.rows * mine.c.cols * e), p};
   }
   detail::matmul_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    const auto& p = pr.p;
-    return {p, 1.0, 0.0, pl.a.data, p.k, pl.b.data, p.n, pl.c.get(), p.n, scratch, stream};
+    return {pr.p,
+            1.0,
+            0.0,
+            pl.a.in.data,
+            pl.mine.a.cols,
+            pl.b.in.data,
+            pl.mine.b.cols,
+            pl.c.get(),
+            pl.mine.c.cols,
+            scratch,
+            stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.c.get(), 0xff, pl.c.size());  // NaN in every float
   }
+  // In a job, every rank's block of C is gathered on rank 0, which checks it.
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
                  const detail::rung_info&) const {
     const auto& p = pr.p;
+    const std::size_t e = size_of(p.type);
+    std::vector<std::byte> c(pl.c.size() + 1);
+    ex.copy_out(c.data(), pl.c.get(), pl.c.size());
+    if (ex.ranks() > 1) c = gather_c(ex.kind(), c.data(), p.m, p.n, p.k, e);
     verdict v;
-    if (p.type == dtype::f32) {
-      std::vector<float> c(p.m * p.n);
-      ex.copy_out(c.data(), pl.c.get(), c.size() * 4);
-      v.max_rel_err = freivalds(h.a32.data(), h.b32.data(), c.data(), p.m, p.n, p.k);
-    } else {
-      std::vector<double> c(p.m * p.n);
-      ex.copy_out(c.data(), pl.c.get(), c.size() * 8);
-      v.max_rel_err = freivalds(h.a64.data(), h.b64.data(), c.data(), p.m, p.n, p.k);
+    if (ex.rank() != 0) {  // rank 0 speaks for the job
+      v.ok = true, v.max_rel_err = 0;
+      return v;
     }
+    if (p.type == dtype::f32)
+      v.max_rel_err = freivalds(h.a32.data(), h.b32.data(),
+                                reinterpret_cast<const float*>(c.data()), p.m, p.n, p.k);
+    else
+      v.max_rel_err = freivalds(h.a64.data(), h.b64.data(),
+                                reinterpret_cast<const double*>(c.data()), p.m, p.n, p.k);
     v.ok = !std::isnan(v.max_rel_err) && v.max_rel_err <= detail::dot_tolerance(p.k, p.type);
     if (!v.ok) v.note = "Freivalds' check failed";
     return v;

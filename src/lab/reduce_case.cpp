@@ -1,11 +1,15 @@
 // The lab's reduction case: f32 sum, i32 sum and f32 max over uniform data (and, on a device,
 // f32 sums of shrinking size: where launches, not bytes, set the time), checked against the seq
 // reference with the tolerance rule of core/verify.hpp; GB/s against the read ceiling. On a
-// device it also times pplab::reduce on host data, against the host-to-device copy.
+// device it also times pplab::reduce on host data, against the host-to-device copy. Split over a
+// job's ranks: f32 and i32 sums of the same array whatever the rank count (strong scaling); over
+// a host's GPUs: 2^24 values per GPU (2^30 in a full run; weak scaling), and 2^20 per GPU, where
+// a whole call's latency shows beside the 4-byte all-reduce's.
 #include <cmath>
 #include <memory>
 
 #include "core/generate.hpp"
+#include "core/host/host_executor.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "lab/lab_loop.hpp"
@@ -24,19 +28,22 @@ struct reduce_case {
                            : (s == size::quick ? std::size_t(1) << 24 : std::size_t(1) << 16);
   }
 
-  std::vector<problem> problems(size s) const {
+  std::vector<problem> problems(const settings& opts) const {
+    const size s = opts.scale;
     std::vector<problem> out;
-    const auto add = [&](dtype t, op o, std::size_t n, bool device_only) {
-      out.push_back(
-          {{t, o, n},
-           std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
-           std::string(name_of(t)),
-           std::string(name_of(o)),
-           n,
-           double(n * size_of(t)),
-           0,
-           device_only,
-           detail::distribution::uniform});
+    const auto add = [&](dtype t, op o, std::size_t n, bool device_only) -> problem& {
+      return out.emplace_back(
+          problem{{t, o, n},
+                  std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
+                  std::string(name_of(t)),
+                  std::string(name_of(o)),
+                  n,
+                  double(n * size_of(t)),
+                  0,
+                  device_only,
+                  detail::distribution::uniform,
+                  std::nullopt,
+                  {}});
     };
     for (auto [t, o] :
          {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::max}})
@@ -44,6 +51,26 @@ struct reduce_case {
     if (s == size::full)
       for (std::size_t n : {std::size_t(1) << 24, std::size_t(1) << 20, std::size_t(1) << 16})
         add(dtype::f32, op::sum, n, true);
+    if (wants(opts, "reduce", backend::mpi)) {
+      const std::string ranks =
+          " on " + std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks";
+      for (dtype t : {dtype::f32, dtype::i32}) {
+        problem& pr = add(t, op::sum, big(s), false);
+        pr.group += ranks, pr.split = backend::mpi;
+      }
+    }
+    if (wants(opts, "reduce", backend::nccl)) {
+      const std::size_t g = std::size_t(detail::nccl_gpu_count());
+      const std::size_t per_gpu = s == size::full ? std::size_t(1) << 30 : big(s);
+      for (std::size_t each : {per_gpu, std::size_t(1) << 20}) {
+        if (each != per_gpu && s == size::tiny) continue;
+        problem& pr = add(dtype::f32, op::sum, each * g, false);
+        pr.group = "f32 sum n=" + pow2_label(each) + " per GPU on " + std::to_string(g) + " GPUs";
+        pr.split = backend::nccl;
+        if (each != per_gpu)
+          pr.note = "a whole call, beside the 4-byte all-reduce's latency (nccl_latency_us)";
+      }
+    }
     return out;
   }
 
@@ -74,13 +101,17 @@ struct reduce_case {
   struct placed {
     placed_input in;
     detail::buffer out;
+    detail::reduce_problem p;  // this process's part
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    return {place_input(ex, h.in.get(), pr.n * size_of(pr.p.type)),
-            detail::buffer(ex, sizeof(scalar))};
+    const part mine = ex.my_part(pr.n);
+    const std::size_t w = size_of(pr.p.type);
+    return {place_input(ex, h.in.get() + mine.first * w, mine.count * w),
+            detail::buffer(ex, sizeof(scalar)),
+            {pr.p.type, pr.p.what, mine.count}};
   }
-  detail::reduce_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    return {pr.p, pl.in.data, pl.out.as<scalar>(), scratch, stream};
+  detail::reduce_call call(const problem&, placed& pl, void* scratch, void* stream) const {
+    return {pl.p, pl.in.data, pl.out.as<scalar>(), scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.out.get(), 0xab, sizeof(scalar));
@@ -92,6 +123,8 @@ struct reduce_case {
     verdict v;
     v.ok = detail::close_enough(got, h.ref, h.scale, pr.n, info.float_accumulator, v.max_rel_err);
     if (info.float_accumulator) v.note = "accumulates in float: a float-sized tolerance";
+    if (!info.reproducible && is_float(pr.p.type))
+      v.note += std::string(v.note.empty() ? "" : "; ") + "float order not fixed: not reproducible";
     return v;
   }
   void extra_ceilings(session&, detail::executor&, const problem&, row&) const {}

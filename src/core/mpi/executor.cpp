@@ -130,6 +130,21 @@ public:
     return {samples[samples.size() / 2], samples.front(), int(samples.size())};
   }
 
+  // Rank 0 alone: once untimed (a slow first call, a GPU context starting, is not a sample),
+  // then on the wall clock while the others sleep in the barrier and leave it their cores.
+  backend part_backend() const override { return mpi_local(); }
+  std::string part_word() const override { return "rank"; }
+  timing time_alone(const std::function<void()>& work, const time_plan& plan) override {
+    timing t;
+    if (rank() == 0) {
+      work();
+      t = time_it(work, plan.min_reps, plan.budget_s);
+    }
+    barrier();
+    broadcast_from_root(&t, sizeof t);
+    return t;
+  }
+
   std::vector<ceiling> measure_ceilings(std::size_t bytes, double budget_s) override {
     std::vector<ceiling> out;
     const int me = rank();

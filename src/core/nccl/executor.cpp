@@ -168,6 +168,18 @@ public:
     if (in_job()) executor_for(backend::mpi).barrier();
   }
 
+  backend part_backend() const override { return backend::cuda; }
+  std::string part_word() const override { return "GPU"; }
+  // One GPU (the first of this process, or rank 0's in a job) alone, timed as a whole call of
+  // every GPU is: the same flushes and clock, so that the ratio is the scaling of a whole call.
+  timing time_alone(const std::function<void()>& work, const time_plan& plan) override {
+    return time(
+        [&] {
+          if (rank() == 0) work();
+        },
+        plan);
+  }
+
   // One process: every GPU's L2 flushed (a 256 MiB memset each, not timed), then the work and
   // the wait for every GPU on the host's clock. A job: the mpi executor's collective timer
   // around the work and the wait (the slowest rank's time; no flush).
