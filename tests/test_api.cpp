@@ -14,18 +14,6 @@
 namespace pplab::test {
 namespace {
 
-template <class F> void expect_error(errc code, F&& f, const std::string& words = "") {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const error& e) {
-    EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    if (!words.empty()) {
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-  }
-}
-
 TEST(Api, TypedReductionsOnEachHostBackend) {
   std::vector<std::int8_t> small = {100, 100, 100, -7};
   std::vector<float> f = {1.5f, -2.0f, 8.25f};

@@ -61,4 +61,17 @@ inline std::string test_name(std::string_view id) {
   return s;
 }
 
+// `f` throws a pplab::error of `code` whose message holds `words`.
+template <class F> void expect_error(errc code, F&& f, const std::string& words = "") {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const error& e) {
+    EXPECT_EQ(int(e.code()), int(code)) << e.what();
+    if (!words.empty()) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace pplab::test

@@ -1,6 +1,7 @@
 #pragma once
 // One include for all of pplab's public API.
 #include "backend.hpp"
+#include "convolution.hpp"
 #include "device.hpp"
 #include "dtype.hpp"
 #include "error.hpp"

@@ -140,8 +140,9 @@ void session::reprobe_reads() {
       if (c.key == r.key && again > c.value) c.value = again;
   }
   for (row& r : out.rows)
-    if (!std::isnan(r.pct_of_ceiling) && !std::isnan(r.GBps))
-      r.pct_of_ceiling = 100 * r.GBps / ceiling(r.ceiling);
+    for (const read_probe& p : reads_)
+      if (r.ceiling == p.key && !std::isnan(r.pct_of_ceiling) && !std::isnan(r.GBps))
+        r.pct_of_ceiling = 100 * r.GBps / ceiling(r.ceiling);
 }
 
 namespace {
@@ -221,8 +222,23 @@ job_threads::~job_threads() {
   if (ex.rank() == 0) omp_set_num_threads(before);
 }
 
-void session::add_job_threads_row(detail::executor& ex, const row& one, const job_threads& threads,
-                                  const detail::timing& t, double bytes, double flops) {
+void session::rate_roofline(row& r, detail::executor& ex, double bytes, double flops) {
+  rate_flops(r, ex, flops);
+  const std::string fma = r.ceiling;
+  const double fma_pct = r.pct_of_ceiling;
+  // The copy ceiling (bytes read and written); a split backend has its read ceiling alone.
+  const std::string copy = ex.splits()        ? read_key(ex)
+                           : ex.host_memory() ? "copy_GBps"
+                                              : "gpu_copy_GBps";
+  r.GBps = bytes / (r.median_ms * 1e-3) * 1e-9;
+  const double copy_pct = 100 * r.GBps / ceiling(copy);
+  // The bound is the ceiling that takes longer: the larger share of it used.
+  if (copy_pct >= fma_pct) r.ceiling = copy, r.pct_of_ceiling = copy_pct;
+  else r.ceiling = fma, r.pct_of_ceiling = fma_pct;
+}
+
+void session::add_job_threads_row(const row& one, const job_threads& threads,
+                                  const detail::timing& t, const std::function<void(row&)>& rate) {
   row c = one;
   c.rung = "cpu backend, " + std::to_string(threads.all) + " threads, one process";
   c.step = -1;
@@ -231,8 +247,7 @@ void session::add_job_threads_row(detail::executor& ex, const row& one, const jo
   if (threads.cores < threads.all)
     c.add_note("rank 0 may use only " + std::to_string(threads.cores) +
                " cores (the launcher's binding: mpirun --bind-to none lifts it)");
-  if (flops > 0) rate_flops(c, ex, flops);
-  else rate_bytes(c, ex, bytes);
+  rate(c);
   out.rows.push_back(c);
 }
 

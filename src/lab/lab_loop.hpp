@@ -49,6 +49,9 @@ template <class Problem> struct lab_problem {
   // backends that hold their data whole (seq, cpu, cuda).
   std::optional<backend> split;
   std::string note;  // said on each of its rows
+  // Held against its roofline: `bytes` (read and written) against the copy ceiling or `flops`
+  // against the FMA peak, whichever bounds it (a filter); else flops if any, else bytes read.
+  bool roofline = false;
 };
 
 struct verdict {
@@ -113,14 +116,20 @@ public:
   // less than one launch to move is latency-bound and shown against the launch latency.
   void rate_bytes(row& r, detail::executor& ex, double bytes);
   void rate_flops(row& r, detail::executor& ex, double flops);
+  void rate_roofline(row& r, detail::executor& ex, double bytes, double flops);
+  template <class Problem> void rate(row& r, detail::executor& ex, const lab_problem<Problem>& pr) {
+    if (pr.roofline) rate_roofline(r, ex, pr.bytes, pr.flops);
+    else if (pr.flops > 0) rate_flops(r, ex, pr.flops);
+    else rate_bytes(r, ex, pr.bytes);
+  }
   // Probes every read ceiling of the run again and keeps the larger figure: a ceiling is the
   // most the machine was seen to do in this run (a shared machine varies between repeats).
   void reprobe_reads();
   // Beside a job's baseline row `one` (rank 0 alone, on the cpu backend): the cpu backend on as
   // many threads as all the ranks have, in rank 0's process (what the job's cores do without
   // MPI, when the ranks share a host), timed `t` while a job_threads was held.
-  void add_job_threads_row(detail::executor& ex, const row& one, const struct job_threads& threads,
-                           const detail::timing& t, double bytes, double flops);
+  void add_job_threads_row(const row& one, const struct job_threads& threads,
+                           const detail::timing& t, const std::function<void(row&)>& rate);
 
 private:
   std::vector<backend> measured_;
@@ -225,8 +234,7 @@ void add_part_alone_rows(session& s, const Case& c, detail::executor& ex,
   r.verified = v.ok, r.max_rel_err = v.max_rel_err;
   r.note = ex.part_word() + " 0 alone on the whole problem: the scaling baseline";
   r.add_note(v.note);
-  if (pr.flops > 0) s.rate_flops(r, ex, pr.flops);
-  else s.rate_bytes(r, ex, pr.bytes);
+  s.rate(r, ex, pr);
   s.out.rows.push_back(r);
   if (ex.ranks() > 1 && one.kind() == backend::cpu) {
     const job_threads threads(ex);
@@ -234,7 +242,7 @@ void add_part_alone_rows(session& s, const Case& c, detail::executor& ex,
     detail::buffer more = detail::scratch_for(one, best.scratch(pr.p));
     const auto wide = c.call(pr, placed, more.get(), one.stream());
     const detail::timing tw = ex.time_alone([&] { best.run(wide); }, s.plan(Case::host_min_reps));
-    s.add_job_threads_row(ex, r, threads, tw, pr.bytes, pr.flops);
+    s.add_job_threads_row(r, threads, tw, [&](row& c) { s.rate(c, ex, pr); });
   }
 }
 
@@ -268,8 +276,7 @@ template <class Case> void run_case(session& s, const Case& c) {
         if (r->explain) out.add_note(r->explain(pr.p));
         out.racy = r->info.racy;
         out.api_pick = r->info.id == pick;
-        if (pr.flops > 0) s.rate_flops(out, ex, pr.flops);
-        else s.rate_bytes(out, ex, pr.bytes);
+        s.rate(out, ex, pr);
         if (!ex.splits()) c.extra_ceilings(s, ex, pr, out);
         s.out.rows.push_back(out);
       }

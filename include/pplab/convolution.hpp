@@ -1,0 +1,45 @@
+#pragma once
+// 2-D correlation and convolution of an image with a small mask, the output the image's size, as
+// scipy.ndimage.correlate and scipy.ndimage.convolve compute them, with their boundary modes:
+//
+//   correlate: out[y][x] = sum over i < kh, j < kw of mask[i][j] * in[y + i - kh/2][x + j - kw/2]
+//   convolve:  the same with the mask flipped in both axes
+//
+// where a position outside the image is read as the boundary mode says (for the row
+// "a b c d"): reflect "d c b a | a b c d | d c b a", mirror "d c b | a b c d | c b a", nearest
+// "a a a | a b c d | d d d", wrap "a b c d | a b c d | a b c d", constant "k k k | a b c d | k k
+// k" (k = cval). The mask is kh x kw, each side odd, 1 to 31. f32 and f64 images, row-major with
+// a row stride (in elements); the mask is given in double and used in the image's type.
+//
+// On the mpi backend `in` and `out` are this rank's rows of the image (pplab::part_of(rows, rank,
+// ranks): rank r holds rows [first, first + count)); `rows` is the whole image's, and every rank
+// passes the same shape, mask and options.
+#include <cstddef>
+#include <string_view>
+
+#include "backend.hpp"
+#include "dtype.hpp"
+
+namespace pplab {
+
+enum class boundary { reflect, constant, nearest, mirror, wrap };
+std::string_view name_of(boundary b) noexcept;
+// "reflect", "constant", "nearest", "mirror", "wrap" (SciPy's names; "grid-mirror",
+// "grid-constant" and "grid-wrap" are SciPy's synonyms of reflect, constant and wrap for filters).
+boundary parse_boundary(std::string_view name);
+
+struct filter_options {
+  boundary mode = boundary::reflect;  // SciPy's default
+  double cval = 0;                    // the value outside the image in constant mode
+};
+
+inline constexpr std::size_t max_mask_side = 31;
+
+void correlate(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
+               std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
+               std::size_t ld_out, const filter_options& o = {}, const rung_choice& how = {});
+void convolve(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
+              std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
+              std::size_t ld_out, const filter_options& o = {}, const rung_choice& how = {});
+
+}  // namespace pplab

@@ -1,0 +1,201 @@
+// pplab::correlate and pplab::convolve: the checks of the call (every rank's, agreed on), the
+// mask in the image's type (flipped for convolve), the policy's rung, and the run path: in place
+// on the host, the image copied in and the output copied out row by row on a device. Also the
+// reference and the tolerance that the tests and the lab check every rung against.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "convolution/boundary.hpp"
+#include "convolution/rung.hpp"
+#include "core/verify.hpp"
+#include "pplab/convolution.hpp"
+#include "pplab/job.hpp"
+
+namespace pplab {
+
+std::string_view name_of(boundary b) noexcept {
+  switch (b) {
+  case boundary::reflect:
+    return "reflect";
+  case boundary::constant:
+    return "constant";
+  case boundary::nearest:
+    return "nearest";
+  case boundary::mirror:
+    return "mirror";
+  case boundary::wrap:
+    return "wrap";
+  }
+  return "?";
+}
+
+boundary parse_boundary(std::string_view name) {
+  for (boundary b :
+       {boundary::reflect, boundary::constant, boundary::nearest, boundary::mirror, boundary::wrap})
+    if (name == name_of(b)) return b;
+  if (name == "grid-mirror") return boundary::reflect;
+  if (name == "grid-constant") return boundary::constant;
+  if (name == "grid-wrap") return boundary::wrap;
+  fail(errc::invalid_argument, "unknown boundary mode '" + std::string(name) +
+                                   "'; choose one of reflect, constant, nearest, mirror, wrap");
+}
+
+namespace {
+
+bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const char *x = static_cast<const char*>(a), *y = static_cast<const char*>(b);
+  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
+}
+
+// The mask's values in the signature a job's ranks compare: every rank must filter with the same.
+std::uint64_t hash_of(const double* mask, std::size_t n) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, mask + i, sizeof bits);
+    h = (h ^ bits) * 1099511628211ull;
+  }
+  return h;
+}
+
+void filter_call(const char* what, bool flip, backend where, dtype t, const void* in,
+                 std::size_t rows, std::size_t cols, std::size_t ld_in, const double* mask,
+                 std::size_t kh, std::size_t kw, void* out, std::size_t ld_out,
+                 const filter_options& o, const rung_choice& how) {
+  detail::require_backend(where);
+  detail::executor& ex = detail::executor_for(where);
+  const part mine = ex.my_part(rows);  // this rank's rows on mpi; all of them elsewhere
+  ld_in = ld_in ? ld_in : cols, ld_out = ld_out ? ld_out : cols;
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, " %zux%zu mask %zux%zu %016llx mode %s cval %.17g", rows,
+                cols, kh, kw,
+                (unsigned long long)(mask && kh <= 64 && kw <= 64 ? hash_of(mask, kh * kw) : 0),
+                std::string(name_of(o.mode)).c_str(), o.cval);
+  const std::string signature = std::string(what) + " " + std::string(name_of(t)) + numbers;
+  detail::agree_on_call(where, signature, mine.count, [&] {
+    const std::string w = what;
+    if (t != dtype::f32 && t != dtype::f64)
+      fail(errc::invalid_argument,
+           w + ": dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
+    for (auto [side, name] : {std::pair{kh, "height"}, {kw, "width"}})
+      if (side % 2 == 0 || side > max_mask_side)
+        fail(errc::invalid_argument, w + ": the mask's " + name + " is " + std::to_string(side) +
+                                         "; it must be odd, 1 to " + std::to_string(max_mask_side));
+    if (!mask) fail(errc::invalid_argument, w + ": the mask is null");
+    if (ld_in < cols || ld_out < cols)
+      fail(errc::invalid_argument, w + ": a row stride (" +
+                                       std::to_string(std::min(ld_in, ld_out)) +
+                                       ") is less than the image's width " + std::to_string(cols));
+    if (mine.count && cols && (!in || !out))
+      fail(errc::invalid_argument, w + ": the image or the output is null");
+    const std::size_t e = size_of(t);
+    if (mine.count && cols && ex.host_memory() &&
+        overlap(in, ((mine.count - 1) * ld_in + cols) * e, out,
+                ((mine.count - 1) * ld_out + cols) * e))
+      fail(errc::invalid_argument,
+           w + ": the output overlaps the image; write the output to its own memory");
+  });
+  detail::together([&] {
+    if (rows == 0 || cols == 0) return;
+    // The mask in the image's type, flipped in both axes for a convolution.
+    std::vector<double> m(mask, mask + kh * kw);
+    if (flip) std::reverse(m.begin(), m.end());
+    std::vector<float> m32;
+    if (t == dtype::f32) m32.assign(m.begin(), m.end());
+    const void* typed = t == dtype::f32 ? static_cast<const void*>(m32.data()) : m.data();
+    const detail::convolution_problem p{t, rows, cols, kh, kw, o.mode, o.cval};
+    detail::run_rung(detail::chosen_rung<detail::convolution_rung>(where, p, how), ex,
+                     {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
+  });
+}
+
+}  // namespace
+
+void correlate(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
+               std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
+               std::size_t ld_out, const filter_options& o, const rung_choice& how) {
+  filter_call("correlate", false, where, t, in, rows, cols, ld_in, mask, kh, kw, out, ld_out, o,
+              how);
+}
+
+void convolve(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
+              std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
+              std::size_t ld_out, const filter_options& o, const rung_choice& how) {
+  filter_call("convolve", true, where, t, in, rows, cols, ld_in, mask, kh, kw, out, ld_out, o, how);
+}
+
+}  // namespace pplab
+
+namespace pplab::detail {
+
+// Host data on a device backend: the image copied in row by row into a packed buffer (its row
+// stride stays on the host side), the output copied out the same way.
+void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host) {
+  const convolution_problem& p = host.p;
+  if (ex.host_memory()) {
+    buffer scratch = scratch_for(ex, r.scratch(p));
+    convolution_call call = host;
+    call.scratch = scratch.get(), call.stream = ex.stream();
+    r.run(call);
+    return;
+  }
+  const std::size_t e = size_of(p.type), row = p.cols * e;
+  buffer in(ex, p.rows * row), out(ex, p.rows * row);
+  ex.copy_rows_in(in.get(), row, host.in, host.ld_in * e, row, p.rows);
+  buffer scratch = scratch_for(ex, r.scratch(p));
+  r.run({p, in.get(), p.cols, host.mask, out.get(), p.cols, scratch.get(), ex.stream()});
+  ex.copy_rows_out(host.out, host.ld_out * e, out.get(), row, row, p.rows);
+}
+
+void run_rung(const convolution_rung& r, const convolution_call& host_call) {
+  require_backend(r.info.where);
+  run_rung(r, executor_for(r.info.where), host_call);
+}
+
+void reference_correlation(const convolution_problem& p, const void* in, std::size_t ld_in,
+                           const double* mask, double* want, double* scale) {
+  visit_dtype(p.type, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* x = static_cast<const T*>(in);
+      const auto rows = std::int64_t(p.rows), cols = std::int64_t(p.cols);
+      const auto rh = std::int64_t(p.kh / 2), rw = std::int64_t(p.kw / 2);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t y = 0; y < rows; ++y)
+        for (std::int64_t c = 0; c < cols; ++c) {
+          double acc = 0, size = 0;
+          for (std::int64_t i = 0; i < std::int64_t(p.kh); ++i) {
+            const std::int64_t r = boundary_index(y + i - rh, rows, p.mode);
+            for (std::int64_t j = 0; j < std::int64_t(p.kw); ++j) {
+              const std::int64_t k = boundary_index(c + j - rw, cols, p.mode);
+              // As the rungs see it: the value and the mask in the image's type.
+              const double v =
+                  r < 0 || k < 0 ? double(T(p.cval)) : double(x[r * std::int64_t(ld_in) + k]);
+              const double m = double(T(mask[i * std::int64_t(p.kw) + j]));
+              acc += m * v;
+              size += std::abs(m * v);
+            }
+          }
+          want[y * cols + c] = acc;
+          scale[y * cols + c] = size;
+        }
+    }
+  });
+}
+
+bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  const double tiny = t == dtype::f32 ? double(std::numeric_limits<float>::min())
+                                      : std::numeric_limits<double>::min();
+  return std::abs(got - want) <= dot_tolerance(taps, t) * std::max(scale, tiny) +
+                                     (t == dtype::f32 ? 0x1.0p-24 * std::abs(want) : 0.0);
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,70 @@
+// convolution/cpu/c02_register_blocked: several outputs per mask load. The interior of a row is
+// cut into blocks of W neighbouring outputs whose sums stay in vector registers for the whole
+// mask: each tap is one broadcast of the mask value and one unaligned vector load of W inputs,
+// feeding W multiply-adds (c01 loads an input and a mask value per multiply-add, and its single
+// sum is one long chain of dependent adds). W is four vectors of the widest SIMD the build targets,
+// so four independent chains hide the FMA latency. Compiled with FMA contraction
+// (sources.cmake). Rows shared among the OpenMP threads as in c01.
+#include <omp.h>
+
+#include "convolution/host_kernel.hpp"
+
+namespace pplab::detail {
+namespace {
+
+#if defined(__AVX512F__)
+constexpr std::size_t simd_bytes = 64;
+#elif defined(__AVX__)
+constexpr std::size_t simd_bytes = 32;
+#else
+constexpr std::size_t simd_bytes = 16;
+#endif
+
+template <class T> void interior_blocked(const filter<T>& f, const T* const* rows, T* out) {
+  constexpr std::size_t W = 4 * simd_bytes / sizeof(T);
+  const auto [lo, hi] = interior_columns(f);
+  const std::size_t rw = f.kw / 2;
+  std::size_t x = lo;
+  for (; x + W <= hi; x += W) {
+    T acc[W] = {};
+    for (std::size_t i = 0; i < f.kh; ++i) {
+      const T* in = rows[i] + x - rw;
+      const T* m = f.mask + i * f.kw;
+      for (std::size_t j = 0; j < f.kw; ++j) {
+        const T mj = m[j];
+#pragma omp simd
+        for (std::size_t w = 0; w < W; ++w) acc[w] += mj * in[j + w];
+      }
+    }
+    for (std::size_t w = 0; w < W; ++w) out[x + w] = acc[w];
+  }
+  for (; x < hi; ++x) {  // the last partial block
+    T acc = 0;
+    for (std::size_t i = 0; i < f.kh; ++i)
+      for (std::size_t j = 0; j < f.kw; ++j) acc += f.mask[i * f.kw + j] * rows[i][x - rw + j];
+    out[x] = acc;
+  }
+}
+
+struct register_blocked {
+  template <class T> static void run(const filter<T>& f) {
+    const std::vector<T> constant = constant_row(f);
+#pragma omp parallel
+    {
+      std::vector<const T*> rows(f.kh);
+#pragma omp for schedule(static)
+      for (std::ptrdiff_t y = 0; y < std::ptrdiff_t(f.rows); ++y) {
+        tap_rows_or_constant(f, std::size_t(y), constant.data(), rows.data());
+        T* out = f.out + std::size_t(y) * f.ld_out;
+        border_pixels(f, rows.data(), out);
+        interior_blocked(f, rows.data(), out);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void convolution_cpu_c02(const convolution_call& c) { dispatch_convolution<register_blocked>(c); }
+
+}  // namespace pplab::detail

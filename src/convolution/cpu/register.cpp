@@ -1,0 +1,22 @@
+// The cpu backend's convolution ladder.
+#include "convolution/rung.hpp"
+
+namespace pplab::detail {
+
+void convolution_cpu_c01(const convolution_call& c);
+void convolution_cpu_c02(const convolution_call& c);
+
+void register_convolution_cpu(std::vector<convolution_rung>& r) {
+  r.push_back({{"convolution/cpu/c01_rows_openmp", backend::cpu, 1,
+                "seq c02 with the output rows shared among the threads"},
+               float_or_double,
+               nullptr,
+               convolution_cpu_c01});
+  r.push_back({{"convolution/cpu/c02_register_blocked", backend::cpu, 2,
+                "blocks of outputs kept in vector registers: one mask load feeds a block"},
+               float_or_double,
+               nullptr,
+               convolution_cpu_c02});
+}
+
+}  // namespace pplab::detail

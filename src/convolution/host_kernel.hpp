@@ -1,0 +1,107 @@
+#pragma once
+// What the host rungs share: the call in its type, the row pointers of one output row's taps
+// (the boundary applied to rows once per output row, not per tap), and the border pixels, where
+// the boundary applies to columns too. The interior loops are each rung's own.
+#include <algorithm>
+#include <vector>
+
+#include "convolution/boundary.hpp"
+#include "convolution/rung.hpp"
+
+namespace pplab::detail {
+
+template <class T> struct filter {
+  std::size_t rows, cols, kh, kw;
+  boundary mode;
+  T cval;
+  const T* in;
+  std::size_t ld_in;
+  const T* mask;  // kh x kw
+  T* out;
+  std::size_t ld_out;
+};
+
+// Calls Impl::template run<T>(filter<T>) with the call's type.
+template <class Impl> void dispatch_convolution(const convolution_call& c) {
+  auto go = [&](auto tag) {
+    using T = decltype(tag);
+    Impl::template run<T>(filter<T>{
+        c.p.rows, c.p.cols, c.p.kh, c.p.kw, c.p.mode, T(c.p.cval), static_cast<const T*>(c.in),
+        c.ld_in, static_cast<const T*>(c.mask), static_cast<T*>(c.out), c.ld_out});
+  };
+  if (c.p.type == dtype::f32) go(float{});
+  else go(double{});
+}
+
+// The kh input rows that output row y reads (null: a row of the constant value).
+template <class T> void tap_rows(const filter<T>& f, std::size_t y, const T** rows) {
+  const std::int64_t top = std::int64_t(y) - std::int64_t(f.kh / 2);
+  for (std::size_t i = 0; i < f.kh; ++i) {
+    const std::int64_t r = boundary_index(top + std::int64_t(i), std::int64_t(f.rows), f.mode);
+    rows[i] = r < 0 ? nullptr : f.in + std::size_t(r) * f.ld_in;
+  }
+}
+
+// One output pixel from its tap rows, the boundary applied to each column: the border pixels.
+template <class T, class Acc = T>
+T border_pixel(const filter<T>& f, const T* const* rows, std::size_t x) {
+  const std::int64_t left = std::int64_t(x) - std::int64_t(f.kw / 2);
+  Acc acc = 0;
+  for (std::size_t i = 0; i < f.kh; ++i)
+    for (std::size_t j = 0; j < f.kw; ++j) {
+      const std::int64_t c = boundary_index(left + std::int64_t(j), std::int64_t(f.cols), f.mode);
+      const T v = rows[i] && c >= 0 ? rows[i][c] : f.cval;
+      acc += Acc(f.mask[i * f.kw + j]) * Acc(v);
+    }
+  return T(acc);
+}
+
+// The columns whose every tap lies inside the row: [kw/2, cols - kw/2) (empty when the mask is
+// as wide as the image or wider).
+template <class T> std::pair<std::size_t, std::size_t> interior_columns(const filter<T>& f) {
+  const std::size_t r = f.kw / 2;
+  if (f.cols <= 2 * r) return {f.cols, f.cols};
+  return {r, f.cols - r};
+}
+
+// The border pixels of output row y (left and right of the interior).
+template <class T> void border_pixels(const filter<T>& f, const T* const* rows, T* out) {
+  const auto [lo, hi] = interior_columns(f);
+  for (std::size_t x = 0; x < lo; ++x) out[x] = border_pixel(f, rows, x);
+  for (std::size_t x = std::max(hi, lo); x < f.cols; ++x) out[x] = border_pixel(f, rows, x);
+}
+
+// A row of the constant value, as wide as the interior loops read (for tap rows that are null).
+template <class T> std::vector<T> constant_row(const filter<T>& f) {
+  return std::vector<T>(f.cols, f.cval);
+}
+
+}  // namespace pplab::detail
+
+namespace pplab::detail {
+
+// Output row y's tap rows with the constant row in place of rows off the image.
+template <class T>
+void tap_rows_or_constant(const filter<T>& f, std::size_t y, const T* constant, const T** rows) {
+  tap_rows(f, y, rows);
+  for (std::size_t i = 0; i < f.kh; ++i)
+    if (!rows[i]) rows[i] = constant;
+}
+
+// The interior of one output row, read straight from its tap rows (no boundary), added in T one
+// output at a time: the seq ladder's second rung, and the cpu ladder's first on every thread.
+template <class T> void interior_plain(const filter<T>& f, const T* const* rows, T* out) {
+  const auto [lo, hi] = interior_columns(f);
+  const std::size_t rw = f.kw / 2;
+  for (std::size_t x = lo; x < hi; ++x) {
+    T acc = 0;
+    for (std::size_t i = 0; i < f.kh; ++i) {
+      const T* in = rows[i] + x - rw;
+      const T* m = f.mask + i * f.kw;
+      for (std::size_t j = 0; j < f.kw; ++j) acc += m[j] * in[j];
+    }
+    out[x] = acc;
+  }
+}
+
+}  // namespace pplab::detail

@@ -1,0 +1,62 @@
+#pragma once
+// The convolution module's types: what a rung is asked (the problem), where its image, mask and
+// output are (the call), its ladder's policy, and the run path the API, the CLI, the lab and the
+// tests share. Rungs compute the correlation; convolve flips the mask before (api.cpp).
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "core/run.hpp"
+#include "pplab/convolution.hpp"
+#include "pplab/dtype.hpp"
+
+namespace pplab::detail {
+
+struct convolution_problem {
+  static constexpr std::string_view pattern = "convolution";
+  dtype type;              // f32 or f64
+  std::size_t rows, cols;  // the image's and the output's (on mpi: the whole image's)
+  std::size_t kh, kw;      // the mask's, each odd, 1 to max_mask_side
+  boundary mode;
+  double cval;
+};
+struct convolution_call {
+  convolution_problem p;
+  const void* in;  // rows x cols, row stride ld_in elements (mpi: this rank's rows)
+  std::size_t ld_in;
+  // kh x kw in the problem's type, in HOST memory on every backend: a parameter of the call, as
+  // matmul's alpha is (a device rung copies it to its constant or global memory on the stream).
+  const void* mask;
+  void* out;  // rows x cols, row stride ld_out elements
+  std::size_t ld_out;
+  void* scratch;
+  void* stream;
+};
+using convolution_rung = basic_rung<convolution_problem, convolution_call>;
+// The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
+template <> const std::vector<convolution_rung>& rungs_of<convolution_rung>();
+
+// The API's rungs for backend b, in order of preference (policy.cpp).
+std::vector<std::string_view> policy(backend b, const convolution_problem& p);
+
+inline bool float_or_double(const convolution_problem& p) {
+  return p.type == dtype::f32 || p.type == dtype::f64;
+}
+
+// The call's image and output are host memory (the mask always is); scratch and stream are
+// ignored. Through the executor of r's backend (or `ex`): in place on the host, copied in and
+// out elsewhere.
+void run_rung(const convolution_rung& r, const convolution_call& host_call);
+void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host_call);
+
+// The largest error a correct rung may make on each output, against the reference (seq c01,
+// which accumulates in double as SciPy does): dot_tolerance (core/verify.hpp) of the mask's taps
+// times the sum of |mask| x |input| over them (`scale`, computed by reference_scale).
+bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale);
+// The reference answer in double (`want`, rows x cols, packed) and the scale of each output's
+// rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the inputs
+// taken in the image's type as the rungs take them; on every core.
+void reference_correlation(const convolution_problem& p, const void* in, std::size_t ld_in,
+                           const double* mask, double* want, double* scale);
+
+}  // namespace pplab::detail

@@ -1,0 +1,35 @@
+// convolution/seq/c01_direct_loop: the definition, where the tiling notes' exercise starts. Every
+// output reads its kh x kw taps; each tap's row and column go through the boundary mode (a branch
+// and, off the image, a modulo per tap), and mask x input is added in double, as SciPy's
+// ndimage adds it. The reference for every other rung. It does 2 loads and 2 index mappings per
+// multiply-add.
+#include "convolution/host_kernel.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct direct_loop {
+  template <class T> static void run(const filter<T>& f) {
+    const auto rows = std::int64_t(f.rows), cols = std::int64_t(f.cols);
+    const auto rh = std::int64_t(f.kh / 2), rw = std::int64_t(f.kw / 2);
+    for (std::int64_t y = 0; y < rows; ++y)
+      for (std::int64_t x = 0; x < cols; ++x) {
+        double acc = 0;
+        for (std::int64_t i = 0; i < std::int64_t(f.kh); ++i) {
+          const std::int64_t r = boundary_index(y + i - rh, rows, f.mode);
+          for (std::int64_t j = 0; j < std::int64_t(f.kw); ++j) {
+            const std::int64_t c = boundary_index(x + j - rw, cols, f.mode);
+            const T v = r < 0 || c < 0 ? f.cval : f.in[r * std::int64_t(f.ld_in) + c];
+            acc += double(f.mask[i * std::int64_t(f.kw) + j]) * double(v);
+          }
+        }
+        f.out[y * std::int64_t(f.ld_out) + x] = T(acc);
+      }
+  }
+};
+
+}  // namespace
+
+void convolution_seq_c01(const convolution_call& c) { dispatch_convolution<direct_loop>(c); }
+
+}  // namespace pplab::detail

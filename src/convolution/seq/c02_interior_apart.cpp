@@ -1,0 +1,28 @@
+// convolution/seq/c02_interior_apart: border handling outside the interior loop. The boundary
+// is applied to the rows once per output row (kh row pointers, a row of the constant value for
+// rows off the image) and to columns only at the kw/2 pixels of each side; the interior's taps
+// are read straight from the rows, with no branch and no modulo, and added in the image's type
+// (host_kernel.hpp: interior_plain).
+#include "convolution/host_kernel.hpp"
+
+namespace pplab::detail {
+namespace {
+
+struct interior_apart {
+  template <class T> static void run(const filter<T>& f) {
+    const std::vector<T> constant = constant_row(f);
+    std::vector<const T*> rows(f.kh);
+    for (std::size_t y = 0; y < f.rows; ++y) {
+      tap_rows_or_constant(f, y, constant.data(), rows.data());
+      T* out = f.out + y * f.ld_out;
+      border_pixels(f, rows.data(), out);
+      interior_plain(f, rows.data(), out);
+    }
+  }
+};
+
+}  // namespace
+
+void convolution_seq_c02(const convolution_call& c) { dispatch_convolution<interior_apart>(c); }
+
+}  // namespace pplab::detail

@@ -1,0 +1,10 @@
+# The convolution module: its own sources and each backend folder's, relative to src/ (read by
+# pplab_add_pattern in cmake/patterns.cmake, which compiles the folders of the backends built).
+set(pattern_sources convolution/api.cpp convolution/policy.cpp)
+set(seq_sources convolution/seq/c01_direct_loop.cpp convolution/seq/c02_interior_apart.cpp
+  convolution/seq/register.cpp)
+set(cpu_sources convolution/cpu/c01_rows_openmp.cpp convolution/cpu/c02_register_blocked.cpp
+  convolution/cpu/register.cpp)
+# The register-blocked interior is the multiply-add kernel: it may fuse a*b+c into one FMA.
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/convolution/cpu/c02_register_blocked.cpp
+  PROPERTIES COMPILE_OPTIONS "-ffp-contract=fast")

@@ -1,0 +1,155 @@
+// The lab's convolution case: correlation of an f32 image with square masks (the tiling notes'
+// exercise), every output checked against the reference in double with the tolerance of
+// core/verify.hpp (convolution/rung.hpp: close_to_reference). A row is held against its roofline:
+// the image read once and the output written once against the copy ceiling, or the mask's
+// multiply-adds against the FMA peak, whichever takes longer. 8192 x 8192 with masks 3 to 15 in a
+// full run, 1024 x 1024 with masks 3 and 7 in a quick one (the seq reference rung reads every tap
+// through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count.
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "convolution/rung.hpp"
+#include "core/generate.hpp"
+#include "lab/lab_loop.hpp"
+
+namespace pplab::lab {
+namespace {
+
+struct convolution_case {
+  using rung_type = detail::convolution_rung;
+  static constexpr int host_min_reps = 3;
+  using problem = lab_problem<detail::convolution_problem>;
+
+  static problem filter(dtype t, std::size_t rows, std::size_t cols, std::size_t k, boundary mode) {
+    const std::size_t px = rows * cols;
+    problem pr{{t, rows, cols, k, k, mode, 0.0},
+               std::string(name_of(t)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+                   " mask " + std::to_string(k) + "x" + std::to_string(k) + " " +
+                   std::string(name_of(mode)),
+               std::string(name_of(t)),
+               std::to_string(k) + "x" + std::to_string(k),
+               px,
+               2.0 * double(px * size_of(t)),
+               2.0 * double(px) * double(k * k),
+               false,
+               detail::distribution::uniform,
+               std::nullopt,
+               {}};
+    pr.roofline = true;
+    return pr;
+  }
+
+  std::vector<problem> problems(const settings& opts) const {
+    const size s = opts.scale;
+    std::vector<problem> out;
+    if (s == size::full) {
+      for (std::size_t k : {3, 5, 7, 11, 15})
+        out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::reflect));
+    } else if (s == size::quick) {
+      for (std::size_t k : {3, 7})
+        out.push_back(filter(dtype::f32, 1024, 1024, k, boundary::reflect));
+    } else {  // awkward sizes, every mode once, f64 too
+      out.push_back(filter(dtype::f32, 61, 67, 5, boundary::reflect));
+      out.push_back(filter(dtype::f32, 37, 29, 3, boundary::constant));
+      out.push_back(filter(dtype::f64, 23, 41, 7, boundary::mirror));
+    }
+    if (wants(opts, "convolution", backend::mpi)) {
+      const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);
+      problem pr = filter(dtype::f32, side, side, 7, boundary::reflect);
+      pr.group += " on " + std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks";
+      pr.split = backend::mpi;
+      out.push_back(pr);
+    }
+    return out;
+  }
+
+  // A mask of mixed signs (a difference of Gaussians' shape): no tap is zero, and the sums
+  // cancel, so a wrong tap shows.
+  static std::vector<double> mask_of(std::size_t k) {
+    std::vector<double> m(k * k);
+    const double c = double(k / 2);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        const double d2 = (double(i) - c) * (double(i) - c) + (double(j) - c) * (double(j) - c);
+        m[i * k + j] =
+            std::exp(-d2 / (2 + c)) - 0.5 * std::exp(-d2 / (4 + 2 * c)) + 0.01 * double(j);
+      }
+    return m;
+  }
+
+  struct host_data {
+    std::unique_ptr<std::byte[]> in;
+    std::vector<double> mask, want, scale;
+    std::vector<float> mask32;
+    const void* typed_mask(dtype t) const {
+      return t == dtype::f32 ? static_cast<const void*>(mask32.data()) : mask.data();
+    }
+  };
+  host_data prepare(const problem& pr) const {
+    const auto& p = pr.p;
+    host_data h;
+    h.in.reset(new std::byte[p.rows * p.cols * size_of(p.type) + 1]);
+    detail::generate(p.type, h.in.get(), p.rows * p.cols, pr.dist, 11);
+    h.mask = mask_of(p.kh);
+    h.mask32.assign(h.mask.begin(), h.mask.end());
+    h.want.resize(p.rows * p.cols), h.scale.resize(p.rows * p.cols);
+    detail::reference_correlation(p, h.in.get(), p.cols, h.mask.data(), h.want.data(),
+                                  h.scale.data());
+    return h;
+  }
+
+  // This process's rows of the image and of the output (on a job: part_of the rows).
+  struct placed {
+    placed_input in;
+    detail::buffer out;
+    const void* mask;
+    part mine;
+    detail::convolution_problem p;
+  };
+  placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
+    const part mine = ex.my_part(pr.p.rows);
+    const std::size_t row = pr.p.cols * size_of(pr.p.type);
+    return {place_input(ex, h.in.get() + mine.first * row, mine.count * row),
+            detail::buffer(ex, mine.count * row), h.typed_mask(pr.p.type), mine, pr.p};
+  }
+  detail::convolution_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
+    return {pr.p, pl.in.data, pr.p.cols, pl.mask, pl.out.get(), pr.p.cols, scratch, stream};
+  }
+  void poison(detail::executor& ex, const problem&, placed& pl) const {
+    ex.fill(pl.out.get(), 0xff, pl.out.size());  // NaN in every float: every output is written
+  }
+  verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
+                 const detail::rung_info&) const {
+    const auto& p = pr.p;
+    const std::size_t n = pl.mine.count * p.cols, first = pl.mine.first * p.cols;
+    std::vector<std::byte> got(pl.out.size() + 1);
+    ex.copy_out(got.data(), pl.out.get(), pl.out.size());
+    verdict v;
+    v.ok = true;
+    v.max_rel_err = 0;
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double g = p.type == dtype::f32 ? double(reinterpret_cast<const float*>(got.data())[i])
+                                            : reinterpret_cast<const double*>(got.data())[i];
+      const double want = h.want[first + i], scale = h.scale[first + i];
+      if (!detail::close_to_reference(p.type, p.kh * p.kw, g, want, scale)) ++wrong;
+      if (scale > 0 && std::isfinite(g))
+        v.max_rel_err = std::max(v.max_rel_err, std::abs(g - want) / scale);
+    }
+    v.ok = wrong == 0;
+    if (!v.ok) v.note = std::to_string(wrong) + " outputs differ from the reference";
+    return v;
+  }
+  void extra_ceilings(session&, detail::executor&, const problem&, row&) const {}
+  void extra_rows(session&, detail::executor&, const problem&, const host_data&) const {}
+};
+
+}  // namespace
+
+void run_convolution_case(session& s) { run_case(s, convolution_case{}); }
+std::vector<std::string> planned_convolution(const settings& s) {
+  return planned(s, convolution_case{});
+}
+
+}  // namespace pplab::lab

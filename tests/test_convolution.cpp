@@ -1,0 +1,183 @@
+// One body for every registered convolution rung: f32 and f64 images of awkward shapes (1 x N,
+// N x 1, a mask larger than the image), every boundary mode, masks from 1 x 1 to 31 x 31 and
+// rectangular ones, row strides wider than the rows with poisoned padding that must stay
+// untouched, and NaN and infinity in the image; each output checked against the reference in
+// double with the tolerance rule (convolution/rung.hpp). The reference itself is checked on
+// small cases worked out by hand, and the API's checks and convolve's flip on the way in.
+#include <cmath>
+#include <limits>
+
+#include "convolution/boundary.hpp"
+#include "convolution/rung.hpp"
+#include "core/run.hpp"
+#include "pplab/convolution.hpp"
+#include "test_support.hpp"
+
+namespace pplab::test {
+namespace {
+
+using detail::convolution_rung;
+
+constexpr boundary all_modes[] = {boundary::reflect, boundary::constant, boundary::nearest,
+                                  boundary::mirror, boundary::wrap};
+
+struct shape {
+  std::size_t rows, cols, kh, kw;
+};
+
+template <class T>
+void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& rng,
+           bool specials = false) {
+  const double cval = mode == boundary::constant ? 1.5 : 0.0;
+  const detail::convolution_problem p{dtype_of<T>(), s.rows, s.cols, s.kh, s.kw, mode, cval};
+  if (!r.can_run(p)) return;
+  SCOPED_TRACE(std::string(name_of(p.type)) + " " + std::to_string(s.rows) + "x" +
+               std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
+               std::to_string(s.kw) + " " + std::string(name_of(mode)));
+  const std::size_t ld_in = s.cols + rng() % 3, ld_out = s.cols + rng() % 3;
+  const T poison = std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> in(s.rows * ld_in + 1, T(-7)), out(s.rows * ld_out + 1, poison);
+  std::normal_distribution<double> z;
+  for (std::size_t y = 0; y < s.rows; ++y)
+    for (std::size_t x = 0; x < s.cols; ++x) in[y * ld_in + x] = T(z(rng));
+  if (specials && s.rows * s.cols > 2) {
+    in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::quiet_NaN();
+    in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::infinity();
+  }
+  std::vector<double> mask(s.kh * s.kw);
+  for (double& m : mask) m = z(rng);
+  std::vector<T> typed(mask.begin(), mask.end());
+  std::vector<double> want(s.rows * s.cols), scale(s.rows * s.cols);
+  detail::reference_correlation(p, in.data(), ld_in, mask.data(), want.data(), scale.data());
+  detail::run_rung(r, {p, in.data(), ld_in, typed.data(), out.data(), ld_out, nullptr, nullptr});
+  std::size_t wrong = 0, touched = 0;
+  for (std::size_t y = 0; y < s.rows; ++y)
+    for (std::size_t x = 0; x < ld_out; ++x) {
+      const T got = out[y * ld_out + x];
+      if (x >= s.cols) {
+        touched += !std::isnan(got);
+        continue;
+      }
+      const double w = want[y * s.cols + x], sc = scale[y * s.cols + x];
+      if (!detail::close_to_reference(p.type, s.kh * s.kw, double(got), w, sc) && ++wrong <= 5)
+        ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w << " (scale "
+                      << sc << ")";
+    }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(touched, 0u) << "elements past the output's columns were written";
+}
+
+class Convolution : public ::testing::TestWithParam<const convolution_rung*> {};
+
+TEST_P(Convolution, EveryModeAwkwardShapesAndMasks) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<shape> shapes = {
+      {1, 1, 1, 1},   {1, 1, 3, 3},     {1, 37, 3, 5},     {41, 1, 5, 3},   {2, 3, 7, 7},
+      {5, 4, 31, 31}, {17, 19, 3, 3},   {33, 65, 5, 5},    {64, 63, 7, 1},  {63, 64, 1, 9},
+      {40, 70, 9, 7}, {70, 45, 15, 15}, {100, 101, 31, 3}, {9, 200, 11, 11}};
+  for (const shape& s : shapes)
+    for (boundary mode : all_modes) {
+      if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
+      check<float>(r, s, mode, rng);
+      check<double>(r, s, mode, rng);
+    }
+}
+
+TEST_P(Convolution, NanAndInfinityReachTheirOutputs) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  std::mt19937_64 rng(fresh_seed());
+  for (boundary mode : all_modes) {
+    check<float>(r, {45, 77, 5, 5}, mode, rng, true);
+    check<double>(r, {31, 30, 3, 7}, mode, rng, true);
+  }
+}
+
+TEST_P(Convolution, LargeImage) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (sanitizer_run()) GTEST_SKIP() << "the plain runs cover it; too slow under racecheck";
+  std::mt19937_64 rng(fresh_seed());
+  check<float>(r, {517, 1031, 7, 7}, boundary::reflect, rng);
+  check<float>(r, {300, 257, 15, 15}, boundary::wrap, rng);
+}
+
+std::vector<const convolution_rung*> all_rungs() {
+  std::vector<const convolution_rung*> out;
+  for (const auto& r : detail::rungs_of<convolution_rung>()) out.push_back(&r);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRungs, Convolution, ::testing::ValuesIn(all_rungs()),
+                         [](const auto& info) { return test_name(info.param->info.id); });
+
+// The modes on the row "a b c d" (n = 4), far past both ends, as pplab/convolution.hpp draws them
+// (the strings are what scipy.ndimage.correlate1d reads there, SciPy 1.10).
+TEST(ConvolutionBoundary, IndicesFollowScipysExtensions) {
+  const auto line = [](boundary m) {
+    std::string s;
+    for (int i = -9; i < 13; ++i) {
+      const std::int64_t k = detail::boundary_index(i, 4, m);
+      s += k < 0 ? 'k' : char('a' + k);
+    }
+    return s;
+  };
+  //                                     -9       0   4       12
+  EXPECT_EQ(line(boundary::reflect), "aabcddcbaabcddcbaabcdd");
+  EXPECT_EQ(line(boundary::mirror), "dcbabcdcbabcdcbabcdcba");
+  EXPECT_EQ(line(boundary::wrap), "dabcdabcdabcdabcdabcda");
+  EXPECT_EQ(line(boundary::nearest), "aaaaaaaaaabcdddddddddd");
+  EXPECT_EQ(line(boundary::constant), "kkkkkkkkkabcdkkkkkkkkk");
+  EXPECT_EQ(detail::boundary_index(-3, 1, boundary::mirror), 0);
+  EXPECT_EQ(detail::boundary_index(5, 1, boundary::reflect), 0);
+}
+
+// A 3 x 3 image and mask worked out by hand: correlation, convolution (the mask flipped), and
+// the constant value.
+TEST(ConvolutionApi, SmallCasesByHand) {
+  const double in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const double mask[9] = {0, 0, 0, 0, 0, 1, 0, 0, 0};  // the right neighbour
+  double out[9];
+  filter_options o;
+  o.mode = boundary::constant, o.cval = -1;
+  correlate(backend::seq, dtype::f64, in, 3, 3, 0, mask, 3, 3, out, 0, o);
+  EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{2, 3, -1, 5, 6, -1, 8, 9, -1}));
+  convolve(backend::seq, dtype::f64, in, 3, 3, 0, mask, 3, 3, out, 0, o);  // the left one
+  EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{-1, 1, 2, -1, 4, 5, -1, 7, 8}));
+  o.mode = boundary::reflect;
+  const double down[3] = {0, 0, 1};  // a 3 x 1 mask: the row below
+  correlate(backend::seq, dtype::f64, in, 3, 3, 0, down, 3, 1, out, 0, o);
+  EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{4, 5, 6, 7, 8, 9, 7, 8, 9}));
+}
+
+TEST(ConvolutionApi, BadCallsAreRefused) {
+  std::vector<float> img(12, 1.0f), out(12);
+  std::vector<double> mask(33 * 33, 1.0);
+  const auto call = [&](std::size_t kh, std::size_t kw, const double* m, dtype t = dtype::f32,
+                        void* o = nullptr) {
+    correlate(backend::seq, t, img.data(), 3, 4, 0, m, kh, kw, o ? o : out.data(), 0);
+  };
+  expect_error(
+      errc::invalid_argument, [&] { call(2, 3, mask.data()); }, "odd");
+  expect_error(
+      errc::invalid_argument, [&] { call(3, 33, mask.data()); }, "1 to 31");
+  expect_error(
+      errc::invalid_argument, [&] { call(3, 3, nullptr); }, "null");
+  expect_error(
+      errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::u8); }, "not supported");
+  expect_error(
+      errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::f32, img.data() + 1); },
+      "overlaps");
+  expect_error(
+      errc::invalid_argument, [] { parse_boundary("same"); }, "unknown boundary mode");
+  EXPECT_EQ(parse_boundary("grid-wrap"), boundary::wrap);
+  // An empty image is an empty answer.
+  correlate(backend::cpu, dtype::f32, nullptr, 0, 5, 0, mask.data(), 3, 3, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace pplab::test
