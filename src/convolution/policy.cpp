@@ -11,7 +11,8 @@ std::vector<std::string_view> policy(backend b, const convolution_problem&) {
   case backend::cpu:
     return {"convolution/cpu/c02_register_blocked", "convolution/cpu/c01_rows_openmp"};
   case backend::cuda:
-    return {};
+    return {"convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile",
+            "convolution/cuda/c02_constant_mask"};
   case backend::mpi:
     return {};
   default:

@@ -8,3 +8,7 @@ set(cpu_sources convolution/cpu/c01_rows_openmp.cpp convolution/cpu/c02_register
 # The register-blocked interior is the multiply-add kernel: it may fuse a*b+c into one FMA.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/convolution/cpu/c02_register_blocked.cpp
   PROPERTIES COMPILE_OPTIONS "-ffp-contract=fast")
+set(cuda_sources convolution/cuda/c01_naive_global.cu convolution/cuda/c02_constant_mask.cu
+  convolution/cuda/c03_input_tile.cu convolution/cuda/c04_output_tile.cu
+  convolution/cuda/c05_halo_from_cache.cu convolution/cuda/c06_register_strip.cu
+  convolution/cuda/register.cu)

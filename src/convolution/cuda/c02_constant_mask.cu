@@ -1,0 +1,33 @@
+// convolution/cuda/c02_constant_mask: c01 with the mask in constant memory. Every thread of a warp
+// reads the same tap at the same time, which the constant cache broadcasts in one access, so only
+// the input's load is left per multiply-add.
+#include "convolution/cuda/constant_mask.cuh"
+
+namespace pplab::detail::gpu_conv {
+namespace {
+
+template <class T> __global__ void constant_mask(image<T> f) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x),
+            y = int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= f.cols || y >= f.rows) return;
+  const int rh = f.kh / 2, rw = f.kw / 2;
+  T acc = 0;
+  for (int i = 0; i < f.kh; ++i)
+    for (int j = 0; j < f.kw; ++j) acc += tap<T>(i * f.kw + j) * read(f, y + i - rh, x + j - rw);
+  f.out[std::size_t(y) * f.ld_out + x] = acc;
+}
+
+struct rung {
+  template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
+    upload_mask(mask, f.kh * f.kw, s);
+    constant_mask<T><<<tiles_over(f.rows, f.cols, 16, 16), dim3(16, 16), 0, s>>>(f);
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+bool c02_can_run(const convolution_problem& p) { return fits(p, 16); }
+void c02_run(const convolution_call& c) { dispatch<rung>(c); }
+
+}  // namespace pplab::detail::gpu_conv

@@ -1,0 +1,48 @@
+// convolution/cuda/c03_input_tile: the tiling notes' tiled kernel, block = input tile. A block of
+// 32 x 32 threads loads a 32 x 32 tile of the input, halo included (each thread one element, the
+// boundary applied as it loads), into shared memory, waits, and the threads of its inner
+// (32 - 2 rh) x (32 - 2 rw) compute one output each from shared memory; the others only loaded.
+// Each input element then comes from global memory about once per block that holds it, not once
+// per tap, but the larger the mask, the more threads idle: at 7 x 7, 676 of 1024 compute; at
+// 15 x 15, 4.
+#include "convolution/cuda/constant_mask.cuh"
+
+namespace pplab::detail::gpu_conv {
+namespace {
+
+constexpr int in_tile = 32;
+
+template <class T> __global__ void __launch_bounds__(in_tile* in_tile) input_tile(image<T> f) {
+  __shared__ T tile[in_tile][in_tile];
+  const int rh = f.kh / 2, rw = f.kw / 2;
+  const int out_h = in_tile - 2 * rh, out_w = in_tile - 2 * rw;
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  const int y = int(blockIdx.y) * out_h + ty - rh, x = int(blockIdx.x) * out_w + tx - rw;
+  tile[ty][tx] = read(f, y, x);
+  __syncthreads();  // the tile is whole
+  if (ty < rh || ty >= in_tile - rh || tx < rw || tx >= in_tile - rw) return;
+  if (y >= f.rows || x >= f.cols) return;
+  T acc = 0;
+  for (int i = 0; i < f.kh; ++i)
+    for (int j = 0; j < f.kw; ++j) acc += tap<T>(i * f.kw + j) * tile[ty - rh + i][tx - rw + j];
+  f.out[std::size_t(y) * f.ld_out + x] = acc;
+}
+
+struct rung {
+  template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
+    upload_mask(mask, f.kh * f.kw, s);
+    const int out_h = in_tile - 2 * (f.kh / 2), out_w = in_tile - 2 * (f.kw / 2);
+    input_tile<T><<<tiles_over(f.rows, f.cols, out_h, out_w), dim3(in_tile, in_tile), 0, s>>>(f);
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+// Output tiles of 2 rows at the largest masks: the grid has rows / 2 rows of blocks.
+bool c03_can_run(const convolution_problem& p) {
+  return fits(p, std::size_t(in_tile) - 2 * (p.kh / 2));
+}
+void c03_run(const convolution_call& c) { dispatch<rung>(c); }
+
+}  // namespace pplab::detail::gpu_conv

@@ -1,0 +1,92 @@
+// convolution/cuda/c06_register_strip: past the notes, register blocking. A block of 32 x 8
+// threads owns a 32 x 64 tile of outputs, each thread a vertical strip of S = 8 of them. The tile's
+// input with its halo goes to shared memory as in c04; then each thread walks the S + K - 1 input
+// rows its strip needs, once: it loads the row's K taps from shared memory into registers and adds
+// them into every output of the strip that the row reaches (up to K of the S sums, each with its
+// own mask row). Shared loads per output fall from K x K (c04) to K (S + K - 1) / S, and with
+// K a compile-time constant every loop unrolls, the mask's offsets are immediates into the
+// constant bank, and the S sums stay in registers. Square masks of 3 to 15 (other masks run c04).
+#include "convolution/cuda/constant_mask.cuh"
+
+namespace pplab::detail::gpu_conv {
+namespace {
+
+constexpr int tile = 32, block_rows = 8, S = 8;
+
+template <int K, class T> constexpr std::size_t strip_shared() {
+  return std::size_t(block_rows * S + K - 1) * (tile + K - 1) * sizeof(T);
+}
+
+template <class T, int K> __global__ void __launch_bounds__(tile* block_rows) strip(image<T> f) {
+  extern __shared__ unsigned char raw[];
+  T* in = reinterpret_cast<T*>(raw);
+  constexpr int r = K / 2, h = block_rows * S + 2 * r, w = tile + 2 * r;
+  const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  for (int k = ty * tile + tx; k < h * w; k += tile * block_rows)
+    in[k] = read(f, y0 - r + k / w, x0 - r + k % w);
+  __syncthreads();  // the tile and its halo are whole
+  const int x = x0 + tx;
+  if (x >= f.cols) return;
+  const int first = ty * S;  // the strip's first row in the tile
+  T acc[S];
+#pragma unroll
+  for (int s = 0; s < S; ++s) acc[s] = 0;
+#pragma unroll
+  for (int q = 0; q < S + K - 1; ++q) {  // input row first + q of the tile (halo included)
+    T v[K];
+    const T* row = in + (first + q) * w + tx;
+#pragma unroll
+    for (int j = 0; j < K; ++j) v[j] = row[j];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      const int i = q - s;  // the mask row that input row q is for output s
+      if (i >= 0 && i < K) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) acc[s] += tap<T>(i * K + j) * v[j];
+      }
+    }
+  }
+#pragma unroll
+  for (int s = 0; s < S; ++s) {
+    const int y = y0 + first + s;
+    if (y < f.rows) f.out[std::size_t(y) * f.ld_out + x] = acc[s];
+  }
+}
+
+template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
+  strip<T, K><<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
+                strip_shared<K, T>(), s>>>(f);
+  PPLAB_CUDA_LAUNCHED();
+}
+
+struct rung {
+  template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
+    upload_mask(mask, f.kh * f.kw, s);
+    switch (f.kh) {
+    case 3:
+      return launch<T, 3>(f, s);
+    case 5:
+      return launch<T, 5>(f, s);
+    case 7:
+      return launch<T, 7>(f, s);
+    case 9:
+      return launch<T, 9>(f, s);
+    case 11:
+      return launch<T, 11>(f, s);
+    case 13:
+      return launch<T, 13>(f, s);
+    default:
+      return launch<T, 15>(f, s);
+    }
+  }
+};
+
+}  // namespace
+
+bool c06_can_run(const convolution_problem& p) {
+  return fits(p, block_rows * S) && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
+}
+void c06_run(const convolution_call& c) { dispatch<rung>(c); }
+
+}  // namespace pplab::detail::gpu_conv

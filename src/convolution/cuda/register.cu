@@ -1,0 +1,56 @@
+// The GPU convolution ladder, registered in order; the lab and the tests walk it as registered.
+#include "convolution/cuda/conv_cuda.cuh"
+
+namespace pplab::detail {
+namespace gpu_conv {
+bool c01_can_run(const convolution_problem&);
+std::size_t c01_scratch(const convolution_problem&);
+void c01_run(const convolution_call&);
+bool c02_can_run(const convolution_problem&);
+void c02_run(const convolution_call&);
+bool c03_can_run(const convolution_problem&);
+void c03_run(const convolution_call&);
+bool c04_can_run(const convolution_problem&);
+void c04_run(const convolution_call&);
+bool c05_can_run(const convolution_problem&);
+void c05_run(const convolution_call&);
+bool c06_can_run(const convolution_problem&);
+void c06_run(const convolution_call&);
+}  // namespace gpu_conv
+
+void register_convolution_cuda(std::vector<convolution_rung>& r) {
+  using namespace gpu_conv;
+  r.push_back({{"convolution/cuda/c01_naive_global", backend::cuda, 1,
+                "one thread per output, input and mask read from global memory"},
+               c01_can_run,
+               c01_scratch,
+               c01_run});
+  r.push_back({{"convolution/cuda/c02_constant_mask", backend::cuda, 2,
+                "the mask in constant memory: one broadcast per tap"},
+               c02_can_run,
+               nullptr,
+               c02_run});
+  r.push_back({{"convolution/cuda/c03_input_tile", backend::cuda, 3,
+                "block = input tile with halo in shared memory; the halo's threads idle"},
+               c03_can_run,
+               nullptr,
+               c03_run});
+  r.push_back({{"convolution/cuda/c04_output_tile", backend::cuda, 4,
+                "block = output tile; the halo loaded by a loop, every thread computes four"},
+               c04_can_run,
+               nullptr,
+               c04_run});
+  r.push_back({{"convolution/cuda/c05_halo_from_cache", backend::cuda, 5,
+                "only the tile's interior in shared memory; the halo read through the caches"},
+               c05_can_run,
+               nullptr,
+               c05_run});
+  r.push_back({{"convolution/cuda/c06_register_strip", backend::cuda, 6,
+                "each thread a strip of 8 outputs, each input row's taps loaded once into "
+                "registers"},
+               c06_can_run,
+               nullptr,
+               c06_run});
+}
+
+}  // namespace pplab::detail
