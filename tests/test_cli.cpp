@@ -92,6 +92,50 @@ protected:
   fs::path dir;
 };
 
+// correlate and convolve refuse a bad mask or mode with exit 2 and write nothing; an image in
+// gives an image out, each channel filtered on its own, rounded and saturated.
+TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
+  const auto npy = [&](const std::string& name, dtype t, std::vector<std::size_t> shape) {
+    io::array a;
+    a.type = t;
+    a.shape = shape;
+    std::size_t n = 1;
+    for (std::size_t s : shape) n *= s;
+    a.bytes.assign(n * size_of(t), std::byte{1});
+    io::write_npy(path(name), a);
+  };
+  npy("x.npy", dtype::f32, {9, 7});
+  npy("even.npy", dtype::f64, {4, 3});
+  npy("big.npy", dtype::f64, {33, 3});
+  npy("flat.npy", dtype::f64, {9});
+  npy("bytes.npy", dtype::u8, {3, 3});
+  const std::string in = "correlate --input " + path("x.npy") + " --out " + path("y.npy") + " ";
+  expect_failure(in + "--mask " + path("even.npy"), 2, "odd");
+  expect_failure(in + "--mask " + path("big.npy"), 2, "1 to 31");
+  expect_failure(in + "--mask " + path("flat.npy"), 2, "2-D");
+  expect_failure(in + "--mask " + path("bytes.npy"), 2, "u8");
+  expect_failure(in + "--mask box:3 --mode same", 2, "unknown boundary mode");
+  expect_failure(in + "--mask box:4", 2, "odd");
+  expect_failure(in + "--mask gaussian:sigma=4", 2, "at most 3.75");
+  expect_failure(in + "--mask laplace", 2, "unknown mask");
+  EXPECT_FALSE(fs::exists(path("y.npy"))) << "a refused filter wrote its output";
+  // A 2 x 3 RGB image, every channel its own constant: a box filter keeps each, in its channel.
+  {
+    std::ofstream ppm(path("in.ppm"), std::ios::binary);
+    ppm << "P6\n3 2\n255\n";
+    for (int i = 0; i < 6; ++i) ppm << char(10) << char(100) << char(250);
+  }
+  const result r = run("convolve --input " + path("in.ppm") +
+                       " --mask box:3 --mode nearest --out " + path("out.ppm"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::input out = io::read_input(path("out.ppm"), "", nullptr);
+  ASSERT_EQ(out.channels.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    const auto* v = static_cast<const std::uint8_t*>(out.channels[c].data());
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(int(v[i]), c == 0 ? 10 : c == 1 ? 100 : 250);
+  }
+}
+
 TEST_F(Cli, ReduceJsonMatchesTheLibraryOnTheSameGeneratedData) {
   const result r = run("reduce --op sum --dtype i32 --n 100003 --seed 9 --json");
   ASSERT_EQ(r.code, 0) << r.err;

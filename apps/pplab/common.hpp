@@ -65,6 +65,7 @@ void add_list(CLI::App& app);
 void add_reduce(CLI::App& app);
 void add_histogram(CLI::App& app);
 void add_matmul(CLI::App& app);
+void add_convolve(CLI::App& app);  // correlate and convolve
 void add_lab(CLI::App& app);
 
 }  // namespace pplab::cli

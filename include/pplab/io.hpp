@@ -95,4 +95,10 @@ input read_input_part(const std::string& path, const std::string& format, const 
 
 std::vector<std::byte> read_file(const std::string& path);
 
+// An image of 1 to 4 u8 channels of one shape (rows x cols), written to `out` and committed: PNG
+// by default, binary PGM (one channel) or PPM (three) when its path ends in .pgm, .ppm or .pnm.
+// Throws pplab::error (invalid_argument) for channels of another dtype, shape or count, and
+// (unsupported) for PNG in a build without stb.
+void write_image(output_file& out, const std::vector<array>& channels);
+
 }  // namespace pplab::io

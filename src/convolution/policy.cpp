@@ -14,7 +14,7 @@ std::vector<std::string_view> policy(backend b, const convolution_problem&) {
     return {"convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile",
             "convolution/cuda/c02_constant_mask"};
   case backend::mpi:
-    return {};
+    return {"convolution/mpi/c01_row_slabs"};
   default:
     return {};
   }

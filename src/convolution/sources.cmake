@@ -12,3 +12,4 @@ set(cuda_sources convolution/cuda/c01_naive_global.cu convolution/cuda/c02_const
   convolution/cuda/c03_input_tile.cu convolution/cuda/c04_output_tile.cu
   convolution/cuda/c05_halo_from_cache.cu convolution/cuda/c06_register_strip.cu
   convolution/cuda/register.cu)
+set(mpi_sources convolution/mpi/c01_row_slabs.cpp)

@@ -1,0 +1,324 @@
+// pplab correlate / pplab convolve --input IMAGE --mask MASK: a 2-D filter as scipy.ndimage's
+// correlate and convolve compute it. The input is a 2-D .npy (f32 or f64, filtered in its type;
+// u8 and u16 as f32), an image (each channel filtered on its own, as f32) or a generated image
+// (--shape RxC). The mask is a 2-D .npy or a named one: box:K, gaussian:sigma=S (SciPy's
+// gaussian_filter's taps, truncated at 4 sigma), sobel-x, sobel-y.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "common.hpp"
+#include "pplab/stopwatch.hpp"
+
+namespace pplab::cli {
+namespace {
+
+struct filter_cli {
+  backend_options backend;
+  std::string input, shape, mask, mode = "reflect", out_path, variant;
+  double cval = 0;
+  std::uint64_t seed = 1;
+  bool json = false, u8 = false;
+};
+
+struct mask_values {
+  std::vector<double> v;
+  std::size_t kh = 0, kw = 0;
+};
+
+double number_after(const std::string& spec, const std::string& key, const std::string& s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v <= 0)
+    fail(errc::invalid_argument,
+         "--mask " + spec + ": " + key + " wants a positive number; got '" + s + "'");
+  return v;
+}
+
+// SciPy's gaussian_filter taps: exp(-x^2 / (2 sigma^2)) for |x| <= int(4 sigma + 0.5), normalized;
+// the 2-D mask their outer product.
+mask_values gaussian(const std::string& spec, double sigma) {
+  const long radius = long(4.0 * sigma + 0.5);
+  if (2 * radius + 1 > long(max_mask_side))
+    fail(errc::invalid_argument,
+         fmt::format("--mask {}: a Gaussian of sigma {} has {} taps a side (4 sigma each way); "
+                     "masks are at most {}, so sigma is at most 3.75",
+                     spec, sigma, 2 * radius + 1, max_mask_side));
+  std::vector<double> one(std::size_t(2 * radius + 1));
+  double sum = 0;
+  for (long x = -radius; x <= radius; ++x)
+    sum += one[std::size_t(x + radius)] = std::exp(-0.5 * double(x * x) / (sigma * sigma));
+  mask_values m{{}, one.size(), one.size()};
+  for (double a : one)
+    for (double b : one) m.v.push_back(a / sum * b / sum);
+  return m;
+}
+
+mask_values load_mask(const std::string& spec) {
+  if (spec.rfind("box:", 0) == 0) {
+    const double k = number_after(spec, "box:K", spec.substr(4));
+    const std::size_t side = std::size_t(k);
+    if (double(side) != k || side % 2 == 0 || side > max_mask_side)
+      fail(errc::invalid_argument,
+           fmt::format("--mask {}: the box's side must be odd, 1 to {}", spec, max_mask_side));
+    return {std::vector<double>(side * side, 1.0 / double(side * side)), side, side};
+  }
+  if (spec.rfind("gaussian:sigma=", 0) == 0)
+    return gaussian(spec, number_after(spec, "sigma", spec.substr(15)));
+  if (spec == "sobel-x") return {{-1, 0, 1, -2, 0, 2, -1, 0, 1}, 3, 3};
+  if (spec == "sobel-y") return {{-1, -2, -1, 0, 0, 0, 1, 2, 1}, 3, 3};
+  if (spec.find(':') != std::string::npos || spec.rfind("sobel", 0) == 0 ||
+      !std::filesystem::exists(spec))
+    fail(errc::invalid_argument, "--mask " + spec +
+                                     ": unknown mask (no such file, nor a named mask); give a "
+                                     ".npy file or one of box:K, "
+                                     "gaussian:sigma=S, sobel-x, sobel-y");
+  const io::array a = io::read_npy(spec);
+  if (a.shape.size() != 2)
+    fail(errc::invalid_argument,
+         fmt::format("{}: the mask must be 2-D; it has {} dimensions", spec, a.shape.size()));
+  if (!is_float(a.type))
+    fail(errc::invalid_argument,
+         fmt::format("{}: the mask has dtype {}; give float32 or float64 (a {} "
+                     "mask would round its weights)",
+                     spec, name_of(a.type), name_of(a.type)));
+  mask_values m{{}, a.shape[0], a.shape[1]};
+  for (std::size_t i = 0; i < a.size(); ++i)
+    m.v.push_back(a.type == dtype::f32 ? double(static_cast<const float*>(a.data())[i])
+                                       : static_cast<const double*>(a.data())[i]);
+  return m;
+}
+
+// The planes to filter: f32 or f64 arrays of rows x cols (this rank's rows on a job), and
+// whether they came from an image (written back as one).
+struct planes {
+  std::vector<io::array> channels;
+  std::vector<std::string> names;
+  std::size_t rows = 0, cols = 0;  // the whole image's
+  bool image = false;
+};
+
+io::array as_f32(const io::array& a) {
+  if (a.type == dtype::f32 || a.type == dtype::f64) return a;
+  io::array f;
+  f.type = dtype::f32;
+  f.shape = a.shape;
+  f.bytes.resize(a.size() * 4);
+  auto* out = static_cast<float*>(f.data());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    out[i] = a.type == dtype::u8 ? float(static_cast<const std::uint8_t*>(a.data())[i])
+             : a.type == dtype::u16
+                 ? float(static_cast<const std::uint16_t*>(a.data())[i])
+                 : (fail(errc::bad_data, "the image's dtype " + std::string(name_of(a.type)) +
+                                             " cannot be filtered; give f32, f64, u8 or u16"),
+                    0.0f);
+  return f;
+}
+
+// This rank's rows [first, first + count) of a whole plane.
+io::array rows_of(const io::array& a, part p) {
+  io::array out;
+  out.type = a.type;
+  out.shape = {p.count, a.shape[1]};
+  const std::size_t row = a.shape[1] * size_of(a.type);
+  out.bytes.assign(a.bytes.begin() + std::ptrdiff_t(p.first * row),
+                   a.bytes.begin() + std::ptrdiff_t((p.first + p.count) * row));
+  return out;
+}
+
+planes load_planes(const filter_cli& o, backend where) {
+  if (o.input.empty() == o.shape.empty())
+    fail(errc::invalid_argument, "give --input (a 2-D .npy or an image) or --shape RxC");
+  planes p;
+  io::input in;
+  if (!o.shape.empty()) {
+    std::size_t r = 0, c = 0;
+    const char* s = o.shape.data();
+    const char* end = s + o.shape.size();
+    const auto [x, e1] = std::from_chars(s, end, r);
+    const auto [y, e2] = e1 == std::errc() && x < end && *x == 'x'
+                             ? std::from_chars(x + 1, end, c)
+                             : std::from_chars_result{x, std::errc::invalid_argument};
+    if (e2 != std::errc() || y != end || r == 0 || c == 0)
+      fail(errc::invalid_argument,
+           "--shape wants RxC, two sizes such as 4096x4096; got '" + o.shape + "'");
+    io::array a;
+    a.type = dtype::f32;
+    a.shape = {r, c};
+    a.bytes.resize(checked_bytes({r, c, 4}, "a generated image"));
+    generate(dtype::f32, a.data(), r * c, distribution::uniform, o.seed);
+    in.channels.push_back(std::move(a));
+    in.names.push_back("");
+  } else {
+    in = io::read_input(o.input, "", nullptr);
+    p.image = in.format == "image";
+  }
+  for (std::size_t c = 0; c < in.channels.size(); ++c) {
+    const io::array& a = in.channels[c];
+    if (a.shape.size() != 2)
+      fail(errc::bad_data, fmt::format("{}: the image must be 2-D (rows x cols); it has {} "
+                                       "dimensions",
+                                       o.input, a.shape.size()));
+    p.rows = a.shape[0], p.cols = a.shape[1];
+    const io::array f = as_f32(a);
+    p.channels.push_back(
+        job_ranks(where) > 1 ? rows_of(f, part_of(p.rows, job_rank(where), job_ranks(where))) : f);
+    p.names.push_back(in.names[c]);
+  }
+  return p;
+}
+
+// A filtered f32 plane as u8: rounded to the nearest, saturated to 0..255 (NaN as 0).
+io::array to_u8(const io::array& a) {
+  io::array b;
+  b.type = dtype::u8;
+  b.shape = a.shape;
+  b.bytes.resize(a.size());
+  const auto* v = static_cast<const float*>(a.data());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const float x =
+        std::isnan(v[i]) ? 0.0f : std::fmin(std::fmax(std::nearbyint(v[i]), 0.0f), 255.0f);
+    b.bytes[i] = std::byte(std::uint8_t(x));
+  }
+  return b;
+}
+
+bool image_path(const std::string& path) {
+  for (const char* ext : {".png", ".ppm", ".pgm", ".pnm"})
+    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ext) == 0) return true;
+  return false;
+}
+
+void run(const filter_cli& o, bool flip) {
+  const char* what = flip ? "convolve" : "correlate";
+  const backend where = o.backend.resolve("convolution", o.variant);
+  std::optional<io::output_file> out;
+  planes p;
+  mask_values m;
+  filter_options opts;
+  std::exception_ptr failed;
+  std::string shapes;
+  try {
+    opts.mode = parse_boundary(o.mode);
+    opts.cval = o.cval;
+    if (!o.out_path.empty() && prints(where)) out.emplace(o.out_path);
+    m = load_mask(o.mask);
+    p = load_planes(o, where);
+    shapes = fmt::format("{}x{} x{} mask {}x{}", p.rows, p.cols, p.channels.size(), m.kh, m.kw);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  agree(where, shapes, 0, failed);
+  together([&] {
+    if (!o.out_path.empty() && image_path(o.out_path) && p.channels.front().type == dtype::f64)
+      fail(errc::invalid_argument, o.out_path + ": an f64 image is written as .npy, not as a "
+                                                "picture");
+    std::vector<io::array> results;
+    std::string used;
+    stopwatch clock;
+    for (const io::array& a : p.channels) {
+      io::array r;
+      r.type = a.type;
+      r.shape = a.shape;
+      r.bytes.resize(a.bytes.size());
+      (flip ? convolve : correlate)(where, a.type, a.data(), p.rows, p.cols, 0, m.v.data(), m.kh,
+                                    m.kw, r.data(), 0, opts, {o.variant, &used});
+      results.push_back(std::move(r));
+    }
+    const double s = clock.seconds();
+    if (job_ranks(where) > 1)  // the whole of each plane on rank 0
+      for (io::array& r : results) {
+        r.bytes = gather_to_root(where, r.data(), r.bytes.size());
+        r.shape = {p.rows, p.cols};
+      }
+    if (!prints(where)) return;
+    const double px = double(p.rows) * double(p.cols) * double(p.channels.size());
+    if (o.json) {
+      nlohmann::json j = {{"op", what},
+                          {"rows", p.rows},
+                          {"cols", p.cols},
+                          {"channels", p.channels.size()},
+                          {"dtype", name_of(p.channels.front().type)},
+                          {"mask", {m.kh, m.kw}},
+                          {"mode", name_of(opts.mode)},
+                          {"ms", s * 1e3},
+                          {"rung", used}};
+      if (out) j["out"] = o.out_path;
+      fmt::print("{}\n", j.dump());
+    } else {
+      fmt::print("{}: {}x{}{} {}, mask {}x{} {}, in {:.3f} ms ({:.3f} Gpx/s) [{}]\n", what, p.rows,
+                 p.cols,
+                 p.channels.size() > 1 ? fmt::format(" x {} channels", p.channels.size()) : "",
+                 name_of(p.channels.front().type), m.kh, m.kw, name_of(opts.mode), s * 1e3,
+                 px / s * 1e-9, used);
+    }
+    if (out) {
+      if (image_path(o.out_path)) {
+        std::vector<io::array> u8;
+        for (const io::array& r : results) u8.push_back(to_u8(r));
+        io::write_image(*out, u8);
+      } else {
+        io::array all = results.size() == 1 ? results[0] : io::array{};
+        if (results.size() > 1) {  // channels first: (channels, rows, cols)
+          all.type = results[0].type;
+          all.shape = {results.size(), p.rows, p.cols};
+          for (const io::array& r : results)
+            all.bytes.insert(all.bytes.end(), r.bytes.begin(), r.bytes.end());
+        }
+        if (o.u8) {
+          io::array b = to_u8(all);
+          b.shape = all.shape;
+          all = std::move(b);
+        }
+        io::write_npy(*out, all);
+      }
+      if (!o.json) fmt::print("wrote {}\n", o.out_path);
+    } else if (!o.json) {
+      fmt::print("(give --out F.npy or F.png to save the result)\n");
+    }
+  });
+}
+
+void add_filter(CLI::App& app, bool flip) {
+  auto o = std::make_shared<filter_cli>();
+  auto* cmd = app.add_subcommand(
+      flip ? "convolve" : "correlate",
+      flip ? "convolve an image with a mask, as scipy.ndimage.convolve (the mask flipped)"
+           : "correlate an image with a mask, as scipy.ndimage.correlate");
+  cmd->add_option("--input", o->input,
+                  "a 2-D .npy (f32, f64; u8 and u16 filtered as f32) or an image (PNG, JPEG, "
+                  "PNM, ...: each channel on its own)");
+  cmd->add_option("--shape", o->shape, "RxC: a generated f32 image instead (uniform in [0, 1))");
+  cmd->add_option("--seed", o->seed, "seed of a generated image (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--mask", o->mask,
+                  "a 2-D float .npy (each side odd, 1 to 31), or box:K, gaussian:sigma=S, "
+                  "sobel-x, sobel-y")
+      ->required();
+  cmd->add_option("--mode", o->mode,
+                  "outside the image: reflect (default), constant, nearest, mirror, wrap");
+  cmd->add_option("--cval", o->cval, "the value outside the image in constant mode (default 0)");
+  cmd->add_option("--out", o->out_path,
+                  "write the result: .npy (the input's dtype; f32 for images), or .png/.ppm/.pgm "
+                  "(rounded and saturated to 0-255)");
+  cmd->add_flag("--u8", o->u8, "with --out F.npy: u8, rounded and saturated, instead of float");
+  cmd->add_flag("--json", o->json,
+                "print one JSON object {op, rows, cols, channels, dtype, mask, mode, ms, rung}");
+  o->backend.add_to(*cmd);
+  cmd->add_option("--rung,--variant", o->variant,
+                  "run one rung by id, or by its last part (c06_register_strip); see `pplab list "
+                  "convolution`");
+  cmd->callback([o, flip] { run(*o, flip); });
+}
+
+}  // namespace
+
+void add_convolve(CLI::App& app) {
+  add_filter(app, false);
+  add_filter(app, true);
+}
+
+}  // namespace pplab::cli
