@@ -5,7 +5,8 @@
 // them into every output of the strip that the row reaches (up to K of the S sums, each with its
 // own mask row). Shared loads per output fall from K x K (c04) to K (S + K - 1) / S, and with
 // K a compile-time constant every loop unrolls, the mask's offsets are immediates into the
-// constant bank, and the S sums stay in registers. Square masks of 3 to 15 (other masks run c04).
+// constant bank, and the S sums stay in registers. The tile's loads are all in flight before the
+// first is stored (below). Square masks of 3 to 15 (other masks run c04).
 #include "convolution/cuda/constant_mask.cuh"
 
 namespace pplab::detail::gpu_conv {
@@ -22,9 +23,24 @@ template <class T, int K> __global__ void __launch_bounds__(tile* block_rows) st
   T* in = reinterpret_cast<T*>(raw);
   constexpr int r = K / 2, h = block_rows * S + 2 * r, w = tile + 2 * r;
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
-  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
-  for (int k = ty * tile + tx; k < h * w; k += tile * block_rows)
-    in[k] = read(f, y0 - r + k / w, x0 - r + k % w);
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
+  // Every load of the tile is issued before the first is stored: with the stores after a loop of
+  // loads, a thread has all its loads in flight at once (one at a time, a warp would wait a
+  // memory latency per element, and the SM would hold too few bytes in flight to reach the
+  // bandwidth). A tile wholly inside the image skips the boundary's test.
+  constexpr int threads = tile * block_rows, per_thread = (h * w + threads - 1) / threads;
+  const bool inside = y0 - r >= 0 && y0 - r + h <= f.rows && x0 - r >= 0 && x0 - r + w <= f.cols;
+  T staged[per_thread];
+#pragma unroll
+  for (int u = 0; u < per_thread; ++u) {
+    const int k = tid + u * threads, ly = k / w, lx = k % w;
+    if (k < h * w)
+      staged[u] = inside ? f.in[std::size_t(y0 - r + ly) * f.ld_in + (x0 - r + lx)]
+                         : read(f, y0 - r + ly, x0 - r + lx);
+  }
+#pragma unroll
+  for (int u = 0; u < per_thread; ++u)
+    if (tid + u * threads < h * w) in[tid + u * threads] = staged[u];
   __syncthreads();  // the tile and its halo are whole
   const int x = x0 + tx;
   if (x >= f.cols) return;
