@@ -4,10 +4,10 @@
 // rows the boundary mode reads there (in wrap mode the other end of the image, which another rank
 // holds; for a slab thinner than the halo, rows of ranks further away). Every rank knows every
 // rank's slab, so each works out which of its rows every other rank needs, and one
-// MPI_Alltoallv moves them all. The slab with its halo rows is then filtered as an image of
-// count + kh - 1 rows; its first and last kh/2 output rows (whose taps would need the boundary)
-// are dropped, so the rows' boundary is the exchange's and the columns' the local rung's. The same
-// bits as one process: every output is the same sum in the same order.
+// MPI_Alltoallv moves them all. The slab is then filtered in place by the local rung, and its
+// first and last kh/2 output rows again from small bands with the halo rows (filter_slab), so the
+// rows' boundary is the exchange's and the columns' the local rung's. The same bits as one
+// process: every output is the same sum in the same order.
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -42,41 +42,79 @@ int owner_of(std::int64_t row, std::size_t rows, int ranks) {
   return lo;
 }
 
-// The slab with its halo, packed: own rows copied, the others' taken from what arrived (from
-// each rank in the order of `need`), the constant rows filled; filtered as an image of its own
-// by the local backend, its first and last kh/2 rows dropped.
+// Rows first..last of `need` (the slab's rows with their halo) packed into one image: own rows
+// copied from the call's input, the others' from what arrived, the constant rows filled.
+std::vector<std::byte> assemble(const convolution_problem& p,
+                                const std::vector<const std::byte*>& from, std::size_t first,
+                                std::size_t last) {
+  const std::size_t row = p.cols * size_of(p.type);
+  std::vector<std::byte> out((last - first) * row);
+  for (std::size_t i = first; i < last; ++i) {
+    std::byte* to = out.data() + (i - first) * row;
+    if (from[i]) std::memcpy(to, from[i], row);
+    else if (p.type == dtype::f32) std::fill_n(reinterpret_cast<float*>(to), p.cols, float(p.cval));
+    else std::fill_n(reinterpret_cast<double*>(to), p.cols, p.cval);
+  }
+  return out;
+}
+
+// `rows` packed rows filtered by the local backend as an image of their own; output rows
+// [skip, skip + keep) written to `out` (row stride ld_out).
+void filter_rows(const convolution_call& c, const void* in, std::size_t rows, std::size_t ld_in,
+                 std::size_t skip, std::size_t keep, std::byte* out) {
+  const convolution_problem& p = c.p;
+  const std::size_t e = size_of(p.type), row = p.cols * e;
+  const backend local = mpi_local();
+  convolution_problem sub = p;
+  sub.rows = rows;
+  if (skip == 0 && keep == rows) {  // every output row kept: straight into the output
+    run_rung(default_rung<convolution_rung>(local, sub), executor_for(local),
+             {sub, in, ld_in, c.mask, out, c.ld_out, nullptr, nullptr});
+    return;
+  }
+  std::vector<std::byte> result(rows * row);
+  run_rung(default_rung<convolution_rung>(local, sub), executor_for(local),
+           {sub, in, ld_in, c.mask, result.data(), p.cols, nullptr, nullptr});
+  for (std::size_t y = 0; y < keep; ++y)
+    std::memcpy(out + y * c.ld_out * e, result.data() + (skip + y) * row, row);
+}
+
+// The slab's outputs. Its own rows are filtered in place, straight into the output: every output
+// row but the first and last kh/2 reads only rows of the slab. Those 2 x kh/2 rows are then
+// computed again from a band of 3 x kh/2 rows with the halo (a slab thinner than that is filtered
+// whole, halo included), so no more than a few rows are ever copied.
 void filter_slab(const convolution_call& c, part mine, const std::vector<std::int64_t>& need,
                  const std::vector<std::byte>& recv, const std::vector<int>& recv_at) {
   const convolution_problem& p = c.p;
   const int me = mpi::rank(), ranks = mpi::size();
-  const std::size_t e = size_of(p.type), row = p.cols * e;
-  std::vector<std::byte> slab(need.size() * row);
+  const std::size_t e = size_of(p.type), row = p.cols * e, rh = p.kh / 2;
+  // Where each row of `need` is: this rank's input, what arrived (each rank's rows in the order
+  // of `need`), or nowhere (the constant).
+  std::vector<const std::byte*> from(need.size(), nullptr);
   std::vector<int> taken(std::size_t(ranks), 0);
   for (std::size_t i = 0; i < need.size(); ++i) {
-    std::byte* to = slab.data() + i * row;
     const std::int64_t g = need[i];
-    if (g < 0) {
-      if (p.type == dtype::f32) std::fill_n(reinterpret_cast<float*>(to), p.cols, float(p.cval));
-      else std::fill_n(reinterpret_cast<double*>(to), p.cols, p.cval);
-      continue;
-    }
+    if (g < 0) continue;
     const int q = owner_of(g, p.rows, ranks);
-    const std::byte* from =
-        q == me ? static_cast<const std::byte*>(c.in) + (std::size_t(g) - mine.first) * c.ld_in * e
-                : recv.data() + recv_at[std::size_t(q)] + taken[std::size_t(q)];
-    if (q != me) taken[std::size_t(q)] += int(row);
-    std::memcpy(to, from, row);
+    if (q == me) {
+      from[i] = static_cast<const std::byte*>(c.in) + (std::size_t(g) - mine.first) * c.ld_in * e;
+    } else {
+      from[i] = recv.data() + recv_at[std::size_t(q)] + taken[std::size_t(q)];
+      taken[std::size_t(q)] += int(row);
+    }
   }
-  const backend local = mpi_local();
-  convolution_problem whole = p;
-  whole.rows = need.size();
-  std::vector<std::byte> out(need.size() * row);
-  run_rung(default_rung<convolution_rung>(local, whole), executor_for(local),
-           {whole, slab.data(), p.cols, c.mask, out.data(), p.cols, nullptr, nullptr});
-  const std::size_t rh = p.kh / 2;
-  for (std::size_t y = 0; y < mine.count; ++y)
-    std::memcpy(static_cast<std::byte*>(c.out) + y * c.ld_out * e, out.data() + (y + rh) * row,
-                row);
+  auto* out = static_cast<std::byte*>(c.out);
+  if (mine.count < 2 * rh + 1) {
+    const std::vector<std::byte> slab = assemble(p, from, 0, need.size());
+    filter_rows(c, slab.data(), need.size(), p.cols, rh, mine.count, out);
+    return;
+  }
+  filter_rows(c, c.in, mine.count, c.ld_in, 0, mine.count, out);
+  if (rh == 0) return;
+  const std::vector<std::byte> top = assemble(p, from, 0, 3 * rh);
+  filter_rows(c, top.data(), 3 * rh, p.cols, rh, rh, out);
+  const std::vector<std::byte> bottom = assemble(p, from, mine.count - rh, mine.count + 2 * rh);
+  filter_rows(c, bottom.data(), 3 * rh, p.cols, rh, rh, out + (mine.count - rh) * c.ld_out * e);
 }
 
 }  // namespace
