@@ -25,11 +25,13 @@ struct shape {
   std::size_t rows, cols, kh, kw;
 };
 
+// `separable`: a mask that is an outer product, its factors after it (the separable rungs run).
 template <class T>
 void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& rng,
-           bool specials = false) {
+           bool specials = false, bool separable = false) {
   const double cval = mode == boundary::constant ? 1.5 : 0.0;
-  const detail::convolution_problem p{dtype_of<T>(), s.rows, s.cols, s.kh, s.kw, mode, cval};
+  const detail::convolution_problem p{dtype_of<T>(), s.rows, s.cols, s.kh,
+                                      s.kw,          mode,   cval,   separable};
   if (!r.can_run(p)) return;
   SCOPED_TRACE(std::string(name_of(p.type)) + " " + std::to_string(s.rows) + "x" +
                std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
@@ -44,9 +46,18 @@ void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& r
     in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::quiet_NaN();
     in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::infinity();
   }
-  std::vector<double> mask(s.kh * s.kw);
+  std::vector<double> mask(s.kh * s.kw), col(s.kh), row(s.kw);
   for (double& m : mask) m = z(rng);
+  if (separable) {
+    for (double& c : col) c = z(rng);
+    for (double& w : row) w = z(rng);
+    for (std::size_t i = 0; i < s.kh; ++i)
+      for (std::size_t j = 0; j < s.kw; ++j) mask[i * s.kw + j] = col[i] * row[j];
+  }
   std::vector<T> typed(mask.begin(), mask.end());
+  if (separable)
+    typed.insert(typed.end(), col.begin(), col.end()),
+        typed.insert(typed.end(), row.begin(), row.end());
   std::vector<double> want(s.rows * s.cols), scale(s.rows * s.cols);
   detail::reference_correlation(p, in.data(), ld_in, mask.data(), want.data(), scale.data());
   detail::run_rung(r, {p, in.data(), ld_in, typed.data(), out.data(), ld_out, nullptr, nullptr});
@@ -85,6 +96,24 @@ TEST_P(Convolution, EveryModeAwkwardShapesAndMasks) {
       check<float>(r, s, mode, rng);
       check<double>(r, s, mode, rng);
     }
+}
+
+TEST_P(Convolution, SeparableMasksEveryMode) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<shape> shapes = {{1, 1, 3, 3},    {1, 37, 3, 5},    {41, 1, 5, 3},
+                                     {5, 4, 31, 31},  {33, 65, 5, 5},   {70, 45, 15, 15},
+                                     {67, 131, 7, 7}, {100, 33, 31, 3}, {9, 200, 1, 11}};
+  for (const shape& s : shapes)
+    for (boundary mode : all_modes) {
+      if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
+      check<float>(r, s, mode, rng, false, true);
+      check<double>(r, s, mode, rng, false, true);
+    }
+  check<float>(r, {45, 77, 7, 7}, boundary::reflect, rng, true, true);  // NaN and infinity
 }
 
 TEST_P(Convolution, NanAndInfinityReachTheirOutputs) {
@@ -152,6 +181,19 @@ TEST(ConvolutionApi, SmallCasesByHand) {
   const double down[3] = {0, 0, 1};  // a 3 x 1 mask: the row below
   correlate(backend::seq, dtype::f64, in, 3, 3, 0, down, 3, 1, out, 0, o);
   EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{4, 5, 6, 7, 8, 9, 7, 8, 9}));
+}
+
+// Box, Gaussian and Sobel masks are outer products; a random one is not.
+TEST(ConvolutionApi, OuterProductsAreFactored) {
+  std::vector<double> col, row;
+  const double sobel[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+  ASSERT_TRUE(detail::factor_mask(sobel, 3, 3, col, row));
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_DOUBLE_EQ(col[i] * row[j], sobel[i * 3 + j]);
+  const double mixed[9] = {1, 2, 3, 4, 5, 6, 7, 8, 10};
+  EXPECT_FALSE(detail::factor_mask(mixed, 3, 3, col, row));
+  const double zero[4] = {0, 0, 0, 0};
+  EXPECT_FALSE(detail::factor_mask(zero, 1, 4, col, row));
 }
 
 TEST(ConvolutionApi, BadCallsAreRefused) {

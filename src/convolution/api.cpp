@@ -103,13 +103,17 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
   });
   detail::together([&] {
     if (rows == 0 || cols == 0) return;
-    // The mask in the image's type, flipped in both axes for a convolution.
-    std::vector<double> m(mask, mask + kh * kw);
+    // The mask in the image's type, flipped in both axes for a convolution, and its factors
+    // after it when it is an outer product.
+    std::vector<double> m(mask, mask + kh * kw), col, row;
     if (flip) std::reverse(m.begin(), m.end());
+    const bool separable = detail::factor_mask(m.data(), kh, kw, col, row);
+    m.insert(m.end(), col.begin(), col.end());
+    m.insert(m.end(), row.begin(), row.end());
     std::vector<float> m32;
     if (t == dtype::f32) m32.assign(m.begin(), m.end());
     const void* typed = t == dtype::f32 ? static_cast<const void*>(m32.data()) : m.data();
-    const detail::convolution_problem p{t, rows, cols, kh, kw, o.mode, o.cval};
+    const detail::convolution_problem p{t, rows, cols, kh, kw, o.mode, o.cval, separable};
     detail::run_rung(detail::chosen_rung<detail::convolution_rung>(where, p, how), ex,
                      {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
   });
@@ -187,6 +191,26 @@ void reference_correlation(const convolution_problem& p, const void* in, std::si
         }
     }
   });
+}
+
+bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector<double>& col,
+                 std::vector<double>& row) {
+  std::size_t i0 = 0, j0 = 0;
+  double top = 0;
+  for (std::size_t i = 0; i < kh; ++i)
+    for (std::size_t j = 0; j < kw; ++j)
+      if (std::abs(mask[i * kw + j]) > top) top = std::abs(mask[i * kw + j]), i0 = i, j0 = j;
+  if (!(top > 0) || !std::isfinite(top)) return false;  // all zero, NaN or infinite: direct
+  col.resize(kh), row.resize(kw);
+  for (std::size_t i = 0; i < kh; ++i) col[i] = mask[i * kw + j0];
+  for (std::size_t j = 0; j < kw; ++j) row[j] = mask[i0 * kw + j] / mask[i0 * kw + j0];
+  for (std::size_t i = 0; i < kh; ++i)
+    for (std::size_t j = 0; j < kw; ++j)
+      if (std::abs(mask[i * kw + j] - col[i] * row[j]) > 8 * 0x1.0p-52 * top) {
+        col.clear(), row.clear();
+        return false;
+      }
+  return true;
 }
 
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale) {

@@ -19,6 +19,10 @@ struct convolution_problem {
   std::size_t kh, kw;      // the mask's, each odd, 1 to max_mask_side
   boundary mode;
   double cval;
+  // The mask is an outer product, mask[i][j] = col[i] * row[j] (a Gaussian, a box, a Sobel
+  // part): the call's mask buffer then holds the kh x kw values followed by col (kh values) and
+  // row (kw values), and the separable rungs can run it as two 1-D passes.
+  bool separable = false;
 };
 struct convolution_call {
   convolution_problem p;
@@ -26,6 +30,7 @@ struct convolution_call {
   std::size_t ld_in;
   // kh x kw in the problem's type, in HOST memory on every backend: a parameter of the call, as
   // matmul's alpha is (a device rung copies it to its constant or global memory on the stream).
+  // A separable problem's factors follow it (convolution_problem::separable).
   const void* mask;
   void* out;  // rows x cols, row stride ld_out elements
   std::size_t ld_out;
@@ -52,6 +57,11 @@ void run_rung(const convolution_rung& r, executor& ex, const convolution_call& h
 // The largest error a correct rung may make on each output, against the reference (seq c01,
 // which accumulates in double as SciPy does): dot_tolerance (core/verify.hpp) of the mask's taps
 // times the sum of |mask| x |input| over them (`scale`, computed by reference_scale).
+// The factors col (kh) and row (kw) of a mask that is an outer product to within a few rounding
+// steps of its largest value (exactly so for box, Gaussian and Sobel masks), or nothing.
+bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector<double>& col,
+                 std::vector<double>& row);
+
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale);
 // The reference answer in double (`want`, rows x cols, packed) and the scale of each output's
 // rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the inputs

@@ -21,17 +21,19 @@ struct convolution_case {
   static constexpr int host_min_reps = 3;
   using problem = lab_problem<detail::convolution_problem>;
 
-  static problem filter(dtype t, std::size_t rows, std::size_t cols, std::size_t k, boundary mode) {
+  static problem filter(dtype t, std::size_t rows, std::size_t cols, std::size_t k, boundary mode,
+                        bool separable = false) {
     const std::size_t px = rows * cols;
-    problem pr{{t, rows, cols, k, k, mode, 0.0},
+    problem pr{{t, rows, cols, k, k, mode, 0.0, separable},
                std::string(name_of(t)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                   " mask " + std::to_string(k) + "x" + std::to_string(k) + " " +
-                   std::string(name_of(mode)),
+                   " mask " + std::to_string(k) + "x" + std::to_string(k) +
+                   (separable ? " separable " : " ") + std::string(name_of(mode)),
                std::string(name_of(t)),
                std::to_string(k) + "x" + std::to_string(k),
                px,
                2.0 * double(px * size_of(t)),
-               2.0 * double(px) * double(k * k),
+               // a separable mask's floor is its two passes: kh + kw multiply-adds per output
+               2.0 * double(px) * double(separable ? 2 * k : k * k),
                false,
                detail::distribution::uniform,
                std::nullopt,
@@ -46,13 +48,18 @@ struct convolution_case {
     if (s == size::full) {
       for (std::size_t k : {3, 5, 7, 11, 15})
         out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::reflect));
+      for (std::size_t k : {7, 15})
+        out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::reflect, true));
     } else if (s == size::quick) {
       for (std::size_t k : {3, 7})
         out.push_back(filter(dtype::f32, 1024, 1024, k, boundary::reflect));
+      out.push_back(filter(dtype::f32, 1024, 1024, 7, boundary::reflect, true));
     } else {  // awkward sizes, every mode once, f64 too
       out.push_back(filter(dtype::f32, 61, 67, 5, boundary::reflect));
       out.push_back(filter(dtype::f32, 37, 29, 3, boundary::constant));
       out.push_back(filter(dtype::f64, 23, 41, 7, boundary::mirror));
+      out.push_back(filter(dtype::f32, 29, 37, 5, boundary::wrap, true));
+      out.push_back(filter(dtype::f64, 31, 19, 3, boundary::nearest, true));
     }
     if (wants(opts, "convolution", backend::mpi)) {
       const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);
@@ -62,6 +69,23 @@ struct convolution_case {
       out.push_back(pr);
     }
     return out;
+  }
+
+  // A separable mask of mixed signs: a Gaussian down y times a shifted one across x, its factors
+  // after its k x k values (convolution_problem::separable).
+  static std::vector<double> separable_mask_of(std::size_t k) {
+    std::vector<double> col(k), row(k), m(k * k);
+    const double c = double(k / 2);
+    for (std::size_t i = 0; i < k; ++i) {
+      const double d = double(i) - c;
+      col[i] = std::exp(-d * d / (2 + c));
+      row[i] = std::exp(-d * d / (4 + 2 * c)) - 0.4 + 0.01 * double(i);
+    }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) m[i * k + j] = col[i] * row[j];
+    m.insert(m.end(), col.begin(), col.end());
+    m.insert(m.end(), row.begin(), row.end());
+    return m;
   }
 
   // A mask of mixed signs (a difference of Gaussians' shape): no tap is zero, and the sums
@@ -91,7 +115,7 @@ struct convolution_case {
     host_data h;
     h.in.reset(new std::byte[p.rows * p.cols * size_of(p.type) + 1]);
     detail::generate(p.type, h.in.get(), p.rows * p.cols, pr.dist, 11);
-    h.mask = mask_of(p.kh);
+    h.mask = p.separable ? separable_mask_of(p.kh) : mask_of(p.kh);
     h.mask32.assign(h.mask.begin(), h.mask.end());
     h.want.resize(p.rows * p.cols), h.scale.resize(p.rows * p.cols);
     detail::reference_correlation(p, h.in.get(), p.cols, h.mask.data(), h.want.data(),

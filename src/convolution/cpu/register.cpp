@@ -5,6 +5,8 @@ namespace pplab::detail {
 
 void convolution_cpu_c01(const convolution_call& c);
 void convolution_cpu_c02(const convolution_call& c);
+bool convolution_cpu_c03_can_run(const convolution_problem& p);
+void convolution_cpu_c03(const convolution_call& c);
 
 void register_convolution_cpu(std::vector<convolution_rung>& r) {
   r.push_back({{"convolution/cpu/c01_rows_openmp", backend::cpu, 1,
@@ -17,6 +19,11 @@ void register_convolution_cpu(std::vector<convolution_rung>& r) {
                float_or_double,
                nullptr,
                convolution_cpu_c02});
+  r.push_back({{"convolution/cpu/c03_separable", backend::cpu, 3,
+                "a mask that is an outer product as two 1-D passes through a cache-sized strip"},
+               convolution_cpu_c03_can_run,
+               nullptr,
+               convolution_cpu_c03});
 }
 
 }  // namespace pplab::detail

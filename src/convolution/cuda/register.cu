@@ -16,6 +16,8 @@ bool c05_can_run(const convolution_problem&);
 void c05_run(const convolution_call&);
 bool c06_can_run(const convolution_problem&);
 void c06_run(const convolution_call&);
+bool c07_can_run(const convolution_problem&);
+void c07_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
