@@ -183,6 +183,27 @@ TEST(ConvolutionApi, SmallCasesByHand) {
   EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{4, 5, 6, 7, 8, 9, 7, 8, 9}));
 }
 
+// Every rung a policy names is registered, for every backend this build has (a backend that is
+// built but not usable here included), on separable masks and others, small and large.
+TEST(ConvolutionPolicy, NamesOnlyRegisteredRungs) {
+  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi}) {
+    bool built = false;
+    for (const auto& r : detail::rungs_of<convolution_rung>()) built |= r.info.where == b;
+    if (!built) continue;
+    for (bool separable : {false, true})
+      for (std::size_t k : {std::size_t(1), std::size_t(3), std::size_t(7), std::size_t(31)})
+        for (dtype t : {dtype::f32, dtype::f64}) {
+          const detail::convolution_problem p{t, 100, 100, k, k, boundary::reflect, 0, separable};
+          for (std::string_view id : detail::policy(b, p)) {
+            const convolution_rung* r = detail::find<convolution_rung>(id);
+            ASSERT_NE(r, nullptr) << id << " is named by the " << name_of(b)
+                                  << " policy but not registered";
+            EXPECT_EQ(r->info.where, b) << id;
+          }
+        }
+  }
+}
+
 // Box, Gaussian and Sobel masks are outer products; a random one is not.
 TEST(ConvolutionApi, OuterProductsAreFactored) {
   std::vector<double> col, row;

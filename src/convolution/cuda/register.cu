@@ -53,6 +53,12 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c06_can_run,
                nullptr,
                c06_run});
+  r.push_back({{"convolution/cuda/c07_separable", backend::cuda, 7,
+                "an outer-product mask as two 1-D passes fused in one kernel, through shared "
+                "memory"},
+               c07_can_run,
+               nullptr,
+               c07_run});
 }
 
 }  // namespace pplab::detail
