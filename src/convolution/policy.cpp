@@ -1,5 +1,10 @@
 // The convolution rung the API runs, per backend and problem. Every choice is made here
-// (docs/architecture.md). Host: the register-blocked interior, on one core or all.
+// (docs/architecture.md). Host: the register-blocked interior, on one core or all; a separable
+// mask of 5 x 5 or more in two passes (cpu c03: 3.77x c02 at 1024 x 1024 with 7 x 7 on the 2-core
+// machine, bench/results/cpu-2core-2026-11-25-convolution-quick.json; at 3 x 3 on 4096 x 4096
+// the two took the same time, 40 ms a call). GPU: c06's register strips for square masks of 3 to
+// 15, c04's output tiles for the rest (H100, 8192 x 8192 f32: c06 2.4x to 5.8x c04,
+// bench/results/h100-2026-11-25-convolution-2e0afd4.json); separable masks as c07 below.
 #include "convolution/rung.hpp"
 
 namespace pplab::detail {
@@ -9,7 +14,7 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
   case backend::seq:
     return {"convolution/seq/c02_interior_apart"};
   case backend::cpu:
-    if (p.separable && p.kh * p.kw >= 9)
+    if (p.separable && p.kh >= 5 && p.kw >= 5)
       return {"convolution/cpu/c03_separable", "convolution/cpu/c02_register_blocked"};
     return {"convolution/cpu/c02_register_blocked", "convolution/cpu/c01_rows_openmp"};
   case backend::cuda:

@@ -2,83 +2,111 @@
 // in two 1-D passes fused in one kernel. A block of 32 x 8 threads owns a 32 x 64 output tile (8
 // outputs per thread, as c06): it loads the tile's input with its halo into shared memory (all
 // of a thread's loads in flight before its first store), filters each of those rows across x with
-// `row` into a second shared array (barrier), and each thread filters its 8 outputs down y with
-// `col`. kh + kw multiply-adds and as many shared loads per output instead of kh x kw, and the
-// image read once from memory: a separable mask costs about what a 3 x 3 one does.
+// `row` into a second shared array (barrier), and each thread filters its strip of 8 outputs down
+// y with `col`, each row of the first pass loaded once into a register and added into every output
+// it reaches. kh + kw multiply-adds per output instead of kh x kw, and the image read once from
+// memory. K is a template parameter (square masks of 3 to 15), as in c06: with a runtime K the
+// first version divided by the tile's runtime width for every element it loaded and indexed the
+// constant bank at run time, and ran at 29% of the copy ceiling at 7 x 7, slower than c06.
 #include "convolution/cuda/constant_mask.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
 
-constexpr int tile = 32, block_rows = 8, S = 8, staged = 8;
+constexpr int tile = 32, block_rows = 8, S = 8;
 
-template <class T> std::size_t shared_bytes(int kh, int kw) {
-  const int h = block_rows * S + kh - 1, w = tile + kw - 1;
-  return std::size_t(h) * (w + tile) * sizeof(T);
+template <class T, int K> constexpr std::size_t shared_bytes() {
+  return std::size_t(block_rows * S + K - 1) * (tile + K - 1 + tile) * sizeof(T);
 }
 
-// col is taps [0, kh) of the constant mask, row taps [kh, kh + kw).
-template <class T> __global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
+// col is taps [0, K) of the constant mask, row taps [K, 2K).
+template <class T, int K>
+__global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
   extern __shared__ unsigned char raw[];
-  const int rh = f.kh / 2, rw = f.kw / 2;
-  const int h = block_rows * S + f.kh - 1, w = tile + f.kw - 1;
+  constexpr int r = K / 2, h = block_rows * S + K - 1, w = tile + K - 1;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  constexpr int threads = tile * block_rows;
-  const bool inside =
-      y0 - rh >= 0 && y0 - rh + h <= f.rows && x0 - rw >= 0 && x0 - rw + w <= f.cols;
-  for (int k0 = tid; k0 < h * w; k0 += staged * threads) {  // `staged` loads in flight at once
-    T v[staged];
+  constexpr int threads = tile * block_rows, per_thread = (h * w + threads - 1) / threads;
+  const bool inside = y0 - r >= 0 && y0 - r + h <= f.rows && x0 - r >= 0 && x0 - r + w <= f.cols;
+  T staged[per_thread];
 #pragma unroll
-    for (int u = 0; u < staged; ++u) {
-      const int k = k0 + u * threads, ly = k / w, lx = k % w;
-      if (k < h * w)
-        v[u] = inside ? f.in[std::size_t(y0 - rh + ly) * f.ld_in + (x0 - rw + lx)]
-                      : read(f, y0 - rh + ly, x0 - rw + lx);
-    }
-#pragma unroll
-    for (int u = 0; u < staged; ++u)
-      if (k0 + u * threads < h * w) in[k0 + u * threads] = v[u];
+  for (int u = 0; u < per_thread; ++u) {
+    const int k = tid + u * threads, ly = k / w, lx = k % w;
+    if (k < h * w)
+      staged[u] = inside ? f.in[std::size_t(y0 - r + ly) * f.ld_in + (x0 - r + lx)]
+                         : read(f, y0 - r + ly, x0 - r + lx);
   }
+#pragma unroll
+  for (int u = 0; u < per_thread; ++u)
+    if (tid + u * threads < h * w) in[tid + u * threads] = staged[u];
   __syncthreads();  // the tile and its halo are whole
-  for (int r = ty; r < h; r += block_rows) {
-    T acc = 0;
-    const T* from = in + r * w + tx;
-    for (int j = 0; j < f.kw; ++j) acc += tap<T>(f.kh + j) * from[j];
-    across[r * tile + tx] = acc;
+#pragma unroll
+  for (int m = 0; m < (h + block_rows - 1) / block_rows; ++m) {
+    const int row = ty + m * block_rows;
+    if (row < h) {
+      T acc = 0;
+      const T* from = in + row * w + tx;
+#pragma unroll
+      for (int j = 0; j < K; ++j) acc += tap<T>(K + j) * from[j];
+      across[row * tile + tx] = acc;
+    }
   }
   __syncthreads();  // every row filtered across
   const int x = x0 + tx;
   if (x >= f.cols) return;
   const int first = ty * S;
+  T acc[S];
+#pragma unroll
+  for (int s = 0; s < S; ++s) acc[s] = 0;
+#pragma unroll
+  for (int q = 0; q < S + K - 1; ++q) {
+    const T v = across[(first + q) * tile + tx];
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+      if (q - s >= 0 && q - s < K) acc[s] += tap<T>(q - s) * v;
+  }
 #pragma unroll
   for (int s = 0; s < S; ++s) {
     const int y = y0 + first + s;
-    if (y >= f.rows) return;
-    T acc = 0;
-    for (int i = 0; i < f.kh; ++i) acc += tap<T>(i) * across[(first + s + i) * tile + tx];
-    f.out[std::size_t(y) * f.ld_out + x] = acc;
+    if (y < f.rows) f.out[std::size_t(y) * f.ld_out + x] = acc[s];
   }
+}
+
+template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
+  separable<T, K><<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
+                    shared_bytes<T, K>(), s>>>(f);
+  PPLAB_CUDA_LAUNCHED();
 }
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
     upload_mask(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
-    separable<T><<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
-                   shared_bytes<T>(f.kh, f.kw), s>>>(f);
-    PPLAB_CUDA_LAUNCHED();
+    switch (f.kh) {
+    case 3:
+      return launch<T, 3>(f, s);
+    case 5:
+      return launch<T, 5>(f, s);
+    case 7:
+      return launch<T, 7>(f, s);
+    case 9:
+      return launch<T, 9>(f, s);
+    case 11:
+      return launch<T, 11>(f, s);
+    case 13:
+      return launch<T, 13>(f, s);
+    default:
+      return launch<T, 15>(f, s);
+    }
   }
 };
 
 }  // namespace
 
-// Within the default 48 KiB of shared memory: every f32 mask, f64 up to 15 x 15.
+// Square masks of 3 to 15: f64 at 15 x 15 takes 78 x 78 x 8 bytes, inside the default 48 KiB.
 bool c07_can_run(const convolution_problem& p) {
-  const std::size_t bytes = p.type == dtype::f32 ? shared_bytes<float>(int(p.kh), int(p.kw))
-                                                 : shared_bytes<double>(int(p.kh), int(p.kw));
-  return fits(p, block_rows * S) && p.separable && bytes <= (std::size_t(48) << 10);
+  return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
 }
 void c07_run(const convolution_call& c) { dispatch<rung>(c); }
 
