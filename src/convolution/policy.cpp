@@ -4,7 +4,8 @@
 // machine, bench/results/cpu-2core-2026-11-25-convolution-quick.json; at 3 x 3 on 4096 x 4096
 // the two took the same time, 40 ms a call). GPU: c06's register strips for square masks of 3 to
 // 15, c04's output tiles for the rest (H100, 8192 x 8192 f32: c06 2.4x to 5.8x c04,
-// bench/results/h100-2026-11-25-convolution-2e0afd4.json); separable masks as c07 below.
+// bench/results/h100-2026-11-25-convolution-2e0afd4.json); a separable mask of 5 x 5 or more in
+// c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json).
 #include "convolution/rung.hpp"
 
 namespace pplab::detail {
