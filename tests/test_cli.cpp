@@ -659,6 +659,26 @@ TEST_F(Cli, MpiLabVerifiesEveryRungOfTheJob) {
   }
 }
 
+// A filter on 1 to 4 ranks, each reading its own rows of the .npy, writes the same bytes as one
+// process on the local backend (in wrap mode the first rank needs the last rank's rows).
+TEST_F(Cli, MpiFilterWritesWhatOneProcessWrites) {
+  io::array a;
+  a.type = dtype::f32;
+  a.shape = {37, 29};
+  a.bytes.resize(37 * 29 * 4);
+  detail::generate(dtype::f32, a.data(), 37 * 29, detail::distribution::normal, 3);
+  io::write_npy(path("img.npy"), a);
+  const std::string args =
+      "correlate --input " + path("img.npy") + " --mask gaussian:sigma=1.5 " + "--mode wrap --out ";
+  ASSERT_EQ(run(args + path("want.npy") + " --backend cpu").code, 0);
+  for (int ranks : {1, 2, 3, 4}) {
+    const std::string out = path("got" + std::to_string(ranks) + ".npy");
+    const result r = run_job(ranks, args + out + " --backend mpi");
+    ASSERT_EQ(r.code, 0) << ranks << " ranks: " << r.err;
+    EXPECT_EQ(io::read_file(out), io::read_file(path("want.npy"))) << ranks << " ranks";
+  }
+}
+
 // SUMMA from the command line: each rank reads its blocks of A, B and C, rank 0 gathers C and
 // writes it; the file equals the seq backend's within the product's rounding.
 TEST_F(Cli, MpiMatmulWritesTheWholeProduct) {

@@ -2,7 +2,9 @@
 // correlate and convolve compute it. The input is a 2-D .npy (f32 or f64, filtered in its type;
 // u8 and u16 as f32), an image (each channel filtered on its own, as f32) or a generated image
 // (--shape RxC). The mask is a 2-D .npy or a named one: box:K, gaussian:sigma=S (SciPy's
-// gaussian_filter's taps, truncated at 4 sigma), sobel-x, sobel-y.
+// gaussian_filter's taps, truncated at 4 sigma), sobel-x, sobel-y. On the mpi backend each rank
+// reads only its rows of a .npy (an image file is decoded whole on each rank) and rank 0 gathers
+// the output.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -152,6 +154,17 @@ planes load_planes(const filter_cli& o, backend where) {
     generate(dtype::f32, a.data(), r * c, distribution::uniform, o.seed);
     in.channels.push_back(std::move(a));
     in.names.push_back("");
+  } else if (job_ranks(where) > 1 && o.input.size() > 4 &&
+             o.input.compare(o.input.size() - 4, 4, ".npy") == 0) {
+    // Each rank of a job reads its own rows of the file, not the whole of it.
+    io::array a = io::read_npy_block(o.input, [&](std::size_t rows, std::size_t cols) {
+      p.rows = rows, p.cols = cols;
+      const part mine = part_of(rows, job_rank(where), job_ranks(where));
+      return io::block{mine.first, mine.count, 0, cols};
+    });
+    p.channels.push_back(as_f32(a));
+    p.names.push_back("");
+    return p;
   } else {
     in = io::read_input(o.input, "", nullptr);
     p.image = in.format == "image";
