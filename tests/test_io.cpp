@@ -42,7 +42,10 @@ std::string npy(int version, const std::string& dict, const std::string& payload
 }
 
 TEST(Npy, RoundTripsEveryDtypeAndShape) {
-  std::mt19937_64 rng(fresh_seed());
+  const std::uint64_t seed_value = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed_value) + " (PPLAB_SEED=" + std::to_string(seed_value) +
+               " runs it again)");
+  std::mt19937_64 rng(seed_value);
   for (dtype t : all_dtypes)
     for (const std::vector<std::size_t>& shape :
          {std::vector<std::size_t>{}, {0}, {1}, {7}, {3, 5}, {2, 3, 4}, {4, 0}}) {
@@ -249,7 +252,10 @@ TEST(Npy, EveryTruncationAndRandomBytesEndInAnErrorNotACrash) {
   for (std::size_t len = 0; len < good.size(); ++len)
     EXPECT_THROW(io::parse_npy(reinterpret_cast<const std::byte*>(good.data()), len, "x"), error)
         << "length " << len;
-  std::mt19937_64 rng(fresh_seed());
+  const std::uint64_t seed_value = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed_value) + " (PPLAB_SEED=" + std::to_string(seed_value) +
+               " runs it again)");
+  std::mt19937_64 rng(seed_value);
   for (int trial = 0; trial < 3000; ++trial) {
     std::string s = good;
     if (trial % 3 == 0) {  // random garbage of random length
@@ -491,7 +497,10 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
 // Mutation fuzzing of the image path (run under AddressSanitizer and UBSan in CI): each mutated
 // JPEG or PNG ends in a pplab::error or in whole channels, never in a crash or undefined behaviour.
 TEST(ImageInput, MutatedImagesEndInAnErrorOrWholeChannels) {
-  std::mt19937_64 rng(fresh_seed());
+  const std::uint64_t seed_value = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed_value) + " (PPLAB_SEED=" + std::to_string(seed_value) +
+               " runs it again)");
+  std::mt19937_64 rng(seed_value);
   for (const std::string* seed : {&small_jpeg, &small_png})
     for (int trial = 0; trial < 2000; ++trial) {
       std::string s = *seed;
@@ -517,7 +526,10 @@ TEST(ImageInput, MutatedImagesEndInAnErrorOrWholeChannels) {
 // replaced by huge ones. Each case ends in a pplab::error or in an array consistent with itself,
 // never a crash, a hang or an allocation the file does not justify.
 TEST(Readers, MutatedFilesEndInAnErrorOrAConsistentArray) {
-  std::mt19937_64 rng(fresh_seed());
+  const std::uint64_t seed_value = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed_value) + " (PPLAB_SEED=" + std::to_string(seed_value) +
+               " runs it again)");
+  std::mt19937_64 rng(seed_value);
   struct seed_file {
     std::string name, bytes, format;
     dtype type;

@@ -16,7 +16,10 @@
 
 namespace pplab::test {
 
+// A new seed for each use, or PPLAB_SEED's value where it is set: a failure that names its
+// seed can be run again.
 inline std::uint64_t fresh_seed() {
+  if (const char* fixed = std::getenv("PPLAB_SEED")) return std::strtoull(fixed, nullptr, 10);
   static std::random_device rd;
   return (std::uint64_t(rd()) << 32) | rd();
 }
