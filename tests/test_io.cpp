@@ -463,7 +463,9 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
   std::string jpeg = small_jpeg;
   const std::size_t dht = jpeg.find("\xff\xc4");
   ASSERT_NE(dht, std::string::npos);
-  std::string table = std::string("\xff\xc4\x08\x13\x00") + std::string(16, '\x7f');
+  // DHT, its length, class 0 id 0, then 16 counts of 127 (the 0 byte counted: a C string ends
+  // there).
+  std::string table = std::string("\xff\xc4\x08\x13\x00", 5) + std::string(16, '\x7f');
   table += std::string(16 * 0x7f, '\x01');  // 2032 symbols, as many as the counts promise
   table[2] = char((table.size() - 2) >> 8), table[3] = char((table.size() - 2) & 0xff);
   jpeg.insert(dht, table);
@@ -486,6 +488,19 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
     ADD_FAILURE() << "a PNG whose image data starts with an empty chunk was decoded";
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("empty chunk"), std::string::npos) << e.what();
+  }
+  // A scan whose first component names DC table 3, which no DHT defines (stb_image decodes it
+  // from uninitialized memory).
+  std::string undefined = small_jpeg;
+  const std::size_t sos = undefined.find("\xff\xda");
+  ASSERT_NE(sos, std::string::npos);
+  undefined[sos + 6] = char(0x30 | (undefined[sos + 6] & 0x0f));
+  write_bytes(path, undefined);
+  try {
+    io::read_input(path, "image", nullptr);
+    ADD_FAILURE() << "a scan naming an undefined Huffman table was decoded";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("no DHT defines"), std::string::npos) << e.what();
   }
   write_bytes(path, small_jpeg);
   EXPECT_EQ(io::read_input(path, "image", nullptr).channels.size(), 3u);

@@ -162,6 +162,10 @@ void check_jpeg_tables(const std::string& path, const std::vector<std::byte>& fi
   const auto malformed = [&](const std::string& what) {
     fail(errc::bad_data, path + ": the JPEG is malformed: " + what + "; it is not decoded.");
   };
+  // Which Huffman tables (class 0 DC, 1 AC; ids 0 to 3) a DHT has defined so far: stb_image 2.27
+  // decodes a scan that names a table no DHT defined from the uninitialized memory of its decoder
+  // (a crash that depends on what the heap held; found by the fuzz test).
+  bool defined[2][4] = {};
   std::size_t i = 2;
   while (i + 4 <= n) {
     const unsigned m = b[i + 1];
@@ -179,6 +183,10 @@ void check_jpeg_tables(const std::string& path, const std::vector<std::byte>& fi
     if (m == 0xC4)  // DHT: tables of 1 byte (class, id), 16 counts, then that many symbols
       for (std::size_t p = i + 4, end = i + 2 + len; p < end;) {
         if (p + 17 > end) malformed("a Huffman table (DHT) is cut short");
+        if ((b[p] >> 4) > 1 || (b[p] & 15) > 3)
+          malformed("a Huffman table (DHT) has class " + std::to_string(b[p] >> 4) + " and id " +
+                    std::to_string(b[p] & 15) + " (classes 0 and 1, ids 0 to 3)");
+        defined[b[p] >> 4][b[p] & 15] = true;
         std::size_t codes = 0;
         for (std::size_t k = 1; k <= 16; ++k) codes += b[p + k];
         if (codes > 256)
@@ -187,6 +195,19 @@ void check_jpeg_tables(const std::string& path, const std::vector<std::byte>& fi
         p += 17 + codes;
         if (p > end) malformed("a Huffman table (DHT) is cut short");
       }
+    if (m == 0xDA && len >= 6) {  // SOS: components (id, DC table << 4 | AC table), Ss, Se, Ah Al
+      const std::size_t components = b[i + 4];
+      if (len < 6 + 2 * components) malformed("a scan header (SOS) is cut short");
+      const unsigned ss = b[i + 5 + 2 * components], se = b[i + 6 + 2 * components],
+                     ah = b[i + 7 + 2 * components] >> 4;
+      for (std::size_t c = 0; c < components; ++c) {
+        const unsigned dc = b[i + 6 + 2 * c] >> 4, ac = b[i + 6 + 2 * c] & 15;
+        // A first DC scan reads the DC tables, a scan of AC coefficients the AC tables.
+        if ((ss == 0 && ah == 0 && (dc > 3 || !defined[0][dc])) ||
+            (se > 0 && (ac > 3 || !defined[1][ac])))
+          malformed("a scan uses a Huffman table that no DHT defines");
+      }
+    }
     i += 2 + len;
   }
 }
