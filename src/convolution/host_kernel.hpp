@@ -105,3 +105,25 @@ template <class T> void interior_plain(const filter<T>& f, const T* const* rows,
 }
 
 }  // namespace pplab::detail
+
+namespace pplab::detail {
+
+// Every output row on the OpenMP threads, in equal blocks (every row costs the same): its tap
+// rows found, its border pixels computed, then `interior(f, rows, out)` for the rest. The cpu
+// rungs differ only in their interior.
+template <class T, class Interior> void rows_on_threads(const filter<T>& f, Interior interior) {
+  const std::vector<T> constant = constant_row(f);
+#pragma omp parallel
+  {
+    std::vector<const T*> rows(f.kh);
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t y = 0; y < std::ptrdiff_t(f.rows); ++y) {
+      tap_rows_or_constant(f, std::size_t(y), constant.data(), rows.data());
+      T* out = f.out + std::size_t(y) * f.ld_out;
+      border_pixels(f, rows.data(), out);
+      interior(f, rows.data(), out);
+    }
+  }
+}
+
+}  // namespace pplab::detail

@@ -10,18 +10,8 @@ namespace {
 
 struct rows_openmp {
   template <class T> static void run(const filter<T>& f) {
-    const std::vector<T> constant = constant_row(f);
-#pragma omp parallel
-    {
-      std::vector<const T*> rows(f.kh);
-#pragma omp for schedule(static)
-      for (std::ptrdiff_t y = 0; y < std::ptrdiff_t(f.rows); ++y) {
-        tap_rows_or_constant(f, std::size_t(y), constant.data(), rows.data());
-        T* out = f.out + std::size_t(y) * f.ld_out;
-        border_pixels(f, rows.data(), out);
-        interior_plain(f, rows.data(), out);
-      }
-    }
+    rows_on_threads(
+        f, [](const filter<T>& g, const T* const* rows, T* out) { interior_plain(g, rows, out); });
   }
 };
 
