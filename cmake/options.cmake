@@ -1,6 +1,7 @@
 # Build options and the flags every target shares.
 option(PPLAB_NATIVE "Build for this machine's CPU (-march=native); OFF for portable packages" ON)
 option(PPLAB_OPENBLAS "Build the OpenBLAS baseline rung (m00) when OpenBLAS is found" ON)
+option(PPLAB_OPENCV "Build the OpenCV baseline rungs of the convolution (c00) when OpenCV is found" ON)
 # The CUDA backend: AUTO builds it where it can run (nvcc found and a GPU answering nvidia-smi), so
 # a machine without a GPU does not spend its first build on kernels it cannot run; ON builds it
 # wherever nvcc is found (CI, to keep the GPU code compiling; a machine that builds for another).

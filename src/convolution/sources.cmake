@@ -5,6 +5,9 @@ set(seq_sources convolution/seq/c01_direct_loop.cpp convolution/seq/c02_interior
   convolution/seq/register.cpp)
 set(cpu_sources convolution/cpu/c01_rows_openmp.cpp convolution/cpu/c02_register_blocked.cpp
   convolution/cpu/c03_separable.cpp convolution/cpu/register.cpp)
+if(PPLAB_HAVE_OPENCV)
+  list(APPEND cpu_sources convolution/cpu/c00_opencv.cpp)
+endif()
 # The register-blocked interior and the separable passes are the multiply-add kernels: they may
 # fuse a*b+c into one FMA.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/convolution/cpu/c02_register_blocked.cpp

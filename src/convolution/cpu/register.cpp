@@ -7,6 +7,9 @@ void convolution_cpu_c01(const convolution_call& c);
 void convolution_cpu_c02(const convolution_call& c);
 bool convolution_cpu_c03_can_run(const convolution_problem& p);
 void convolution_cpu_c03(const convolution_call& c);
+#ifdef PPLAB_HAVE_OPENCV
+void register_convolution_opencv(std::vector<convolution_rung>& r);  // c00_opencv.cpp, when found
+#endif
 
 void register_convolution_cpu(std::vector<convolution_rung>& r) {
   r.push_back({{"convolution/cpu/c01_rows_openmp", backend::cpu, 1,
@@ -24,6 +27,9 @@ void register_convolution_cpu(std::vector<convolution_rung>& r) {
                convolution_cpu_c03_can_run,
                nullptr,
                convolution_cpu_c03});
+#ifdef PPLAB_HAVE_OPENCV
+  register_convolution_opencv(r);
+#endif
 }
 
 }  // namespace pplab::detail

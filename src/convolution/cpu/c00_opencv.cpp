@@ -1,0 +1,87 @@
+// convolution/cpu/c00_opencv: OpenCV's filter2D and, for a mask that is an outer product,
+// sepFilter2D: the vendor baselines, measured beside the ladder and never the API's default. Both
+// correlate (OpenCV's "filter" is SciPy's correlate, anchor at the centre). OpenCV's border modes
+// are SciPy's under other names: BORDER_REFLECT is reflect, BORDER_REFLECT_101 mirror,
+// BORDER_REPLICATE nearest, BORDER_CONSTANT constant with the value 0 only; its filters do not
+// wrap. Its threads are its own (Debian builds it on TBB), set to OpenMP's thread count.
+#include <omp.h>
+
+#include <climits>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "convolution/host_kernel.hpp"
+
+namespace pplab::detail {
+namespace {
+
+int opencv_border(boundary b) {
+  switch (b) {
+  case boundary::reflect:
+    return cv::BORDER_REFLECT;
+  case boundary::mirror:
+    return cv::BORDER_REFLECT_101;
+  case boundary::nearest:
+    return cv::BORDER_REPLICATE;
+  default:
+    return cv::BORDER_CONSTANT;
+  }
+}
+
+template <class T> constexpr int opencv_type = sizeof(T) == 4 ? CV_32F : CV_64F;
+
+template <class T>
+cv::Mat image(const T* data, std::size_t rows, std::size_t cols, std::size_t ld) {
+  return cv::Mat(int(rows), int(cols), opencv_type<T>, const_cast<T*>(data), ld * sizeof(T));
+}
+
+struct filter_2d {
+  template <class T> static void run(const filter<T>& f) {
+    cv::setNumThreads(omp_get_max_threads());
+    cv::Mat out = image(f.out, f.rows, f.cols, f.ld_out);
+    cv::filter2D(image(f.in, f.rows, f.cols, f.ld_in), out, -1, image(f.mask, f.kh, f.kw, f.kw),
+                 cv::Point(-1, -1), 0, opencv_border(f.mode));
+  }
+};
+
+struct separable_filter_2d {
+  template <class T> static void run(const filter<T>& f) {
+    cv::setNumThreads(omp_get_max_threads());
+    const T* col = f.mask + f.kh * f.kw;
+    const T* row = col + f.kh;
+    cv::Mat out = image(f.out, f.rows, f.cols, f.ld_out);
+    cv::sepFilter2D(image(f.in, f.rows, f.cols, f.ld_in), out, -1, image(row, 1, f.kw, f.kw),
+                    image(col, f.kh, 1, 1), cv::Point(-1, -1), 0, opencv_border(f.mode));
+  }
+};
+
+// What OpenCV's filters take: shapes that fit its int sizes, and no wrap or non-zero constant.
+bool opencv_can_run(const convolution_problem& p) {
+  return float_or_double(p) && p.rows > 0 && p.cols > 0 && p.rows < INT_MAX && p.cols < INT_MAX &&
+         p.mode != boundary::wrap && (p.mode != boundary::constant || p.cval == 0);
+}
+bool opencv_separable_can_run(const convolution_problem& p) {
+  return opencv_can_run(p) && p.separable;
+}
+
+void convolution_cpu_c00_filter2d(const convolution_call& c) { dispatch_convolution<filter_2d>(c); }
+void convolution_cpu_c00_sepfilter2d(const convolution_call& c) {
+  dispatch_convolution<separable_filter_2d>(c);
+}
+
+}  // namespace
+
+void register_convolution_opencv(std::vector<convolution_rung>& r) {
+  r.push_back({{"convolution/cpu/c00_opencv_filter2d", backend::cpu, 0,
+                "OpenCV's filter2D: the vendor baseline"},
+               opencv_can_run,
+               nullptr,
+               convolution_cpu_c00_filter2d});
+  r.push_back({{"convolution/cpu/c00_opencv_sepfilter2d", backend::cpu, 0,
+                "OpenCV's sepFilter2D, two 1-D passes: the separable masks' vendor baseline"},
+               opencv_separable_can_run,
+               nullptr,
+               convolution_cpu_c00_sepfilter2d});
+}
+
+}  // namespace pplab::detail
