@@ -76,8 +76,10 @@ void print_table(const lab::result& lab) {
           }
       fmt::print("\n{}   ({})\n", head, fmt::join(bounds, "; "));
       const bool flops = !std::isnan(r.GFLOPs);
-      fmt::print("  {:<46} {:>11} {:>10} {:>8} {:>8} {:>8} {:>8}  {}\n", "rung", "median",
-                 flops ? "GFLOP/s" : "GB/s", "% ceil", "x below", "x rung1", "x base", "check");
+      fmt::print("  {:<46} {:>11} {:>10}{} {:>8} {:>8} {:>8} {:>8}  {}\n", "rung", "median",
+                 flops ? "GFLOP/s" : "GB/s",
+                 r.item.empty() ? "" : fmt::format(" {:>9}", "G" + r.item + "/s"), "% ceil",
+                 "x below", "x rung1", "x base", "check");
       last = head;
     }
     const double rate = std::isnan(r.GFLOPs) ? r.GBps : r.GFLOPs;
@@ -87,10 +89,11 @@ void print_table(const lab::result& lab) {
                            : std::isnan(r.pct_of_ceiling)
                                ? std::string("-")
                                : fmt::format("{:.1f}%", r.pct_of_ceiling);
-    fmt::print("{} {:<46} {:>11} {:>10.2f} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.api_pick ? '*' : ' ',
-               r.rung, time, rate, of, ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
-               r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
-               r.note.empty() ? "" : "  " + r.note);
+    fmt::print(
+        "{} {:<46} {:>11} {:>10.2f}{} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.api_pick ? '*' : ' ',
+        r.rung, time, rate, r.item.empty() ? "" : fmt::format(" {:>9.2f}", r.G_items_per_s), of,
+        ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
+        r.racy ? "racy" : (r.verified ? "ok" : "WRONG"), r.note.empty() ? "" : "  " + r.note);
   }
   if (std::any_of(lab.rows.begin(), lab.rows.end(), [](const row& r) { return r.api_pick; }))
     fmt::print("\n* the rung the API runs for that problem on that backend (its policy's pick)\n");
@@ -136,6 +139,8 @@ std::string record_json(const lab::result& lab, bool quick) {
               {"min_ms", r.min_ms},
               {"GBps", num(r.GBps)},
               {"GFLOPs", num(r.GFLOPs)},
+              {"item", r.item},
+              {"G_items_per_s", num(r.G_items_per_s)},
               {"ceiling", r.ceiling},
               {"pct_of_ceiling", num(r.pct_of_ceiling)},
               {"vs_baseline", num(r.vs_baseline)},

@@ -32,6 +32,8 @@ struct row {
   int reps = 0;
   double median_ms = 0, min_ms = 0;
   double GBps = none, GFLOPs = none;
+  std::string item;              // what n counts, when its rate is shown ("px"), or empty
+  double G_items_per_s = none;   // n over the median time, in billions per second
   std::string ceiling;           // key of the ceiling it is held against, or empty
   double pct_of_ceiling = none;  // of that ceiling; none when latency-bound
   bool latency_bound = false;    // moving its bytes takes less than one launch: shown in us

@@ -213,6 +213,23 @@ bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector
   return true;
 }
 
+std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std::size_t out_h) {
+  if (out_w == 0 || out_h == 0) return "";
+  // A separable mask's two passes: kw multiply-adds per value of the tile's rows with their
+  // halo, then kh per output.
+  const double outputs = double(out_w * out_h), rows_with_halo = double(out_h + p.kh - 1);
+  const double fmas = p.separable
+                          ? rows_with_halo * double(out_w) * double(p.kw) + outputs * double(p.kh)
+                          : outputs * double(p.kh * p.kw);
+  const double loaded = rows_with_halo * double(out_w + p.kw - 1);
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "tile of %zux%zu outputs: %.1f multiply-adds per value loaded, %.1f without the "
+                "halo",
+                out_w, out_h, fmas / loaded, fmas / outputs);
+  return text;
+}
+
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale) {
   if (std::isnan(want)) return std::isnan(got);
   if (std::isinf(want)) return got == want;

@@ -10,6 +10,17 @@
 
 namespace pplab::detail {
 
+// The widest SIMD register the build targets, and the block of outputs a register-blocked loop
+// keeps in four of them (four independent chains of multiply-adds hide the FMA latency).
+#if defined(__AVX512F__)
+inline constexpr std::size_t simd_bytes = 64;
+#elif defined(__AVX__)
+inline constexpr std::size_t simd_bytes = 32;
+#else
+inline constexpr std::size_t simd_bytes = 16;
+#endif
+template <class T> inline constexpr std::size_t block_width = 4 * simd_bytes / sizeof(T);
+
 template <class T> struct filter {
   std::size_t rows, cols, kh, kw;
   boundary mode;

@@ -3,6 +3,7 @@
 // output are (the call), its ladder's policy, and the run path the API, the CLI, the lab and the
 // tests share. Rungs compute the correlation; convolve flips the mask before (api.cpp).
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,11 @@ void run_rung(const convolution_rung& r, executor& ex, const convolution_call& h
 // steps of its largest value (exactly so for box, Gaussian and Sobel masks), or nothing.
 bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector<double>& col,
                  std::vector<double>& row);
+
+// The notes' "operations per loaded value" of a block that computes an out_w x out_h tile of
+// outputs: the mask's multiply-adds per value loaded, if each input were loaded once (no halo)
+// and with the tile's halo, as the lab's note on a tiled rung's row says it.
+std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std::size_t out_h);
 
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale);
 // The reference answer in double (`want`, rows x cols, packed) and the scale of each output's

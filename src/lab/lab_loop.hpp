@@ -52,6 +52,8 @@ template <class Problem> struct lab_problem {
   // Held against its roofline: `bytes` (read and written) against the copy ceiling or `flops`
   // against the FMA peak, whichever bounds it (a filter); else flops if any, else bytes read.
   bool roofline = false;
+  // What n counts, where its rate says more than bytes or flops do ("px": a filter's Gpx/s).
+  std::string item = "";
 };
 
 struct verdict {
@@ -121,6 +123,7 @@ public:
     if (pr.roofline) rate_roofline(r, ex, pr.bytes, pr.flops);
     else if (pr.flops > 0) rate_flops(r, ex, pr.flops);
     else rate_bytes(r, ex, pr.bytes);
+    if (!pr.item.empty()) r.item = pr.item, r.G_items_per_s = double(r.n) / r.median_ms * 1e-6;
   }
   // Probes every read ceiling of the run again and keeps the larger figure: a ceiling is the
   // most the machine was seen to do in this run (a shared machine varies between repeats).

@@ -14,14 +14,6 @@
 namespace pplab::detail {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr std::size_t simd_bytes = 64;
-#elif defined(__AVX__)
-constexpr std::size_t simd_bytes = 32;
-#else
-constexpr std::size_t simd_bytes = 16;
-#endif
-
 // The W outputs from x on: their sums in registers for the whole mask.
 template <class T, std::size_t W>
 void block_at(const filter<T>& f, const T* const* rows, std::size_t x, T* out) {
@@ -40,7 +32,7 @@ void block_at(const filter<T>& f, const T* const* rows, std::size_t x, T* out) {
 }
 
 template <class T> void interior_blocked(const filter<T>& f, const T* const* rows, T* out) {
-  constexpr std::size_t W = 4 * simd_bytes / sizeof(T);
+  constexpr std::size_t W = block_width<T>;
   const auto [lo, hi] = interior_columns(f);
   if (hi - lo < W) {  // a narrow interior: one output at a time
     for (std::size_t x = lo; x < hi; ++x) block_at<T, 1>(f, rows, x, out);

@@ -36,29 +36,36 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                 "block = input tile with halo in shared memory; the halo's threads idle"},
                c03_can_run,
                nullptr,
-               c03_run});
+               c03_run,
+               [](const convolution_problem& p) {
+                 return tile_intensity(p, p.kw < 32 ? 33 - p.kw : 0, p.kh < 32 ? 33 - p.kh : 0);
+               }});
   r.push_back({{"convolution/cuda/c04_output_tile", backend::cuda, 4,
                 "block = output tile; the halo loaded by a loop, every thread computes four"},
                c04_can_run,
                nullptr,
-               c04_run});
+               c04_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 32, 32); }});
   r.push_back({{"convolution/cuda/c05_halo_from_cache", backend::cuda, 5,
                 "only the tile's interior in shared memory; the halo read through the caches"},
                c05_can_run,
                nullptr,
-               c05_run});
+               c05_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 32, 32); }});
   r.push_back({{"convolution/cuda/c06_register_strip", backend::cuda, 6,
                 "each thread a strip of 8 outputs, each input row's taps loaded once into "
                 "registers"},
                c06_can_run,
                nullptr,
-               c06_run});
+               c06_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
   r.push_back({{"convolution/cuda/c07_separable", backend::cuda, 7,
                 "an outer-product mask as two 1-D passes fused in one kernel, through shared "
                 "memory"},
                c07_can_run,
                nullptr,
-               c07_run});
+               c07_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
 }
 
 }  // namespace pplab::detail
