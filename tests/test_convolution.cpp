@@ -135,6 +135,72 @@ TEST_P(Convolution, LargeImage) {
   check<float>(r, {300, 257, 15, 15}, boundary::wrap, rng);
 }
 
+// A u8 image of `channels` interleaved channels, filtered to f32 or to u8 (rounded, saturated):
+// the rungs that take u8 images against the reference, every channel on its own.
+void check_u8(const convolution_rung& r, shape s, std::size_t channels, bool u8_out, boundary mode,
+              std::mt19937_64& rng) {
+  const double cval = mode == boundary::constant ? 17.5 : 0.0;
+  detail::convolution_problem p{dtype::u8, s.rows, s.cols, s.kh,     s.kw,
+                                mode,      cval,   false,  channels, u8_out};
+  if (!r.can_run(p)) return;
+  SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols) + "x" +
+               std::to_string(channels) + " mask " + std::to_string(s.kh) + "x" +
+               std::to_string(s.kw) + " " + std::string(name_of(mode)) +
+               (u8_out ? " to u8" : " to f32"));
+  const std::size_t n = s.cols * channels, ld_in = n + rng() % 5, ld_out = n + rng() % 3;
+  std::vector<std::uint8_t> in(s.rows * ld_in + 1, 7);
+  for (std::size_t y = 0; y < s.rows; ++y)
+    for (std::size_t x = 0; x < n; ++x) in[y * ld_in + x] = std::uint8_t(rng());
+  // A mask of mixed signs whose sums land inside and outside 0..255 (saturation), and a sharp
+  // one that keeps most values near the middle.
+  std::normal_distribution<double> z(0.1, 0.4);
+  std::vector<double> mask(s.kh * s.kw);
+  for (double& m : mask) m = z(rng);
+  std::vector<float> typed(mask.begin(), mask.end());
+  std::vector<double> want(s.rows * n), scale(s.rows * n);
+  detail::reference_correlation(p, in.data(), ld_in, mask.data(), want.data(), scale.data());
+  std::vector<std::uint8_t> out8(s.rows * ld_out + 1, 0xa5);
+  std::vector<float> out32(s.rows * ld_out + 1, std::numeric_limits<float>::quiet_NaN());
+  void* out = u8_out ? static_cast<void*>(out8.data()) : out32.data();
+  detail::run_rung(r, {p, in.data(), ld_in, typed.data(), out, ld_out, nullptr, nullptr});
+  std::size_t wrong = 0, touched = 0, saturated = 0;
+  for (std::size_t y = 0; y < s.rows; ++y)
+    for (std::size_t x = 0; x < ld_out; ++x) {
+      const double got = u8_out ? double(out8[y * ld_out + x]) : double(out32[y * ld_out + x]);
+      if (x >= n) {
+        touched += u8_out ? out8[y * ld_out + x] != 0xa5 : !std::isnan(out32[y * ld_out + x]);
+        continue;
+      }
+      const double w = want[y * n + x];
+      saturated += w < 0 || w > 255;
+      if (!detail::output_close_to_reference(p, got, w, scale[y * n + x]) && ++wrong <= 5)
+        ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w;
+    }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(touched, 0u) << "elements past the output's row were written";
+  if (s.rows * s.cols > 100) {
+    EXPECT_GT(saturated, 0u) << "the case never tried saturation";
+  }
+}
+
+TEST_P(Convolution, U8ImagesEveryChannelCount) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<shape> shapes = {{1, 1, 1, 1},   {1, 37, 3, 5},   {41, 1, 5, 3},
+                                     {5, 4, 31, 31}, {33, 65, 5, 5},  {64, 131, 7, 7},
+                                     {40, 70, 9, 3}, {19, 200, 3, 15}};
+  for (const shape& s : shapes)
+    for (std::size_t channels : {1, 3, 4})
+      for (boundary mode : all_modes) {
+        if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
+        check_u8(r, s, channels, true, mode, rng);
+        check_u8(r, s, channels, false, mode, rng);
+      }
+}
+
 std::vector<const convolution_rung*> all_rungs() {
   std::vector<const convolution_rung*> out;
   for (const auto& r : detail::rungs_of<convolution_rung>()) out.push_back(&r);
@@ -231,7 +297,22 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
   expect_error(
       errc::invalid_argument, [&] { call(3, 3, nullptr); }, "null");
   expect_error(
-      errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::u8); }, "not supported");
+      errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::i32); }, "not supported");
+  std::vector<std::uint8_t> rgb(3 * 4 * 3);
+  std::vector<float> rgb_out(3 * 4 * 3);
+  const auto u8_call = [&](std::size_t channels, bool u8_out, dtype t = dtype::u8,
+                           std::size_t ld_in = 0) {
+    filter_options o;
+    o.channels = channels, o.u8_output = u8_out;
+    correlate(backend::seq, t, rgb.data(), 3, 4, ld_in, mask.data(), 3, 3, rgb_out.data(), 0, o);
+  };
+  expect_error(
+      errc::invalid_argument, [&] { u8_call(2, false); }, "1, 3 or 4 channels");
+  expect_error(
+      errc::invalid_argument, [&] { u8_call(3, false, dtype::f32); }, "for u8 images");
+  expect_error(
+      errc::invalid_argument, [&] { u8_call(3, false, dtype::u8, 11); }, "row stride");
+  u8_call(3, true);  // a valid call runs
   expect_error(
       errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::f32, img.data() + 1); },
       "overlaps");

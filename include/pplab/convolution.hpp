@@ -11,6 +11,12 @@
 // k" (k = cval). The mask is kh x kw, each side odd, 1 to 31. f32 and f64 images, row-major with
 // a row stride (in elements); the mask is given in double and used in the image's type.
 //
+// u8 images (dtype u8) have 1, 3 or 4 interleaved channels per pixel (filter_options::channels),
+// each filtered on its own, in f32 (the mask taken in f32): `cols` counts pixels, ld_in counts
+// bytes and ld_out output elements (each at least cols x channels). The output is f32, or u8
+// when filter_options::u8_output asks: rounded to nearest (ties to even) and saturated to 0..255,
+// NaN as 0 (as OpenCV's saturate_cast and NPP's filters round).
+//
 // On the mpi backend `in` and `out` are this rank's rows of the image (pplab::part_of(rows, rank,
 // ranks): rank r holds rows [first, first + count)); `rows` is the whole image's, and every rank
 // passes the same shape, mask and options.
@@ -31,6 +37,8 @@ boundary parse_boundary(std::string_view name);
 struct filter_options {
   boundary mode = boundary::reflect;  // SciPy's default
   double cval = 0;                    // the value outside the image in constant mode
+  std::size_t channels = 1;           // a u8 image's interleaved channels: 1, 3 or 4
+  bool u8_output = false;             // a u8 image's output as u8 (rounded, saturated), not f32
 };
 
 inline constexpr std::size_t max_mask_side = 31;

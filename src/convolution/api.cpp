@@ -4,6 +4,7 @@
 // reference and the tolerance that the tests and the lab check every rung against.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -71,33 +72,41 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
   detail::require_backend(where);
   detail::executor& ex = detail::executor_for(where);
   const part mine = ex.my_part(rows);  // this rank's rows on mpi; all of them elsewhere
-  ld_in = ld_in ? ld_in : cols, ld_out = ld_out ? ld_out : cols;
+  const std::size_t channels = t == dtype::u8 ? o.channels : 1;
+  ld_in = ld_in ? ld_in : cols * channels, ld_out = ld_out ? ld_out : cols * channels;
   char numbers[160];
-  std::snprintf(numbers, sizeof numbers, " %zux%zu mask %zux%zu %016llx mode %s cval %.17g", rows,
-                cols, kh, kw,
+  std::snprintf(numbers, sizeof numbers, " %zux%zux%zu%s mask %zux%zu %016llx mode %s cval %.17g",
+                rows, cols, o.channels, o.u8_output ? " to u8" : "", kh, kw,
                 (unsigned long long)(mask && kh <= 64 && kw <= 64 ? hash_of(mask, kh * kw) : 0),
                 std::string(name_of(o.mode)).c_str(), o.cval);
   const std::string signature = std::string(what) + " " + std::string(name_of(t)) + numbers;
   detail::agree_on_call(where, signature, mine.count, [&] {
     const std::string w = what;
-    if (t != dtype::f32 && t != dtype::f64)
+    if (t != dtype::f32 && t != dtype::f64 && t != dtype::u8)
+      fail(errc::invalid_argument, w + ": dtype " + std::string(name_of(t)) +
+                                       " is not supported; use f32, f64 or a u8 image");
+    if (t == dtype::u8 && o.channels != 1 && o.channels != 3 && o.channels != 4)
       fail(errc::invalid_argument,
-           w + ": dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
+           w + ": a u8 image has 1, 3 or 4 channels, not " + std::to_string(o.channels));
+    if (t != dtype::u8 && (o.channels != 1 || o.u8_output))
+      fail(errc::invalid_argument, w + ": channels and a u8 output are for u8 images; an " +
+                                       std::string(name_of(t)) +
+                                       " image has one channel and an output of its type");
     for (auto [side, name] : {std::pair{kh, "height"}, {kw, "width"}})
       if (side % 2 == 0 || side > max_mask_side)
         fail(errc::invalid_argument, w + ": the mask's " + name + " is " + std::to_string(side) +
                                          "; it must be odd, 1 to " + std::to_string(max_mask_side));
     if (!mask) fail(errc::invalid_argument, w + ": the mask is null");
-    if (ld_in < cols || ld_out < cols)
-      fail(errc::invalid_argument, w + ": a row stride (" +
-                                       std::to_string(std::min(ld_in, ld_out)) +
-                                       ") is less than the image's width " + std::to_string(cols));
+    if (ld_in < cols * channels || ld_out < cols * channels)
+      fail(errc::invalid_argument,
+           w + ": a row stride (" + std::to_string(std::min(ld_in, ld_out)) +
+               ") is less than the image's width " + std::to_string(cols * channels) + " elements");
     if (mine.count && cols && (!in || !out))
       fail(errc::invalid_argument, w + ": the image or the output is null");
-    const std::size_t e = size_of(t);
+    const std::size_t e = size_of(t), eo = t == dtype::u8 && !o.u8_output ? 4 : e;
     if (mine.count && cols && ex.host_memory() &&
-        overlap(in, ((mine.count - 1) * ld_in + cols) * e, out,
-                ((mine.count - 1) * ld_out + cols) * e))
+        overlap(in, ((mine.count - 1) * ld_in + cols * channels) * e, out,
+                ((mine.count - 1) * ld_out + cols * channels) * eo))
       fail(errc::invalid_argument,
            w + ": the output overlaps the image; write the output to its own memory");
   });
@@ -110,10 +119,11 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
     const bool separable = detail::factor_mask(m.data(), kh, kw, col, row);
     m.insert(m.end(), col.begin(), col.end());
     m.insert(m.end(), row.begin(), row.end());
+    const detail::convolution_problem p{
+        t, rows, cols, kh, kw, o.mode, o.cval, separable, channels, t == dtype::u8 && o.u8_output};
     std::vector<float> m32;
-    if (t == dtype::f32) m32.assign(m.begin(), m.end());
-    const void* typed = t == dtype::f32 ? static_cast<const void*>(m32.data()) : m.data();
-    const detail::convolution_problem p{t, rows, cols, kh, kw, o.mode, o.cval, separable};
+    if (detail::compute_type(p) == dtype::f32) m32.assign(m.begin(), m.end());
+    const void* typed = m32.empty() ? static_cast<const void*>(m.data()) : m32.data();
     detail::run_rung(detail::chosen_rung<detail::convolution_rung>(where, p, how), ex,
                      {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
   });
@@ -149,12 +159,12 @@ void run_rung(const convolution_rung& r, executor& ex, const convolution_call& h
     r.run(call);
     return;
   }
-  const std::size_t e = size_of(p.type), row = p.cols * e;
-  buffer in(ex, p.rows * row), out(ex, p.rows * row);
-  ex.copy_rows_in(in.get(), row, host.in, host.ld_in * e, row, p.rows);
+  const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), n = p.cols * p.channels;
+  buffer in(ex, p.rows * n * e), out(ex, p.rows * n * eo);
+  ex.copy_rows_in(in.get(), n * e, host.in, host.ld_in * e, n * e, p.rows);
   buffer scratch = scratch_for(ex, r.scratch(p));
-  r.run({p, in.get(), p.cols, host.mask, out.get(), p.cols, scratch.get(), ex.stream()});
-  ex.copy_rows_out(host.out, host.ld_out * e, out.get(), row, row, p.rows);
+  r.run({p, in.get(), n, host.mask, out.get(), n, scratch.get(), ex.stream()});
+  ex.copy_rows_out(host.out, host.ld_out * eo, out.get(), n * eo, n * eo, p.rows);
 }
 
 void run_rung(const convolution_rung& r, const convolution_call& host_call) {
@@ -166,29 +176,35 @@ void reference_correlation(const convolution_problem& p, const void* in, std::si
                            const double* mask, double* want, double* scale) {
   visit_dtype(p.type, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, std::uint8_t>) {
+      // As the rungs see them: the values in the image's type, the mask in the type they compute
+      // in (f32 for a u8 image).
+      using M = std::conditional_t<std::is_same_v<T, std::uint8_t>, float, T>;
       const T* x = static_cast<const T*>(in);
       const auto rows = std::int64_t(p.rows), cols = std::int64_t(p.cols);
+      const auto ch = std::int64_t(p.channels);
       const auto rh = std::int64_t(p.kh / 2), rw = std::int64_t(p.kw / 2);
+      const double outside =
+          std::is_same_v<T, std::uint8_t> ? double(float(p.cval)) : double(T(p.cval));
 #pragma omp parallel for schedule(static)
       for (std::int64_t y = 0; y < rows; ++y)
-        for (std::int64_t c = 0; c < cols; ++c) {
-          double acc = 0, size = 0;
-          for (std::int64_t i = 0; i < std::int64_t(p.kh); ++i) {
-            const std::int64_t r = boundary_index(y + i - rh, rows, p.mode);
-            for (std::int64_t j = 0; j < std::int64_t(p.kw); ++j) {
-              const std::int64_t k = boundary_index(c + j - rw, cols, p.mode);
-              // As the rungs see it: the value and the mask in the image's type.
-              const double v =
-                  r < 0 || k < 0 ? double(T(p.cval)) : double(x[r * std::int64_t(ld_in) + k]);
-              const double m = double(T(mask[i * std::int64_t(p.kw) + j]));
-              acc += m * v;
-              size += std::abs(m * v);
+        for (std::int64_t c = 0; c < cols; ++c)
+          for (std::int64_t k = 0; k < ch; ++k) {
+            double acc = 0, size = 0;
+            for (std::int64_t i = 0; i < std::int64_t(p.kh); ++i) {
+              const std::int64_t r = boundary_index(y + i - rh, rows, p.mode);
+              for (std::int64_t j = 0; j < std::int64_t(p.kw); ++j) {
+                const std::int64_t q = boundary_index(c + j - rw, cols, p.mode);
+                const double v =
+                    r < 0 || q < 0 ? outside : double(x[r * std::int64_t(ld_in) + q * ch + k]);
+                const double m = double(M(mask[i * std::int64_t(p.kw) + j]));
+                acc += m * v;
+                size += std::abs(m * v);
+              }
             }
+            want[(y * cols + c) * ch + k] = acc;
+            scale[(y * cols + c) * ch + k] = size;
           }
-          want[y * cols + c] = acc;
-          scale[y * cols + c] = size;
-        }
     }
   });
 }
@@ -228,6 +244,16 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
                 "halo",
                 out_w, out_h, fmas / loaded, fmas / outputs);
   return text;
+}
+
+bool output_close_to_reference(const convolution_problem& p, double got, double want,
+                               double scale) {
+  const std::size_t taps = p.kh * p.kw;
+  if (output_type(p) != dtype::u8)
+    return close_to_reference(compute_type(p), taps, got, want, scale);
+  if (std::isnan(want)) return got == 0;
+  const double slack = dot_tolerance(taps, dtype::f32) * scale + 0x1.0p-24 * std::abs(want);
+  return got >= double(saturate_u8(want - slack)) && got <= double(saturate_u8(want + slack));
 }
 
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale) {

@@ -13,8 +13,10 @@ namespace pplab::detail {
 std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
   switch (b) {
   case backend::seq:
+    if (u8_image(p)) return {"convolution/seq/c01_direct_loop"};
     return {"convolution/seq/c02_interior_apart"};
   case backend::cpu:
+    if (u8_image(p)) return {"convolution/cpu/c04_u8_channels"};
     if (p.separable && p.kh >= 5 && p.kw >= 5)
       return {"convolution/cpu/c03_separable", "convolution/cpu/c02_register_blocked"};
     return {"convolution/cpu/c02_register_blocked", "convolution/cpu/c01_rows_openmp"};

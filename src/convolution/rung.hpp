@@ -2,7 +2,9 @@
 // The convolution module's types: what a rung is asked (the problem), where its image, mask and
 // output are (the call), its ladder's policy, and the run path the API, the CLI, the lab and the
 // tests share. Rungs compute the correlation; convolve flips the mask before (api.cpp).
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,10 +26,15 @@ struct convolution_problem {
   // part): the call's mask buffer then holds the kh x kw values followed by col (kh values) and
   // row (kw values), and the separable rungs can run it as two 1-D passes.
   bool separable = false;
+  // A u8 image (type u8): its interleaved channels (1, 3 or 4), each filtered on its own in f32
+  // (the call's mask in f32), and the output's type: f32, or u8 rounded and saturated
+  // (pplab/convolution.hpp). An f32 or f64 image has one channel and an output of its type.
+  std::size_t channels = 1;
+  bool u8_out = false;
 };
 struct convolution_call {
   convolution_problem p;
-  const void* in;  // rows x cols, row stride ld_in elements (mpi: this rank's rows)
+  const void* in;  // rows x cols (x channels), row stride ld_in elements (mpi: this rank's rows)
   std::size_t ld_in;
   // kh x kw in the problem's type, in HOST memory on every backend: a parameter of the call, as
   // matmul's alpha is (a device rung copies it to its constant or global memory on the stream).
@@ -46,7 +53,21 @@ template <> const std::vector<convolution_rung>& rungs_of<convolution_rung>();
 std::vector<std::string_view> policy(backend b, const convolution_problem& p);
 
 inline bool float_or_double(const convolution_problem& p) {
-  return p.type == dtype::f32 || p.type == dtype::f64;
+  return (p.type == dtype::f32 || p.type == dtype::f64) && p.channels == 1 && !p.u8_out;
+}
+inline bool u8_image(const convolution_problem& p) { return p.type == dtype::u8; }
+// The type the rungs compute in and take the mask in (f32 for a u8 image), and the output's.
+inline dtype compute_type(const convolution_problem& p) {
+  return p.type == dtype::u8 ? dtype::f32 : p.type;
+}
+inline dtype output_type(const convolution_problem& p) {
+  return p.type == dtype::u8 && p.u8_out ? dtype::u8 : compute_type(p);
+}
+// A computed value stored as a u8 output: rounded to nearest, ties to even, saturated, NaN as 0.
+inline std::uint8_t saturate_u8(double v) {
+  if (!(v > 0)) return 0;  // NaN too
+  if (v >= 255) return 255;
+  return std::uint8_t(std::nearbyint(v));  // ties to even in the default rounding mode
 }
 
 // The call's image and output are host memory (the mask always is); scratch and stream are
@@ -69,9 +90,12 @@ bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector
 std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std::size_t out_h);
 
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale);
-// The reference answer in double (`want`, rows x cols, packed) and the scale of each output's
-// rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the inputs
-// taken in the image's type as the rungs take them; on every core.
+// The same for an output of problem p (a u8 output: the rounding of a value within the
+// tolerance of `want`).
+bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale);
+// The reference answer in double (`want`, rows x cols x channels, packed) and the scale of each
+// output's rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the
+// inputs taken in the image's type as the rungs take them; on every core.
 void reference_correlation(const convolution_problem& p, const void* in, std::size_t ld_in,
                            const double* mask, double* want, double* scale);
 

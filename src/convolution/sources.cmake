@@ -4,14 +4,15 @@ set(pattern_sources convolution/api.cpp convolution/policy.cpp)
 set(seq_sources convolution/seq/c01_direct_loop.cpp convolution/seq/c02_interior_apart.cpp
   convolution/seq/register.cpp)
 set(cpu_sources convolution/cpu/c01_rows_openmp.cpp convolution/cpu/c02_register_blocked.cpp
-  convolution/cpu/c03_separable.cpp convolution/cpu/register.cpp)
+  convolution/cpu/c03_separable.cpp convolution/cpu/c04_u8_channels.cpp convolution/cpu/register.cpp)
 if(PPLAB_HAVE_OPENCV)
   list(APPEND cpu_sources convolution/cpu/c00_opencv.cpp)
 endif()
 # The register-blocked interior and the separable passes are the multiply-add kernels: they may
 # fuse a*b+c into one FMA.
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/convolution/cpu/c02_register_blocked.cpp
-  ${PROJECT_SOURCE_DIR}/src/convolution/cpu/c03_separable.cpp PROPERTIES COMPILE_OPTIONS "-ffp-contract=fast")
+  ${PROJECT_SOURCE_DIR}/src/convolution/cpu/c03_separable.cpp
+  ${PROJECT_SOURCE_DIR}/src/convolution/cpu/c04_u8_channels.cpp PROPERTIES COMPILE_OPTIONS "-ffp-contract=fast")
 set(cuda_sources convolution/cuda/c01_naive_global.cu convolution/cuda/c02_constant_mask.cu
   convolution/cuda/c03_input_tile.cu convolution/cuda/c04_output_tile.cu
   convolution/cuda/c05_halo_from_cache.cu convolution/cuda/c06_register_strip.cu

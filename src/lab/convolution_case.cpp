@@ -22,19 +22,25 @@ struct convolution_case {
   static constexpr int host_min_reps = 3;
   using problem = lab_problem<detail::convolution_problem>;
 
+  // `channels`: a u8 image's (its output u8 when u8_out, else f32).
   static problem filter(dtype t, std::size_t rows, std::size_t cols, std::size_t k, boundary mode,
-                        bool separable = false) {
-    const std::size_t px = rows * cols;
-    problem pr{{t, rows, cols, k, k, mode, 0.0, separable},
-               std::string(name_of(t)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
-                   " mask " + std::to_string(k) + "x" + std::to_string(k) +
-                   (separable ? " separable " : " ") + std::string(name_of(mode)),
+                        bool separable = false, std::size_t channels = 1, bool u8_out = false) {
+    const detail::convolution_problem p{t,    rows, cols,      k,        k,
+                                        mode, 0.0,  separable, channels, u8_out};
+    const std::size_t px = rows * cols, values = px * channels;
+    const std::string image =
+        t == dtype::u8 ? "u8 x" + std::to_string(channels) + (u8_out ? " to u8" : " to f32")
+                       : std::string(name_of(t));
+    problem pr{p,
+               image + " " + std::to_string(rows) + "x" + std::to_string(cols) + " mask " +
+                   std::to_string(k) + "x" + std::to_string(k) + (separable ? " separable " : " ") +
+                   std::string(name_of(mode)),
                std::string(name_of(t)),
                std::to_string(k) + "x" + std::to_string(k),
                px,
-               2.0 * double(px * size_of(t)),
+               double(values * (size_of(t) + size_of(detail::output_type(p)))),
                // a separable mask's floor is its two passes: kh + kw multiply-adds per output
-               2.0 * double(px) * double(separable ? 2 * k : k * k),
+               2.0 * double(values) * double(separable ? 2 * k : k * k),
                false,
                detail::distribution::uniform,
                std::nullopt,
@@ -54,16 +60,20 @@ struct convolution_case {
         out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::reflect, true));
       // A small image, where a device's launch latency is the cost to beat.
       out.push_back(filter(dtype::f32, 1024, 1024, 3, boundary::reflect));
+      out.push_back(filter(dtype::u8, 4096, 4096, 5, boundary::reflect, false, 3, true));  // RGB
     } else if (s == size::quick) {
       for (std::size_t k : {3, 7})
         out.push_back(filter(dtype::f32, 1024, 1024, k, boundary::reflect));
       out.push_back(filter(dtype::f32, 1024, 1024, 7, boundary::reflect, true));
+      out.push_back(filter(dtype::u8, 1024, 1024, 5, boundary::reflect, false, 3, true));
     } else {  // awkward sizes, every mode once, f64 too
       out.push_back(filter(dtype::f32, 61, 67, 5, boundary::reflect));
       out.push_back(filter(dtype::f32, 37, 29, 3, boundary::constant));
       out.push_back(filter(dtype::f64, 23, 41, 7, boundary::mirror));
       out.push_back(filter(dtype::f32, 29, 37, 5, boundary::wrap, true));
       out.push_back(filter(dtype::f64, 31, 19, 3, boundary::nearest, true));
+      out.push_back(filter(dtype::u8, 29, 31, 3, boundary::constant, false, 3));
+      out.push_back(filter(dtype::u8, 33, 17, 5, boundary::mirror, false, 4, true));
     }
     if (wants(opts, "convolution", backend::mpi)) {
       const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);
@@ -111,18 +121,19 @@ struct convolution_case {
     std::vector<double> mask, want, scale;
     std::vector<float> mask32;
     const void* typed_mask(dtype t) const {
-      return t == dtype::f32 ? static_cast<const void*>(mask32.data()) : mask.data();
+      return t == dtype::f64 ? static_cast<const void*>(mask.data()) : mask32.data();
     }
   };
   host_data prepare(const problem& pr) const {
     const auto& p = pr.p;
     host_data h;
-    h.in.reset(new std::byte[p.rows * p.cols * size_of(p.type) + 1]);
-    detail::generate(p.type, h.in.get(), p.rows * p.cols, pr.dist, 11);
+    const std::size_t values = p.rows * p.cols * p.channels;
+    h.in.reset(new std::byte[values * size_of(p.type) + 1]);
+    detail::generate(p.type, h.in.get(), values, pr.dist, 11);
     h.mask = p.separable ? separable_mask_of(p.kh) : mask_of(p.kh);
     h.mask32.assign(h.mask.begin(), h.mask.end());
-    h.want.resize(p.rows * p.cols), h.scale.resize(p.rows * p.cols);
-    detail::reference_correlation(p, h.in.get(), p.cols, h.mask.data(), h.want.data(),
+    h.want.resize(values), h.scale.resize(values);
+    detail::reference_correlation(p, h.in.get(), p.cols * p.channels, h.mask.data(), h.want.data(),
                                   h.scale.data());
     return h;
   }
@@ -137,32 +148,39 @@ struct convolution_case {
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
     const part mine = ex.my_part(pr.p.rows);
-    const std::size_t row = pr.p.cols * size_of(pr.p.type);
+    const std::size_t values = pr.p.cols * pr.p.channels, row = values * size_of(pr.p.type);
     return {place_input(ex, h.in.get() + mine.first * row, mine.count * row),
-            detail::buffer(ex, mine.count * row), h.typed_mask(pr.p.type), mine, pr.p};
+            detail::buffer(ex, mine.count * values * size_of(detail::output_type(pr.p))),
+            h.typed_mask(pr.p.type), mine, pr.p};
   }
   detail::convolution_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    return {pr.p, pl.in.data, pr.p.cols, pl.mask, pl.out.get(), pr.p.cols, scratch, stream};
+    const std::size_t values = pr.p.cols * pr.p.channels;
+    return {pr.p, pl.in.data, values, pl.mask, pl.out.get(), values, scratch, stream};
   }
-  void poison(detail::executor& ex, const problem&, placed& pl) const {
-    ex.fill(pl.out.get(), 0xff, pl.out.size());  // NaN in every float: every output is written
+  void poison(detail::executor& ex, const problem& pr, placed& pl) const {
+    // NaN in every float, 0xa5 in every byte (a value the u8 outputs are unlikely to have all
+    // over): every output is written
+    ex.fill(pl.out.get(), detail::output_type(pr.p) == dtype::u8 ? 0xa5 : 0xff, pl.out.size());
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
                  const detail::rung_info&) const {
     const auto& p = pr.p;
-    const std::size_t n = pl.mine.count * p.cols, first = pl.mine.first * p.cols;
+    const std::size_t values = p.cols * p.channels;
+    const std::size_t n = pl.mine.count * values, first = pl.mine.first * values;
     std::vector<std::byte> got(pl.out.size() + 1);
     ex.copy_out(got.data(), pl.out.get(), pl.out.size());
     verdict v;
     v.ok = true;
     v.max_rel_err = 0;
     std::size_t wrong = 0;
+    const dtype out = detail::output_type(p);
     for (std::size_t i = 0; i < n; ++i) {
-      const double g = p.type == dtype::f32 ? double(reinterpret_cast<const float*>(got.data())[i])
-                                            : reinterpret_cast<const double*>(got.data())[i];
+      const double g = out == dtype::f32  ? double(reinterpret_cast<const float*>(got.data())[i])
+                       : out == dtype::u8 ? double(std::uint8_t(got[i]))
+                                          : reinterpret_cast<const double*>(got.data())[i];
       const double want = h.want[first + i], scale = h.scale[first + i];
-      if (!detail::close_to_reference(p.type, p.kh * p.kw, g, want, scale)) ++wrong;
-      if (scale > 0 && std::isfinite(g))
+      if (!detail::output_close_to_reference(p, g, want, scale)) ++wrong;
+      if (scale > 0 && std::isfinite(g) && out != dtype::u8)
         v.max_rel_err = std::max(v.max_rel_err, std::abs(g - want) / scale);
     }
     v.ok = wrong == 0;

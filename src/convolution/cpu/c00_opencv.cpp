@@ -44,6 +44,21 @@ struct filter_2d {
   }
 };
 
+// A u8 image of 1, 3 or 4 channels (CV_8UC1/3/4), to f32 or to u8 (OpenCV's saturate_cast
+// rounds to nearest, ties to even, as pplab does).
+void filter_2d_u8(const convolution_call& c) {
+  const convolution_problem& p = c.p;
+  cv::setNumThreads(omp_get_max_threads());
+  const int ch = int(p.channels);
+  const cv::Mat in(int(p.rows), int(p.cols), CV_MAKETYPE(CV_8U, ch), const_cast<void*>(c.in),
+                   c.ld_in);
+  cv::Mat out(int(p.rows), int(p.cols), CV_MAKETYPE(p.u8_out ? CV_8U : CV_32F, ch), c.out,
+              c.ld_out * (p.u8_out ? 1 : 4));
+  const cv::Mat mask(int(p.kh), int(p.kw), CV_32F, const_cast<void*>(c.mask));
+  cv::filter2D(in, out, p.u8_out ? CV_8U : CV_32F, mask, cv::Point(-1, -1), 0,
+               opencv_border(p.mode));
+}
+
 struct separable_filter_2d {
   template <class T> static void run(const filter<T>& f) {
     cv::setNumThreads(omp_get_max_threads());
@@ -57,14 +72,18 @@ struct separable_filter_2d {
 
 // What OpenCV's filters take: shapes that fit its int sizes, and no wrap or non-zero constant.
 bool opencv_can_run(const convolution_problem& p) {
-  return float_or_double(p) && p.rows > 0 && p.cols > 0 && p.rows < INT_MAX && p.cols < INT_MAX &&
-         p.mode != boundary::wrap && (p.mode != boundary::constant || p.cval == 0);
+  return (float_or_double(p) || u8_image(p)) && p.rows > 0 && p.cols > 0 && p.rows < INT_MAX &&
+         p.cols < INT_MAX && p.mode != boundary::wrap &&
+         (p.mode != boundary::constant || p.cval == 0);
 }
 bool opencv_separable_can_run(const convolution_problem& p) {
-  return opencv_can_run(p) && p.separable;
+  return opencv_can_run(p) && float_or_double(p) && p.separable;
 }
 
-void convolution_cpu_c00_filter2d(const convolution_call& c) { dispatch_convolution<filter_2d>(c); }
+void convolution_cpu_c00_filter2d(const convolution_call& c) {
+  if (u8_image(c.p)) filter_2d_u8(c);
+  else dispatch_convolution<filter_2d>(c);
+}
 void convolution_cpu_c00_sepfilter2d(const convolution_call& c) {
   dispatch_convolution<separable_filter_2d>(c);
 }

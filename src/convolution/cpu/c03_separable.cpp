@@ -5,60 +5,17 @@
 // its current output row reads in a ring of kh rows (kh x cols values, in cache): moving down one
 // output row filters one new input row into the slot of the row that left. Every input row is
 // filtered once per thread, and the vertical pass reads the ring, not memory. Both passes keep
-// blocks of outputs in registers as c02 does (FMA contraction on, sources.cmake).
+// blocks of outputs in registers (weighted_span, host_kernel.hpp; FMA contraction on,
+// sources.cmake).
 // Measured (2-core EPYC with AVX-512, 8192 x 8192 f32): the strips of 32 rows this replaced,
 // whose buffers of 32 + kh - 1 rows outgrew the L2 cache, ran at 1.2x sepFilter2D.
 #include <omp.h>
-
-#include <cstring>
 
 #include "convolution/host_kernel.hpp"
 #include "pplab/job.hpp"
 
 namespace pplab::detail {
 namespace {
-
-// out[x + w] = sum over taps t of weight[t] * from[t][x + w], for w < W: the sums in registers,
-// written with the compiler's vector type (left to itself, it vectorized the vertical pass
-// across the taps, with gathers, at an eighth of this speed).
-template <class T, std::size_t W, class From>
-[[gnu::always_inline]] inline void weighted_block(const T* weight, std::size_t taps, From from,
-                                                  std::size_t x, T* out) {
-  constexpr std::size_t L = simd_bytes / sizeof(T), V = W / L;
-  typedef T vec __attribute__((vector_size(simd_bytes)));
-  if constexpr (V == 0) {
-    T acc = 0;
-    for (std::size_t t = 0; t < taps; ++t) acc += weight[t] * from(t)[x];
-    out[x] = acc;
-  } else {
-    vec acc[V] = {};
-    for (std::size_t t = 0; t < taps; ++t) {
-      const vec wt = vec{} + weight[t];
-      const T* in = from(t) + x;
-      for (std::size_t v = 0; v < V; ++v) {
-        vec a;
-        std::memcpy(&a, in + v * L, sizeof a);
-        acc[v] += wt * a;
-      }
-    }
-    std::memcpy(out + x, acc, sizeof acc);
-  }
-}
-
-// weighted_block over [lo, hi): whole blocks, the last one ending at hi (its outputs shared with
-// the block before computed again in the same order, to the same bits), narrow spans one by one.
-template <class T, class From>
-void weighted_span(const T* weight, std::size_t taps, From from, std::size_t lo, std::size_t hi,
-                   T* out) {
-  constexpr std::size_t W = block_width<T>;
-  if (hi - lo < W) {
-    for (std::size_t x = lo; x < hi; ++x) weighted_block<T, 1>(weight, taps, from, x, out);
-    return;
-  }
-  std::size_t x = lo;
-  for (; x + W <= hi; x += W) weighted_block<T, W>(weight, taps, from, x, out);
-  if (x < hi) weighted_block<T, W>(weight, taps, from, hi - W, out);
-}
 
 // One input row (or the constant row) filtered along x with `row`, the boundary applied to
 // columns at the borders only.

@@ -7,6 +7,7 @@ void convolution_cpu_c01(const convolution_call& c);
 void convolution_cpu_c02(const convolution_call& c);
 bool convolution_cpu_c03_can_run(const convolution_problem& p);
 void convolution_cpu_c03(const convolution_call& c);
+void convolution_cpu_c04(const convolution_call& c);
 #ifdef PPLAB_HAVE_OPENCV
 void register_convolution_opencv(std::vector<convolution_rung>& r);  // c00_opencv.cpp, when found
 #endif
@@ -27,6 +28,12 @@ void register_convolution_cpu(std::vector<convolution_rung>& r) {
                convolution_cpu_c03_can_run,
                nullptr,
                convolution_cpu_c03});
+  r.push_back({{"convolution/cpu/c04_u8_channels", backend::cpu, 4,
+                "a u8 image's channels: rows converted once to padded f32 planes, then c02's "
+                "blocks"},
+               u8_image,
+               nullptr,
+               convolution_cpu_c04});
 #ifdef PPLAB_HAVE_OPENCV
   register_convolution_opencv(r);
 #endif

@@ -2,7 +2,8 @@
 // output reads its kh x kw taps; each tap's row and column go through the boundary mode (a branch
 // and, off the image, a modulo per tap), and mask x input is added in double, as SciPy's
 // ndimage adds it. The reference for every other rung. It does 2 loads and 2 index mappings per
-// multiply-add.
+// multiply-add. A u8 image's channels are filtered each on its own, the mask in f32 (as every
+// rung takes it for u8), the output f32 or rounded and saturated to u8.
 #include "convolution/host_kernel.hpp"
 
 namespace pplab::detail {
@@ -28,8 +29,37 @@ struct direct_loop {
   }
 };
 
+void direct_loop_u8(const convolution_call& c) {
+  const convolution_problem& p = c.p;
+  const auto* in = static_cast<const std::uint8_t*>(c.in);
+  const auto* mask = static_cast<const float*>(c.mask);
+  const auto rows = std::int64_t(p.rows), cols = std::int64_t(p.cols);
+  const auto ch = std::int64_t(p.channels), ld_in = std::int64_t(c.ld_in);
+  const auto rh = std::int64_t(p.kh / 2), rw = std::int64_t(p.kw / 2);
+  for (std::int64_t y = 0; y < rows; ++y)
+    for (std::int64_t x = 0; x < cols; ++x)
+      for (std::int64_t k = 0; k < ch; ++k) {
+        double acc = 0;
+        for (std::int64_t i = 0; i < std::int64_t(p.kh); ++i) {
+          const std::int64_t r = boundary_index(y + i - rh, rows, p.mode);
+          for (std::int64_t j = 0; j < std::int64_t(p.kw); ++j) {
+            const std::int64_t q = boundary_index(x + j - rw, cols, p.mode);
+            const double v =
+                r < 0 || q < 0 ? double(float(p.cval)) : double(in[r * ld_in + q * ch + k]);
+            acc += double(mask[i * std::int64_t(p.kw) + j]) * v;
+          }
+        }
+        const std::size_t at = std::size_t(y) * c.ld_out + std::size_t(x * ch + k);
+        if (p.u8_out) static_cast<std::uint8_t*>(c.out)[at] = saturate_u8(acc);
+        else static_cast<float*>(c.out)[at] = float(acc);
+      }
+}
+
 }  // namespace
 
-void convolution_seq_c01(const convolution_call& c) { dispatch_convolution<direct_loop>(c); }
+void convolution_seq_c01(const convolution_call& c) {
+  if (u8_image(c.p)) direct_loop_u8(c);
+  else dispatch_convolution<direct_loop>(c);
+}
 
 }  // namespace pplab::detail
