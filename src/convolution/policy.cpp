@@ -21,6 +21,7 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
       return {"convolution/cpu/c03_separable", "convolution/cpu/c02_register_blocked"};
     return {"convolution/cpu/c02_register_blocked", "convolution/cpu/c01_rows_openmp"};
   case backend::cuda:
+    if (u8_image(p)) return {"convolution/cuda/c08_u8_channels"};
     if (p.separable && p.kh >= 5 && p.kw >= 5)
       return {"convolution/cuda/c07_separable", "convolution/cuda/c06_register_strip",
               "convolution/cuda/c04_output_tile"};

@@ -18,6 +18,8 @@ bool c06_can_run(const convolution_problem&);
 void c06_run(const convolution_call&);
 bool c07_can_run(const convolution_problem&);
 void c07_run(const convolution_call&);
+bool c08_can_run(const convolution_problem&);
+void c08_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
@@ -65,6 +67,13 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c07_can_run,
                nullptr,
                c07_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
+  r.push_back({{"convolution/cuda/c08_u8_channels", backend::cuda, 8,
+                "a u8 image's channels: c06's strips over all channels, the bytes converted to "
+                "f32 planes in shared memory"},
+               c08_can_run,
+               nullptr,
+               c08_run,
                [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
 }
 
