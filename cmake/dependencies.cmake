@@ -142,4 +142,39 @@ if(PPLAB_HAVE_CUDA AND NOT PPLAB_NCCL STREQUAL "OFF")
 elseif(PPLAB_NCCL STREQUAL "ON")
   message(FATAL_ERROR "PPLAB_NCCL=ON needs the cuda backend (nvcc was not found)")
 endif()
-message(STATUS "pplab: cuda=${PPLAB_HAVE_CUDA} nccl=${PPLAB_HAVE_NCCL} mpi=${PPLAB_HAVE_MPI} openblas=${PPLAB_HAVE_OPENBLAS} opencv=${PPLAB_HAVE_OPENCV} images=${PPLAB_HAVE_STB}")
+# Python (the package in python/): the first interpreter that imports NumPy (the one on PATH, the
+# system's, the GPU machines' venv; or Python3_EXECUTABLE when given), its development files,
+# pybind11 (Debian's pybind11-dev, or the interpreter's own) and DLPack's header (libdlpack-dev,
+# or PPLAB_DEPS_DIR).
+set(PPLAB_HAVE_PYTHON OFF)
+if(NOT PPLAB_PYTHON STREQUAL "OFF")
+  if(NOT Python3_EXECUTABLE)
+    find_program(pplab_path_python python3)
+    foreach(py ${pplab_path_python} /usr/bin/python3 /opt/torch/.venv/bin/python)
+      if(NOT Python3_EXECUTABLE AND EXISTS ${py})
+        execute_process(COMMAND ${py} -c "import numpy" RESULT_VARIABLE no_numpy
+                        OUTPUT_QUIET ERROR_QUIET)
+        if(no_numpy EQUAL 0)
+          set(Python3_EXECUTABLE ${py} CACHE FILEPATH "the Python the package is built for")
+        endif()
+      endif()
+    endforeach()
+  endif()
+  find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
+  if(Python3_FOUND)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import pybind11; print(pybind11.get_cmake_dir())"
+                    OUTPUT_VARIABLE pplab_pybind11_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    find_package(pybind11 CONFIG QUIET HINTS ${pplab_pybind11_dir})
+  endif()
+  find_path(PPLAB_DLPACK_INCLUDE_DIR dlpack/dlpack.h HINTS ${PPLAB_DEPS_INCLUDE})
+  if(Python3_FOUND AND pybind11_FOUND AND PPLAB_DLPACK_INCLUDE_DIR AND PPLAB_BUILD_APP)
+    set(PPLAB_HAVE_PYTHON ON)
+  elseif(PPLAB_PYTHON STREQUAL "ON")
+    message(FATAL_ERROR "PPLAB_PYTHON=ON but Python ${Python3_EXECUTABLE} (with NumPy and its "
+            "development files), pybind11 or dlpack/dlpack.h was not found (scripts/install-deps)")
+  else()
+    message(STATUS "pplab: no Python with NumPy, its development files, pybind11 and DLPack; "
+            "the Python package is left out")
+  endif()
+endif()
+message(STATUS "pplab: cuda=${PPLAB_HAVE_CUDA} nccl=${PPLAB_HAVE_NCCL} mpi=${PPLAB_HAVE_MPI} openblas=${PPLAB_HAVE_OPENBLAS} opencv=${PPLAB_HAVE_OPENCV} images=${PPLAB_HAVE_STB} python=${PPLAB_HAVE_PYTHON}")

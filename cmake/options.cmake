@@ -16,6 +16,9 @@ set(PPLAB_CUDA ${pplab_cuda_default} CACHE STRING
 set_property(CACHE PPLAB_CUDA PROPERTY STRINGS AUTO ON OFF)
 set(PPLAB_NCCL AUTO CACHE STRING "nccl backend: AUTO (when CUDA and NCCL are found), ON or OFF")
 set_property(CACHE PPLAB_NCCL PROPERTY STRINGS AUTO ON OFF)
+set(PPLAB_PYTHON AUTO CACHE STRING
+    "Python package: AUTO (when a Python with NumPy, its development files and pybind11 are found), ON or OFF")
+set_property(CACHE PPLAB_PYTHON PROPERTY STRINGS AUTO ON OFF)
 set(PPLAB_MPI AUTO CACHE STRING "mpi backend: AUTO (when MPI is found), ON or OFF")
 set_property(CACHE PPLAB_MPI PROPERTY STRINGS AUTO ON OFF)
 # Inside another project (add_subdirectory, FetchContent) pplab builds its libraries alone, and

@@ -7,8 +7,10 @@
 #include <span>
 #include <vector>
 
+#include "convolution.hpp"
 #include "device_span.hpp"
 #include "histogram.hpp"
+#include "matmul.hpp"
 #include "reduce.hpp"
 
 namespace pplab {
@@ -31,6 +33,22 @@ template <class T>
 histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {
   return histogram_device(dtype_of<std::remove_cv_t<T>>(), d.data, d.size, options);
 }
+
+// Matrices already in GPU memory, multiplied there (pplab/matmul.hpp's call, its pointers device
+// memory): the call returns when C is written.
+void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
+                   const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta,
+                   void* c, std::size_t ldc, const rung_choice& how = {});
+
+// An image already in GPU memory, filtered there (pplab/convolution.hpp's calls, `in` and `out`
+// device memory, the mask in host memory): the call returns when the output is written.
+void correlate_device(dtype t, const void* in, std::size_t rows, std::size_t cols,
+                      std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw,
+                      void* out, std::size_t ld_out, const filter_options& o = {},
+                      const rung_choice& how = {});
+void convolve_device(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld_in,
+                     const double* mask, std::size_t kh, std::size_t kw, void* out,
+                     std::size_t ld_out, const filter_options& o = {}, const rung_choice& how = {});
 
 // Data already spread over several GPUs, for the nccl backend: one part per GPU it drives, in
 // device order (part i in the memory of device i, some possibly empty); under mpirun, one part,

@@ -16,6 +16,7 @@
 #include "convolution/rung.hpp"
 #include "core/verify.hpp"
 #include "pplab/convolution.hpp"
+#include "pplab/device.hpp"
 #include "pplab/job.hpp"
 
 namespace pplab {
@@ -65,10 +66,11 @@ std::uint64_t hash_of(const double* mask, std::size_t n) {
   return h;
 }
 
+// `on_device`: in and out are in the memory of the cuda backend's GPU, and stay there.
 void filter_call(const char* what, bool flip, backend where, dtype t, const void* in,
                  std::size_t rows, std::size_t cols, std::size_t ld_in, const double* mask,
                  std::size_t kh, std::size_t kw, void* out, std::size_t ld_out,
-                 const filter_options& o, const rung_choice& how) {
+                 const filter_options& o, const rung_choice& how, bool on_device = false) {
   detail::require_backend(where);
   detail::executor& ex = detail::executor_for(where);
   const part mine = ex.my_part(rows);  // this rank's rows on mpi; all of them elsewhere
@@ -103,8 +105,13 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
                ") is less than the image's width " + std::to_string(cols * channels) + " elements");
     if (mine.count && cols && (!in || !out))
       fail(errc::invalid_argument, w + ": the image or the output is null");
+    if (on_device && mine.count && cols && (!ex.holds(in) || !ex.holds(out)))
+      fail(errc::invalid_argument, w +
+                                       ": the image or the output is not in GPU memory; pass "
+                                       "host data through pplab::" +
+                                       w + "(pplab::backend::cuda, ...)");
     const std::size_t e = size_of(t), eo = t == dtype::u8 && !o.u8_output ? 4 : e;
-    if (mine.count && cols && ex.host_memory() &&
+    if (mine.count && cols && (ex.host_memory() || on_device) &&
         overlap(in, ((mine.count - 1) * ld_in + cols * channels) * e, out,
                 ((mine.count - 1) * ld_out + cols * channels) * eo))
       fail(errc::invalid_argument,
@@ -124,8 +131,15 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
     std::vector<float> m32;
     if (detail::compute_type(p) == dtype::f32) m32.assign(m.begin(), m.end());
     const void* typed = m32.empty() ? static_cast<const void*>(m.data()) : m32.data();
-    detail::run_rung(detail::chosen_rung<detail::convolution_rung>(where, p, how), ex,
-                     {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
+    const detail::convolution_rung& r =
+        detail::chosen_rung<detail::convolution_rung>(where, p, how);
+    if (!on_device) {
+      detail::run_rung(r, ex, {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
+      return;
+    }
+    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+    r.run({p, in, ld_in, typed, out, ld_out, scratch.get(), ex.stream()});
+    ex.synchronize();
   });
 }
 
@@ -142,6 +156,21 @@ void convolve(backend where, dtype t, const void* in, std::size_t rows, std::siz
               std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
               std::size_t ld_out, const filter_options& o, const rung_choice& how) {
   filter_call("convolve", true, where, t, in, rows, cols, ld_in, mask, kh, kw, out, ld_out, o, how);
+}
+
+void correlate_device(dtype t, const void* in, std::size_t rows, std::size_t cols,
+                      std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw,
+                      void* out, std::size_t ld_out, const filter_options& o,
+                      const rung_choice& how) {
+  filter_call("correlate", false, backend::cuda, t, in, rows, cols, ld_in, mask, kh, kw, out,
+              ld_out, o, how, true);
+}
+
+void convolve_device(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld_in,
+                     const double* mask, std::size_t kh, std::size_t kw, void* out,
+                     std::size_t ld_out, const filter_options& o, const rung_choice& how) {
+  filter_call("convolve", true, backend::cuda, t, in, rows, cols, ld_in, mask, kh, kw, out, ld_out,
+              o, how, true);
 }
 
 }  // namespace pplab

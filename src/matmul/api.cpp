@@ -5,6 +5,7 @@
 
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
+#include "pplab/device.hpp"
 #include "pplab/job.hpp"
 #include "pplab/matmul.hpp"
 
@@ -25,9 +26,12 @@ bool overlap(span_bytes x, span_bytes y) { return x.begin < y.end && y.begin < x
 
 }  // namespace
 
-void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
-            const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
-            std::size_t ldc, const rung_choice& how) {
+namespace {
+
+// `on_device`: a, b and c are in the memory of the cuda backend's GPU, and stay there.
+void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
+              const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
+              std::size_t ldc, const rung_choice& how, bool on_device) {
   detail::require_backend(where);
   // This process's blocks: the whole matrices, or one rank's on the mpi backend.
   detail::executor& ex = detail::executor_for(where);
@@ -51,6 +55,10 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
     check("a", lda, ak), check("b", ldb, bn), check("c", ldc, cn);
     if ((am && ak && !a) || (bk && bn && !b) || (cm && cn && !c))
       fail(errc::invalid_argument, "matmul: a matrix with elements has a null data pointer");
+    if (on_device &&
+        ((am && ak && !ex.holds(a)) || (bk && bn && !ex.holds(b)) || (cm && cn && !ex.holds(c))))
+      fail(errc::invalid_argument, "matmul: a matrix is not in GPU memory; pass host matrices "
+                                   "through pplab::matmul(pplab::backend::cuda, ...)");
     const std::size_t elem = size_of(t);
     const span_bytes cs = extent(c, cm, cn, ldc, elem);
     if (overlap(cs, extent(a, am, ak, lda, elem)) || overlap(cs, extent(b, bk, bn, ldb, elem)))
@@ -59,9 +67,29 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
   });
   detail::together([&] {
     const detail::matmul_problem p{t, m, n, k};
-    detail::run_rung(detail::chosen_rung<detail::matmul_rung>(where, p, how),
-                     {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+    const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(where, p, how);
+    if (!on_device) {
+      detail::run_rung(r, {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
+      return;
+    }
+    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+    r.run({p, alpha, beta, a, lda, b, ldb, c, ldc, scratch.get(), ex.stream()});
+    ex.synchronize();
   });
+}
+
+}  // namespace
+
+void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
+            const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
+            std::size_t ldc, const rung_choice& how) {
+  multiply(where, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, how, false);
+}
+
+void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
+                   const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta,
+                   void* c, std::size_t ldc, const rung_choice& how) {
+  multiply(backend::cuda, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, how, true);
 }
 
 matmul_blocks matmul_blocks_of(backend where, std::size_t m, std::size_t n, std::size_t k) {

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""pplab's Python calls against what a Python user calls today, in one process on the same arrays:
+NumPy on the host; CuPy and PyTorch on the GPU (where installed). Each figure is the median of
+several calls, the GPU's work waited for; ratios are the other call's time over pplab's.
+
+    PYTHONPATH=build/release/python python3 bench/python_vs.py [--quick] [--json out.json]
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import pplab
+
+
+def median_time(call, sync=lambda: None, reps=7, warmup=2):
+    for _ in range(warmup):
+        call()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small arrays, a few seconds")
+    ap.add_argument("--json", help="write the rows here too")
+    args = ap.parse_args()
+    q = args.quick
+    rows = []
+
+    def row(what, other, t_pplab, t_other):
+        rows.append({"call": what, "against": other, "pplab_ms": t_pplab * 1e3,
+                     "other_ms": t_other * 1e3, "ratio": t_other / t_pplab})
+        print("%-46s %-28s pplab %9.3f ms  %9.3f ms  %6.2fx" %
+              (what, other, t_pplab * 1e3, t_other * 1e3, t_other / t_pplab), flush=True)
+
+    rng = np.random.default_rng(1)
+    # Host: the per-call overhead, and NumPy's own calls.
+    small = rng.standard_normal(1000).astype(np.float32)
+    row("sum of 1000 f32 (host)", "numpy.sum", median_time(lambda: pplab.sum(small), reps=2001),
+        median_time(lambda: np.sum(small), reps=2001))
+    n = 1 << (20 if q else 26)
+    x = rng.standard_normal(n).astype(np.float32)
+    row("sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum", median_time(lambda: pplab.sum(x)),
+        median_time(lambda: np.sum(x)))
+    row("histogram 2^%d f32, 1024 bins (host)" % (n.bit_length() - 1), "numpy.histogram",
+        median_time(lambda: pplab.histogram(x, 1024, (-4, 4))),
+        median_time(lambda: np.histogram(x, 1024, (-4, 4)), reps=3))
+    m = 256 if q else 1024
+    a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
+    row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
+        median_time(lambda: a @ b))
+    try:
+        import scipy.ndimage as ndimage
+        img = rng.standard_normal((512, 512) if q else (2048, 2048)).astype(np.float32)
+        w = rng.standard_normal((7, 7)).astype(np.float32)
+        row("correlate %dx%d f32 7x7 (host)" % img.shape, "scipy.ndimage.correlate",
+            median_time(lambda: pplab.correlate(img, w)),
+            median_time(lambda: ndimage.correlate(img, w), reps=3))
+    except ImportError:
+        pass
+
+    if pplab.backends()["cuda"]["available"]:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        try:
+            import cupy
+        except ImportError:
+            cupy = None
+        n = 1 << (22 if q else 28)
+        if torch is not None and torch.cuda.is_available():
+            sync = torch.cuda.synchronize
+            torch.backends.cuda.matmul.allow_tf32 = False
+            t = torch.randn(n, device="cuda")
+            row("sum of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.sum",
+                median_time(lambda: pplab.sum(t), sync), median_time(lambda: t.sum().item(), sync))
+            for bins in (1024, 65536, 1 << 20):
+                row("histogram 2^%d f32, %d bins (torch)" % (n.bit_length() - 1, bins), "torch.histc",
+                    median_time(lambda: pplab.histogram(t, bins, (-4, 4)), sync),
+                    median_time(lambda: torch.histc(t, bins, -4, 4), sync))
+            nb = 1 << (24 if q else 30)
+            u8 = torch.randint(0, 256, (nb,), dtype=torch.uint8, device="cuda")
+            row("bincount 2^%d u8 (torch)" % (nb.bit_length() - 1), "torch.bincount",
+                median_time(lambda: pplab.bincount(u8), sync),
+                median_time(lambda: torch.bincount(u8, minlength=256), sync))
+            m = 1024 if q else 8192
+            ta, tb = torch.randn(m, m, device="cuda"), torch.randn(m, m, device="cuda")
+            row("matmul %dx%d f32 strict (torch)" % (m, m), "torch.matmul, TF32 off",
+                median_time(lambda: pplab.matmul(ta, tb), sync, reps=5),
+                median_time(lambda: ta @ tb, sync, reps=5))
+            side = 1024 if q else 8192
+            img = torch.randn(side, side, device="cuda")
+            for k in (3, 7, 15):
+                w = torch.randn(k, k, device="cuda")
+                wn = w.cpu().numpy().astype(np.float64)
+                row("correlate %dx%d f32 %dx%d (torch)" % (side, side, k, k),
+                    "conv2d (cuDNN, fp32, padded)",
+                    median_time(lambda: pplab.correlate(img, wn, mode="constant"), sync),
+                    median_time(lambda: torch.nn.functional.conv2d(
+                        img[None, None], w[None, None], padding=k // 2), sync))
+        if cupy is not None:
+            sync = cupy.cuda.Device().synchronize
+            c = cupy.random.standard_normal(n, dtype=cupy.float32)
+            row("sum of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.sum",
+                median_time(lambda: pplab.sum(c), sync), median_time(lambda: float(c.sum()), sync))
+            row("histogram 2^%d f32, 1024 bins (cupy)" % (n.bit_length() - 1), "cupy.histogram",
+                median_time(lambda: pplab.histogram(c, 1024, (-4, 4)), sync),
+                median_time(lambda: cupy.histogram(c, 1024, (-4, 4)), sync))
+            try:
+                import cupyx.scipy.ndimage as cndimage
+                side = 1024 if q else 8192
+                img = cupy.random.standard_normal((side, side), dtype=cupy.float32)
+                w = np.random.default_rng(2).standard_normal((7, 7))
+                row("correlate %dx%d f32 7x7 (cupy)" % (side, side), "cupyx.scipy.ndimage.correlate",
+                    median_time(lambda: pplab.correlate(img, w), sync),
+                    median_time(lambda: cndimage.correlate(img, cupy.asarray(w, dtype=cupy.float32)), sync))
+            except ImportError:
+                pass
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "numpy": np.__version__, "python": sys.version}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

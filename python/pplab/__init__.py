@@ -1,0 +1,316 @@
+"""pplab: reduction, histograms, matrix multiplication and 2-D filters on all CPU cores or a GPU.
+
+The calls take NumPy, CuPy and PyTorch arrays (anything with the buffer protocol, ``__dlpack__``
+or ``__cuda_array_interface__``) where they lie and copy none: host arrays run on the ``cpu``
+backend (or ``seq``), GPU arrays on ``cuda``. Arrays come back in the caller's type on the
+caller's device. The names and arguments are NumPy's and SciPy's; ``docs/python.md`` says where
+pplab differs.
+
+Inputs must be C-contiguous (2-D inputs may have padded rows): a strided view is refused with a
+``ValueError`` saying so, never copied behind the caller's back. The GIL is released while pplab
+works.
+"""
+
+import builtins
+
+from . import _pplab
+
+__all__ = [
+    "sum", "prod", "min", "max", "mean", "reduce", "histogram", "bincount",
+    "histogram_channels", "matmul", "correlate", "convolve", "lab", "backends", "rungs",
+]
+
+_OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
+        "mean": "mean"}
+
+
+def _library(x):
+    """'numpy', 'cupy', 'torch' or None: whose array x is."""
+    root = type(x).__module__.split(".")[0]
+    return root if root in ("numpy", "cupy", "torch") else None
+
+
+def _array(x):
+    """x itself when pplab can read it in place; anything else through numpy.asarray (a list, a
+    scalar: one copy, as NumPy would make)."""
+    if hasattr(x, "__dlpack__") or hasattr(x, "__cuda_array_interface__"):
+        return x
+    try:
+        memoryview(x)
+        return x
+    except TypeError:
+        import numpy
+        return numpy.asarray(x)
+
+
+def _for_pplab(x):
+    """A tensor that asks for gradients, detached: pplab only reads it."""
+    if _library(x) == "torch" and x.requires_grad:
+        return x.detach()
+    return x
+
+
+def _empty(like, shape, dtype):
+    """An uninitialized array of `shape` and `dtype` (a NumPy dtype name) in like's library, on
+    like's device."""
+    lib = _library(like)
+    if lib == "torch":
+        import torch
+        return torch.empty(shape, dtype=getattr(torch, dtype), device=like.device)
+    if lib == "cupy":
+        import cupy
+        with like.device:
+            return cupy.empty(shape, dtype=dtype)
+    if _pplab.is_gpu_array(like):
+        raise TypeError("a GPU array of type %s: pplab makes its outputs with CuPy or PyTorch; "
+                        "pass one of theirs" % type(like).__name__)
+    import numpy
+    return numpy.empty(shape, dtype=dtype)
+
+
+def _like(like, host_array):
+    """A small host result (NumPy) as like's library's array, on like's device."""
+    lib = _library(like)
+    if lib == "torch":
+        import torch
+        return torch.from_numpy(host_array).to(like.device)
+    if lib == "cupy":
+        import cupy
+        with like.device:
+            return cupy.asarray(host_array)
+    return host_array
+
+
+def _dtype_name(x):
+    """The NumPy name of x's element type ('float32', 'uint8', ...)."""
+    if _library(x) == "torch":
+        return str(x.dtype).replace("torch.", "")
+    import numpy
+    return numpy.dtype(x.dtype).name if hasattr(x, "dtype") else numpy.asarray(x).dtype.name
+
+
+def reduce(x, op, *, backend=None, variant=None):
+    """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max' or 'mean'.
+
+    Integers accumulate in 64 bits, floats in double; the answer is a Python int or float (the
+    whole array's, as numpy.sum(x) with no axis). min and max propagate NaN. The sum of nothing
+    is 0, its product 1; its min, max and mean are errors, as in NumPy. An axis is not supported
+    yet."""
+    if op not in _OPS:
+        raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
+    x = _for_pplab(_array(x))
+    if op in ("min", "max") and _size(x) == 0:
+        raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
+    value, _ = _pplab.reduce(x, _OPS[op], backend, variant)
+    return value
+
+
+def _size(x):
+    if _library(x) == "torch":
+        return x.numel()
+    return x.size if hasattr(x, "size") and not callable(x.size) else len(memoryview(x).cast("B"))
+
+
+def sum(x, *, backend=None, variant=None):  # noqa: A001 (NumPy's name)
+    """numpy.sum(x): the sum of every element."""
+    return reduce(x, "sum", backend=backend, variant=variant)
+
+
+def prod(x, *, backend=None, variant=None):
+    """numpy.prod(x): the product of every element (integers wrap modulo 2**64)."""
+    return reduce(x, "prod", backend=backend, variant=variant)
+
+
+def min(x, *, backend=None, variant=None):  # noqa: A001
+    """numpy.min(x): the smallest element (NaN if any is NaN)."""
+    return reduce(x, "min", backend=backend, variant=variant)
+
+
+def max(x, *, backend=None, variant=None):  # noqa: A001
+    """numpy.max(x): the largest element (NaN if any is NaN)."""
+    return reduce(x, "max", backend=backend, variant=variant)
+
+
+def mean(x, *, backend=None, variant=None):
+    """numpy.mean(x), accumulated in double."""
+    return reduce(x, "mean", backend=backend, variant=variant)
+
+
+def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A002
+    """numpy.histogram(a, bins, range): (hist, bin_edges), with NumPy's rules for the edges and
+    the outliers: equal bins over range (or over the data's minimum and maximum), the last bin
+    closed, values outside the range not counted, NaN refused when the range comes from the data.
+    hist is int64 in a's library and on a's device; bin_edges is float64 (float32 data is binned
+    against edges computed in double: docs/python.md)."""
+    import numbers
+    if not isinstance(bins, numbers.Integral) or bins < 1:
+        raise ValueError("bins must be a positive integer, not %r" % (bins,))
+    a = _for_pplab(_array(a))
+    if range is None:
+        if _size(a) == 0:
+            lo, hi = 0.0, 1.0
+        else:
+            lo, hi = float(min(a, backend=backend)), float(max(a, backend=backend))
+            if not (_finite(lo) and _finite(hi)):
+                raise ValueError("autodetected range of [%s, %s] is not finite" % (lo, hi))
+    else:
+        lo, hi = (float(v) for v in range)
+        if lo > hi:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (_finite(lo) and _finite(hi)):
+            raise ValueError("supplied range of [%s, %s] is not finite" % (lo, hi))
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    counts, edges, *_ = _pplab.histogram(a, int(bins), lo, hi, True, backend, variant)
+    return _like(a, counts), edges
+
+
+def _finite(v):
+    return v == v and v not in (float("inf"), float("-inf"))
+
+
+def bincount(x, minlength=0, *, backend=None, variant=None):
+    """numpy.bincount(x, minlength): how often each value 0, 1, ... occurs in x, an array of
+    non-negative integers (bytes too); int64, in x's library and on x's device."""
+    x = _for_pplab(_array(x))
+    name = _dtype_name(x)
+    if not (name.startswith("int") or name.startswith("uint")):
+        raise TypeError("bincount takes integers, not %s" % name)
+    if minlength < 0:
+        raise ValueError("minlength must not be negative")
+    if _size(x) == 0:
+        import numpy
+        return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
+    if name.startswith("int") and min(x, backend=backend) < 0:
+        raise ValueError("bincount takes non-negative integers; the smallest here is %d"
+                         % min(x, backend=backend))
+    top = int(max(x, backend=backend))
+    n = top + 1
+    counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
+    if minlength > n:
+        import numpy
+        counts = numpy.concatenate([counts, numpy.zeros(minlength - n, dtype=numpy.int64)])
+    return _like(x, counts)
+
+
+def histogram_channels(image, *, backend=None):
+    """The 256-bin histogram of each channel of a u8 image (rows x cols x channels, or rows x
+    cols for one channel): an int64 array of channels x 256. Each channel is copied out of the
+    interleaved pixels once (pplab's histograms read contiguous data)."""
+    image = _for_pplab(_array(image))
+    if _dtype_name(image) != "uint8":
+        raise TypeError("histogram_channels takes a uint8 image, not %s" % _dtype_name(image))
+    shape = tuple(image.shape)
+    if len(shape) == 2:
+        planes = [image]
+    elif len(shape) == 3:
+        planes = [image[..., c] for c in builtins.range(shape[2])]
+    else:
+        raise ValueError("an image is rows x cols or rows x cols x channels, not %s" % (shape,))
+    import numpy
+    out = numpy.empty((len(planes), 256), dtype=numpy.int64)
+    for c, plane in enumerate(planes):
+        plane = _contiguous(plane)
+        out[c], *_ = _pplab.histogram(plane, 256, 0.0, 256.0, False, backend, None)
+    return _like(image, out)
+
+
+def _contiguous(x):
+    lib = _library(x)
+    if lib == "torch":
+        return x.contiguous()
+    if lib == "cupy":
+        import cupy
+        return cupy.ascontiguousarray(x)
+    import numpy
+    return numpy.ascontiguousarray(x)
+
+
+def matmul(a, b, *, precision="strict", backend=None, variant=None):
+    """a @ b for 2-D float32 or float64 arrays, in a's library and on a's device.
+
+    precision 'strict' multiplies and adds in the arrays' type (as torch.matmul with TF32 off);
+    'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
+    to float32's accuracy (cuda only)."""
+    a, b = _for_pplab(_array(a)), _for_pplab(_array(b))
+    if precision not in ("strict", "split_tf32"):
+        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise ValueError("matmul takes 2-D arrays; got %d-D and %d-D" % (len(a.shape), len(b.shape)))
+    name = _dtype_name(a)
+    if name not in ("float32", "float64"):
+        raise TypeError("matmul takes float32 or float64 arrays, not %s" % name)
+    if precision == "split_tf32":
+        if name != "float32":
+            raise ValueError("precision 'split_tf32' is for float32 arrays")
+        variant = variant or "m14_f32_split_tf32"
+        backend = backend or "cuda"
+    out = _empty(a, (a.shape[0], b.shape[1]), name)
+    _pplab.matmul(a, b, out, 1.0, 0.0, backend, variant)
+    return out
+
+
+def _filter(image, weights, mode, cval, output, backend, variant, flip):
+    image = _for_pplab(_array(image))
+    import numpy
+    if _library(weights) == "torch":
+        weights = weights.detach().cpu().numpy()
+    elif _library(weights) == "cupy":
+        weights = weights.get()
+    weights = numpy.ascontiguousarray(weights, dtype=numpy.float64)
+    name = _dtype_name(image)
+    shape = tuple(image.shape)
+    channels = 1
+    if name == "uint8" and len(shape) == 3:
+        channels = shape[2]
+    elif len(shape) != 2:
+        raise ValueError("correlate and convolve take 2-D images (or uint8 images of rows x cols "
+                         "x channels); this one is %d-D" % len(shape))
+    if output is None:
+        out_name = name
+    else:
+        out_name = numpy.dtype(output).name
+        if name != "uint8" and out_name != name:
+            raise ValueError("the output of a %s image is %s" % (name, name))
+        if name == "uint8" and out_name not in ("uint8", "float32"):
+            raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
+    out = _empty(image, shape, out_name)
+    _pplab.filter(image, weights, out, mode, float(cval), flip, channels, backend, variant)
+    return out
+
+
+def correlate(image, weights, mode="reflect", cval=0.0, *, output=None, backend=None,
+              variant=None):
+    """scipy.ndimage.correlate(image, weights, mode=mode, cval=cval) for a 2-D float32 or float64
+    image, or a uint8 image of rows x cols (x 1, 3 or 4 channels, each filtered on its own); the
+    weights odd-sided, 1 to 31. A uint8 image gives uint8 (rounded to nearest, ties to even,
+    saturated) or, with output=numpy.float32, float32."""
+    return _filter(image, weights, mode, cval, output, backend, variant, False)
+
+
+def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, backend=None,
+             variant=None):
+    """scipy.ndimage.convolve: correlate with the weights flipped in both axes."""
+    return _filter(image, weights, mode, cval, output, backend, variant, True)
+
+
+def lab(pattern=None, *, backend=None, quick=True, size=None, rungs=(), budget_s=1.0,
+        progress=False, table=False, chart=None):
+    """Runs pplab's lab (as `pplab lab`): every rung of the pattern (or of all) on this machine,
+    verified and timed beside its ceilings and the vendor baselines. Returns the record as a
+    dict (the JSON of `pplab lab --json`); writes the SVG chart to `chart` if given, prints the
+    table if `table`. size: 'quick' (the default), 'full' or 'tiny'."""
+    import json
+    scale = size or ("quick" if quick else "full")
+    return json.loads(_pplab.lab(pattern, backend, scale, list(rungs), float(budget_s),
+                                 bool(progress), bool(table), chart))
+
+
+def backends():
+    """Every backend, whether this build and machine can run it, and why not."""
+    return {name: {"available": ok, "reason": why} for name, ok, why in _pplab.backends()}
+
+
+def rungs(pattern=None):
+    """The registered rungs (of one pattern: 'reduce', 'histogram', 'matmul', 'convolution')."""
+    return _pplab.rungs(pattern)

@@ -1,0 +1,227 @@
+// Taking arrays from Python: the buffer protocol first (it alone carries read-only NumPy arrays),
+// then DLPack, then __cuda_array_interface__.
+#include "arrays.hpp"
+
+#include <dlpack/dlpack.h>
+
+#include <numeric>
+#include <stdexcept>
+
+namespace pplab::python {
+
+std::size_t array_view::size() const {
+  return std::accumulate(shape.begin(), shape.end(), std::size_t(1),
+                         [](std::size_t a, std::int64_t b) { return a * std::size_t(b); });
+}
+
+bool array_view::c_contiguous() const {
+  std::int64_t want = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != want) return size() == 0;
+    want *= shape[d];
+  }
+  return true;
+}
+
+std::size_t array_view::row_stride(const std::string& what) const {
+  if (ndim() != 2)
+    throw py::value_error(what + " must be 2-D; it has " + std::to_string(ndim()) + " dimensions");
+  if (shape[1] > 1 && strides[1] != 1)
+    throw py::value_error(
+        what + "'s rows are not contiguous (a column stride of " + std::to_string(strides[1]) +
+        " elements); pass numpy.ascontiguousarray(x) or its library's equivalent");
+  if (shape[0] > 1 && strides[0] < shape[1])
+    throw py::value_error(what + "'s row stride " + std::to_string(strides[0]) +
+                          " is less than its row's length " + std::to_string(shape[1]));
+  return shape[0] > 1 ? std::size_t(strides[0]) : std::size_t(shape[1]);
+}
+
+void require_contiguous(const array_view& a, const std::string& what) {
+  if (!a.c_contiguous())
+    throw py::value_error(what + " is not C-contiguous; pass numpy.ascontiguousarray(x) (or "
+                                 "x.contiguous() in PyTorch, cupy.ascontiguousarray(x)): pplab "
+                                 "reads arrays where they lie and copies none");
+}
+
+namespace {
+
+[[noreturn]] void bad_type(const std::string& what, const std::string& type) {
+  throw py::type_error(what + " has elements of type " + type +
+                       "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
+}
+
+dtype from_struct_format(std::string f, std::size_t itemsize, const std::string& what) {
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f.erase(0, 1);
+  else if (!f.empty() && (f[0] == '>' || f[0] == '!') && itemsize > 1)
+    bad_type(what, "big-endian '" + f + "'");
+  // NumPy's names for the formats pplab does not take
+  for (auto [code, name] : {std::pair{"e", "float16"},
+                            {"?", "bool"},
+                            {"g", "longdouble"},
+                            {"Zf", "complex64"},
+                            {"Zd", "complex128"},
+                            {"Zg", "clongdouble"},
+                            {"O", "object"}})
+    if (f == code) bad_type(what, name);
+  if (f.size() != 1) bad_type(what, "'" + f + "'");
+  const char c = f[0];
+  const bool is_signed = c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
+  const bool is_unsigned = c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
+  if (c == 'f' && itemsize == 4) return dtype::f32;
+  if (c == 'd' && itemsize == 8) return dtype::f64;
+  if (is_signed || is_unsigned) {
+    switch (itemsize) {
+    case 1:
+      return is_signed ? dtype::i8 : dtype::u8;
+    case 2:
+      return is_signed ? dtype::i16 : dtype::u16;
+    case 4:
+      return is_signed ? dtype::i32 : dtype::u32;
+    case 8:
+      return is_signed ? dtype::i64 : dtype::u64;
+    }
+  }
+  bad_type(what, "'" + f + "'");
+}
+
+dtype from_dlpack_type(DLDataType t, const std::string& what) {
+  if (t.lanes == 1) {
+    if (t.code == kDLFloat && t.bits == 32) return dtype::f32;
+    if (t.code == kDLFloat && t.bits == 64) return dtype::f64;
+    if (t.code == kDLInt || t.code == kDLUInt) {
+      const bool s = t.code == kDLInt;
+      switch (t.bits) {
+      case 8:
+        return s ? dtype::i8 : dtype::u8;
+      case 16:
+        return s ? dtype::i16 : dtype::u16;
+      case 32:
+        return s ? dtype::i32 : dtype::u32;
+      case 64:
+        return s ? dtype::i64 : dtype::u64;
+      }
+    }
+  }
+  bad_type(what, "DLPack code " + std::to_string(t.code) + " of " + std::to_string(t.bits) +
+                     " bits x " + std::to_string(t.lanes));
+}
+
+array_view from_buffer(py::handle obj, bool writable, const std::string& what) {
+  py::buffer b = py::reinterpret_borrow<py::buffer>(obj);
+  py::buffer_info info;
+  try {
+    info = b.request(writable);
+  } catch (py::error_already_set&) {
+    if (writable)
+      throw py::value_error(what + " is read-only; pplab cannot write its output there");
+    throw;
+  }
+  array_view a;
+  a.data = info.ptr;
+  a.type = from_struct_format(info.format, std::size_t(info.itemsize), what);
+  a.writable = !info.readonly;
+  for (py::ssize_t d = 0; d < info.ndim; ++d) {
+    a.shape.push_back(info.shape[std::size_t(d)]);
+    const py::ssize_t s = info.strides[std::size_t(d)];
+    if (s % info.itemsize != 0)
+      throw py::value_error(what + " has a stride that is not a whole number of elements");
+    a.strides.push_back(s / info.itemsize);
+  }
+  a.keep = std::make_shared<py::buffer_info>(std::move(info));
+  return a;
+}
+
+// The consumer's side of DLPack: the capsule's tensor is ours (the capsule renamed, so that it
+// does not free it) until the view is dropped, when its deleter runs.
+array_view from_dlpack(py::handle obj, std::uintptr_t stream, const std::string& what) {
+  const py::tuple dev = obj.attr("__dlpack_device__")();
+  const int type = dev[0].cast<int>(), id = dev[1].cast<int>();
+  if (type != kDLCPU && type != kDLCUDA && type != kDLCUDAHost && type != kDLCUDAManaged)
+    throw py::value_error(what + " lives on DLPack device type " + std::to_string(type) +
+                          "; pplab takes host and CUDA arrays");
+  const bool gpu = type == kDLCUDA || type == kDLCUDAManaged;
+  // CUDA: the stream pplab reads on (1 is the legacy default stream; 0 is not allowed).
+  py::object capsule = gpu ? obj.attr("__dlpack__")(py::arg("stream") = stream ? stream : 1)
+                           : obj.attr("__dlpack__")();
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (!managed) throw py::error_already_set();
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  std::shared_ptr<void> keep(managed, [](void* p) {
+    auto* m = static_cast<DLManagedTensor*>(p);
+    if (m->deleter) m->deleter(m);
+  });
+  const DLTensor& t = managed->dl_tensor;
+  array_view a;
+  a.type = from_dlpack_type(t.dtype, what);
+  a.data = static_cast<char*>(t.data) + t.byte_offset;
+  a.on_gpu = gpu;
+  a.device = id;
+  a.writable = true;  // DLPack 0.6 cannot say read-only; the producer exports writable memory
+  for (int d = 0; d < t.ndim; ++d) a.shape.push_back(t.shape[d]);
+  if (t.strides) {
+    for (int d = 0; d < t.ndim; ++d) a.strides.push_back(t.strides[d]);
+  } else {  // compact row-major
+    a.strides.assign(std::size_t(t.ndim), 1);
+    for (int d = t.ndim - 1; d > 0; --d)
+      a.strides[std::size_t(d - 1)] = a.strides[std::size_t(d)] * t.shape[d];
+  }
+  a.keep = std::move(keep);
+  return a;
+}
+
+array_view from_cuda_interface(py::handle obj, const std::string& what) {
+  const py::dict cai = obj.attr("__cuda_array_interface__");
+  const py::tuple data = cai["data"];
+  const std::string typestr = cai["typestr"].cast<std::string>();
+  array_view a;
+  a.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
+  a.writable = !data[1].cast<bool>();
+  a.on_gpu = true;
+  const char kind = typestr.size() > 2 ? typestr[1] : '?';
+  const std::size_t itemsize = typestr.size() > 2 ? std::stoul(typestr.substr(2)) : 0;
+  if ((typestr[0] == '>' && itemsize > 1) || (kind != 'f' && kind != 'i' && kind != 'u'))
+    bad_type(what, typestr);
+  a.type = from_dlpack_type({std::uint8_t(kind == 'f'   ? kDLFloat
+                                          : kind == 'i' ? kDLInt
+                                                        : kDLUInt),
+                             std::uint8_t(itemsize * 8), 1},
+                            what);
+  for (py::handle s : py::tuple(cai["shape"])) a.shape.push_back(s.cast<std::int64_t>());
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    for (py::handle s : py::tuple(cai["strides"]))
+      a.strides.push_back(s.cast<std::int64_t>() / std::int64_t(itemsize));
+  } else {
+    a.strides.assign(a.shape.size(), 1);
+    for (std::size_t d = a.shape.size(); d-- > 1;) a.strides[d - 1] = a.strides[d] * a.shape[d];
+  }
+  // The producer's stream (version 3): its pending work must be done before pplab reads.
+  if (cai.contains("stream") && !cai["stream"].is_none())
+    a.producer_stream = cai["stream"].cast<std::uintptr_t>();
+  a.keep = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(obj));
+  return a;
+}
+
+array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std::string& what) {
+  if (PyObject_CheckBuffer(obj.ptr())) return from_buffer(obj, writable, what);
+  if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__"))
+    return from_dlpack(obj, stream, what);
+  if (py::hasattr(obj, "__cuda_array_interface__")) return from_cuda_interface(obj, what);
+  throw py::type_error(what + " is a " + std::string(py::str(obj.get_type().attr("__name__"))) +
+                       ", not an array: pass a NumPy, CuPy or PyTorch array (or anything with "
+                       "the buffer protocol, __dlpack__ or __cuda_array_interface__)");
+}
+
+}  // namespace
+
+array_view view_of(py::handle obj, std::uintptr_t stream, const std::string& what) {
+  return take(obj, stream, false, what);
+}
+
+array_view writable_view_of(py::handle obj, std::uintptr_t stream, const std::string& what) {
+  array_view a = take(obj, stream, true, what);
+  if (!a.writable)
+    throw py::value_error(what + " is read-only; pplab cannot write its output there");
+  return a;
+}
+
+}  // namespace pplab::python

@@ -1,0 +1,330 @@
+// pplab._pplab: the compiled half of the Python package. It takes arrays where they lie
+// (arrays.hpp), checks what pplab's API does not (where the data is, its layout), runs the call
+// with the GIL released and answers in Python's types; python/pplab/__init__.py gives the calls
+// NumPy's and SciPy's names and turns the answers into the caller's array types.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "arrays.hpp"
+#include "core/executor.hpp"
+#include "core/run.hpp"
+#include "lab_report.hpp"
+#include "pplab/pplab.hpp"
+
+#ifdef PPLAB_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace pplab::python {
+namespace {
+
+// pplab's stream on the GPU, which a GPU array's producer is asked to make its data ready on
+// (0 where there is no usable GPU).
+std::uintptr_t pplab_stream() {
+  if (!available(backend::cuda)) return 0;
+  return reinterpret_cast<std::uintptr_t>(detail::executor_for(backend::cuda).stream());
+}
+
+bool lives_on_gpu(py::handle obj) {
+  if (py::hasattr(obj, "__cuda_array_interface__")) return true;
+  if (!py::hasattr(obj, "__dlpack_device__") || PyObject_CheckBuffer(obj.ptr())) return false;
+  const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();
+  return type == 2 || type == 13;  // kDLCUDA, kDLCUDAManaged
+}
+
+// The view of obj, and the backend that runs on it: `name` if given, else cpu for host arrays
+// and cuda for GPU arrays.
+struct placed {
+  array_view a;
+  backend where;
+};
+
+backend backend_for(const array_view& a, const std::optional<std::string>& name,
+                    const std::string& what) {
+  const backend b = name ? parse_backend(*name) : (a.on_gpu ? backend::cuda : backend::cpu);
+  if (b == backend::mpi || b == backend::nccl)
+    throw py::value_error("backend '" + std::string(name_of(b)) +
+                          "': the Python package runs on one process and one GPU (seq, cpu, "
+                          "cuda); run jobs through the pplab command under mpirun");
+  if (a.on_gpu && b != backend::cuda)
+    throw py::value_error(what +
+                          " is in GPU memory; only backend 'cuda' reads it there (copy "
+                          "it to the host first for '" +
+                          std::string(name_of(b)) + "')");
+  if (a.on_gpu) {
+    require(backend::cuda);
+#ifdef PPLAB_HAVE_CUDA
+    int device = 0;
+    cudaGetDevice(&device);
+    if (a.device != device)
+      throw py::value_error(what + " is on GPU " + std::to_string(a.device) +
+                            "; pplab's cuda backend runs on the current GPU, " +
+                            std::to_string(device) + " (select it first)");
+    if (a.producer_stream > 2) {  // __cuda_array_interface__'s pending work, on its stream
+      py::gil_scoped_release unlocked;
+      if (cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(a.producer_stream)) != cudaSuccess)
+        fail(errc::device, what + ": waiting for the array's stream failed");
+    }
+#endif
+  }
+  return b;
+}
+
+placed take(py::handle obj, const std::optional<std::string>& backend_name, const std::string& what,
+            bool writable = false) {
+  const std::uintptr_t stream = lives_on_gpu(obj) ? pplab_stream() : 0;
+  array_view a = writable ? writable_view_of(obj, stream, what) : view_of(obj, stream, what);
+  const backend b = backend_for(a, backend_name, what);
+  return {std::move(a), b};
+}
+
+py::object scalar_to_python(const scalar& s) {
+  switch (s.k) {
+  case scalar::kind::i64:
+    return py::int_(s.i);
+  case scalar::kind::u64:
+    return py::int_(s.u);
+  default:
+    return py::float_(s.f);
+  }
+}
+
+py::tuple reduce_call(py::handle x, const std::string& op_name,
+                      const std::optional<std::string>& backend_name,
+                      const std::optional<std::string>& variant) {
+  const op o = parse_op(op_name);
+  placed p = take(x, backend_name, "the array");
+  require_contiguous(p.a, "the array");
+  const std::string rung = variant.value_or("");
+  std::string ran;
+  scalar s;
+  {
+    py::gil_scoped_release unlocked;
+    if (p.a.on_gpu) {
+      if (!rung.empty())
+        fail(errc::invalid_argument, "variant: a GPU array runs the cuda backend's default rung");
+      s = reduce_device(p.a.type, p.a.data, p.a.size(), o);
+      ran = "(the cuda backend's default rung)";
+    } else {
+      s = reduce(p.where, p.a.type, p.a.data, p.a.size(), o, {rung, &ran});
+    }
+  }
+  return py::make_tuple(scalar_to_python(s), ran);
+}
+
+py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> lo,
+                         std::optional<double> hi, bool closed_last,
+                         const std::optional<std::string>& backend_name,
+                         const std::optional<std::string>& variant) {
+  placed p = take(x, backend_name, "the array");
+  require_contiguous(p.a, "the array");
+  histogram_options o;
+  o.bins = bins, o.lo = lo, o.hi = hi, o.closed_last = closed_last;
+  const std::string rung = variant.value_or("");
+  histogram_result r;
+  {
+    py::gil_scoped_release unlocked;
+    r = p.a.on_gpu ? histogram_device(p.a.type, p.a.data, p.a.size(), o, {rung})
+                   : histogram(p.where, p.a.type, p.a.data, p.a.size(), o, {rung});
+  }
+  py::array_t<std::int64_t> counts(py::ssize_t(r.counts.size()));
+  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
+  py::array_t<double> edges(py::ssize_t(r.counts.size() + 1));
+  for (std::size_t i = 0; i <= r.counts.size(); ++i) edges.mutable_data()[i] = r.edge(i);
+  return py::make_tuple(counts, edges, r.underflow, r.overflow, r.nan, r.rung);
+}
+
+std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
+                        double beta, const std::optional<std::string>& backend_name,
+                        const std::optional<std::string>& variant) {
+  placed a = take(a_obj, backend_name, "a"), b = take(b_obj, backend_name, "b");
+  placed c = take(c_obj, backend_name, "the output", true);
+  if (b.a.on_gpu != a.a.on_gpu || c.a.on_gpu != a.a.on_gpu)
+    throw py::value_error("matmul: a, b and the output must all be host arrays or all GPU arrays");
+  for (const placed* x : {&b, &c})
+    if (x->a.type != a.a.type)
+      throw py::type_error("matmul: a is " + std::string(name_of(a.a.type)) + " but " +
+                           (x == &b ? "b" : "the output") + " is " +
+                           std::string(name_of(x->a.type)) + "; give both float32 or float64");
+  const std::size_t lda = a.a.row_stride("a"), ldb = b.a.row_stride("b"),
+                    ldc = c.a.row_stride("the output");
+  const std::size_t m = std::size_t(a.a.shape[0]), k = std::size_t(a.a.shape[1]),
+                    n = std::size_t(b.a.shape[1]);
+  if (std::size_t(b.a.shape[0]) != k)
+    throw py::value_error("matmul: a is " + std::to_string(m) + "x" + std::to_string(k) +
+                          " and b is " + std::to_string(b.a.shape[0]) + "x" + std::to_string(n) +
+                          ": a's columns must match b's rows");
+  std::string ran;
+  const std::string rung = variant.value_or("");
+  {
+    py::gil_scoped_release unlocked;
+    if (a.a.on_gpu)
+      matmul_device(a.a.type, m, n, k, alpha, a.a.data, lda, b.a.data, ldb, beta, c.a.data, ldc,
+                    {rung, &ran});
+    else
+      matmul(a.where, a.a.type, m, n, k, alpha, a.a.data, lda, b.a.data, ldb, beta, c.a.data, ldc,
+             {rung, &ran});
+  }
+  return ran;
+}
+
+std::string filter_call(py::handle image, const py::array_t<double, py::array::c_style>& mask,
+                        py::handle out_obj, const std::string& mode, double cval, bool flip,
+                        std::size_t channels, const std::optional<std::string>& backend_name,
+                        const std::optional<std::string>& variant) {
+  placed in = take(image, backend_name, "the image"),
+         out = take(out_obj, backend_name, "the output", true);
+  if (in.a.on_gpu != out.a.on_gpu)
+    throw py::value_error("the image and the output must both be host arrays or GPU arrays");
+  if (mask.ndim() != 2)
+    throw py::value_error("the weights must be 2-D; they have " + std::to_string(mask.ndim()) +
+                          " dimensions");
+  filter_options o;
+  o.mode = parse_boundary(mode), o.cval = cval, o.channels = channels;
+  o.u8_output = in.a.type == dtype::u8 && out.a.type == dtype::u8;
+  // A u8 image of channels: rows x cols x channels, its rows of cols x channels bytes.
+  array_view rows_of = in.a, out_rows = out.a;
+  if (channels > 1 || in.a.ndim() == 3) {
+    for (array_view* v : {&rows_of, &out_rows}) {
+      if (v->ndim() != 3 || v->strides[2] != 1 || v->strides[1] != v->shape[2])
+        throw py::value_error("an image of channels must be rows x cols x channels, each "
+                              "pixel's channels together");
+      v->shape = {v->shape[0], v->shape[1] * v->shape[2]};
+      v->strides = {v->strides[0], 1};
+    }
+  }
+  const std::size_t ld_in = rows_of.row_stride("the image"),
+                    ld_out = out_rows.row_stride("the output");
+  const std::size_t rows = std::size_t(rows_of.shape[0]),
+                    cols = std::size_t(rows_of.shape[1]) / std::max<std::size_t>(channels, 1);
+  std::string ran;
+  const std::string rung = variant.value_or("");
+  {
+    py::gil_scoped_release unlocked;
+    const std::size_t kh = std::size_t(mask.shape(0)), kw = std::size_t(mask.shape(1));
+    if (in.a.on_gpu)
+      (flip ? convolve_device : correlate_device)(in.a.type, in.a.data, rows, cols, ld_in,
+                                                  mask.data(), kh, kw, out.a.data, ld_out, o,
+                                                  {rung, &ran});
+    else
+      (flip ? convolve : correlate)(in.where, in.a.type, in.a.data, rows, cols, ld_in, mask.data(),
+                                    kh, kw, out.a.data, ld_out, o, {rung, &ran});
+  }
+  return ran;
+}
+
+py::list backends_call() {
+  py::list out;
+  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi}) {
+    std::string why;
+    try {
+      require(b);
+    } catch (const error& e) {
+      why = e.what();
+    }
+    out.append(py::make_tuple(std::string(name_of(b)), why.empty(), why));
+  }
+  return out;
+}
+
+py::list rungs_call(const std::optional<std::string>& pattern) {
+  py::list out;
+  for (const rung_info& r : lab::all_rungs()) {
+    if (pattern && r.pattern() != *pattern) continue;
+    py::dict d;
+    d["id"] = std::string(r.id);
+    d["pattern"] = std::string(r.pattern());
+    d["backend"] = std::string(name_of(r.where));
+    d["step"] = r.step;
+    d["summary"] = std::string(r.summary);
+    d["racy"] = r.racy;
+    out.append(d);
+  }
+  return out;
+}
+
+// The lab, as `pplab lab` runs it: its JSON record, and its chart written to `chart` if given.
+std::string lab_call(const std::optional<std::string>& pattern,
+                     const std::optional<std::string>& backend_name, const std::string& scale,
+                     const std::vector<std::string>& rungs, double budget_s, bool progress,
+                     bool table, const std::optional<std::string>& chart) {
+  lab::settings s;
+  s.scale = scale == "full"   ? lab::size::full
+            : scale == "tiny" ? lab::size::tiny
+                              : lab::size::quick;
+  if (scale != "full" && scale != "quick" && scale != "tiny")
+    throw py::value_error("size must be 'quick', 'full' or 'tiny', not '" + scale + "'");
+  if (pattern) s.only_pattern = lab::check_pattern(*pattern);
+  if (backend_name) s.only_backend = parse_backend(*backend_name);
+  s.only_rungs = rungs;
+  s.budget_s = budget_s;
+  if (progress)
+    s.progress = [](const std::string& what) {
+      std::fprintf(stderr, "\r\033[K%s", what.c_str());
+      std::fflush(stderr);
+    };
+  lab::result r;
+  {
+    py::gil_scoped_release unlocked;
+    r = lab::run(s);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+  }
+  if (table) cli::print_table(r);
+  if (chart) {
+    std::FILE* f = std::fopen(chart->c_str(), "w");
+    if (!f) fail(errc::io, "cannot write the chart to " + *chart);
+    const std::string svg = cli::chart_svg(r);
+    const bool ok = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
+    if (std::fclose(f) != 0 || !ok) fail(errc::io, "cannot write the chart to " + *chart);
+  }
+  return cli::record_json(r, s.scale == lab::size::quick);
+}
+
+}  // namespace
+}  // namespace pplab::python
+
+PYBIND11_MODULE(_pplab, m) {
+  using namespace pplab;
+  using namespace pplab::python;
+  namespace py = pybind11;
+  m.doc() = "pplab's compiled calls; use the pplab package's functions instead";
+  // pplab's errors as Python's: a wrong call or wrong data is a ValueError, a file an OSError,
+  // what this build or a device cannot do a RuntimeError (std::bad_alloc is a MemoryError).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const error& e) {
+      switch (e.code()) {
+      case errc::invalid_argument:
+      case errc::bad_data:
+        PyErr_SetString(PyExc_ValueError, e.what());
+        return;
+      case errc::io:
+        PyErr_SetString(PyExc_OSError, e.what());
+        return;
+      default:
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return;
+      }
+    }
+  });
+  m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
+        py::arg("variant") = py::none());
+  m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
+        py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("backend") = py::none(),
+        py::arg("variant") = py::none());
+  m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
+        py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
+  m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
+        py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
+        py::arg("variant") = py::none());
+  m.def("backends", &backends_call);
+  m.def("rungs", &rungs_call, py::arg("pattern") = py::none());
+  m.def("lab", &lab_call, py::arg("pattern"), py::arg("backend"), py::arg("size"), py::arg("rungs"),
+        py::arg("budget_s"), py::arg("progress"), py::arg("table"), py::arg("chart"));
+  m.def("is_gpu_array", [](py::handle x) { return lives_on_gpu(x); });
+}

@@ -1,0 +1,127 @@
+# GPU arrays (CuPy's and PyTorch's) on the cuda backend, read where they lie: every call against
+# NumPy and SciPy on a host copy, the answers in the caller's type on the caller's device, and
+# arrays made on a stream other than the default one (the DLPack handshake makes pplab wait for
+# it). Skipped where there is no GPU, no cuda backend or neither library.
+import numpy as np
+import pytest
+
+import pplab
+
+if not pplab.backends()["cuda"]["available"]:
+    pytest.skip("no usable cuda backend: " + pplab.backends()["cuda"]["reason"],
+                allow_module_level=True)
+
+LIBRARIES = []
+try:
+    import cupy
+    LIBRARIES.append("cupy")
+except ImportError:
+    cupy = None
+try:
+    import torch
+    if torch.cuda.is_available():
+        LIBRARIES.append("torch")
+except ImportError:
+    torch = None
+if not LIBRARIES:
+    pytest.skip("neither CuPy nor PyTorch with CUDA is installed", allow_module_level=True)
+
+
+def to_gpu(lib, host):
+    if lib == "cupy":
+        return cupy.asarray(host)
+    return torch.from_numpy(np.ascontiguousarray(host)).cuda()
+
+
+def to_host(x):
+    if cupy is not None and isinstance(x, cupy.ndarray):
+        return x.get()
+    return x.cpu().numpy()
+
+
+def is_gpu_array_of(lib, x):
+    if lib == "cupy":
+        return isinstance(x, cupy.ndarray)
+    return isinstance(x, torch.Tensor) and x.is_cuda
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20, 3000017])
+def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
+    host = (rng.standard_normal(n) * 50).astype(dtype)
+    x = to_gpu(lib, host)
+    wide = host.astype(np.float64)
+    assert pplab.sum(x) == pytest.approx(wide.sum(), rel=1e-12, abs=1e-6)
+    assert pplab.min(x) == host.min() and pplab.max(x) == host.max()
+    assert pplab.mean(x) == pytest.approx(wide.mean(), rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("bins", [10, 1024, 65536])
+def test_histograms_of_gpu_arrays(rng, lib, bins):
+    host = rng.standard_normal(1 << 20).astype(np.float32)
+    x = to_gpu(lib, host)
+    got, edges = pplab.histogram(x, bins, (-3, 3))
+    assert is_gpu_array_of(lib, got)
+    assert to_host(got).tolist() == np.histogram(host.astype(np.float64), bins, (-3, 3))[0].tolist()
+    got, _ = pplab.histogram(x, bins)
+    assert to_host(got).tolist() == np.histogram(host.astype(np.float64), bins)[0].tolist()
+    bytes_ = rng.integers(0, 256, 1 << 20).astype(np.uint8)
+    assert to_host(pplab.bincount(to_gpu(lib, bytes_))).tolist() == np.bincount(bytes_).tolist()
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matmul_of_gpu_arrays(rng, lib, dtype):
+    a = rng.standard_normal((129, 67)).astype(dtype)
+    b = rng.standard_normal((67, 255)).astype(dtype)
+    c = pplab.matmul(to_gpu(lib, a), to_gpu(lib, b))
+    assert is_gpu_array_of(lib, c)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 2 * (67 + 2) * np.finfo(dtype).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
+    assert np.all(np.abs(to_host(c) - want) <= bound)
+    if dtype == np.float32:
+        split = pplab.matmul(to_gpu(lib, a), to_gpu(lib, b), precision="split_tf32")
+        assert np.all(np.abs(to_host(split) - want) <= 4 * bound)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_filters_of_gpu_arrays(rng, lib):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    image = rng.standard_normal((301, 517)).astype(np.float32)
+    weights = rng.standard_normal((7, 7))
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+        got = pplab.correlate(to_gpu(lib, image), weights, mode, cval=0.5)
+        assert is_gpu_array_of(lib, got)
+        want = ndimage.correlate(image.astype(np.float64), weights.astype(np.float32).astype(np.float64),
+                                 mode=mode, cval=0.5)
+        np.testing.assert_allclose(to_host(got), want, rtol=1e-4, atol=1e-4)
+    rgb = rng.integers(0, 256, (97, 131, 3)).astype(np.uint8)
+    got = pplab.correlate(to_gpu(lib, rgb), np.ones((5, 5)) / 25, output=np.float32)
+    want = np.stack([ndimage.correlate(rgb[..., c].astype(np.float64), np.ones((5, 5)) / 25)
+                     for c in range(3)], axis=-1)
+    np.testing.assert_allclose(to_host(got), want, rtol=1e-5, atol=1e-3)
+
+
+def test_arrays_made_on_another_stream(rng):
+    if torch is None or "torch" not in LIBRARIES:
+        pytest.skip("PyTorch with CUDA is not installed")
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        # still being written on `side` when pplab is called: the DLPack handshake must wait
+        x = torch.ones(1 << 24, device="cuda")
+        x.mul_(3.0)
+        total = pplab.sum(x)
+    assert total == 3.0 * (1 << 24)
+    if cupy is not None:
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            y = cupy.full(1 << 24, 2, dtype=cupy.int32)
+            assert pplab.sum(y) == 2 * (1 << 24)
+
+
+def test_gpu_arrays_refuse_host_backends():
+    x = to_gpu(LIBRARIES[0], np.ones(10, dtype=np.float32))
+    with pytest.raises(ValueError, match="GPU memory"):
+        pplab.sum(x, backend="cpu")

@@ -1,0 +1,258 @@
+# Host arrays (NumPy, and PyTorch's CPU tensors where it is installed) on every backend this build
+# has, against NumPy and SciPy: every call and dtype, awkward sizes, empty and 0-d arrays, wrong
+# dtypes, strided views and read-only arrays.
+import numpy as np
+import pytest
+
+import pplab
+
+from conftest import host_backends
+
+BACKENDS = host_backends()
+INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+FLOAT_TYPES = [np.float32, np.float64]
+
+
+def data(rng, dtype, n):
+    if np.issubdtype(dtype, np.floating):
+        return rng.standard_normal(n).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), n, endpoint=True).astype(dtype)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", INT_TYPES + FLOAT_TYPES)
+@pytest.mark.parametrize("n", [1, 7, 1000, 65537, 1000003])
+def test_reductions_match_numpy(rng, backend, dtype, n):
+    x = data(rng, dtype, n)
+    if np.issubdtype(dtype, np.floating):
+        wide = x.astype(np.float64)
+        assert pplab.sum(x, backend=backend) == pytest.approx(wide.sum(), rel=1e-12, abs=1e-9)
+        assert pplab.mean(x, backend=backend) == pytest.approx(wide.mean(), rel=1e-12, abs=1e-12)
+        assert pplab.prod(x[:20], backend=backend) == pytest.approx(np.prod(wide[:20]), rel=1e-12)
+    else:
+        signed = np.issubdtype(dtype, np.signedinteger)
+        assert pplab.sum(x, backend=backend) == int(x.astype(np.int64 if signed else np.uint64).sum())
+        assert pplab.mean(x, backend=backend) == pytest.approx(x.astype(np.float64).mean(), rel=1e-12)
+        small = x[:8]
+        assert pplab.prod(small, backend=backend) == int(np.prod(small.astype(np.int64 if signed else np.uint64)))
+    assert pplab.min(x, backend=backend) == x.min()
+    assert pplab.max(x, backend=backend) == x.max()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reductions_of_nothing_and_of_one(backend):
+    empty = np.array([], dtype=np.float32)
+    assert pplab.sum(empty, backend=backend) == 0
+    assert pplab.prod(empty, backend=backend) == 1
+    for call in (pplab.min, pplab.max, pplab.mean):
+        with pytest.raises(ValueError):
+            call(empty, backend=backend)
+    zero_d = np.array(2.5)
+    assert pplab.sum(zero_d, backend=backend) == 2.5
+    assert pplab.max(np.array([1.0, np.nan, 3.0]), backend=backend) != pplab.max(np.array([1.0, 3.0]))
+
+
+def test_inputs_that_are_not_arrays_go_through_numpy():
+    assert pplab.sum([1, 2, 3]) == 6
+    assert pplab.sum(4.5) == 4.5
+
+
+def test_wrong_dtypes_strided_views_and_read_only_arrays():
+    with pytest.raises(TypeError, match="float16"):
+        pplab.sum(np.ones(4, dtype=np.float16))
+    with pytest.raises(TypeError):
+        pplab.sum(np.ones(4, dtype=np.complex64))
+    with pytest.raises(TypeError):
+        pplab.sum(np.ones(4, dtype=bool))
+    x = np.arange(20.0)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        pplab.sum(x[::2])
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        pplab.histogram(x.reshape(4, 5).T)
+    frozen = np.arange(1000, dtype=np.int32)
+    frozen.setflags(write=False)
+    assert pplab.sum(frozen) == int(frozen.sum())
+    assert pplab.histogram(frozen, 7)[0].tolist() == np.histogram(frozen, 7)[0].tolist()
+    with pytest.raises(ValueError, match="op must be"):
+        pplab.reduce(x, "median")
+    with pytest.raises(ValueError, match="backend"):
+        pplab.sum(x, backend="quantum")
+    with pytest.raises(ValueError, match="variant|rung"):
+        pplab.sum(x, backend="cpu", variant="r99_nonesuch")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.float64, np.float32])
+@pytest.mark.parametrize("bins", [1, 10, 100, 1000, 65536])
+def test_histogram_follows_numpys_rules(rng, backend, dtype, bins):
+    x = data(rng, dtype, 100003)
+    want_dtype = np.float64 if dtype == np.float32 else dtype
+    # float32 data is binned against edges computed in double: NumPy's answer for the same
+    # values in float64 (docs/python.md).
+    for rng_arg in (None, (-2.0, 3.0), (0, 0)):
+        got, edges = pplab.histogram(x, bins, rng_arg, backend=backend)
+        want, want_edges = np.histogram(x.astype(want_dtype), bins, rng_arg)
+        assert got.dtype == np.int64
+        assert got.tolist() == want.tolist(), rng_arg
+        np.testing.assert_allclose(edges, want_edges, rtol=1e-15)
+    # values on the edges themselves, and the closed last bin
+    on_edges = np.linspace(-1, 1, bins + 1)
+    got, _ = pplab.histogram(on_edges, bins, (-1, 1), backend=backend)
+    assert got.tolist() == np.histogram(on_edges, bins, (-1, 1))[0].tolist()
+
+
+def test_histogram_refuses_what_numpy_refuses():
+    with pytest.raises(ValueError, match="not finite"):
+        pplab.histogram(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="larger than min"):
+        pplab.histogram(np.arange(5.0), 3, (2, 1))
+    with pytest.raises(ValueError, match="bins"):
+        pplab.histogram(np.arange(5.0), 0)
+    got, edges = pplab.histogram(np.array([], dtype=np.float64), 4)
+    want, want_edges = np.histogram(np.array([], dtype=np.float64), 4)
+    assert got.tolist() == want.tolist() and edges.tolist() == want_edges.tolist()
+    with_nan = np.array([0.5, np.nan, 1.5])
+    assert pplab.histogram(with_nan, 2, (0, 2))[0].tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.int64])
+def test_bincount_matches_numpy(rng, backend, dtype):
+    x = rng.integers(0, 200, 50001).astype(dtype)
+    for minlength in (0, 10, 300):
+        got = pplab.bincount(x, minlength, backend=backend)
+        assert got.tolist() == np.bincount(x, minlength=minlength).tolist()
+    assert pplab.bincount(np.array([], dtype=dtype)).tolist() == []
+    if np.issubdtype(dtype, np.signedinteger):
+        with pytest.raises(ValueError, match="non-negative"):
+            pplab.bincount(np.array([1, -2, 3], dtype=dtype))
+    with pytest.raises(TypeError):
+        pplab.bincount(np.ones(3))
+
+
+def test_histogram_channels_count_each_channel(rng):
+    image = rng.integers(0, 256, (37, 41, 3), endpoint=False).astype(np.uint8)
+    got = pplab.histogram_channels(image)
+    for c in range(3):
+        assert got[c].tolist() == np.bincount(image[..., c].ravel(), minlength=256).tolist()
+    assert pplab.histogram_channels(image[..., 0]).shape == (1, 256)
+    with pytest.raises(TypeError):
+        pplab.histogram_channels(image.astype(np.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (17, 33, 5), (64, 64, 64), (130, 7, 257), (0, 4, 3)])
+def test_matmul_matches_numpy(rng, backend, dtype, m, k, n):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    got = pplab.matmul(a, b, backend=backend)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert got.dtype == dtype and got.shape == (m, n)
+    eps = np.finfo(dtype).eps
+    bound = 2 * (k + 2) * eps * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+    assert np.all(np.abs(got - want) <= bound + np.finfo(dtype).tiny)
+
+
+def test_matmul_takes_padded_rows_and_refuses_bad_shapes(rng):
+    big = rng.standard_normal((20, 30))
+    a, b = big[:, :7], rng.standard_normal((7, 9))  # rows padded to 30
+    np.testing.assert_allclose(pplab.matmul(a, b), a @ b, rtol=1e-13)
+    with pytest.raises(ValueError, match="columns must match"):
+        pplab.matmul(np.ones((3, 4)), np.ones((5, 2)))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        pplab.matmul(np.ones((3, 4), dtype=np.int32), np.ones((4, 2), dtype=np.int32))
+    with pytest.raises(TypeError):
+        pplab.matmul(np.ones((3, 4)), np.ones((4, 2), dtype=np.float32))
+    with pytest.raises(ValueError, match="rows are not contiguous"):
+        pplab.matmul(big[:, ::2], np.ones((15, 2)))
+    with pytest.raises(ValueError, match="2-D"):
+        pplab.matmul(np.ones(3), np.ones(3))
+
+
+MODES = ["reflect", "constant", "nearest", "mirror", "wrap"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", FLOAT_TYPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_filters_match_scipy(rng, backend, dtype, mode):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    for shape, wshape in [((1, 1), (1, 1)), ((1, 37), (3, 5)), ((41, 1), (5, 3)),
+                          ((5, 4), (31, 31)), ((67, 131), (7, 7)), ((33, 65), (1, 9))]:
+        image = rng.standard_normal(shape).astype(dtype)
+        weights = rng.standard_normal(wshape)
+        for call, ref in ((pplab.correlate, ndimage.correlate),
+                          (pplab.convolve, ndimage.convolve)):
+            got = call(image, weights, mode, cval=1.5, backend=backend)
+            want = ref(image.astype(np.float64), weights.astype(dtype).astype(np.float64),
+                       mode=mode, cval=1.5)
+            scale = ref(np.abs(image.astype(np.float64)), np.abs(weights), mode=mode, cval=1.5)
+            taps = weights.size
+            assert got.dtype == dtype and got.shape == shape
+            tol = 2 * (taps + 2) * np.finfo(dtype).eps * scale + np.finfo(dtype).tiny
+            assert np.all(np.abs(got - want) <= tol + np.finfo(dtype).eps * np.abs(want)), (shape, wshape)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("channels", [None, 1, 3, 4])
+def test_u8_images_by_channel(rng, backend, channels):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    shape = (29, 53) if channels is None else (29, 53, channels)
+    image = rng.integers(0, 256, shape).astype(np.uint8)
+    weights = rng.standard_normal((5, 5)) * 0.3 + 0.04
+    as_f32 = pplab.correlate(image, weights, "mirror", output=np.float32, backend=backend)
+    rounded = pplab.correlate(image, weights, "mirror", backend=backend)
+    assert as_f32.dtype == np.float32 and rounded.dtype == np.uint8
+    planes = [image] if channels is None else [image[..., c] for c in range(channels)]
+    for c, plane in enumerate(planes):
+        want = ndimage.correlate(plane.astype(np.float64), weights.astype(np.float32).astype(np.float64), mode="mirror")
+        got32 = as_f32 if channels is None else as_f32[..., c]
+        got8 = rounded if channels is None else rounded[..., c]
+        np.testing.assert_allclose(got32, want, rtol=1e-5, atol=1e-3)
+        near = np.clip(np.rint(want), 0, 255)
+        assert np.all(np.abs(got8.astype(np.int32) - near) <= (np.abs(want - np.round(want)) > 0.49))
+
+
+def test_filters_refuse_bad_calls():
+    image = np.ones((8, 9), dtype=np.float32)
+    with pytest.raises(ValueError, match="odd"):
+        pplab.correlate(image, np.ones((2, 3)))
+    with pytest.raises(ValueError, match="1 to 31"):
+        pplab.correlate(image, np.ones((33, 1)))
+    with pytest.raises(ValueError, match="unknown boundary mode"):
+        pplab.correlate(image, np.ones((3, 3)), mode="same")
+    with pytest.raises(ValueError, match="2-D"):
+        pplab.correlate(np.ones((4, 4, 4), dtype=np.float32), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="must be 2-D"):
+        pplab.correlate(image, np.ones(3))
+    with pytest.raises(ValueError, match="output"):
+        pplab.correlate(image, np.ones((3, 3)), output=np.float64)
+
+
+def test_listing_and_the_lab(tmp_path):
+    assert {"seq", "cpu", "cuda", "nccl", "mpi"} == set(pplab.backends())
+    assert pplab.backends()["cpu"]["available"]
+    ids = [r["id"] for r in pplab.rungs("convolution")]
+    assert "convolution/cpu/c02_register_blocked" in ids
+    chart = tmp_path / "lab.svg"
+    record = pplab.lab("reduce", backend="cpu", size="tiny", chart=str(chart))
+    rows = record["rows"]
+    assert rows and all(r["pattern"] == "reduce" and r["backend"] in ("seq", "cpu") for r in rows)
+    assert all(r["verified"] for r in rows if not r.get("racy"))
+    assert chart.read_text().startswith("<svg") or "<svg" in chart.read_text()[:200]
+
+
+
+
+def test_torch_cpu_tensors_through_dlpack(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(rng.standard_normal(1001).astype(np.float32))
+    assert pplab.sum(x) == pytest.approx(float(x.double().sum()), rel=1e-12)
+    a = torch.randn(12, 7, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(7, 5, dtype=torch.float64)
+    c = pplab.matmul(a, b)
+    assert isinstance(c, torch.Tensor) and torch.allclose(c, (a @ b).detach())
+    h, _ = pplab.histogram(x, 10)
+    assert isinstance(h, torch.Tensor)
