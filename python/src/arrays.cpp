@@ -202,10 +202,12 @@ array_view from_cuda_interface(py::handle obj, const std::string& what) {
 }
 
 array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std::string& what) {
+  // GPU arrays first: CuPy's arrays also answer the buffer protocol, and then refuse to be read.
+  const bool dlpack = py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__");
+  if (py::hasattr(obj, "__cuda_array_interface__"))
+    return dlpack ? from_dlpack(obj, stream, what) : from_cuda_interface(obj, what);
   if (PyObject_CheckBuffer(obj.ptr())) return from_buffer(obj, writable, what);
-  if (py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__"))
-    return from_dlpack(obj, stream, what);
-  if (py::hasattr(obj, "__cuda_array_interface__")) return from_cuda_interface(obj, what);
+  if (dlpack) return from_dlpack(obj, stream, what);
   throw py::type_error(what + " is a " + std::string(py::str(obj.get_type().attr("__name__"))) +
                        ", not an array: pass a NumPy, CuPy or PyTorch array (or anything with "
                        "the buffer protocol, __dlpack__ or __cuda_array_interface__)");

@@ -31,7 +31,7 @@ std::uintptr_t pplab_stream() {
 
 bool lives_on_gpu(py::handle obj) {
   if (py::hasattr(obj, "__cuda_array_interface__")) return true;
-  if (!py::hasattr(obj, "__dlpack_device__") || PyObject_CheckBuffer(obj.ptr())) return false;
+  if (!py::hasattr(obj, "__dlpack_device__")) return false;
   const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();
   return type == 2 || type == 13;  // kDLCUDA, kDLCUDAManaged
 }
