@@ -85,9 +85,16 @@ def main():
             t = torch.randn(n, device="cuda")
             row("sum of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.sum",
                 median_time(lambda: pplab.sum(t), sync), median_time(lambda: t.sum().item(), sync))
+            row("  its compiled call alone", "torch.sum",
+                median_time(lambda: pplab._pplab.reduce(t, "sum"), sync),
+                median_time(lambda: t.sum().item(), sync))
             for bins in (1024, 65536, 1 << 20):
                 row("histogram 2^%d f32, %d bins (torch)" % (n.bit_length() - 1, bins), "torch.histc",
                     median_time(lambda: pplab.histogram(t, bins, (-4, 4)), sync),
+                    median_time(lambda: torch.histc(t, bins, -4, 4), sync))
+                # where the time goes: the compiled call alone (counts to a host array)
+                row("  its compiled call alone, %d bins" % bins, "torch.histc",
+                    median_time(lambda: pplab._pplab.histogram(t, bins, -4.0, 4.0, True), sync),
                     median_time(lambda: torch.histc(t, bins, -4, 4), sync))
             nb = 1 << (24 if q else 30)
             u8 = torch.randint(0, 256, (nb,), dtype=torch.uint8, device="cuda")

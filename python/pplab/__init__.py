@@ -181,15 +181,21 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if _size(x) == 0:
         import numpy
         return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
-    if name.startswith("int") and min(x, backend=backend) < 0:
-        raise ValueError("bincount takes non-negative integers; the smallest here is %d"
-                         % min(x, backend=backend))
-    top = int(max(x, backend=backend))
-    n = top + 1
-    counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
-    if minlength > n:
-        import numpy
-        counts = numpy.concatenate([counts, numpy.zeros(minlength - n, dtype=numpy.int64)])
+    import numpy
+    if name in ("uint8", "uint16"):
+        # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
+        n = 256 if name == "uint8" else 65536
+        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
+        used = numpy.flatnonzero(counts)
+        counts = counts[:builtins.max(int(used[-1]) + 1 if used.size else 0, minlength)]
+    else:
+        if name.startswith("int") and min(x, backend=backend) < 0:
+            raise ValueError("bincount takes non-negative integers; the smallest here is %d"
+                             % min(x, backend=backend))
+        n = int(max(x, backend=backend)) + 1
+        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
+    if minlength > counts.size:
+        counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
     return _like(x, counts)
 
 

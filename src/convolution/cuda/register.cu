@@ -3,6 +3,11 @@
 
 namespace pplab::detail {
 namespace gpu_conv {
+#ifdef PPLAB_HAVE_NPP
+bool c00_can_run(const convolution_problem&);
+std::size_t c00_scratch(const convolution_problem&);
+void c00_run(const convolution_call&);
+#endif
 bool c01_can_run(const convolution_problem&);
 std::size_t c01_scratch(const convolution_problem&);
 void c01_run(const convolution_call&);
@@ -24,6 +29,13 @@ void c08_run(const convolution_call&);
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
   using namespace gpu_conv;
+#ifdef PPLAB_HAVE_NPP
+  r.push_back({{"convolution/cuda/c00_npp", backend::cuda, 0,
+                "NPP's FilterBorder (nearest mode): the vendor baseline"},
+               c00_can_run,
+               c00_scratch,
+               c00_run});
+#endif
   r.push_back({{"convolution/cuda/c01_naive_global", backend::cuda, 1,
                 "one thread per output, input and mask read from global memory"},
                c01_can_run,
