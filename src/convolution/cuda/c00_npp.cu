@@ -1,6 +1,9 @@
 // convolution/cuda/c00_npp: NPP's FilterBorder, the vendor baseline of the CUDA toolkit, measured
-// beside the ladder and never the API's default: nppiFilterBorder_32f_C1R for f32 images and
-// nppiFilterBorder32f_8u_C1R/C3R/C4R (an f32 mask over u8 pixels, u8 out) for u8 images. NPP
+// beside the ladder and never the API's default: nppiFilterBorder_32f_C1R for f32 images. Its u8
+// filters (nppiFilterBorder32f_8u_C3R: an f32 mask over u8 pixels, u8 out) cut their results
+// toward zero (H100, CUDA 13.0: 49.88 gives 49), where pplab rounds to nearest as OpenCV does:
+// another answer, so the rung does not run them (H100, RGB 4096 x 4096, 5 x 5: 0.160 ms against
+// c08's 0.165 ms, h100-2026-11-25-convolution-npp-*.json). NPP
 // takes the mask in reverse order (a convolution), so the rung reverses the correlation's mask
 // into device memory (its scratch) on the call's stream. NPP's documented border is
 // NPP_BORDER_REPLICATE, SciPy's nearest: the rung runs that mode alone.
@@ -52,11 +55,9 @@ void check(NppStatus status, const char* call) {
 }  // namespace
 
 bool c00_can_run(const convolution_problem& p) {
-  const bool f32 = p.type == dtype::f32 && p.channels == 1 && !p.u8_out;
-  const bool u8 = p.type == dtype::u8 && p.u8_out;
-  const std::size_t row_bytes = p.cols * p.channels * (p.type == dtype::f32 ? 4 : 1);
-  return (f32 || u8) && p.mode == boundary::nearest && p.rows > 0 && p.cols > 0 &&
-         p.rows < (std::size_t(1) << 31) && row_bytes < (std::size_t(1) << 31);
+  return p.type == dtype::f32 && p.channels == 1 && !p.u8_out && p.mode == boundary::nearest &&
+         p.rows > 0 && p.cols > 0 && p.rows < (std::size_t(1) << 31) &&
+         p.cols * 4 < (std::size_t(1) << 31);
 }
 
 std::size_t c00_scratch(const convolution_problem& p) { return p.kh * p.kw * sizeof(float); }
@@ -64,8 +65,8 @@ std::size_t c00_scratch(const convolution_problem& p) { return p.kh * p.kw * siz
 void c00_run(const convolution_call& c) {
   const convolution_problem& p = c.p;
   const auto s = static_cast<cudaStream_t>(c.stream);
-  // The mask reversed, in f32 (the call's mask is f32 for f32 and u8 images alike); from pageable
-  // memory, the copy has taken the bytes when cudaMemcpyAsync returns.
+  // The mask reversed; from pageable memory, the copy has taken the bytes when cudaMemcpyAsync
+  // returns.
   const auto* mask = static_cast<const float*>(c.mask);
   std::vector<float> reversed(mask, mask + p.kh * p.kw);
   std::reverse(reversed.begin(), reversed.end());

@@ -31,7 +31,7 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
   using namespace gpu_conv;
 #ifdef PPLAB_HAVE_NPP
   r.push_back({{"convolution/cuda/c00_npp", backend::cuda, 0,
-                "NPP's FilterBorder (nearest mode): the vendor baseline"},
+                "NPP's FilterBorder on f32 images (nearest mode): the vendor baseline"},
                c00_can_run,
                c00_scratch,
                c00_run});
