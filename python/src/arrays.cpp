@@ -50,40 +50,6 @@ namespace {
                        "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
 }
 
-dtype from_struct_format(std::string f, std::size_t itemsize, const std::string& what) {
-  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f.erase(0, 1);
-  else if (!f.empty() && (f[0] == '>' || f[0] == '!') && itemsize > 1)
-    bad_type(what, "big-endian '" + f + "'");
-  // NumPy's names for the formats pplab does not take
-  for (auto [code, name] : {std::pair{"e", "float16"},
-                            {"?", "bool"},
-                            {"g", "longdouble"},
-                            {"Zf", "complex64"},
-                            {"Zd", "complex128"},
-                            {"Zg", "clongdouble"},
-                            {"O", "object"}})
-    if (f == code) bad_type(what, name);
-  if (f.size() != 1) bad_type(what, "'" + f + "'");
-  const char c = f[0];
-  const bool is_signed = c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
-  const bool is_unsigned = c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
-  if (c == 'f' && itemsize == 4) return dtype::f32;
-  if (c == 'd' && itemsize == 8) return dtype::f64;
-  if (is_signed || is_unsigned) {
-    switch (itemsize) {
-    case 1:
-      return is_signed ? dtype::i8 : dtype::u8;
-    case 2:
-      return is_signed ? dtype::i16 : dtype::u16;
-    case 4:
-      return is_signed ? dtype::i32 : dtype::u32;
-    case 8:
-      return is_signed ? dtype::i64 : dtype::u64;
-    }
-  }
-  bad_type(what, "'" + f + "'");
-}
-
 dtype from_dlpack_type(DLDataType t, const std::string& what) {
   if (t.lanes == 1) {
     if (t.code == kDLFloat && t.bits == 32) return dtype::f32;
@@ -104,6 +70,32 @@ dtype from_dlpack_type(DLDataType t, const std::string& what) {
   }
   bad_type(what, "DLPack code " + std::to_string(t.code) + " of " + std::to_string(t.bits) +
                      " bits x " + std::to_string(t.lanes));
+}
+
+dtype from_struct_format(std::string f, std::size_t itemsize, const std::string& what) {
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f.erase(0, 1);
+  else if (!f.empty() && (f[0] == '>' || f[0] == '!') && itemsize > 1)
+    bad_type(what, "big-endian '" + f + "'");
+  // NumPy's names for the formats pplab does not take
+  for (auto [code, name] : {std::pair{"e", "float16"},
+                            {"?", "bool"},
+                            {"g", "longdouble"},
+                            {"Zf", "complex64"},
+                            {"Zd", "complex128"},
+                            {"Zg", "clongdouble"},
+                            {"O", "object"}})
+    if (f == code) bad_type(what, name);
+  if (f.size() != 1) bad_type(what, "'" + f + "'");
+  const char c = f[0];
+  const bool is_signed = c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
+  const bool is_unsigned = c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
+  if (c == 'f' || c == 'd' || is_signed || is_unsigned)
+    return from_dlpack_type({std::uint8_t(c == 'f' || c == 'd' ? kDLFloat
+                                          : is_signed          ? kDLInt
+                                                               : kDLUInt),
+                             std::uint8_t(itemsize * 8), 1},
+                            what);
+  bad_type(what, "'" + f + "'");
 }
 
 array_view from_buffer(py::handle obj, bool writable, const std::string& what) {

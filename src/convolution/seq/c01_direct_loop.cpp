@@ -9,30 +9,13 @@
 namespace pplab::detail {
 namespace {
 
-struct direct_loop {
-  template <class T> static void run(const filter<T>& f) {
-    const auto rows = std::int64_t(f.rows), cols = std::int64_t(f.cols);
-    const auto rh = std::int64_t(f.kh / 2), rw = std::int64_t(f.kw / 2);
-    for (std::int64_t y = 0; y < rows; ++y)
-      for (std::int64_t x = 0; x < cols; ++x) {
-        double acc = 0;
-        for (std::int64_t i = 0; i < std::int64_t(f.kh); ++i) {
-          const std::int64_t r = boundary_index(y + i - rh, rows, f.mode);
-          for (std::int64_t j = 0; j < std::int64_t(f.kw); ++j) {
-            const std::int64_t c = boundary_index(x + j - rw, cols, f.mode);
-            const T v = r < 0 || c < 0 ? f.cval : f.in[r * std::int64_t(f.ld_in) + c];
-            acc += double(f.mask[i * std::int64_t(f.kw) + j]) * double(v);
-          }
-        }
-        f.out[y * std::int64_t(f.ld_out) + x] = T(acc);
-      }
-  }
-};
-
-void direct_loop_u8(const convolution_call& c) {
+// Every output of every channel: its taps through the boundary mode, each value and mask tap as
+// the rungs take them (In and M), added in double; `store(at, sum)` writes output element `at`.
+template <class In, class M, class Store>
+void direct_loop(const convolution_call& c, double outside, Store store) {
   const convolution_problem& p = c.p;
-  const auto* in = static_cast<const std::uint8_t*>(c.in);
-  const auto* mask = static_cast<const float*>(c.mask);
+  const auto* in = static_cast<const In*>(c.in);
+  const auto* mask = static_cast<const M*>(c.mask);
   const auto rows = std::int64_t(p.rows), cols = std::int64_t(p.cols);
   const auto ch = std::int64_t(p.channels), ld_in = std::int64_t(c.ld_in);
   const auto rh = std::int64_t(p.kh / 2), rw = std::int64_t(p.kw / 2);
@@ -44,22 +27,38 @@ void direct_loop_u8(const convolution_call& c) {
           const std::int64_t r = boundary_index(y + i - rh, rows, p.mode);
           for (std::int64_t j = 0; j < std::int64_t(p.kw); ++j) {
             const std::int64_t q = boundary_index(x + j - rw, cols, p.mode);
-            const double v =
-                r < 0 || q < 0 ? double(float(p.cval)) : double(in[r * ld_in + q * ch + k]);
+            const double v = r < 0 || q < 0 ? outside : double(in[r * ld_in + q * ch + k]);
             acc += double(mask[i * std::int64_t(p.kw) + j]) * v;
           }
         }
-        const std::size_t at = std::size_t(y) * c.ld_out + std::size_t(x * ch + k);
-        if (p.u8_out) static_cast<std::uint8_t*>(c.out)[at] = saturate_u8(acc);
-        else static_cast<float*>(c.out)[at] = float(acc);
+        store(std::size_t(y) * c.ld_out + std::size_t(x * ch + k), acc);
       }
+}
+
+template <class T> void direct_loop_float(const convolution_call& c) {
+  T* out = static_cast<T*>(c.out);
+  direct_loop<T, T>(c, double(T(c.p.cval)), [&](std::size_t at, double v) { out[at] = T(v); });
+}
+
+void direct_loop_u8(const convolution_call& c) {
+  const double outside = double(float(c.p.cval));
+  if (c.p.u8_out) {
+    auto* out = static_cast<std::uint8_t*>(c.out);
+    direct_loop<std::uint8_t, float>(c, outside,
+                                     [&](std::size_t at, double v) { out[at] = saturate_u8(v); });
+  } else {
+    auto* out = static_cast<float*>(c.out);
+    direct_loop<std::uint8_t, float>(c, outside,
+                                     [&](std::size_t at, double v) { out[at] = float(v); });
+  }
 }
 
 }  // namespace
 
 void convolution_seq_c01(const convolution_call& c) {
   if (u8_image(c.p)) direct_loop_u8(c);
-  else dispatch_convolution<direct_loop>(c);
+  else if (c.p.type == dtype::f32) direct_loop_float<float>(c);
+  else direct_loop_float<double>(c);
 }
 
 }  // namespace pplab::detail
