@@ -86,6 +86,48 @@ TEST(CudaApi, DeviceResidentDataIsCountedWhereItIs) {
   EXPECT_THROW(histogram(cuda, device_span<float>{host.data(), host.size()}), error);
 }
 
+// Matrices and images already on the GPU stay there: the same bits as the host data sent
+// through the cuda backend (the same rung on the same inputs), views with padded rows included;
+// host pointers refused.
+TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  const std::size_t m = 67, k = 45, n = 131, ld = n + 3;
+  std::vector<float> a(m * k), b(k * n), want(m * ld, 0.0f), got(m * ld, -1.0f);
+  for (float& v : a) v = float(rng() % 17) - 8;
+  for (float& v : b) v = float(rng() % 13) - 6;
+  matmul(backend::cuda, dtype::f32, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0, want.data(), ld);
+  detail::buffer da(dev(), a.size() * 4), db(dev(), b.size() * 4), dc(dev(), got.size() * 4);
+  dev().copy_in(da.get(), a.data(), a.size() * 4);
+  dev().copy_in(db.get(), b.data(), b.size() * 4);
+  dev().copy_in(dc.get(), got.data(), got.size() * 4);
+  matmul_device(dtype::f32, m, n, k, 1.0, da.get(), k, db.get(), n, 0.0, dc.get(), ld);
+  dev().copy_out(got.data(), dc.get(), got.size() * 4);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < ld; ++j)
+      ASSERT_EQ(got[i * ld + j], j < n ? want[i * ld + j] : -1.0f) << i << " " << j;
+  EXPECT_THROW(matmul_device(dtype::f32, m, n, k, 1.0, a.data(), k, db.get(), n, 0.0, dc.get(), ld),
+               error);
+
+  const std::size_t rows = 97, cols = 203;
+  std::vector<float> image(rows * cols), host_out(rows * cols), dev_out(rows * cols);
+  for (float& v : image) v = float(rng() % 1000) / 64;
+  std::vector<double> mask(5 * 7);
+  for (double& w : mask) w = double(rng() % 9) / 4 - 1;
+  filter_options o;
+  o.mode = boundary::wrap;
+  correlate(backend::cuda, dtype::f32, image.data(), rows, cols, 0, mask.data(), 5, 7,
+            host_out.data(), 0, o);
+  detail::buffer di(dev(), image.size() * 4), dout(dev(), image.size() * 4);
+  dev().copy_in(di.get(), image.data(), image.size() * 4);
+  correlate_device(dtype::f32, di.get(), rows, cols, cols, mask.data(), 5, 7, dout.get(), cols, o);
+  dev().copy_out(dev_out.data(), dout.get(), dev_out.size() * 4);
+  EXPECT_EQ(dev_out, host_out);
+  EXPECT_THROW(correlate_device(dtype::f32, image.data(), rows, cols, cols, mask.data(), 5, 7,
+                                dout.get(), cols, o),
+               error);
+}
+
 // The mean of 64-bit integers sums in 128 bits on the GPU too, on the device and streamed.
 TEST(CudaApi, MeansOf64BitIntegersDoNotWrap) {
   SKIP_WITHOUT_GPU();
