@@ -1,10 +1,10 @@
 // pplab correlate / pplab convolve --input IMAGE --mask MASK: a 2-D filter as scipy.ndimage's
 // correlate and convolve compute it. The input is a 2-D .npy (f32 or f64, filtered in its type;
-// u8 and u16 as f32), an image (each channel filtered on its own, as f32) or a generated image
-// (--shape RxC). The mask is a 2-D .npy or a named one: box:K, gaussian:sigma=S (SciPy's
-// gaussian_filter's taps, truncated at 4 sigma), sobel-x, sobel-y. On the mpi backend each rank
-// reads only its rows of a .npy (an image file is decoded whole on each rank) and rank 0 gathers
-// the output.
+// u8 by the u8 rungs, u16 as f32), an image (each channel filtered on its own by the u8 rungs: to
+// u8 for an image or --u8, else to f32; as f32 on mpi) or a generated image (--shape RxC). The mask
+// is a 2-D .npy or a named one: box:K, gaussian:sigma=S (SciPy's gaussian_filter's taps, truncated
+// at 4 sigma), sobel-x, sobel-y. On the mpi backend each rank reads only its rows of a .npy (an
+// image file is decoded whole on each rank) and rank 0 gathers the output.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -176,7 +176,8 @@ planes load_planes(const filter_cli& o, backend where) {
                                        "dimensions",
                                        o.input, a.shape.size()));
     p.rows = a.shape[0], p.cols = a.shape[1];
-    const io::array f = as_f32(a);
+    // u8 planes (image channels) go to the u8 rungs as they are, but on mpi, whose rung takes f32.
+    const io::array f = a.type == dtype::u8 && where != backend::mpi ? a : as_f32(a);
     p.channels.push_back(
         job_ranks(where) > 1 ? rows_of(f, part_of(p.rows, job_rank(where), job_ranks(where))) : f);
     p.names.push_back(in.names[c]);
@@ -184,8 +185,10 @@ planes load_planes(const filter_cli& o, backend where) {
   return p;
 }
 
-// A filtered f32 plane as u8: rounded to the nearest, saturated to 0..255 (NaN as 0).
+// A filtered f32 plane as u8: rounded to the nearest, saturated to 0..255 (NaN as 0). A u8 plane
+// (filtered by the u8 rungs, which round and saturate so) is already one.
 io::array to_u8(const io::array& a) {
+  if (a.type == dtype::u8) return a;
   io::array b;
   b.type = dtype::u8;
   b.shape = a.shape;
@@ -232,13 +235,18 @@ void run(const filter_cli& o, bool flip) {
     std::vector<io::array> results;
     std::string used;
     stopwatch clock;
+    // A u8 plane's output: u8 (rounded, saturated) where the result is written as u8 anyway (an
+    // image, or --u8), else f32.
+    const bool u8_out = o.u8 || (!o.out_path.empty() && image_path(o.out_path));
     for (const io::array& a : p.channels) {
       io::array r;
-      r.type = a.type;
+      r.type = a.type == dtype::u8 ? (u8_out ? dtype::u8 : dtype::f32) : a.type;
       r.shape = a.shape;
-      r.bytes.resize(a.bytes.size());
+      r.bytes.resize(a.size() * size_of(r.type));
+      filter_options each = opts;
+      each.u8_output = a.type == dtype::u8 && u8_out;
       (flip ? convolve : correlate)(where, a.type, a.data(), p.rows, p.cols, 0, m.v.data(), m.kh,
-                                    m.kw, r.data(), 0, opts, {o.variant, &used});
+                                    m.kw, r.data(), 0, each, {o.variant, &used});
       results.push_back(std::move(r));
     }
     const double s = clock.seconds();
@@ -302,7 +310,7 @@ void add_filter(CLI::App& app, bool flip) {
       flip ? "convolve an image with a mask, as scipy.ndimage.convolve (the mask flipped)"
            : "correlate an image with a mask, as scipy.ndimage.correlate");
   cmd->add_option("--input", o->input,
-                  "a 2-D .npy (f32, f64; u8 and u16 filtered as f32) or an image (PNG, JPEG, "
+                  "a 2-D .npy (f32, f64, u8; u16 filtered as f32) or an image (PNG, JPEG, "
                   "PNM, ...: each channel on its own)");
   cmd->add_option("--shape", o->shape, "RxC: a generated f32 image instead (uniform in [0, 1))");
   cmd->add_option("--seed", o->seed, "seed of a generated image (default 1)")
