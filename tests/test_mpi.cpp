@@ -239,6 +239,32 @@ TEST_F(Mpi, ConvolutionRowSlabsEqualOneProcessBitForBit) {
           EXPECT_EQ(
               std::memcmp(got.data(), want.data() + p.first * s.cols * w, p.count * s.cols * w), 0);
         }
+    // u8 images of 3 channels, to u8 and to f32 (constant mode with a cval a byte holds)
+    for (const shape& s : shapes)
+      for (boundary mode : {boundary::constant, boundary::mirror, boundary::wrap})
+        for (bool u8_out : {true, false}) {
+          SCOPED_TRACE(std::string(name_of(local)) + " u8 x3 " + std::to_string(s.rows) + "x" +
+                       std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
+                       std::to_string(s.kw) + " " + std::string(name_of(mode)) +
+                       (u8_out ? " to u8" : " to f32"));
+          const std::size_t row = s.cols * 3, w = u8_out ? 1 : 4;
+          std::vector<std::uint8_t> whole(s.rows * row + 1);
+          for (auto& v : whole) v = std::uint8_t(rng());
+          MPI_Bcast(whole.data(), int(whole.size()), MPI_BYTE, 0, mpi_communicator());
+          std::vector<double> mask(s.kh * s.kw);
+          std::normal_distribution<double> z(0.05, 0.3);
+          for (double& m : mask) m = z(rng);
+          MPI_Bcast(mask.data(), int(mask.size()), MPI_DOUBLE, 0, mpi_communicator());
+          filter_options o{mode, 7.0, 3, u8_out};
+          std::vector<std::byte> want(s.rows * row * w + 1);
+          correlate(local, dtype::u8, whole.data(), s.rows, s.cols, 0, mask.data(), s.kh, s.kw,
+                    want.data(), 0, o);
+          const detail::part p = detail::part_of(s.rows, job().rank(), job().ranks());
+          std::vector<std::byte> got(p.count * row * w + 1);
+          correlate(backend::mpi, dtype::u8, whole.data() + p.first * row, s.rows, s.cols, 0,
+                    mask.data(), s.kh, s.kw, got.data(), 0, o);
+          EXPECT_EQ(std::memcmp(got.data(), want.data() + p.first * row * w, p.count * row * w), 0);
+        }
   }
   set_mpi_local(backend::cpu);
 }

@@ -47,15 +47,25 @@ int owner_of(std::int64_t row, std::size_t rows, int ranks) {
 std::vector<std::byte> assemble(const convolution_problem& p,
                                 const std::vector<const std::byte*>& from, std::size_t first,
                                 std::size_t last) {
-  const std::size_t row = p.cols * size_of(p.type);
+  const std::size_t values = p.cols * p.channels, row = values * size_of(p.type);
   std::vector<std::byte> out((last - first) * row);
   for (std::size_t i = first; i < last; ++i) {
     std::byte* to = out.data() + (i - first) * row;
     if (from[i]) std::memcpy(to, from[i], row);
-    else if (p.type == dtype::f32) std::fill_n(reinterpret_cast<float*>(to), p.cols, float(p.cval));
-    else std::fill_n(reinterpret_cast<double*>(to), p.cols, p.cval);
+    else if (p.type == dtype::f32) std::fill_n(reinterpret_cast<float*>(to), values, float(p.cval));
+    else if (p.type == dtype::u8) std::fill_n(to, values, std::byte(std::uint8_t(p.cval)));
+    else std::fill_n(reinterpret_cast<double*>(to), values, p.cval);
   }
   return out;
+}
+
+// The size of a row of the input and of the output, in bytes (a u8 image's rows hold its
+// channels; its output may be f32).
+std::size_t in_row_bytes(const convolution_problem& p) {
+  return p.cols * p.channels * size_of(p.type);
+}
+std::size_t out_row_bytes(const convolution_problem& p) {
+  return p.cols * p.channels * size_of(output_type(p));
 }
 
 // `rows` packed rows filtered by the local backend as an image of their own; output rows
@@ -63,7 +73,7 @@ std::vector<std::byte> assemble(const convolution_problem& p,
 void filter_rows(const convolution_call& c, const void* in, std::size_t rows, std::size_t ld_in,
                  std::size_t skip, std::size_t keep, std::byte* out) {
   const convolution_problem& p = c.p;
-  const std::size_t e = size_of(p.type), row = p.cols * e;
+  const std::size_t eo = size_of(output_type(p)), row = out_row_bytes(p);
   const backend local = mpi_local();
   convolution_problem sub = p;
   sub.rows = rows;
@@ -74,9 +84,9 @@ void filter_rows(const convolution_call& c, const void* in, std::size_t rows, st
   }
   std::vector<std::byte> result(rows * row);
   run_rung(default_rung<convolution_rung>(local, sub), executor_for(local),
-           {sub, in, ld_in, c.mask, result.data(), p.cols, nullptr, nullptr});
+           {sub, in, ld_in, c.mask, result.data(), p.cols * p.channels, nullptr, nullptr});
   for (std::size_t y = 0; y < keep; ++y)
-    std::memcpy(out + y * c.ld_out * e, result.data() + (skip + y) * row, row);
+    std::memcpy(out + y * c.ld_out * eo, result.data() + (skip + y) * row, row);
 }
 
 // The slab's outputs. Its own rows are filtered in place, straight into the output: every output
@@ -87,7 +97,8 @@ void filter_slab(const convolution_call& c, part mine, const std::vector<std::in
                  const std::vector<std::byte>& recv, const std::vector<int>& recv_at) {
   const convolution_problem& p = c.p;
   const int me = mpi::rank(), ranks = mpi::size();
-  const std::size_t e = size_of(p.type), row = p.cols * e, rh = p.kh / 2;
+  const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), row = in_row_bytes(p);
+  const std::size_t rh = p.kh / 2, packed = p.cols * p.channels;
   // Where each row of `need` is: this rank's input, what arrived (each rank's rows in the order
   // of `need`), or nowhere (the constant).
   std::vector<const std::byte*> from(need.size(), nullptr);
@@ -106,15 +117,15 @@ void filter_slab(const convolution_call& c, part mine, const std::vector<std::in
   auto* out = static_cast<std::byte*>(c.out);
   if (mine.count < 2 * rh + 1) {
     const std::vector<std::byte> slab = assemble(p, from, 0, need.size());
-    filter_rows(c, slab.data(), need.size(), p.cols, rh, mine.count, out);
+    filter_rows(c, slab.data(), need.size(), packed, rh, mine.count, out);
     return;
   }
   filter_rows(c, c.in, mine.count, c.ld_in, 0, mine.count, out);
   if (rh == 0) return;
   const std::vector<std::byte> top = assemble(p, from, 0, 3 * rh);
-  filter_rows(c, top.data(), 3 * rh, p.cols, rh, rh, out);
+  filter_rows(c, top.data(), 3 * rh, packed, rh, rh, out);
   const std::vector<std::byte> bottom = assemble(p, from, mine.count - rh, mine.count + 2 * rh);
-  filter_rows(c, bottom.data(), 3 * rh, p.cols, rh, rh, out + (mine.count - rh) * c.ld_out * e);
+  filter_rows(c, bottom.data(), 3 * rh, packed, rh, rh, out + (mine.count - rh) * c.ld_out * eo);
 }
 
 }  // namespace
@@ -123,7 +134,7 @@ void convolution_mpi_c01(const convolution_call& c) {
   const convolution_problem& p = c.p;
   const int me = mpi::rank(), ranks = mpi::size();
   const part mine = part_of(p.rows, me, ranks);
-  const std::size_t e = size_of(p.type), row = p.cols * e;
+  const std::size_t e = size_of(p.type), row = in_row_bytes(p);
   // What every rank reads; the rows of mine that each needs go to it in its order.
   std::vector<int> send_counts(std::size_t(ranks), 0), recv_counts(std::size_t(ranks), 0);
   std::vector<std::byte> send;
@@ -160,9 +171,13 @@ void convolution_mpi_c01(const convolution_call& c) {
   mpi::agree(failed);  // a rank's local failure is every rank's
 }
 
-// The halo's bytes to any one rank must fit an int (MPI's counts): every real image does.
+// The halo's bytes to any one rank must fit an int (MPI's counts): every real image does. A u8
+// image's rows of the constant are made of bytes, so its cval must be one.
 bool convolution_mpi_can_run(const convolution_problem& p) {
-  return float_or_double(p) && p.cols * size_of(p.type) * (p.kh + 1) < (std::size_t(1) << 31);
+  const bool byte_cval = p.mode != boundary::constant ||
+                         (p.cval >= 0 && p.cval <= 255 && p.cval == double(std::uint8_t(p.cval)));
+  return (float_or_double(p) || (u8_image(p) && byte_cval)) &&
+         in_row_bytes(p) * (p.kh + 1) < (std::size_t(1) << 31);
 }
 
 void register_convolution_mpi(std::vector<convolution_rung>& r) {
