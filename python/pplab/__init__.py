@@ -106,9 +106,13 @@ def reduce(x, op, *, backend=None, variant=None):
 
 
 def _size(x):
+    """How many elements x has."""
     if _library(x) == "torch":
         return x.numel()
-    return x.size if hasattr(x, "size") and not callable(x.size) else len(memoryview(x).cast("B"))
+    if hasattr(x, "size") and not callable(x.size):
+        return x.size
+    view = memoryview(x)
+    return view.nbytes // view.itemsize
 
 
 def sum(x, *, backend=None, variant=None):  # noqa: A001 (NumPy's name)
