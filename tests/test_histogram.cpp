@@ -20,7 +20,29 @@ using detail::histogram_rung;
 
 class Histogram : public ::testing::TestWithParam<const histogram_rung*> {};
 
+// NumPy's float32 edges (edge_rule::f32_rounded or f32_arithmetic) and a binary search in float.
+std::vector<std::uint64_t> float_edge_reference(const histogram_problem& p, const float* x) {
+  std::vector<std::uint64_t> out(p.bins + 3, 0);
+  std::vector<float> edges(p.bins + 1);
+  const float lo = float(p.lo), hi = float(p.hi), step_f = (hi - lo) / float(p.bins);
+  const double step = (p.hi - p.lo) / double(p.bins);
+  for (std::size_t i = 0; i < p.bins; ++i)
+    edges[i] = p.edges == edge_rule::f32_arithmetic ? float(i) * step_f + lo
+                                                    : float(double(i) * step + p.lo);
+  edges[p.bins] = hi;
+  for (std::size_t i = 0; i < p.n; ++i) {
+    const float v = x[i];
+    if (std::isnan(v)) ++out[p.bins + 2];
+    else if (v < lo) ++out[p.bins];
+    else if (v > hi || (v == hi && !p.closed_last)) ++out[p.bins + 1];
+    else if (v == hi) ++out[p.bins - 1];
+    else ++out[std::size_t(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin()) - 1];
+  }
+  return out;
+}
+
 std::vector<std::uint64_t> reference(const histogram_problem& p, const void* data) {
+  if (p.edges != edge_rule::f64) return float_edge_reference(p, static_cast<const float*>(data));
   std::vector<std::uint64_t> out(p.bins + 3, 0);
   std::vector<double> edges(p.bins + 1);
   const double step = (p.hi - p.lo) / double(p.bins);
@@ -56,6 +78,11 @@ void fill(const histogram_problem& p, std::vector<std::byte>& buf, std::mt19937_
       switch (rng() % 8) {
       case 0:
         v = double(rng() % (p.bins + 1)) * step + p.lo;
+        if (p.edges != edge_rule::f64) {  // NumPy's float32 edge, or a float beside it
+          v = double(
+              detail::f32_edges(p.lo, p.hi, p.bins, p.edges)(unsigned(rng() % (p.bins + 1))));
+          if (rng() % 3 == 0) v = std::nextafter(float(v), rng() & 1 ? INFINITY : -INFINITY);
+        }
         break;  // an edge
       case 1:
         v = p.hi;
@@ -80,7 +107,7 @@ void check(const histogram_rung& r, const histogram_problem& p, std::mt19937_64&
   if (!r.can_run(p)) return;
   SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) +
                " bins=" + std::to_string(p.bins) + (p.natural ? " natural" : "") +
-               (p.closed_last ? " closed" : ""));
+               (p.closed_last ? " closed" : "") + " edges " + std::to_string(int(p.edges)));
   std::vector<std::byte> data(p.n * size_of(p.type) + 1);
   fill(p, data, rng);
   std::vector<std::uint64_t> got(p.bins + 3, 0xdeadbeefull);  // poisoned: every slot is written
@@ -113,6 +140,9 @@ TEST_P(Histogram, EveryDtypeAndAwkwardSize) {
       const double lo = is_float(t) ? -3.25 : 7, hi = is_float(t) ? 11.5 : 100;
       check(r, {t, n, bins, lo, hi, bool(rng() & 1), false}, rng);
       check(r, {t, n, 1, lo, hi, false, false}, rng);
+      if (t == dtype::f32)  // NumPy's float32 edges, both ways of computing them
+        for (edge_rule e : {edge_rule::f32_rounded, edge_rule::f32_arithmetic})
+          check(r, {t, n, bins, -2.5, 0.1, bool(rng() & 1), false, e}, rng);
     }
 }
 
@@ -127,6 +157,9 @@ TEST_P(Histogram, ManyBins) {
   check(r, {dtype::f32, 200003, 300000, -1, 1, false, false}, rng);  // a cluster of 16 on the GPU
   // Far from zero: floats too coarse for the slot estimate (h10 partitions by the exact slot).
   check(r, {dtype::f32, 100003, std::size_t(1) << 18, 1000, 1001, false, false}, rng);
+  // NumPy's float32 edges at a million bins (as numpy.histogram of normal float32 data).
+  for (edge_rule e : {edge_rule::f32_rounded, edge_rule::f32_arithmetic})
+    check(r, {dtype::f32, 200003, 1000000, -5.25, 5.125, true, false, e}, rng);
 }
 
 TEST_P(Histogram, SkewedDataCountsEveryElement) {

@@ -134,31 +134,34 @@ TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
   for (backend local : locals())
     for (std::size_t n : sizes(rng))
       for (dtype t : {dtype::u8, dtype::i16, dtype::f32, dtype::f64})
-        for (std::size_t bins : {std::size_t(0), std::size_t(7), std::size_t(1000)}) {
-          set_mpi_local(local);
-          const arrays a = make(t, n, detail::distribution::normal, seed + bins);
-          const std::size_t mine = a.mine_n;
-          histogram_options o;
-          o.bins = bins;
-          const histogram_result want = histogram(backend::seq, t, a.whole.data(), n, o);
-          const histogram_result got = histogram(backend::mpi, t, a.mine.data(), mine, o);
-          SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) + " bins " +
-                       std::to_string(bins) + " local " + std::string(name_of(local)));
-          EXPECT_EQ(got.lo, want.lo);
-          EXPECT_EQ(got.hi, want.hi);
-          EXPECT_EQ(got.counts, want.counts);
-          EXPECT_EQ(got.total(), n);
-          const detail::histogram_problem p =
-              detail::resolve_histogram(backend::mpi, t, a.mine.data(), mine, o);
-          for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
-            if (r.info.where != backend::mpi) continue;
-            const histogram_result each = detail::run_histogram_into_result(r, p, a.mine.data());
-            EXPECT_EQ(each.counts, want.counts) << r.info.id;
-            EXPECT_EQ(each.underflow + each.overflow + each.nan,
-                      want.underflow + want.overflow + want.nan)
-                << r.info.id;
+        for (std::size_t bins : {std::size_t(0), std::size_t(7), std::size_t(1000)})
+          for (edge_rule rule : {edge_rule::f64, edge_rule::numpy}) {
+            set_mpi_local(local);
+            const arrays a = make(t, n, detail::distribution::normal, seed + bins);
+            const std::size_t mine = a.mine_n;
+            histogram_options o;
+            o.bins = bins, o.edges = rule, o.closed_last = rule == edge_rule::numpy;
+            const histogram_result want = histogram(backend::seq, t, a.whole.data(), n, o);
+            const histogram_result got = histogram(backend::mpi, t, a.mine.data(), mine, o);
+            SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n) + " bins " +
+                         std::to_string(bins) + " local " + std::string(name_of(local)) +
+                         " edges " + std::to_string(int(rule)));
+            EXPECT_EQ(got.lo, want.lo);
+            EXPECT_EQ(got.hi, want.hi);
+            EXPECT_EQ(got.edges, want.edges);
+            EXPECT_EQ(got.counts, want.counts);
+            EXPECT_EQ(got.total(), n);
+            const detail::histogram_problem p =
+                detail::resolve_histogram(backend::mpi, t, a.mine.data(), mine, o);
+            for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
+              if (r.info.where != backend::mpi) continue;
+              const histogram_result each = detail::run_histogram_into_result(r, p, a.mine.data());
+              EXPECT_EQ(each.counts, want.counts) << r.info.id;
+              EXPECT_EQ(each.underflow + each.overflow + each.nan,
+                        want.underflow + want.overflow + want.nan)
+                  << r.info.id;
+            }
           }
-        }
 }
 
 TEST_F(Mpi, UserOperatorFarthestPointAcrossRanks) {

@@ -106,6 +106,7 @@ void run(const histogram_cli& o) {
   histogram_options opt;
   opt.bins = o.bins;
   opt.closed_last = o.numpy;
+  if (o.numpy) opt.edges = edge_rule::numpy;
   if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
   const backend where = o.backend.resolve("histogram", o.variant);
   const loaded data = load_data(o.data, where);
@@ -161,12 +162,16 @@ void add_histogram(CLI::App& app) {
       "histogram",
       "count values into even bins; values outside the range and NaN are counted apart.\n"
       "Bytes, 8-bit images and 16-bit integers default to their natural 256 / 65536 bins;\n"
-      "other data to 10 bins over [min, max] (as numpy.histogram). Bins are [lo, hi) unless\n"
-      "--numpy closes the last one. Images give one histogram per colour channel.");
+      "other data to 10 bins over [min, max] (as numpy.histogram). Bins are [lo, hi) with\n"
+      "edges computed in double, unless --numpy asks for numpy.histogram's rules. Images give\n"
+      "one histogram per colour channel.");
   cmd->add_option("--bins", o->bins, "number of bins, 1 to 2^24")
       ->check(CLI::Range(std::size_t(1), max_bins));
   cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
-  cmd->add_flag("--numpy", o->numpy, "close the last bin, [lo, hi], as numpy.histogram");
+  cmd->add_flag("--numpy", o->numpy,
+                "numpy.histogram's rules, bit for bit as NumPy 2: 10 bins over [min, max] for "
+                "every dtype unless given, the last bin closed, [lo, hi], and float32 data "
+                "binned against float32 edges");
   o->backend.add_to(*cmd);
   cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "

@@ -6,6 +6,10 @@
 // - bins are [lo, hi) with bin i = [edge(i), edge(i+1)), edge(i) = lo + i*(hi-lo)/bins, and a
 //   value equal to an edge always lands in the bin that edge opens; with closed_last the last
 //   bin is [edge(bins-1), hi], as numpy.histogram (a range inferred from the data always is);
+// - float32 data: by default its edges are computed in double, as for every other dtype, so a
+//   value lands in the same bin as float32 and as float64. numpy.histogram computes float32
+//   data's edges as float32 numbers and compares in float32; edge_rule::numpy follows it bit for
+//   bit (docs/choices.md says why it is not the default);
 // - counts are 64-bit; values below lo, above hi (or equal to hi with a half-open last bin) and
 //   NaN are counted in underflow, overflow and nan: nothing is dropped silently.
 #include <cstddef>
@@ -23,22 +27,40 @@ namespace pplab {
 
 inline constexpr std::size_t max_bins = std::size_t(1) << 24;
 
+// How the edges of float32 data are computed (data of every other dtype: in double, as NumPy's).
+enum class edge_rule : std::uint8_t {
+  f64,             // lo + i * ((hi - lo) / bins) in double, and compared in double (the default)
+  numpy,           // numpy.histogram's rules (NumPy 2): the range inferred as [min, max] for
+                   // every dtype (bytes too), 10 bins by default, and float32 edges f32_rounded
+                   // for a range given, f32_arithmetic for a range inferred from the data
+  numpy1,          // the same as NumPy 1.x: float32 edges f32_rounded for any range
+  f32_rounded,     // float32 edges, each the double edge rounded: NumPy 1.x, and NumPy 2 for a
+                   // range given as Python floats; values compared in float32
+  f32_arithmetic,  // float32 edges from float32 arithmetic, i * step + lo with step =
+                   // (hi - lo) / bins, each operation rounded to float32: NumPy 2 for a range
+                   // of float32 numbers (the data's minimum and maximum)
+};
+
 struct histogram_options {
-  std::size_t bins = 0;          // 0: natural bins for 8/16-bit integers, else 10
-  std::optional<double> lo, hi;  // both or neither; none: the type's range or the data's
-  bool closed_last = false;      // numpy.histogram's closed last bin
+  std::size_t bins = 0;              // 0: natural bins for 8/16-bit integers, else 10
+  std::optional<double> lo, hi;      // both or neither; none: the type's range or the data's
+  bool closed_last = false;          // numpy.histogram's closed last bin
+  edge_rule edges = edge_rule::f64;  // the arithmetic of float32 data's edges
 };
 
 struct histogram_result {
   double lo = 0, hi = 0;
   bool closed_last = false;
+  edge_rule edges = edge_rule::f64;   // f64, f32_rounded or f32_arithmetic
   std::vector<std::uint64_t> counts;  // one per bin
   std::uint64_t underflow = 0, overflow = 0, nan = 0;
   std::string rung;  // the id of the rung that counted (`pplab list histogram`)
 
   std::size_t bins() const noexcept { return counts.size(); }
-  double edge(std::size_t i) const noexcept;  // as numpy.linspace(lo, hi, bins + 1)[i]
-  std::uint64_t total() const noexcept;       // every element, outliers and NaN included
+  // As numpy.linspace(lo, hi, bins + 1)[i], in the arithmetic `edges` says (a float32 edge
+  // given as the double that holds it).
+  double edge(std::size_t i) const noexcept;
+  std::uint64_t total() const noexcept;  // every element, outliers and NaN included
 };
 
 // `how` may name the rung to run (pplab/backend.hpp); the result says which ran.

@@ -141,32 +141,54 @@ def mean(x, *, backend=None, variant=None):
 
 
 def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A002
-    """numpy.histogram(a, bins, range): (hist, bin_edges), with NumPy's rules for the edges and
-    the outliers: equal bins over range (or over the data's minimum and maximum), the last bin
-    closed, values outside the range not counted, NaN refused when the range comes from the data.
-    hist is int64 in a's library and on a's device; bin_edges is float64 (float32 data is binned
-    against edges computed in double: docs/python.md)."""
+    """numpy.histogram(a, bins, range): (hist, bin_edges), bit for bit as the installed NumPy:
+    equal bins over range (or over the data's minimum and maximum), the last bin closed, values
+    outside the range not counted, NaN refused when the range comes from the data, and float32
+    data binned against float32 edges computed as NumPy computes them. hist is int64 in a's
+    library and on a's device; bin_edges is a NumPy array of NumPy's dtype (docs/python.md)."""
     import numbers
     if not isinstance(bins, numbers.Integral) or bins < 1:
         raise ValueError("bins must be a positive integer, not %r" % (bins,))
     a = _for_pplab(_array(a))
-    if range is None:
-        if _size(a) == 0:
-            lo, hi = 0.0, 1.0
-        else:
-            lo, hi = float(min(a, backend=backend)), float(max(a, backend=backend))
-            if not (_finite(lo) and _finite(hi)):
-                raise ValueError("autodetected range of [%s, %s] is not finite" % (lo, hi))
-    else:
-        lo, hi = (float(v) for v in range)
-        if lo > hi:
+    lo = hi = None
+    if range is not None:
+        first, last = range
+        if first > last:
             raise ValueError("max must be larger than min in range parameter.")
-        if not (_finite(lo) and _finite(hi)):
-            raise ValueError("supplied range of [%s, %s] is not finite" % (lo, hi))
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    counts, edges, *_ = _pplab.histogram(a, int(bins), lo, hi, True, backend, variant)
+        if not (_finite(float(first)) and _finite(float(last))):
+            raise ValueError("supplied range of [%s, %s] is not finite" % (first, last))
+        if first == last:  # widened in the range's own arithmetic, as NumPy does
+            first, last = first - 0.5, last + 0.5
+        lo, hi = float(first), float(last)
+    rule = _edge_rule(_dtype_name(a), range)
+    counts, edges, *_ = _pplab.histogram(a, int(bins), lo, hi, True, rule, backend, variant)
     return _like(a, counts), edges
+
+
+def _edge_rule(dtype_name, range):  # noqa: A002
+    """How numpy.histogram computes the edges of this data over this range (edge_rule in
+    pplab/histogram.hpp), as the installed NumPy's major version does: a range inferred from the
+    data for every dtype; float32 data gets float32 edges, from float32 arithmetic where NumPy
+    2's linspace runs in float32 (a range of float32 numbers, such as the data's minimum and
+    maximum), else the double edges rounded (NumPy 1.x always)."""
+    import numpy
+    numpy2 = int(numpy.__version__.split(".")[0]) >= 2
+    if range is None:  # [min, max] of the data, for every dtype
+        return "numpy" if numpy2 else "numpy1"
+    if dtype_name != "float32":
+        return "f64"
+    first, last = range
+    if numpy.result_type(first, last, numpy.empty(0, numpy.float32)) != numpy.float32:
+        return "f64"  # NumPy bins in float64 (a range of numpy.float64 values on NumPy 2)
+    if not numpy2:
+        return "f32_rounded"
+    arithmetic = numpy.result_type(first, last)
+    if arithmetic == numpy.float32:
+        return "f32_arithmetic"
+    if arithmetic == numpy.float64 or arithmetic.kind in "iub":
+        return "f32_rounded"
+    raise TypeError("histogram: a range of %s values; give Python floats or float32/float64 "
+                    "values" % arithmetic)
 
 
 def _finite(v):
@@ -189,7 +211,7 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if name in ("uint8", "uint16"):
         # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
         n = 256 if name == "uint8" else 65536
-        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
+        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, "f64", backend, variant)
         used = numpy.flatnonzero(counts)
         counts = counts[:builtins.max(int(used[-1]) + 1 if used.size else 0, minlength)]
     else:
@@ -197,7 +219,7 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
             raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                              % min(x, backend=backend))
         n = int(max(x, backend=backend)) + 1
-        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, backend, variant)
+        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, "f64", backend, variant)
     if minlength > counts.size:
         counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
     return _like(x, counts)
@@ -221,7 +243,7 @@ def histogram_channels(image, *, backend=None):
     out = numpy.empty((len(planes), 256), dtype=numpy.int64)
     for c, plane in enumerate(planes):
         plane = _contiguous(plane)
-        out[c], *_ = _pplab.histogram(plane, 256, 0.0, 256.0, False, backend, None)
+        out[c], *_ = _pplab.histogram(plane, 256, 0.0, 256.0, False, "f64", backend, None)
     return _like(image, out)
 
 

@@ -116,14 +116,33 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
+edge_rule edge_rule_named(const std::string& name) {
+  for (auto [n, rule] : {std::pair{"f64", edge_rule::f64},
+                         {"numpy", edge_rule::numpy},
+                         {"numpy1", edge_rule::numpy1},
+                         {"f32_rounded", edge_rule::f32_rounded},
+                         {"f32_arithmetic", edge_rule::f32_arithmetic}})
+    if (name == n) return rule;
+  throw py::value_error("histogram: unknown edge rule '" + name +
+                        "' (f64, numpy, numpy1, f32_rounded or f32_arithmetic)");
+}
+
+// The edges as NumPy gives them: float32 numbers for float32 edges, else float64.
+template <class F> py::array edges_of(const histogram_result& r) {
+  py::array_t<F> edges(py::ssize_t(r.counts.size() + 1));
+  for (std::size_t i = 0; i <= r.counts.size(); ++i) edges.mutable_data()[i] = F(r.edge(i));
+  return edges;
+}
+
 py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> lo,
-                         std::optional<double> hi, bool closed_last,
+                         std::optional<double> hi, bool closed_last, const std::string& edges,
                          const std::optional<std::string>& backend_name,
                          const std::optional<std::string>& variant) {
   placed p = take(x, backend_name, "the array");
   require_contiguous(p.a, "the array");
   histogram_options o;
   o.bins = bins, o.lo = lo, o.hi = hi, o.closed_last = closed_last;
+  o.edges = edge_rule_named(edges);
   const std::string rung = variant.value_or("");
   histogram_result r;
   {
@@ -133,9 +152,9 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   }
   py::array_t<std::int64_t> counts(py::ssize_t(r.counts.size()));
   std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
-  py::array_t<double> edges(py::ssize_t(r.counts.size() + 1));
-  for (std::size_t i = 0; i <= r.counts.size(); ++i) edges.mutable_data()[i] = r.edge(i);
-  return py::make_tuple(counts, edges, r.underflow, r.overflow, r.nan, r.rung);
+  return py::make_tuple(counts,
+                        r.edges == edge_rule::f64 ? edges_of<double>(r) : edges_of<float>(r),
+                        r.underflow, r.overflow, r.nan, r.rung);
 }
 
 std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
@@ -315,8 +334,8 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
-        py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("backend") = py::none(),
-        py::arg("variant") = py::none());
+        py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
+        py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),

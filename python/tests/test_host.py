@@ -87,24 +87,75 @@ def test_wrong_dtypes_strided_views_and_read_only_arrays():
 @pytest.mark.parametrize("bins", [1, 10, 100, 1000, 65536])
 def test_histogram_follows_numpys_rules(rng, backend, dtype, bins):
     x = data(rng, dtype, 100003)
-    want_dtype = np.float64 if dtype == np.float32 else dtype
-    # float32 data is binned against edges computed in double: NumPy's answer for the same
-    # values in float64 (docs/python.md).
     for rng_arg in (None, (-2.0, 3.0), (0, 0)):
         got, edges = pplab.histogram(x, bins, rng_arg, backend=backend)
-        want, want_edges = np.histogram(x.astype(want_dtype), bins, rng_arg)
+        want, want_edges = np.histogram(x, bins, rng_arg)
         assert got.dtype == np.int64
         assert got.tolist() == want.tolist(), rng_arg
-        np.testing.assert_allclose(edges, want_edges, rtol=1e-15)
+        assert edges.dtype == want_edges.dtype
+        np.testing.assert_array_equal(edges, want_edges)
     # values on the edges themselves, and the closed last bin
     on_edges = np.linspace(-1, 1, bins + 1)
     got, _ = pplab.histogram(on_edges, bins, (-1, 1), backend=backend)
     assert got.tolist() == np.histogram(on_edges, bins, (-1, 1))[0].tolist()
 
 
+def on_and_beside(edges, rng, n):
+    """n float32 values: NumPy's edges themselves, the floats just below and above them, and a
+    normal sample."""
+    e = edges.astype(np.float32)
+    picks = e[rng.integers(0, e.size, n // 2)]
+    side = rng.integers(-1, 2, picks.size)
+    near = np.where(side < 0, np.nextafter(picks, np.float32(-np.inf)),
+                    np.where(side > 0, np.nextafter(picks, np.float32(np.inf)), picks))
+    return np.concatenate([near, rng.normal(size=n - near.size).astype(np.float32)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bins", [10, 100, 997, 70000, 1000000])
+def test_float32_histogram_is_numpys_bit_for_bit(rng, backend, bins):
+    # numpy.histogram bins float32 data against float32 edges; NumPy 1.x rounds double edges,
+    # NumPy 2 computes an inferred range's edges in float32: each against the NumPy installed.
+    x = rng.normal(size=200003).astype(np.float32)
+    for rng_arg in (None, (-2.0, 2.0), (-3, 3), (np.float32(-1.7), np.float32(2.3)),
+                    (np.float64(-2.5), np.float64(0.1)), (-2.5, 0.1)):
+        _, want_edges = np.histogram(x, bins, rng_arg)
+        y = on_and_beside(want_edges, rng, x.size)
+        if rng_arg is None:  # the same range as x's: its minimum and maximum kept
+            y[:2] = x.min(), x.max()
+            y = np.clip(y, x.min(), x.max())
+        want, want_edges = np.histogram(y, bins, rng_arg)
+        got, edges = pplab.histogram(y, bins, rng_arg, backend=backend)
+        assert edges.dtype == want_edges.dtype, rng_arg
+        np.testing.assert_array_equal(edges, want_edges, err_msg=str(rng_arg))
+        wrong = np.flatnonzero(got != want)
+        assert wrong.size == 0, (rng_arg, wrong[:5], got[wrong[:5]], want[wrong[:5]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_histogram_of_one_value_widens_as_numpy(backend):
+    for v in (np.float32(0.1), np.float32(3e3), np.float32(-1.5)):
+        x = np.full(1001, v, dtype=np.float32)
+        for bins in (1, 7, 10):
+            got, edges = pplab.histogram(x, bins, backend=backend)
+            want, want_edges = np.histogram(x, bins)
+            assert got.tolist() == want.tolist()
+            np.testing.assert_array_equal(edges, want_edges)
+            assert edges.dtype == want_edges.dtype
+    # Around 3e7, floats are 2 apart: NumPy's widened range of 1 has equal edges, and its index,
+    # corrected by one step, stops short of them: refused, not answered differently.
+    with pytest.raises(ValueError, match="too narrow for NumPy's float32"):
+        pplab.histogram(np.full(10, np.float32(3e7)), 7, backend=backend)
+    with pytest.raises(ValueError, match="too narrow for NumPy's float32"):
+        pplab.histogram(np.zeros(10, np.float32), 2**22, (0.0, 1.0), backend=backend)
+    assert pplab.histogram(np.zeros(10, np.float64), 2**22, (0.0, 1.0))[0][0] == 10
+
+
 def test_histogram_refuses_what_numpy_refuses():
-    with pytest.raises(ValueError, match="not finite"):
+    with pytest.raises(ValueError, match="NaN"):
         pplab.histogram(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="not finite"):
+        pplab.histogram(np.array([1.0, np.inf]))
     with pytest.raises(ValueError, match="larger than min"):
         pplab.histogram(np.arange(5.0), 3, (2, 1))
     with pytest.raises(ValueError, match="bins"):

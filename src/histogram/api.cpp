@@ -16,6 +16,8 @@
 namespace pplab {
 
 double histogram_result::edge(std::size_t i) const noexcept {
+  if (edges != edge_rule::f64 && bins() > 0)
+    return double(detail::f32_edges(lo, hi, bins(), edges)(unsigned(std::min(i, bins()))));
   if (i >= bins()) return hi;
   return double(i) * ((hi - lo) / double(bins())) + lo;
 }
@@ -44,10 +46,18 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
                const std::function<std::pair<double, double>()>& min_max) {
   if (o.lo.has_value() != o.hi.has_value())
     fail(errc::invalid_argument, "histogram: give both ends of the range (lo and hi), or neither");
-  const bool small_int = !is_float(t) && size_of(t) <= 2;
+  const bool numpy_rules = o.edges == edge_rule::numpy || o.edges == edge_rule::numpy1;
+  // 8- and 16-bit integers get their natural bins, unless NumPy's rules are asked for.
+  const bool small_int = !is_float(t) && size_of(t) <= 2 && !numpy_rules;
   // 256 or 65536 for 8- and 16-bit integers (computed for them alone: a shift by 64 is undefined).
   const std::size_t natural_bins = small_int ? std::size_t(1) << (8 * size_of(t)) : 0;
   detail::histogram_problem p{t, n, o.bins, 0, 0, o.closed_last, false};
+  // NumPy's float32 edges (edge_rule::numpy: from double arithmetic for a range given, from
+  // float32 arithmetic for one inferred from the data).
+  if (t == dtype::f32 && o.edges != edge_rule::f64)
+    p.edges = !numpy_rules                                         ? o.edges
+              : o.edges == edge_rule::numpy1 || o.lo || total == 0 ? edge_rule::f32_rounded
+                                                                   : edge_rule::f32_arithmetic;
   if (o.lo) {
     p.lo = *o.lo, p.hi = *o.hi;
     if (!std::isfinite(p.lo) || !std::isfinite(p.hi))
@@ -84,7 +94,11 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
                                  "] is wider than a double can hold (max - min overflows); "
                                  "give a narrower range (--range LO:HI)");
       p.lo = mn, p.hi = mx;
-      if (mn == mx) p.lo -= 0.5, p.hi += 0.5;
+      if (mn == mx) {
+        if (p.edges == edge_rule::f32_arithmetic)  // as NumPy 2 widens a float32 minimum
+          p.lo = double(float(mn) - 0.5f), p.hi = double(float(mx) + 0.5f);
+        else p.lo -= 0.5, p.hi += 0.5;
+      }
       if (!(p.lo < p.hi))
         fail(errc::bad_data,
              "histogram: every value is " + num(mn) +
@@ -103,6 +117,22 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
                                      num(p.lo) + ", " + num(p.hi) +
                                      "] are narrower than a double can tell apart; use fewer bins "
                                      "or a wider range");
+  // NumPy finds a float32 value's bin from an estimate in float32 arithmetic, corrected by one
+  // step against its float32 edges: its answer is the bin its edges give only while the estimate
+  // is within one bin. A bound on the estimate's error in bins: the subtract, divide and multiply
+  // (2^-24 n each, the divisor's rounding too) and the edges' own distance from their ideal
+  // places (2^-24 |edge| each, three times over in bins, and 2^-24 n for a step rounded twice).
+  // Where it reaches one bin, pplab cannot promise NumPy's counts and says so.
+  if (p.edges != edge_rule::f64) {
+    const double width = double(float(p.hi)) - double(float(p.lo));
+    const double widest = std::max(std::abs(p.lo), std::abs(p.hi)), n = double(p.bins);
+    if (!(width > 0) || !(std::ldexp(7 * n + 3 * n / width * widest, -24) < 1))
+      fail(errc::invalid_argument,
+           "histogram: " + std::to_string(p.bins) + " bins over [" + num(p.lo) + ", " + num(p.hi) +
+               "] are too narrow for NumPy's float32 binning: its float32 index can miss its own "
+               "edges there, so its counts cannot be matched; use fewer bins or a range nearer "
+               "zero, or edges in double (without --numpy; edge_rule::f64)");
+  }
   return p;
 }
 
@@ -130,7 +160,7 @@ namespace {
 template <class Count>
 histogram_result result_of(const detail::histogram_problem& p, Count&& count) {
   histogram_result out;
-  out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last;
+  out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last, out.edges = p.edges;
   out.counts.resize(slots(p));
   count(out.counts.data());
   out.underflow = out.counts[p.bins];
@@ -152,10 +182,10 @@ histogram_result detail::run_histogram_into_result(const histogram_rung& r,
 detail::histogram_problem detail::resolve_histogram_in_place(
     backend where, dtype t, std::size_t n, const histogram_options& o,
     const std::function<scalar(op)>& reduce_it, const std::function<void()>& checks) {
-  const std::string signature = "histogram " + std::string(name_of(t)) + " bins " +
-                                std::to_string(o.bins) + " range " + (o.lo ? num(*o.lo) : "none") +
-                                ":" + (o.hi ? num(*o.hi) : "none") +
-                                (o.closed_last ? " closed" : "");
+  const std::string signature =
+      "histogram " + std::string(name_of(t)) + " bins " + std::to_string(o.bins) + " range " +
+      (o.lo ? num(*o.lo) : "none") + ":" + (o.hi ? num(*o.hi) : "none") +
+      (o.closed_last ? " closed" : "") + " edges " + std::to_string(int(o.edges));
   const std::uint64_t total = agree_on_call(where, signature, n, checks);
   return together([&] {
     return resolve_agreed(t, n, total, o, [&] {

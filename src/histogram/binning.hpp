@@ -49,6 +49,69 @@ struct range_binner {
   }
 };
 
+// NumPy's edges for float32 data (histogram_problem::edges): float32 numbers, lo_f = lo and
+// hi_f = hi rounded to float (the first and last edge, as numpy.linspace sets them), and edge i
+// either the double edge lo + i * step rounded to float (f32_rounded) or float32 arithmetic,
+// i * step_f + lo_f with step_f = (hi_f - lo_f) / bins, each operation rounded (f32_arithmetic).
+struct f32_edges {
+  double lo, step;
+  float lo_f, hi_f, step_f;
+  unsigned bins;
+  bool in_float;
+
+  f32_edges(double lo_, double hi_, std::size_t bins_, edge_rule rule)
+      : lo(lo_), step((hi_ - lo_) / double(bins_)), lo_f(float(lo_)), hi_f(float(hi_)),
+        step_f((hi_f - lo_f) / float(bins_)), bins(unsigned(bins_)),
+        in_float(rule == edge_rule::f32_arithmetic) {}
+
+  PPLAB_HD float operator()(unsigned i) const noexcept {
+    if (i >= bins) return hi_f;
+    return in_float ? mul_add_rounded(float(i), step_f, lo_f)
+                    : float(mul_add_rounded(double(i), step, lo));
+  }
+};
+
+// numpy.histogram's bins for float32 data: values compared in float32 with float32 edges
+// (f32_edges). Values below lo_f and above hi_f are outliers; the bin of any other value is the
+// last one whose edge is at or below it, found from the float estimate (x - lo_f) * scale and
+// corrected by steps against the edges themselves. NumPy finds its index as an estimate
+// corrected by one step against the same edges: the same bin whenever its estimate is within
+// one bin, which its float arithmetic gives below about 2^21 bins on a range near zero
+// (docs/choices.md).
+struct f32_edge_binner {
+  f32_edges edge;
+  float scale_f;
+  bool closed_last;
+
+  explicit f32_edge_binner(const histogram_problem& p)
+      : edge(p.lo, p.hi, p.bins, p.edges),
+        scale_f(float(double(p.bins) / (double(edge.hi_f) - double(edge.lo_f)))),
+        closed_last(p.closed_last) {
+    // Rounded double edges that float32 arithmetic gives exactly (as over [0, 1) with 1024
+    // bins) are computed in float: checked once, up to 4096 bins (a double edge cost 1.13x on
+    // seq at 1024 bins, docs/histogram.md).
+    if (!edge.in_float && edge.bins <= 4096) {
+      f32_edges in_float = edge;
+      in_float.in_float = true;
+      bool same = true;
+      for (unsigned i = 0; same && i <= edge.bins; ++i) same = in_float(i) == edge(i);
+      if (same) edge = in_float;
+    }
+  }
+
+  PPLAB_HD std::size_t operator()(float x) const noexcept {
+    const unsigned bins = edge.bins;
+    if (x != x) return bins + 2;
+    if (x < edge.lo_f) return bins;
+    if (x >= edge.hi_f) return (x == edge.hi_f && closed_last) ? bins - 1 : bins + 1;
+    const float u = mul_rounded(x - edge.lo_f, scale_f);  // >= 0; inf where x - lo_f overflows
+    unsigned i = u < float(bins) ? unsigned(u) : bins - 1;
+    while (i > 0 && x < edge(i)) --i;
+    while (i + 1 < bins && x >= edge(i + 1)) ++i;
+    return i;
+  }
+};
+
 // What the float binners' error bounds are made of: bins per unit of x, |lo| and |hi|.
 struct range_terms {
   double scale, alo, ahi, bins;
@@ -256,6 +319,12 @@ template <class Impl> void dispatch_histogram(const histogram_call& c) {
     if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
       if (c.p.natural) {
         Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c.counts, c);
+        return;
+      }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (c.p.edges != edge_rule::f64) {
+        Impl::template run<T>(x, c.p.n, f32_edge_binner(c.p), c.counts, c);
         return;
       }
     }

@@ -25,6 +25,9 @@ struct histogram_problem {
   double lo, hi;
   bool closed_last;
   bool natural;  // 8/16-bit integers over their whole range: bin = value - lo, no outliers
+  // f32 data only: f32_rounded or f32_arithmetic for NumPy's float32 edges (f32_edge_binner);
+  // f64 for every other problem. Never numpy or numpy1 (resolved into one of these).
+  edge_rule edges = edge_rule::f64;
 };
 struct histogram_call {
   histogram_problem p;

@@ -248,9 +248,13 @@ struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     if constexpr (std::is_same_v<T, float>) {
-      if constexpr (!std::is_same_v<Bin, range_binner>)  // a float binner, with position()
-        if (float_slot_estimate::usable(c.p, pad))
-          return partition(x, n, bin, estimated_slot{float_slot_estimate(c.p)}, c, s);
+      if constexpr (std::is_same_v<Bin, f32_edge_binner>) {  // NumPy's float32 edges
+        return partition(x, n, bin, exact_slot{}, c, s);
+      } else {
+        if constexpr (!std::is_same_v<Bin, range_binner>)  // a float binner, with position()
+          if (float_slot_estimate::usable(c.p, pad))
+            return partition(x, n, bin, estimated_slot{float_slot_estimate(c.p)}, c, s);
+      }
       const range_binner exact(c.p);  // rare: one more instantiation is enough
       return partition(x, n, exact, exact_slot{}, c, s);
     } else {
