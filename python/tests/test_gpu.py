@@ -62,11 +62,21 @@ def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
 def test_histograms_of_gpu_arrays(rng, lib, bins):
     host = rng.standard_normal(1 << 20).astype(np.float32)
     x = to_gpu(lib, host)
+    # NumPy's float32 edges, bit for bit, on the GPU binners: values on them and beside them too
+    _, on = np.histogram(host, bins, (-3, 3))
+    host[: on.size] = on
+    host[on.size: 2 * on.size] = np.nextafter(on, np.float32(np.inf))
+    host[2 * on.size: 3 * on.size] = np.nextafter(on, np.float32(-np.inf))
+    x = to_gpu(lib, host)
     got, edges = pplab.histogram(x, bins, (-3, 3))
     assert is_gpu_array_of(lib, got)
-    assert to_host(got).tolist() == np.histogram(host.astype(np.float64), bins, (-3, 3))[0].tolist()
-    got, _ = pplab.histogram(x, bins)
-    assert to_host(got).tolist() == np.histogram(host.astype(np.float64), bins)[0].tolist()
+    want, want_edges = np.histogram(host, bins, (-3, 3))
+    assert to_host(got).tolist() == want.tolist()
+    np.testing.assert_array_equal(edges, want_edges)
+    got, edges = pplab.histogram(x, bins)
+    want, want_edges = np.histogram(host, bins)
+    assert to_host(got).tolist() == want.tolist()
+    np.testing.assert_array_equal(edges, want_edges)
     bytes_ = rng.integers(0, 256, 1 << 20).astype(np.uint8)
     assert to_host(pplab.bincount(to_gpu(lib, bytes_))).tolist() == np.bincount(bytes_).tolist()
 

@@ -2,6 +2,7 @@
 // Which slot an element is counted in. Every histogram rung counts into bins + 3 slots: the
 // bins, then underflow (bins), overflow (bins + 1) and NaN (bins + 2), so outliers take the same
 // path as everything else and nothing is dropped.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -73,23 +74,33 @@ struct f32_edges {
 
 // numpy.histogram's bins for float32 data: values compared in float32 with float32 edges
 // (f32_edges). Values below lo_f and above hi_f are outliers; the bin of any other value is the
-// last one whose edge is at or below it, found from the float estimate (x - lo_f) * scale and
-// corrected by steps against the edges themselves. NumPy finds its index as an estimate
-// corrected by one step against the same edges: the same bin whenever its estimate is within
-// one bin, which its float arithmetic gives below about 2^21 bins on a range near zero
-// (docs/choices.md).
+// last one whose edge is at or below it, found from the float estimate u = (x - lo_f) * scale.
+// Where u is within half a bin of x's place among the edges (near_edge: the bound below), the
+// edge nearest u decides in one comparison, without a branch (a GPU warp takes none); else the
+// estimate is corrected by steps against the edges. NumPy finds its index as an estimate
+// corrected by one step against the same edges: the same bin wherever its estimate is within
+// one bin, which the API checks before it runs (histogram/api.cpp).
 struct f32_edge_binner {
   f32_edges edge;
   float scale_f;
-  bool closed_last;
+  bool closed_last, near_edge;
+
+  // A bound, in bins, on |u - x's place among the edges|: u's subtract, scale and multiply
+  // (2^-24 n each), and the edges' distance from lo_f + i (hi_f - lo_f) / n (a step rounded
+  // twice and its multiple, 2^-24 n each; lo, hi and each edge rounded to float, 2^-24 of the
+  // widest end each), doubled for a margin.
+  static double place_error(const histogram_problem& p) {
+    const double n = double(p.bins), lo = double(float(p.lo)), hi = double(float(p.hi));
+    const double widest = std::max(std::fabs(lo), std::fabs(hi));
+    return std::ldexp(6 * n + 3 * n / (hi - lo) * widest, -23);
+  }
 
   explicit f32_edge_binner(const histogram_problem& p)
       : edge(p.lo, p.hi, p.bins, p.edges),
         scale_f(float(double(p.bins) / (double(edge.hi_f) - double(edge.lo_f)))),
-        closed_last(p.closed_last) {
+        closed_last(p.closed_last), near_edge(place_error(p) < 0.5) {
     // Rounded double edges that float32 arithmetic gives exactly (as over [0, 1) with 1024
-    // bins) are computed in float: checked once, up to 4096 bins (a double edge cost 1.13x on
-    // seq at 1024 bins, docs/histogram.md).
+    // bins) are computed in float: checked once, up to 4096 bins.
     if (!edge.in_float && edge.bins <= 4096) {
       f32_edges in_float = edge;
       in_float.in_float = true;
@@ -106,6 +117,12 @@ struct f32_edge_binner {
     if (x >= edge.hi_f) return (x == edge.hi_f && closed_last) ? bins - 1 : bins + 1;
     const float u = mul_rounded(x - edge.lo_f, scale_f);  // >= 0; inf where x - lo_f overflows
     unsigned i = u < float(bins) ? unsigned(u) : bins - 1;
+    if (near_edge) {
+      // x's place is within half a bin of u: the edge nearest u, e (0 to bins), is the one edge
+      // that can lie between them. edge(0) = lo_f <= x and edge(bins) = hi_f > x here.
+      const unsigned e = i + (u - float(i) > 0.5f);
+      return e - 1 + (x >= edge(e));
+    }
     while (i > 0 && x < edge(i)) --i;
     while (i + 1 < bins && x >= edge(i + 1)) ++i;
     return i;
