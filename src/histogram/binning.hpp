@@ -76,8 +76,8 @@ struct f32_edges {
 // (f32_edges). Values below lo_f and above hi_f are outliers; the bin of any other value is the
 // last one whose edge is at or below it, found from the float estimate u = (x - lo_f) * scale.
 // Where u is within half a bin of x's place among the edges (near_edge: the bound below), the
-// edge nearest u decides in one comparison, without a branch (a GPU warp takes none); else the
-// estimate is corrected by steps against the edges. NumPy finds its index as an estimate
+// edge nearest u decides in one comparison; else, and near the ends, the estimate is corrected
+// by steps against the edges. NumPy finds its index as an estimate
 // corrected by one step against the same edges: the same bin wherever its estimate is within
 // one bin, which the API checks before it runs (histogram/api.cpp).
 struct f32_edge_binner {
@@ -112,17 +112,18 @@ struct f32_edge_binner {
 
   PPLAB_HD std::size_t operator()(float x) const noexcept {
     const unsigned bins = edge.bins;
+    const float u = mul_rounded(x - edge.lo_f, scale_f);  // inf where x - lo_f overflows
+    // Half a bin or more inside both ends (false for NaN, infinities and outliers): x's place is
+    // within half a bin of u, and the edge nearest u, e (0 to bins - 1), is the one edge that can
+    // lie between them. One branch for the common case: a GPU warp seldom splits on it.
+    if (near_edge && u >= 0.5f && u <= float(bins) - 0.5f) {
+      const unsigned i = unsigned(u), e = i + (u - float(i) > 0.5f);
+      return e - 1 + (x >= edge(e));  // e = 0: x > lo_f = edge(0)
+    }
     if (x != x) return bins + 2;
     if (x < edge.lo_f) return bins;
     if (x >= edge.hi_f) return (x == edge.hi_f && closed_last) ? bins - 1 : bins + 1;
-    const float u = mul_rounded(x - edge.lo_f, scale_f);  // >= 0; inf where x - lo_f overflows
-    unsigned i = u < float(bins) ? unsigned(u) : bins - 1;
-    if (near_edge) {
-      // x's place is within half a bin of u: the edge nearest u, e (0 to bins), is the one edge
-      // that can lie between them. edge(0) = lo_f <= x and edge(bins) = hi_f > x here.
-      const unsigned e = i + (u - float(i) > 0.5f);
-      return e - 1 + (x >= edge(e));
-    }
+    unsigned i = u < float(bins) ? unsigned(u) : bins - 1;  // u >= 0 here
     while (i > 0 && x < edge(i)) --i;
     while (i + 1 < bins && x >= edge(i + 1)) ++i;
     return i;
