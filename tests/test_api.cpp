@@ -1,7 +1,11 @@
 // The public API as a user calls it: backend tags, typed results, user operators, and the
 // errors bad calls get.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <numeric>
 
@@ -247,6 +251,59 @@ TEST(Api, MatmulThroughTheTypedViewWithStrides) {
   matmul(cpu, 1.0, matrix_ref<const double>{big.data(), 2, 2, 4},
          matrix_ref<const double>{b.data(), 2, 1}, 0.0, matrix_ref<double>{c.data(), 2, 1});
   EXPECT_EQ(c, (std::vector<double>{3, 7}));
+}
+
+}  // namespace
+}  // namespace pplab::test
+
+namespace pplab::test {
+namespace {
+
+// `pplab tune`'s choice file: the rung it names for a class of problem is the one the API runs
+// (on this machine, for that class only); a file for another machine, or one that cannot be
+// read, is not used, and the status says why.
+TEST(Tuning, TheChoiceFileNamesTheRungTheApiRuns) {
+  const std::string dir = ::testing::TempDir() + "pplab-tuning-" + std::to_string(::getpid());
+  const std::string path = dir + "/choices.json";
+  ::setenv("PPLAB_CHOICES", path.c_str(), 1);
+  reload_choices();
+  const std::vector<float> x(3000, 1.0f), more(100000, 1.0f);
+  const auto ran_on = [](const std::vector<float>& v) {
+    std::string ran;
+    reduce(backend::cpu, dtype::f32, v.data(), v.size(), op::sum, {"", &ran});
+    return ran;
+  };
+  const std::string policy_pick = ran_on(x);
+  EXPECT_NE(choice_file_status().find("none at"), std::string::npos) << choice_file_status();
+  const std::string other = policy_pick == "reduce/cpu/r02_partition_tree_combine"
+                                ? "reduce/cpu/r03_simd_accumulators"
+                                : "reduce/cpu/r02_partition_tree_combine";
+  write_choice_file(path, {{"reduce", "cpu", "f32 sum n~2^11", other, 1.0, policy_pick, 2.0},
+                           {"reduce", "cpu", "f32 max n~2^11", "reduce/cpu/r99_gone", 1, "", 0}});
+  EXPECT_EQ(ran_on(x), other);              // its class: n in [2^11, 2^12)
+  EXPECT_EQ(ran_on(more), policy_pick);     // another class: the built-in policy
+  EXPECT_EQ(reduce(backend::cpu, dtype::f32, x.data(), x.size(), op::max).f, 1.0);  // no such rung
+  EXPECT_EQ(tuned_choices().size(), 2u);
+  use_tuned_choices(false);  // as `pplab tune` measures the policy
+  EXPECT_EQ(ran_on(x), policy_pick);
+  use_tuned_choices(true);
+  {
+    std::ofstream f(path);
+    f << R"({"format": "pplab choices 1", "machine": "another", "choices": []})";
+  }
+  reload_choices();
+  EXPECT_EQ(ran_on(x), policy_pick);
+  EXPECT_NE(choice_file_status().find("another machine"), std::string::npos);
+  {
+    std::ofstream f(path);
+    f << "{ not json";
+  }
+  reload_choices();
+  EXPECT_EQ(ran_on(x), policy_pick);
+  EXPECT_NE(choice_file_status().find("unreadable"), std::string::npos);
+  ::unsetenv("PPLAB_CHOICES");
+  reload_choices();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

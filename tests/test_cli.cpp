@@ -774,3 +774,49 @@ TEST_F(Cli, MpiFaultsEndTheJobWithOneError) {
 
 }  // namespace
 }  // namespace pplab::test
+
+namespace pplab::test {
+namespace {
+
+// `pplab tune` writes the choice file the API then follows: the lab afterwards finds the API's
+// pick the fastest, or within 5% of it, on every problem it tuned; mpi and nccl are refused.
+TEST_F(Cli, TuneWritesChoicesTheLabThenPicks) {
+  const std::string file = path("choices.json");
+  result r = shell("PPLAB_CHOICES=" + file + " " + PPLAB_CLI +
+                   " tune reduce --backend cpu --quick --budget 0.02 --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("classes of problem"), std::string::npos) << r.out;
+  std::ifstream in(file);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["format"], "pplab choices 1");
+  ASSERT_GE(j["choices"].size(), 3u);  // the quick lab's three reduce problems
+  for (const auto& c : j["choices"]) {
+    EXPECT_EQ(c["backend"], "cpu");
+    EXPECT_EQ(c["rung"].get<std::string>().rfind("reduce/cpu/", 0), 0u) << c.dump();
+  }
+  r = shell("PPLAB_CHOICES=" + file + " " + PPLAB_CLI + " info --no-measure");
+  EXPECT_NE(r.out.find("tuned choices for this machine"), std::string::npos) << r.out;
+  r = shell("PPLAB_CHOICES=" + file + " " + PPLAB_CLI +
+            " lab reduce --backend cpu --quick --budget 0.05 --no-progress --json " +
+            path("lab.json"));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("The API's pick is the fastest, or within 5% of it, on"), std::string::npos)
+      << r.out;
+  std::ifstream rec_in(path("lab.json"));
+  const auto rec = nlohmann::json::parse(rec_in);
+  std::size_t picks = 0;
+  for (const auto& row : rec["rows"])
+    if (row.contains("pick_vs_fastest")) {
+      ++picks;
+      EXPECT_TRUE(row["api_pick"].get<bool>()) << row.dump();
+    }
+  EXPECT_EQ(picks, 3u);
+  expect_failure("tune --backend mpi --out " + file, 2, "only seq, cpu and cuda");
+  r = run("tune reduce --backend seq --quick --budget 0.01 --dry-run --no-progress --out " +
+          path("never.json"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(path("never.json")));
+}
+
+}  // namespace
+}  // namespace pplab::test

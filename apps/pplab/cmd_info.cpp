@@ -32,6 +32,7 @@ void add_info(CLI::App& app) {
     else j["mpi"] = {{"absent", why_absent(backend::mpi)}};
     if (available(backend::nccl)) j["nccl"] = {{"gpus", describe(backend::nccl)}};
     else j["nccl"] = {{"absent", why_absent(backend::nccl)}};
+    j["choices"] = choice_file_status();  // `pplab tune`'s
     // Under mpirun every rank answers the same: rank 0 prints.
     if (available(backend::mpi) && job_rank(backend::mpi) != 0) return;
     if (!*no_measure) {  // the lab's probes, on smaller buffers
@@ -61,6 +62,7 @@ void add_info(CLI::App& app) {
     fmt::print("nccl     {}\n", j["nccl"].contains("gpus")
                                     ? j["nccl"]["gpus"].get<std::string>()
                                     : "not usable: " + j["nccl"]["absent"].get<std::string>());
+    fmt::print("choices  {}\n", j["choices"].get<std::string>());
     fmt::print("mpi      {}\n", j["mpi"].contains("job")
                                     ? j["mpi"]["job"].get<std::string>()
                                     : "not usable: " + j["mpi"]["absent"].get<std::string>());

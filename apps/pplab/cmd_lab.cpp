@@ -73,26 +73,10 @@ void run(const lab_cli& o) {
          "--json and --chart name the same file (" + o.json_path + "); give each its own path");
   std::optional<io::output_file> record, chart;
   if (root) record.emplace(o.json_path), chart.emplace(chart_path);
-  // The progress line: which rung runs, how many of the planned runs are done, and the time left
-  // at the pace so far (the lab tells what runs next; a rung's run is told as "ID (problem)").
-  const bool progress = root && !o.no_progress && isatty(STDERR_FILENO);
-  const std::size_t total = progress ? lab::planned_runs(s) : 0;
-  const std::vector<std::string> ids =
-      progress ? lab::planned_rungs(s) : std::vector<std::string>{};
-  std::size_t done = 0;
+  s.progress = progress_line(s, root && !o.no_progress);
   stopwatch clock;
-  if (progress)
-    s.progress = [&](const std::string& what) {
-      const std::string id = what.substr(0, what.find(" ("));
-      if (std::find(ids.begin(), ids.end(), id) != ids.end()) ++done;
-      const std::size_t of = std::max(total, done);
-      const double left = done > 1 ? clock.seconds() / double(done - 1) * double(of - done + 1) : 0;
-      const std::string eta = done > 1 ? fmt::format(", about {:.0f} s left", left) : "";
-      std::fprintf(stderr, "\r\033[K[%zu/%zu%s] %s", done, of, eta.c_str(), what.c_str());
-      std::fflush(stderr);
-    };
   const lab::result lab = lab::run(s);
-  if (progress) std::fprintf(stderr, "\r\033[K");
+  end_progress_line(s.progress);
   std::size_t wrong = 0;
   for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
   if (!root) {

@@ -67,5 +67,6 @@ void add_histogram(CLI::App& app);
 void add_matmul(CLI::App& app);
 void add_convolve(CLI::App& app);  // correlate and convolve
 void add_lab(CLI::App& app);
+void add_tune(CLI::App& app);
 
 }  // namespace pplab::cli

@@ -6,15 +6,20 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "git_stamp.hpp"
 #include "pplab/pplab.hpp"
+#include "pplab/stopwatch.hpp"
 
 namespace pplab::cli {
 namespace {
@@ -89,14 +94,38 @@ void print_table(const lab::result& lab) {
                            : std::isnan(r.pct_of_ceiling)
                                ? std::string("-")
                                : fmt::format("{:.1f}%", r.pct_of_ceiling);
-    fmt::print(
-        "{} {:<46} {:>11} {:>10.2f}{} {:>8} {:>8} {:>8} {:>8}  {}{}\n", r.api_pick ? '*' : ' ',
-        r.rung, time, rate, r.item.empty() ? "" : fmt::format(" {:>9.2f}", r.G_items_per_s), of,
-        ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
-        r.racy ? "racy" : (r.verified ? "ok" : "WRONG"), r.note.empty() ? "" : "  " + r.note);
+    fmt::print("{}{} {:<45} {:>11} {:>10.2f}{} {:>8} {:>8} {:>8} {:>8}  {}{}\n",
+               r.api_pick ? '*' : ' ', r.fastest ? '+' : ' ', r.rung, time, rate,
+               r.item.empty() ? "" : fmt::format(" {:>9.2f}", r.G_items_per_s), of,
+               ratio(r.vs_below), ratio(r.vs_rung1), ratio(r.vs_baseline),
+               r.racy ? "racy" : (r.verified ? "ok" : "WRONG"),
+               r.note.empty() ? "" : "  " + r.note);
   }
-  if (std::any_of(lab.rows.begin(), lab.rows.end(), [](const row& r) { return r.api_pick; }))
-    fmt::print("\n* the rung the API runs for that problem on that backend (its policy's pick)\n");
+  if (std::any_of(lab.rows.begin(), lab.rows.end(), [](const row& r) { return r.api_pick; })) {
+    fmt::print("\n* the rung the API runs for that problem on that backend (its pick)\n"
+               "+ the fastest rung the API may run there (verified, neither racy nor "
+               "irreproducible)\n");
+    // How the API's picks did: the fastest, within 5% of it, or slower (`pplab tune` mends it).
+    std::size_t picks = 0, near = 0;
+    std::vector<std::string> slow;
+    for (const row& r : lab.rows) {
+      if (std::isnan(r.pick_vs_fastest)) continue;
+      ++picks;
+      if (r.pick_vs_fastest <= 1.05) ++near;
+      else
+        slow.push_back(fmt::format("{} ({}, {}): {:.2f}x the fastest", r.rung, r.backend, r.group,
+                                   r.pick_vs_fastest));
+    }
+    if (picks) {
+      fmt::print("The API's pick is the fastest, or within 5% of it, on {} of {} problems{}\n",
+                 near, picks, slow.empty() ? "." : "; slower on:");
+      for (const std::string& line : slow) fmt::print("  {}\n", line);
+      if (!slow.empty())
+        fmt::print("`pplab tune` measures this machine and makes the API pick "
+                   "the fastest ({})\n",
+                   choice_file_status());
+    }
+  }
   // The GPU's atomic hierarchy, when the histogram case measured it: its own small table.
   bool atomics_head = false;
   for (const ceiling& c : lab.ceilings) {
@@ -152,6 +181,9 @@ std::string record_json(const lab::result& lab, bool quick) {
     if (!r.floor.empty()) j["floor"] = r.floor;
     if (r.racy) j["racy"] = true;
     if (r.api_pick) j["api_pick"] = true;
+    if (!r.tune_key.empty()) j["tune_key"] = r.tune_key;
+    if (r.fastest) j["fastest"] = true;
+    if (!std::isnan(r.pick_vs_fastest)) j["pick_vs_fastest"] = num(r.pick_vs_fastest);
     if (!r.note.empty()) j["note"] = r.note;
     rows.push_back(j);
   }
@@ -278,6 +310,31 @@ std::string chart_svg(const lab::result& lab) {
   }
   svg += "</svg>\n";
   return svg;
+}
+
+std::function<void(const std::string&)> progress_line(const lab::settings& s, bool shown) {
+  if (!shown || !isatty(STDERR_FILENO)) return {};
+  // A rung's run is told as "ID (problem)": the planned runs are counted by the planned ids.
+  struct state {
+    std::size_t total, done = 0;
+    std::vector<std::string> ids;
+    stopwatch clock;
+  };
+  auto st = std::make_shared<state>(state{lab::planned_runs(s), 0, lab::planned_rungs(s), {}});
+  return [st](const std::string& what) {
+    const std::string id = what.substr(0, what.find(" ("));
+    if (std::find(st->ids.begin(), st->ids.end(), id) != st->ids.end()) ++st->done;
+    const std::size_t of = std::max(st->total, st->done), done = st->done;
+    const double left =
+        done > 1 ? st->clock.seconds() / double(done - 1) * double(of - done + 1) : 0;
+    const std::string eta = done > 1 ? fmt::format(", about {:.0f} s left", left) : "";
+    std::fprintf(stderr, "\r\033[K[%zu/%zu%s] %s", done, of, eta.c_str(), what.c_str());
+    std::fflush(stderr);
+  };
+}
+
+void end_progress_line(const std::function<void(const std::string&)>& line) {
+  if (line) std::fprintf(stderr, "\r\033[K");
 }
 
 }  // namespace pplab::cli

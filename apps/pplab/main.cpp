@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   pplab::cli::add_matmul(app);
   pplab::cli::add_convolve(app);
   pplab::cli::add_lab(app);
+  pplab::cli::add_tune(app);
   try {
     refuse_empty_values(argc, argv);
     app.parse(argc, argv);

@@ -16,6 +16,7 @@
 #include "pplab/backend.hpp"
 #include "pplab/ceiling.hpp"
 #include "pplab/rung_info.hpp"
+#include "pplab/tuning.hpp"
 
 namespace pplab::lab {
 
@@ -26,8 +27,12 @@ enum class size { full, quick, tiny };
 
 struct row {
   std::string pattern, backend, rung, dtype, op, group;  // group: the problem, "f32 sum n=2^28"
-  int step = 0;           // the rung's step on the ladder (0: the vendor baseline)
-  bool api_pick = false;  // the rung the API runs for this problem on this backend (its policy)
+  int step = 0;            // the rung's step on the ladder (0: the vendor baseline)
+  bool api_pick = false;   // the rung the API runs for this problem on this backend (its policy)
+  std::string tune_key;    // the problem's class for `pplab tune` (a rung's row; else empty)
+  bool choosable = false;  // a rung the API may run: neither racy nor irreproducible
+  bool fastest = false;    // the fastest verified choosable rung of its problem and backend
+  double pick_vs_fastest = none;  // the API's pick's row: its median over the fastest's
   std::size_t n = 0;
   int reps = 0;
   double median_ms = 0, min_ms = 0;
@@ -68,6 +73,12 @@ struct result {
 };
 
 std::string pow2_label(std::size_t n);  // "2^28" or "1000003"
+
+// `pplab tune`'s choices from a lab run: for each class of problem (tune key) and backend that
+// reads choices (seq, cpu, cuda), the fastest verified choosable rung, with the built-in
+// policy's pick beside it (the lab's api_pick rows, when the run did not consult a choice file).
+// A class the lab met at several sizes keeps the rung fastest in total over them.
+std::vector<tuned_choice> choices_of(const result& r);
 
 // The patterns the lab has a case for, in the order it runs them: "reduce", "histogram", ...
 std::vector<std::string_view> patterns();

@@ -11,6 +11,7 @@
 #include "matmul.hpp"
 #include "ops.hpp"
 #include "reduce.hpp"
+#include "tuning.hpp"
 
 namespace pplab {
 const char* version() noexcept;

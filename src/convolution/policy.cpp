@@ -7,6 +7,7 @@
 // bench/results/h100-2026-11-25-convolution-2e0afd4.json); a separable mask of 5 x 5 or more in
 // c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json).
 #include "convolution/rung.hpp"
+#include "core/run.hpp"
 
 namespace pplab::detail {
 
@@ -32,6 +33,16 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
   default:
     return {};
   }
+}
+
+std::string tune_key(const convolution_problem& p) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on a chain of + here.
+  std::string key(name_of(p.type));
+  key.append(" ").append(std::to_string(p.kh)).append("x").append(std::to_string(p.kw));
+  if (p.separable) key.append(" separable");
+  if (p.type == dtype::u8)
+    key.append(" ").append(std::to_string(p.channels)).append(p.u8_out ? "ch to u8" : "ch to f32");
+  return key.append(" px~").append(size_class(p.rows * p.cols));
 }
 
 }  // namespace pplab::detail

@@ -49,6 +49,9 @@ using convolution_rung = basic_rung<convolution_problem, convolution_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<convolution_rung>& rungs_of<convolution_rung>();
 
+// The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 7x7 px~2^26".
+std::string tune_key(const convolution_problem& p);
+
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const convolution_problem& p);
 

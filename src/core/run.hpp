@@ -57,12 +57,32 @@ bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_
 [[noreturn]] void fail_cannot_run(std::string_view id);
 [[noreturn]] void fail_other_backend(std::string_view id, backend its, backend asked);
 
+// A size as a tune key gives it: "2^k" for 2^k <= n < 2^(k+1) ("0" for none), so that a tuned
+// choice serves every size within a factor of two of the one measured.
+inline std::string size_class(std::size_t n) {
+  int k = -1;
+  for (std::size_t v = n; v; v >>= 1) ++k;
+  return k < 0 ? std::string("0") : "2^" + std::to_string(k);
+}
+
+// The rung `pplab tune` measured fastest on this machine for p's class of problem (its pattern's
+// tune_key) on backend b, or empty (pplab/tuning.hpp; src/core/tuning.cpp).
+std::string tuned_rung(std::string_view pattern, backend b, const std::string& key);
+
 // The rung the API runs for backend b, with the free memory told (the tests' way to see the
-// choice on a full device): the policy's first rung that can run p and whose scratch fits; if
-// none fits, the first that can run p (its allocation then says how much memory it lacked).
+// choice on a full device): the tuned rung for p's class when there is one that can run p and
+// whose scratch fits (it may be a vendor baseline, never a racy or non-reproducible rung);
+// else the policy's first rung that can run p and whose scratch fits; if none fits, the first
+// that can run p (its allocation then says how much memory it lacked).
 template <class Rung>
 const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
                                 const std::function<std::size_t()>& free_bytes) {
+  if (const std::string id = tuned_rung(pattern_of<Rung>(), b, tune_key(p)); !id.empty()) {
+    const Rung* r = find<Rung>(id);  // a rung this build lacks: the policy instead
+    if (r && r->info.where == b && !r->info.racy && r->info.reproducible && r->can_run(p) &&
+        scratch_fits(r->scratch(p), free_bytes))
+      return *r;
+  }
   const Rung* runnable = nullptr;  // the first that can run p, fitting or not
   for (std::string_view id : policy(b, p)) {
     const Rung* r = find<Rung>(id);

@@ -1,6 +1,7 @@
 // The histogram rung the API runs, per backend and bin count (measured in docs/histogram.md): on
 // the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
 // their memory budget), the partition-then-count pass beyond; on the GPU, see the cuda case.
+#include "core/run.hpp"
 #include "histogram/rung.hpp"
 
 namespace pplab::detail {
@@ -39,6 +40,11 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
   default:
     return {};
   }
+}
+
+std::string tune_key(const histogram_problem& p) {
+  return std::string(name_of(p.type)) + (p.natural ? " natural" : " bins~" + size_class(p.bins)) +
+         (p.edges != edge_rule::f64 ? " f32-edges" : "") + " n~" + size_class(p.n);
 }
 
 }  // namespace pplab::detail

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,10 @@ using histogram_rung = basic_rung<histogram_problem, histogram_call>;
 template <> const std::vector<histogram_rung>& rungs_of<histogram_rung>();
 
 inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
+
+// The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 bins~2^10
+// n~2^28".
+std::string tune_key(const histogram_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const histogram_problem& p);

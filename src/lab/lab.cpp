@@ -2,8 +2,10 @@
 // the cases in order, and the ratio columns.
 #include "pplab/lab.hpp"
 
+#include <map>
 #include <omp.h>
 #include <sched.h>
+#include <set>
 
 #include <algorithm>
 #include <cmath>
@@ -315,7 +317,67 @@ void fill_ratios(result& out) {
   }
 }
 
+// The fastest verified choosable rung of each problem and backend, and how the API's pick
+// compares with it.
+void mark_fastest(result& out) {
+  for (row& r : out.rows) {
+    if (r.tune_key.empty() || !r.choosable || !r.verified) continue;
+    bool best = true;
+    for (const row& o : out.rows)
+      if (&o != &r && o.group == r.group && o.backend == r.backend && o.pattern == r.pattern &&
+          !o.tune_key.empty() && o.choosable && o.verified && o.median_ms < r.median_ms)
+        best = false;
+    r.fastest = best;
+  }
+  for (row& r : out.rows) {
+    if (!r.api_pick || r.tune_key.empty()) continue;
+    for (const row& o : out.rows)
+      if (o.fastest && o.group == r.group && o.backend == r.backend && o.pattern == r.pattern)
+        r.pick_vs_fastest = r.median_ms / o.median_ms;
+  }
+}
+
 }  // namespace
+
+std::vector<tuned_choice> choices_of(const result& res) {
+  // Per class and backend: each candidate rung's total median over the problems of the class
+  // (a rung that missed one of them, unverified or unable to run it, is not a candidate).
+  struct candidate {
+    double ms = 0;
+    std::size_t problems = 0;
+  };
+  struct tally {
+    std::string pattern, backend, key;
+    std::map<std::string, candidate> rungs;
+    std::set<std::string> groups;
+    std::string policy_rung;
+    double policy_ms = 0;
+  };
+  std::map<std::string, tally> classes;
+  for (const row& r : res.rows) {
+    if (r.tune_key.empty()) continue;
+    if (r.backend != "seq" && r.backend != "cpu" && r.backend != "cuda") continue;
+    tally& t = classes[r.pattern + '\n' + r.backend + '\n' + r.tune_key];
+    t.pattern = r.pattern, t.backend = r.backend, t.key = r.tune_key;
+    t.groups.insert(r.group);
+    if (r.api_pick) t.policy_rung = r.rung, t.policy_ms += r.median_ms;
+    if (!r.choosable || !r.verified) continue;
+    candidate& c = t.rungs[r.rung];
+    c.ms += r.median_ms;
+    ++c.problems;
+  }
+  std::vector<tuned_choice> out;
+  for (const auto& [name, t] : classes) {
+    const std::pair<const std::string, candidate>* best = nullptr;
+    for (const auto& c : t.rungs)
+      if (c.second.problems == t.groups.size() && (!best || c.second.ms < best->second.ms))
+        best = &c;
+    if (!best) continue;
+    out.push_back({t.pattern, t.backend, t.key, best->first, best->second.ms, t.policy_rung,
+                   t.policy_rung.empty() ? 0 : t.policy_ms});
+  }
+  return out;
+}
 
 result run(const settings& s) {
   result out;
@@ -324,6 +386,7 @@ result run(const settings& s) {
     if (!s.only_pattern || *s.only_pattern == c.pattern) c.run(ses);
   ses.reprobe_reads();
   fill_ratios(out);
+  mark_fastest(out);
   for (const row& r : out.rows)
     if (r.pct_of_ceiling > 100.5) {
       char msg[256];

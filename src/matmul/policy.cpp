@@ -32,6 +32,7 @@
 // of K (m10 0.40x); f64 with few tiles and a shallow K keeps the SIMT table.
 #include "core/device.hpp"
 #include "core/executor.hpp"
+#include "core/run.hpp"
 #include "matmul/rung.hpp"
 
 namespace pplab::detail {
@@ -76,6 +77,11 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   default:
     return {};
   }
+}
+
+std::string tune_key(const matmul_problem& p) {
+  return std::string(name_of(p.type)) + " m~" + size_class(p.m) + " n~" + size_class(p.n) + " k~" +
+         size_class(p.k);
 }
 
 }  // namespace pplab::detail

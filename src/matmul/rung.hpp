@@ -2,6 +2,7 @@
 // The matmul module's types: what a matmul rung is asked (the problem), where its matrices are
 // (the call), its ladder's policy, and the run path the API, the CLI, the lab and the tests share.
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct matmul_call {
 using matmul_rung = basic_rung<matmul_problem, matmul_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<matmul_rung>& rungs_of<matmul_rung>();
+
+// The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 m~2^12 n~2^12
+// k~2^12".
+std::string tune_key(const matmul_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const matmul_problem& p);

@@ -1,6 +1,7 @@
 // The reduction rung the API runs, per backend: the fastest deterministic rung of each ladder
 // (measured in docs/reduce.md). The cpu rung r03 gives the same bits whatever the thread count;
 // the cuda rung r12 does the whole reduction in one launch and combines in block order.
+#include "core/run.hpp"
 #include "reduce/rung.hpp"
 
 namespace pplab::detail {
@@ -23,6 +24,11 @@ std::vector<std::string_view> policy(backend b, const reduce_problem&) {
   default:
     return {};
   }
+}
+
+std::string tune_key(const reduce_problem& p) {
+  return std::string(name_of(p.type)) + " " + std::string(name_of(p.what)) + " n~" +
+         size_class(p.n);
 }
 
 }  // namespace pplab::detail

@@ -2,6 +2,7 @@
 // The reduction module's types: what a reduction rung is asked (the problem), where its data is
 // (the call), its ladder's policy, and the run paths the API, the CLI, the lab and the tests share.
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct reduce_call {
 using reduce_rung = basic_rung<reduce_problem, reduce_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
+
+// The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 sum n~2^28".
+std::string tune_key(const reduce_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const reduce_problem& p);
