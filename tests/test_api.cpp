@@ -280,8 +280,8 @@ TEST(Tuning, TheChoiceFileNamesTheRungTheApiRuns) {
                                 : "reduce/cpu/r02_partition_tree_combine";
   write_choice_file(path, {{"reduce", "cpu", "f32 sum n~2^11", other, 1.0, policy_pick, 2.0},
                            {"reduce", "cpu", "f32 max n~2^11", "reduce/cpu/r99_gone", 1, "", 0}});
-  EXPECT_EQ(ran_on(x), other);              // its class: n in [2^11, 2^12)
-  EXPECT_EQ(ran_on(more), policy_pick);     // another class: the built-in policy
+  EXPECT_EQ(ran_on(x), other);           // its class: n in [2^11, 2^12)
+  EXPECT_EQ(ran_on(more), policy_pick);  // another class: the built-in policy
   EXPECT_EQ(reduce(backend::cpu, dtype::f32, x.data(), x.size(), op::max).f, 1.0);  // no such rung
   EXPECT_EQ(tuned_choices().size(), 2u);
   use_tuned_choices(false);  // as `pplab tune` measures the policy

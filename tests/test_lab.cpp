@@ -72,6 +72,39 @@ TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
     if (r.step >= 1) picks[r.pattern + " " + r.group + " " + r.backend] += r.api_pick;
   ASSERT_FALSE(picks.empty());
   for (const auto& [problem, count] : picks) EXPECT_EQ(count, 1) << problem;
+  // The fastest mark (what `pplab tune` would choose) falls only on a rung the API may run
+  // unasked, once per problem and backend, and the API's pick is compared with it.
+  std::map<std::string, int> fastest;
+  for (const lab::row& r : out.rows) {
+    if (r.tune_key.empty()) continue;
+    fastest[r.pattern + " " + r.group + " " + r.backend] += r.fastest;
+    if (r.fastest) {
+      EXPECT_TRUE(r.choosable && r.verified) << r.rung;
+      EXPECT_TRUE(lab::find_rung(r.pattern, r.rung).api_may_run()) << r.rung;
+    }
+    if (r.api_pick) {
+      EXPECT_GE(r.pick_vs_fastest, 1.0) << r.rung << " " << r.group;
+    }
+  }
+  for (const auto& [problem, count] : fastest) EXPECT_EQ(count, 1) << problem;
+  for (const tuned_choice& c : lab::choices_of(out))
+    EXPECT_TRUE(lab::find_rung(c.pattern, c.rung).api_may_run()) << c.rung;
+}
+
+// Rungs that compute to another contract than the API's are never picked unasked: the racy
+// teaching rung, CUB's float-accumulator sum, split-TF32 matmul.
+TEST(Policy, OptInAndLooserRungsAreNeverChosenUnasked) {
+  std::size_t seen = 0;
+  for (const rung_info& r : lab::all_rungs()) {
+    if (r.racy || r.float_accumulator || r.opt_in || r.step < 0) {
+      EXPECT_FALSE(r.api_may_run()) << r.id;
+      ++seen;
+    }
+    if (std::string_view(r.id).find("split_tf32") != std::string_view::npos) {
+      EXPECT_TRUE(r.opt_in) << r.id;
+    }
+  }
+  if (!seen) GTEST_SKIP() << "this build has none of them (no CUDA)";
 }
 
 // The progress line's total: one run of a rung per problem it runs, as many as the rows the

@@ -107,7 +107,8 @@ void add_tune(CLI::App& app) {
       "measure which rung is fastest on this machine for each of the lab's problems (seq, cpu\n"
       "and cuda, a short budget each) and write a choice file: the API then runs the fastest\n"
       "rung for every problem of the same class (dtype, shape in powers of two), and the\n"
-      "built-in policy for the rest. Vendor baselines may win; racy rungs never run.\n"
+      "built-in policy for the rest. Vendor baselines may win; rungs of another contract\n"
+      "(racy, a float-accumulator reference, split-TF32) are never chosen.\n"
       "The file: $PPLAB_CHOICES, else $XDG_CONFIG_HOME/pplab/choices.json, else\n"
       "~/.config/pplab/choices.json; `pplab info` says whether it is used.");
   cmd->add_option("pattern", o->pattern_name,

@@ -30,7 +30,7 @@ struct row {
   int step = 0;            // the rung's step on the ladder (0: the vendor baseline)
   bool api_pick = false;   // the rung the API runs for this problem on this backend (its policy)
   std::string tune_key;    // the problem's class for `pplab tune` (a rung's row; else empty)
-  bool choosable = false;  // a rung the API may run: neither racy nor irreproducible
+  bool choosable = false;  // a rung the API may run unasked (rung_info::api_may_run)
   bool fastest = false;    // the fastest verified choosable rung of its problem and backend
   double pick_vs_fastest = none;  // the API's pick's row: its median over the fastest's
   std::size_t n = 0;

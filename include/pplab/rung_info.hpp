@@ -19,6 +19,16 @@ struct rung_info {
   bool racy = false;         // loses updates on purpose (a teaching rung): never verified exact
   bool reproducible = true;  // same bits on every run (false: float results depend on timing)
   bool float_accumulator = false;  // float sums accumulate in float: a float-sized error bound
+  // Computes to another contract than the API's default (split-TF32 matmul: f32's error bound,
+  // not strict f32 arithmetic): run only when named, never picked by the policy or `pplab tune`.
+  bool opt_in = false;
+
+  // Whether the API may run it unasked (as `pplab tune`'s pick): it computes the API's answer,
+  // exactly as the reference is held (not racy, not irreproducible, not a looser reference, not
+  // another contract). The built-in policy further names only ladder rungs (step >= 1).
+  bool api_may_run() const {
+    return step >= 0 && !racy && reproducible && !float_accumulator && !opt_in;
+  }
 
   // The pattern's name: the id up to its first '/'.
   std::string_view pattern() const { return id.substr(0, id.find('/')); }

@@ -7,7 +7,7 @@
 // The API's rung is an explicit policy per backend and problem (`policy(backend, problem)`, in
 // each pattern's policy.cpp), separate from the ladder's numbering: an ordered list of rung ids,
 // of which the first that can run the problem is used. A policy that names a racy,
-// non-reproducible or baseline rung is a bug, refused here.
+// non-reproducible, opt-in or baseline rung is a bug, refused here.
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -71,7 +71,8 @@ std::string tuned_rung(std::string_view pattern, backend b, const std::string& k
 
 // The rung the API runs for backend b, with the free memory told (the tests' way to see the
 // choice on a full device): the tuned rung for p's class when there is one that can run p and
-// whose scratch fits (it may be a vendor baseline, never a racy or non-reproducible rung);
+// whose scratch fits (it may be a vendor baseline; never a rung the API may not run unasked,
+// rung_info::api_may_run);
 // else the policy's first rung that can run p and whose scratch fits; if none fits, the first
 // that can run p (its allocation then says how much memory it lacked).
 template <class Rung>
@@ -79,14 +80,14 @@ const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
                                 const std::function<std::size_t()>& free_bytes) {
   if (const std::string id = tuned_rung(pattern_of<Rung>(), b, tune_key(p)); !id.empty()) {
     const Rung* r = find<Rung>(id);  // a rung this build lacks: the policy instead
-    if (r && r->info.where == b && !r->info.racy && r->info.reproducible && r->can_run(p) &&
+    if (r && r->info.where == b && r->info.api_may_run() && r->can_run(p) &&
         scratch_fits(r->scratch(p), free_bytes))
       return *r;
   }
   const Rung* runnable = nullptr;  // the first that can run p, fitting or not
   for (std::string_view id : policy(b, p)) {
     const Rung* r = find<Rung>(id);
-    if (!r || r->info.where != b || r->info.step < 1 || r->info.racy || !r->info.reproducible)
+    if (!r || r->info.where != b || r->info.step < 1 || !r->info.api_may_run())
       fail_policy_names(b, id);
     if (!r->can_run(p)) continue;
     if (scratch_fits(r->scratch(p), free_bytes)) return *r;

@@ -280,7 +280,7 @@ template <class Case> void run_case(session& s, const Case& c) {
         out.racy = r->info.racy;
         out.api_pick = r->info.id == pick;
         out.tune_key = tune_key(pr.p);
-        out.choosable = !r->info.racy && r->info.reproducible;
+        out.choosable = r->info.api_may_run();
         s.rate(out, ex, pr);
         if (!ex.splits()) c.extra_ceilings(s, ex, pr, out);
         s.out.rows.push_back(out);
