@@ -820,3 +820,29 @@ TEST_F(Cli, TuneWritesChoicesTheLabThenPicks) {
 
 }  // namespace
 }  // namespace pplab::test
+
+namespace pplab::test {
+namespace {
+
+// A rank killed mid-run (the hostile sweep's mpi class): Open MPI ends the whole job, with a
+// non-zero status and no hang, and no record, whole or partial, is left behind.
+TEST_F(Cli, AKilledRankEndsTheJobAndLeavesNoRecord) {
+#ifdef PPLAB_MPIEXEC
+  const result r = shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 timeout 120 " +
+      std::string(PPLAB_MPIEXEC) +
+      " --oversubscribe -n 2 sh -c 'if [ $OMPI_COMM_WORLD_RANK = 1 ]; then (sleep 2; kill -9 $$) "
+      "& fi; exec " +
+      PPLAB_CLI + " lab --backend mpi --quick --no-progress --json " + path("rec.json") + "'");
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.code, 124) << "the job hung until the timeout";
+  EXPECT_FALSE(fs::exists(path("rec.json")));
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+#else
+  GTEST_SKIP() << "built without MPI";
+#endif
+}
+
+}  // namespace
+}  // namespace pplab::test
