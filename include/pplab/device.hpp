@@ -77,4 +77,21 @@ histogram_result histogram(nccl_t, std::span<const device_span<T>> parts,
   return histogram_device_parts(dtype_of<std::remove_cv_t<T>>(), each, options);
 }
 
+// While it lives, this thread's device calls enqueue on `stream` (a cudaStream_t; nullptr is
+// CUDA's legacy default stream) instead of pplab's own: the caller's earlier work on that stream
+// comes first, as it would for one of the caller's own kernels, and a call that answers on the
+// host waits for that stream alone, never for the whole device (how PyTorch and CuPy users'
+// current stream is honoured). Scopes nest; each restores the one before it.
+class stream_scope {
+public:
+  explicit stream_scope(void* stream);
+  ~stream_scope();
+  stream_scope(const stream_scope&) = delete;
+  stream_scope& operator=(const stream_scope&) = delete;
+
+private:
+  void* previous_;
+  bool had_previous_;
+};
+
 }  // namespace pplab

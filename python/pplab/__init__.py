@@ -30,6 +30,32 @@ def _library(x):
     return root if root in ("numpy", "cupy", "torch") else None
 
 
+def _current_stream(x):
+    """The caller's current CUDA stream for a GPU array x (PyTorch's or CuPy's), as an integer
+    (0: the legacy default stream), or None for a host array."""
+    lib = _library(x)
+    if lib == "torch" and x.is_cuda:
+        import torch
+        return torch.cuda.current_stream(x.device).cuda_stream
+    if lib == "cupy":
+        import cupy
+        return cupy.cuda.get_current_stream().ptr
+    return None
+
+
+def _run(call, x, *args):
+    """call(x, *args) on the caller's current stream when x is a PyTorch or CuPy GPU array: pplab
+    enqueues after the caller's earlier work there and waits for that stream alone."""
+    stream = _current_stream(x)
+    if stream is None:
+        return call(x, *args)
+    _pplab.set_stream(stream)
+    try:
+        return call(x, *args)
+    finally:
+        _pplab.set_stream(None)
+
+
 def _array(x):
     """x itself when pplab can read it in place; anything else through numpy.asarray (a list, a
     scalar: one copy, as NumPy would make)."""
@@ -101,7 +127,7 @@ def reduce(x, op, *, backend=None, variant=None):
     x = _for_pplab(_array(x))
     if op in ("min", "max") and _size(x) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
-    value, _ = _pplab.reduce(x, _OPS[op], backend, variant)
+    value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
 
 
@@ -161,7 +187,8 @@ def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A
             first, last = first - 0.5, last + 0.5
         lo, hi = float(first), float(last)
     rule = _edge_rule(_dtype_name(a), range)
-    counts, edges, *_ = _pplab.histogram(a, int(bins), lo, hi, True, rule, backend, variant)
+    counts, edges, *_ = _run(_pplab.histogram, a, int(bins), lo, hi, True, rule, backend,
+                             variant)
     return _like(a, counts), edges
 
 
@@ -211,7 +238,8 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if name in ("uint8", "uint16"):
         # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
         n = 256 if name == "uint8" else 65536
-        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, "f64", backend, variant)
+        counts, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend,
+                          variant)
         used = numpy.flatnonzero(counts)
         counts = counts[:builtins.max(int(used[-1]) + 1 if used.size else 0, minlength)]
     else:
@@ -219,7 +247,8 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
             raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                              % min(x, backend=backend))
         n = int(max(x, backend=backend)) + 1
-        counts, *_ = _pplab.histogram(x, n, 0.0, float(n), False, "f64", backend, variant)
+        counts, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend,
+                          variant)
     if minlength > counts.size:
         counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
     return _like(x, counts)
@@ -243,7 +272,8 @@ def histogram_channels(image, *, backend=None):
     out = numpy.empty((len(planes), 256), dtype=numpy.int64)
     for c, plane in enumerate(planes):
         plane = _contiguous(plane)
-        out[c], *_ = _pplab.histogram(plane, 256, 0.0, 256.0, False, "f64", backend, None)
+        out[c], *_ = _run(_pplab.histogram, plane, 256, 0.0, 256.0, False, "f64", backend,
+                          None)
     return _like(image, out)
 
 
@@ -278,7 +308,7 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
         variant = variant or "m14_f32_split_tf32"
         backend = backend or "cuda"
     out = _empty(a, (a.shape[0], b.shape[1]), name)
-    _pplab.matmul(a, b, out, 1.0, 0.0, backend, variant)
+    _run(_pplab.matmul, a, b, out, 1.0, 0.0, backend, variant)
     return out
 
 
@@ -307,7 +337,8 @@ def _filter(image, weights, mode, cval, output, backend, variant, flip):
         if name == "uint8" and out_name not in ("uint8", "float32"):
             raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
     out = _empty(image, shape, out_name)
-    _pplab.filter(image, weights, out, mode, float(cval), flip, channels, backend, variant)
+    _run(_pplab.filter, image, weights, out, mode, float(cval), flip, channels, backend,
+         variant)
     return out
 
 

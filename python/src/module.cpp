@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include "arrays.hpp"
@@ -341,6 +342,16 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
         py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  // The caller's current stream (torch.cuda.current_stream(), cupy.cuda.get_current_stream()):
+  // this thread's next calls run on it, until set_stream(None).
+  m.def(
+      "set_stream",
+      [](std::optional<std::uintptr_t> stream) {
+        thread_local std::unique_ptr<stream_scope> callers;
+        callers.reset();
+        if (stream) callers = std::make_unique<stream_scope>(reinterpret_cast<void*>(*stream));
+      },
+      py::arg("stream"));
   m.def("backends", &backends_call);
   m.def("rungs", &rungs_call, py::arg("pattern") = py::none());
   m.def("lab", &lab_call, py::arg("pattern"), py::arg("backend"), py::arg("size"), py::arg("rungs"),

@@ -131,6 +131,33 @@ def test_arrays_made_on_another_stream(rng):
             assert pplab.sum(y) == 2 * (1 << 24)
 
 
+def test_calls_run_on_the_callers_current_stream():
+    # pplab enqueues on the caller's current stream: behind a kernel already queued there, and
+    # not behind one on another stream (no device-wide wait). torch.cuda._sleep spins the GPU.
+    if torch is None or "torch" not in LIBRARIES:
+        pytest.skip("PyTorch with CUDA is not installed")
+    import time
+    x = torch.ones(1 << 20, device="cuda")
+    torch.cuda.synchronize()
+    spin = 2_000_000_000  # GPU cycles: about a second at the H100's or H200's clock
+    mine, other = torch.cuda.Stream(), torch.cuda.Stream()
+    with torch.cuda.stream(other):
+        torch.cuda._sleep(spin)
+    with torch.cuda.stream(mine):
+        start = time.perf_counter()
+        assert pplab.sum(x) == 1 << 20
+        unrelated = time.perf_counter() - start
+    other.synchronize()
+    with torch.cuda.stream(mine):
+        torch.cuda._sleep(spin)
+        start = time.perf_counter()
+        assert pplab.sum(x) == 1 << 20
+        behind = time.perf_counter() - start
+    assert unrelated < 0.25, "pplab waited for another stream's work"
+    assert behind > 0.4, "pplab did not run on the caller's current stream"
+    assert behind > 2 * unrelated
+
+
 def test_gpu_arrays_refuse_host_backends():
     x = to_gpu(LIBRARIES[0], np.ones(10, dtype=np.float32))
     with pytest.raises(ValueError, match="GPU memory"):

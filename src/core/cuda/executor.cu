@@ -15,9 +15,14 @@
 #include "core/cuda/toolbox.cuh"
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
+#include "pplab/device.hpp"
 
 namespace pplab::detail {
 namespace {
+
+// The caller's stream of a stream_scope on this thread, if one is open.
+thread_local bool callers_stream_set = false;
+thread_local cudaStream_t callers_stream = nullptr;
 
 // A read ceiling: every thread streams 16-byte loads of kind L, four in flight, and folds them
 // with xor (nothing to compute), one store per block so the loads cannot be dropped.
@@ -344,6 +349,7 @@ private:
     PPLAB_CUDA(cudaStreamSynchronize(s()));  // the host memory may go away after the call
   }
   static cudaStream_t s() {
+    if (callers_stream_set) return callers_stream;  // a stream_scope (pplab/device.hpp)
     static thread_local cudaStream_t stream = [] {
       cudaStream_t st;
       PPLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
@@ -372,3 +378,14 @@ executor& cuda_executor() {
 }
 
 }  // namespace pplab::detail
+
+pplab::stream_scope::stream_scope(void* stream)
+    : previous_(detail::callers_stream), had_previous_(detail::callers_stream_set) {
+  detail::callers_stream = static_cast<cudaStream_t>(stream);
+  detail::callers_stream_set = true;
+}
+
+pplab::stream_scope::~stream_scope() {
+  detail::callers_stream = static_cast<cudaStream_t>(previous_);
+  detail::callers_stream_set = had_previous_;
+}

@@ -2,6 +2,7 @@
 // (CMake compiles this file instead of src/core/cuda/ when nvcc was not found.)
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
+#include "pplab/device.hpp"
 
 namespace pplab::detail {
 
@@ -26,3 +27,7 @@ const gpu_info& gpu() {
 }
 
 }  // namespace pplab::detail
+
+// Without CUDA there is no stream to run on: a scope changes nothing (every device call fails).
+pplab::stream_scope::stream_scope(void* stream) : previous_(stream), had_previous_(false) {}
+pplab::stream_scope::~stream_scope() = default;
