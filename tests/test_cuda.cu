@@ -69,6 +69,22 @@ TEST(CudaApi, DeviceResidentDataIsCountedWhereItIs) {
     given.bins = 777, given.lo = 0.0, given.hi = 100.0;
     const histogram_result got = histogram(cuda, span, given), want = histogram(seq, x, given);
     EXPECT_EQ(got.counts, want.counts) << n;
+    {  // the counts written into device memory, left there: the same slots
+      detail::buffer slots(dev(), (777 + 3) * 8);
+      const histogram_result meta =
+          histogram_device_into(dtype::f32, at, n, slots.as<std::uint64_t>(), 777 + 3, given);
+      std::vector<std::uint64_t> back(777 + 3);
+      dev().copy_out(back.data(), slots.get(), back.size() * 8);
+      EXPECT_TRUE(meta.counts.empty());
+      EXPECT_EQ(meta.bins(), 777u);
+      EXPECT_EQ(meta.edge(777), 100.0);
+      EXPECT_TRUE(std::equal(want.counts.begin(), want.counts.end(), back.begin())) << n;
+      EXPECT_EQ(back[777], want.underflow);
+      EXPECT_EQ(back[778], want.overflow);
+      EXPECT_EQ(back[779], want.nan);
+      EXPECT_THROW(histogram_device_into(dtype::f32, at, n, slots.as<std::uint64_t>(), 777, given),
+                   error);  // one slot short
+    }
     EXPECT_EQ(got.underflow, want.underflow) << n;
     EXPECT_EQ(got.overflow, want.overflow) << n;
     EXPECT_EQ(got.nan, want.nan) << n;

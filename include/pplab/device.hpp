@@ -29,6 +29,15 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
                                   const histogram_options& options = {},
                                   const rung_choice& how = {});
 
+// The same, its counts written into device memory the caller holds, where they stay: no copy
+// crosses the bus. device_counts has `slots` = bins + 3 entries (the bins, then underflow,
+// overflow and NaN), overwritten; the result has the range, the edges and the rung, and its
+// `counts` (and the outlier counts) left empty: they are in device_counts.
+histogram_result histogram_device_into(dtype t, const void* device_data, std::size_t n,
+                                       std::uint64_t* device_counts, std::size_t slots,
+                                       const histogram_options& options = {},
+                                       const rung_choice& how = {});
+
 template <class T>
 histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {
   return histogram_device(dtype_of<std::remove_cv_t<T>>(), d.data, d.size, options);

@@ -56,7 +56,8 @@ struct histogram_result {
   std::uint64_t underflow = 0, overflow = 0, nan = 0;
   std::string rung;  // the id of the rung that counted (`pplab list histogram`)
 
-  std::size_t bins() const noexcept { return counts.size(); }
+  std::size_t bin_count = 0;  // bins (counts is empty where they stay on the GPU: device.hpp)
+  std::size_t bins() const noexcept { return bin_count; }
   // As numpy.linspace(lo, hi, bins + 1)[i], in the arithmetic `edges` says (a float32 edge
   // given as the double that holds it).
   double edge(std::size_t i) const noexcept;

@@ -187,6 +187,11 @@ def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A
             first, last = first - 0.5, last + 0.5
         lo, hi = float(first), float(last)
     rule = _edge_rule(_dtype_name(a), range)
+    if _current_stream(a) is not None:  # a GPU array: its counts are written where it lives
+        slots = _empty(a, (int(bins) + 3,), "int64")  # the bins, underflow, overflow, NaN
+        _, edges, *_ = _run(_pplab.histogram, a, int(bins), lo, hi, True, rule, backend,
+                            variant, slots)
+        return slots[:int(bins)], edges
     counts, edges, *_ = _run(_pplab.histogram, a, int(bins), lo, hi, True, rule, backend,
                              variant)
     return _like(a, counts), edges

@@ -130,15 +130,17 @@ edge_rule edge_rule_named(const std::string& name) {
 
 // The edges as NumPy gives them: float32 numbers for float32 edges, else float64.
 template <class F> py::array edges_of(const histogram_result& r) {
-  py::array_t<F> edges(py::ssize_t(r.counts.size() + 1));
-  for (std::size_t i = 0; i <= r.counts.size(); ++i) edges.mutable_data()[i] = F(r.edge(i));
+  py::array_t<F> edges(py::ssize_t(r.bins() + 1));
+  for (std::size_t i = 0; i <= r.bins(); ++i) edges.mutable_data()[i] = F(r.edge(i));
   return edges;
 }
 
+// `out`: for a GPU array, an int64 GPU array of bins + 3 (the bins, then underflow, overflow and
+// NaN) that the counts are written into, where they stay; the tuple's counts are then None.
 py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> lo,
                          std::optional<double> hi, bool closed_last, const std::string& edges,
                          const std::optional<std::string>& backend_name,
-                         const std::optional<std::string>& variant) {
+                         const std::optional<std::string>& variant, py::handle out) {
   placed p = take(x, backend_name, "the array");
   require_contiguous(p.a, "the array");
   histogram_options o;
@@ -146,6 +148,20 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   o.edges = edge_rule_named(edges);
   const std::string rung = variant.value_or("");
   histogram_result r;
+  if (p.a.on_gpu && !out.is_none()) {
+    placed c = take(out, backend_name, "the counts", true);
+    require_contiguous(c.a, "the counts");
+    if (!c.a.on_gpu || (c.a.type != dtype::i64 && c.a.type != dtype::u64))
+      throw py::type_error("histogram: the counts are an int64 GPU array");
+    {
+      py::gil_scoped_release unlocked;
+      r = histogram_device_into(p.a.type, p.a.data, p.a.size(),
+                                static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
+    }
+    return py::make_tuple(py::none(),
+                          r.edges == edge_rule::f64 ? edges_of<double>(r) : edges_of<float>(r),
+                          py::none(), py::none(), py::none(), r.rung);
+  }
   {
     py::gil_scoped_release unlocked;
     r = p.a.on_gpu ? histogram_device(p.a.type, p.a.data, p.a.size(), o, {rung})
@@ -336,7 +352,8 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("variant") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
-        py::arg("backend") = py::none(), py::arg("variant") = py::none());
+        py::arg("backend") = py::none(), py::arg("variant") = py::none(),
+        py::arg("out") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),

@@ -161,6 +161,7 @@ template <class Count>
 histogram_result result_of(const detail::histogram_problem& p, Count&& count) {
   histogram_result out;
   out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last, out.edges = p.edges;
+  out.bin_count = p.bins;
   out.counts.resize(slots(p));
   count(out.counts.data());
   out.underflow = out.counts[p.bins];
@@ -277,11 +278,14 @@ histogram_result histogram(backend where, dtype t, const void* data, std::size_t
       detail::chosen_rung<detail::histogram_rung>(where, p, how), p, data);
 }
 
-histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
-                                  const histogram_options& options, const rung_choice& how) {
+namespace {
+
+// The problem of a histogram of device data, its range inferred on the GPU when not given.
+detail::histogram_problem resolve_on_device(dtype t, const void* device_data, std::size_t n,
+                                            const histogram_options& options) {
   detail::require_backend(backend::cuda);
   detail::executor& ex = detail::executor_for(backend::cuda);
-  const detail::histogram_problem p = detail::resolve_histogram_in_place(
+  return detail::resolve_histogram_in_place(
       backend::cuda, t, n, options, [&](op o) { return reduce_device(t, device_data, n, o); },
       [&] {
         if (n > 0 && device_data == nullptr)
@@ -292,8 +296,42 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
                "histogram: the pointer is not device memory; pass host data through "
                "pplab::histogram(pplab::cuda, host_range, options) instead");
       });
+}
+
+}  // namespace
+
+histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
+                                  const histogram_options& options, const rung_choice& how) {
+  const detail::histogram_problem p = resolve_on_device(t, device_data, n, options);
   return detail::histogram_in_place(
-      detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how), ex, p, device_data);
+      detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how),
+      detail::executor_for(backend::cuda), p, device_data);
+}
+
+histogram_result histogram_device_into(dtype t, const void* device_data, std::size_t n,
+                                       std::uint64_t* device_counts, std::size_t slots,
+                                       const histogram_options& options, const rung_choice& how) {
+  const detail::histogram_problem p = resolve_on_device(t, device_data, n, options);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (slots != detail::slots(p))
+    fail(errc::invalid_argument, "histogram: the counts hold " + std::to_string(slots) +
+                                     " slots; " + std::to_string(p.bins) + " bins need " +
+                                     std::to_string(detail::slots(p)) +
+                                     " (the bins, then underflow, overflow and NaN)");
+  if (!ex.holds(device_counts))
+    fail(errc::invalid_argument, "histogram: the counts are not device memory");
+  const detail::histogram_rung& r =
+      detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how);
+  {
+    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+    r.run({p, device_data, device_counts, scratch.get(), ex.stream()});
+  }
+  ex.synchronize();  // the counts are written when the call returns, as for histogram_device
+  histogram_result out;
+  out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last, out.edges = p.edges;
+  out.bin_count = p.bins;
+  out.rung = r.info.id;
+  return out;
 }
 
 histogram_result histogram_device_parts(dtype t, std::span<const device_part> parts,
