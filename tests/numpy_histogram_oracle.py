@@ -87,6 +87,9 @@ with tempfile.TemporaryDirectory() as d:
                     want, want_edges = np.histogram(x, bins, rng_arg)
                 np.save(f"{d}/x.npy", x)
                 for b in backends:
+                    # mpi starts a job per case: float32 alone there, the point of the rules
+                    if b.startswith("mpi") and dtype != np.float32:
+                        continue
                     pre, name = command(b)
                     args = pre + ["histogram", "--input", f"{d}/x.npy", "--bins", str(bins),
                                   "--numpy", "--json", "--backend", name]
