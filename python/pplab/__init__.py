@@ -243,8 +243,9 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if name in ("uint8", "uint16"):
         # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
         n = 256 if name == "uint8" else 65536
-        counts, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend,
-                          variant)
+        # no range given: the type's natural bins (value = bin), the byte and 16-bit counters'
+        # own path, not the ranged binner
+        counts, *_ = _run(_pplab.histogram, x, n, None, None, False, "f64", backend, variant)
         used = numpy.flatnonzero(counts)
         counts = counts[:builtins.max(int(used[-1]) + 1 if used.size else 0, minlength)]
     else:
@@ -277,8 +278,8 @@ def histogram_channels(image, *, backend=None):
     out = numpy.empty((len(planes), 256), dtype=numpy.int64)
     for c, plane in enumerate(planes):
         plane = _contiguous(plane)
-        out[c], *_ = _run(_pplab.histogram, plane, 256, 0.0, 256.0, False, "f64", backend,
-                          None)
+        out[c], *_ = _run(_pplab.histogram, plane, 256, None, None, False, "f64", backend,
+                          None)  # natural bins: value = bin
     return _like(image, out)
 
 
