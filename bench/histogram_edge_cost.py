@@ -8,29 +8,17 @@ Usage: PYTHONPATH=<build>/python bench/histogram_edge_cost.py [--json OUT]"""
 import argparse
 import json
 import platform
-import time
 
 import numpy as np
 
 import pplab
 from pplab import _pplab
+from python_vs import median_time  # the same timing as the Python comparison
 
 RULES = ("f64", "f32_rounded", "f32_arithmetic")
 # Ranges: one whose rounded edges float32 arithmetic gives exactly ([0, 1), and the binner then
 # computes them in float), and one whose edges it does not.
 PROBLEMS = [(1024, 0.0, 1.0), (1024, -3.0, 3.0), (65536, -3.0, 3.0), (1 << 20, -3.0, 3.0)]
-
-
-def median_time(f, sync, repeats):
-    f()
-    sync()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        sync()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def measure(x, backend, sync, repeats):
@@ -40,7 +28,7 @@ def measure(x, backend, sync, repeats):
         for rule in RULES:
             row[rule + "_ms"] = 1e3 * median_time(
                 lambda: _pplab.histogram(x, bins, lo, hi, True, rule, backend, None), sync,
-                repeats)
+                reps=repeats, warmup=1)
         for rule in RULES[1:]:
             row[rule + "_ratio"] = row[rule + "_ms"] / row["f64_ms"]
         print("{backend}: {bins} bins over [{r[0]}, {r[1]}]: f64 edges {f64_ms:.3f} ms, "

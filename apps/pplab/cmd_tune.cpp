@@ -27,15 +27,15 @@ void run(const tune_cli& o) {
   std::vector<backend> where;
   if (!o.backend_name.empty()) {
     const backend b = parse_backend(o.backend_name);
-    if (b != backend::seq && b != backend::cpu && b != backend::cuda)
+    if (!reads_tuned_choices(b))
       fail(errc::invalid_argument, "tune: --backend " + o.backend_name +
                                        ": only seq, cpu and cuda read tuned choices (every rank "
                                        "of an mpi or nccl job must run the same rung)");
     require(b);
     where.push_back(b);
   } else {
-    for (backend b : {backend::seq, backend::cpu, backend::cuda})
-      if (available(b)) where.push_back(b);
+    for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+      if (reads_tuned_choices(b) && available(b)) where.push_back(b);
   }
   lab::settings s;
   s.scale = o.quick ? lab::size::quick : lab::size::full;

@@ -26,6 +26,10 @@ struct tuned_choice {
   double policy_ms = 0;
 };
 
+// Whether backend b reads the choices: seq, cpu and cuda (an mpi or nccl job's ranks must run
+// the same rung, and its machines may differ).
+bool reads_tuned_choices(backend b);
+
 // Where the API reads the choices: $PPLAB_CHOICES when set ("" or "none": no file), else
 // $XDG_CONFIG_HOME/pplab/choices.json, else $HOME/.config/pplab/choices.json.
 std::string choice_file();

@@ -129,10 +129,13 @@ edge_rule edge_rule_named(const std::string& name) {
 }
 
 // The edges as NumPy gives them: float32 numbers for float32 edges, else float64.
-template <class F> py::array edges_of(const histogram_result& r) {
+template <class F> py::array edges_in(const histogram_result& r) {
   py::array_t<F> edges(py::ssize_t(r.bins() + 1));
   for (std::size_t i = 0; i <= r.bins(); ++i) edges.mutable_data()[i] = F(r.edge(i));
   return edges;
+}
+py::array edges_of(const histogram_result& r) {
+  return r.edges == edge_rule::f64 ? edges_in<double>(r) : edges_in<float>(r);
 }
 
 // `out`: for a GPU array, an int64 GPU array of bins + 3 (the bins, then underflow, overflow and
@@ -158,9 +161,7 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
       r = histogram_device_into(p.a.type, p.a.data, p.a.size(),
                                 static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
     }
-    return py::make_tuple(py::none(),
-                          r.edges == edge_rule::f64 ? edges_of<double>(r) : edges_of<float>(r),
-                          py::none(), py::none(), py::none(), r.rung);
+    return py::make_tuple(py::none(), edges_of(r), py::none(), py::none(), py::none(), r.rung);
   }
   {
     py::gil_scoped_release unlocked;
@@ -169,9 +170,7 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   }
   py::array_t<std::int64_t> counts(py::ssize_t(r.counts.size()));
   std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
-  return py::make_tuple(counts,
-                        r.edges == edge_rule::f64 ? edges_of<double>(r) : edges_of<float>(r),
-                        r.underflow, r.overflow, r.nan, r.rung);
+  return py::make_tuple(counts, edges_of(r), r.underflow, r.overflow, r.nan, r.rung);
 }
 
 std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,

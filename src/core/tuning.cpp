@@ -90,6 +90,10 @@ const loaded_choices& current() {  // under choices_mutex
 
 }  // namespace
 
+bool reads_tuned_choices(backend b) {
+  return b == backend::seq || b == backend::cpu || b == backend::cuda;
+}
+
 std::string choice_file() {
   if (const char* set = std::getenv("PPLAB_CHOICES")) {
     const std::string path = set;
@@ -169,7 +173,7 @@ void write_choice_file(const std::string& path, const std::vector<tuned_choice>&
 }
 
 std::string detail::tuned_rung(std::string_view pattern, backend b, const std::string& key) {
-  if (b != backend::seq && b != backend::cpu && b != backend::cuda) return {};
+  if (!reads_tuned_choices(b)) return {};
   const std::lock_guard lock(choices_mutex);
   if (!consulted) return {};
   const loaded_choices& c = current();

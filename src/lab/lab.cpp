@@ -2,15 +2,15 @@
 // the cases in order, and the ratio columns.
 #include "pplab/lab.hpp"
 
-#include <map>
 #include <omp.h>
 #include <sched.h>
-#include <set>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "core/run.hpp"
 #include "lab/cases.hpp"
@@ -356,7 +356,7 @@ std::vector<tuned_choice> choices_of(const result& res) {
   std::map<std::string, tally> classes;
   for (const row& r : res.rows) {
     if (r.tune_key.empty()) continue;
-    if (r.backend != "seq" && r.backend != "cpu" && r.backend != "cuda") continue;
+    if (!reads_tuned_choices(parse_backend(r.backend))) continue;
     tally& t = classes[r.pattern + '\n' + r.backend + '\n' + r.tune_key];
     t.pattern = r.pattern, t.backend = r.backend, t.key = r.tune_key;
     t.groups.insert(r.group);
