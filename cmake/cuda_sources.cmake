@@ -1,7 +1,7 @@
-# The cuda backend's folder (src/core/cuda/: the executor, the toolbox, the device queries; each
-# pattern lists its GPU rungs in its own sources.cmake), C++20 (see dependencies.cmake). The
-# runtime is linked statically: never the driver library, which a machine without a GPU lacks.
-list(APPEND PPLAB_SOURCES src/core/cuda/device.cu src/core/cuda/executor.cu)
+# How the cuda backend's sources are built (its module: cmake/modules.cmake; src/core/cuda/: the
+# executor, the toolbox, the device queries; each pattern lists its GPU rungs in its own
+# sources.cmake), C++20 (see dependencies.cmake). The runtime is linked statically: never the
+# driver library, which a machine without a GPU lacks.
 
 option(PPLAB_CUDA_RESOURCE_REPORT "Print registers, shared memory and spills of every kernel" OFF)
 

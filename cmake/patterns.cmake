@@ -1,12 +1,18 @@
 # A pattern is a module, src/<name>/ (docs/architecture.md). pplab_add_pattern(name) adds to
-# PPLAB_SOURCES the pattern's own sources and those of each backend folder this build has, as
-# src/<name>/sources.cmake lists them, and writes the file that joins those folders' register
-# hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of the core names a pattern, and
-# a backend the build lacks needs no stand-in (a pattern whose backend folder gives more than
-# rungs lists a stand-in for it in <backend>_absent_sources). Its lab case is
+# PPLAB_SOURCES the pattern's own sources and those of each host backend folder (seq, cpu), as
+# src/<name>/sources.cmake lists them; the folders of the backends that are modules of their own
+# (cuda, nccl, mpi: cmake/modules.cmake) go to that module's sources, and the calls into the
+# host's vendor libraries (vendors_sources, whose rungs the cpu folder registers) to the vendors
+# module. It writes the file that
+# joins those folders' register hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of
+# the core names a pattern, and a backend the build lacks needs no stand-in. What a backend folder
+# gives beyond rungs, it gives through its module's table: the folder names a function that adds
+# it (<backend>_exports), and the core reaches it through forwarders that answer with or without
+# the module (<backend>_forward_sources, always compiled). Its lab case is
 # src/lab/<name>_case.cpp; pplab_write_patterns() then writes the list of the patterns and their
 # cases (cmake/patterns.cpp.in) that the lab, `pplab list` and `pplab info` walk.
 set(PPLAB_BACKENDS seq cpu cuda nccl mpi)
+set(PPLAB_MODULE_BACKENDS cuda nccl mpi)
 
 function(pplab_backend_built backend out)
   if(backend STREQUAL "seq" OR backend STREQUAL "cpu")
@@ -24,23 +30,44 @@ function(pplab_add_pattern name)
   set(pattern_sources "")
   foreach(b IN LISTS PPLAB_BACKENDS)
     set(${b}_sources "")
-    set(${b}_absent_sources "")
+    set(${b}_exports "")
+    set(${b}_forward_sources "")
   endforeach()
+  set(vendors_sources "")
+  set(vendors_exports "")
   include(${PROJECT_SOURCE_DIR}/src/${name}/sources.cmake)
   set(all ${pattern_sources})
+  # The host's vendor libraries' calls (rungs registered by the cpu folder): the vendors module.
+  if(vendors_sources)
+    list(TRANSFORM vendors_sources PREPEND ${PROJECT_SOURCE_DIR}/src/)
+    set(PPLAB_MODULE_vendors_SOURCES ${PPLAB_MODULE_vendors_SOURCES} ${vendors_sources}
+        PARENT_SCOPE)
+    set(PPLAB_MODULE_vendors_EXPORTS ${PPLAB_MODULE_vendors_EXPORTS} ${vendors_exports}
+        PARENT_SCOPE)
+  endif()
   set(PPLAB_LADDER_DECLS "")
-  set(PPLAB_LADDER_CALLS "")
+  set(PPLAB_LADDER_CASES "")
   foreach(b IN LISTS PPLAB_BACKENDS)
+    list(APPEND all ${${b}_forward_sources})
     pplab_backend_built(${b} built)
-    if(built)
-      list(APPEND all ${${b}_sources})
-      if(${b}_sources)
-        string(APPEND PPLAB_LADDER_DECLS "void register_${name}_${b}(std::vector<${name}_rung>&);\n")
-        string(APPEND PPLAB_LADDER_CALLS "    register_${name}_${b}(all);\n")
-      endif()
-    else()
-      list(APPEND all ${${b}_absent_sources})
+    if(NOT built OR NOT ${b}_sources)
+      continue()
     endif()
+    set(fill "register_${name}_${b}(v)")
+    if(b IN_LIST PPLAB_MODULE_BACKENDS)
+      set(fill "add_module_rungs(backend::${b}, \"register_${name}_${b}\", v)")
+      list(TRANSFORM ${b}_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE module_sources)
+      set(PPLAB_MODULE_${b}_SOURCES ${PPLAB_MODULE_${b}_SOURCES} ${module_sources} PARENT_SCOPE)
+      set(PPLAB_MODULE_${b}_PATTERNS ${PPLAB_MODULE_${b}_PATTERNS} ${name} PARENT_SCOPE)
+      set(PPLAB_MODULE_${b}_EXPORTS ${PPLAB_MODULE_${b}_EXPORTS} ${${b}_exports} PARENT_SCOPE)
+    else()
+      list(APPEND all ${${b}_sources})
+      string(APPEND PPLAB_LADDER_DECLS "void register_${name}_${b}(std::vector<${name}_rung>&);\n")
+    endif()
+    string(APPEND PPLAB_LADDER_CASES "  case backend::${b}: {\n"
+      "    static const std::vector<${name}_rung> v = [] {\n"
+      "      std::vector<${name}_rung> v;\n      ${fill};\n      return v;\n    }();\n"
+      "    return v;\n  }\n")
   endforeach()
   set(PPLAB_PATTERN ${name})
   set(ladder ${PROJECT_BINARY_DIR}/ladders/${name}_ladder.cpp)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/generate.hpp"
 #include "core/run.hpp"
@@ -842,6 +843,40 @@ TEST_F(Cli, AKilledRankEndsTheJobAndLeavesNoRecord) {
 #else
   GTEST_SKIP() << "built without MPI";
 #endif
+}
+
+// A backend module that cannot be loaded (here: a file that is not a library, where libpplab
+// looks for it) leaves the host backends working, and the backend says why it is absent.
+TEST_F(Cli, AModuleThatCannotLoadLeavesTheHostBackendsWorking) {
+  const fs::path build = fs::path(PPLAB_CLI).parent_path();
+  std::vector<std::string> modules;
+  for (const auto& e : fs::directory_iterator(build)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("libpplab", 0) != 0 || name.find(".so") == std::string::npos) continue;
+    bool module = false;
+    for (const char* b : {"cuda", "nccl", "mpi"})
+      module |= name.rfind(std::string("libpplab_") + b + ".so", 0) == 0;
+    if (!module) {
+      fs::copy_file(e.path(), dir / name);  // through the links: each name a file
+    } else if (name.ends_with(".so.0")) {
+      std::ofstream(dir / name) << "not a library\n";
+      modules.push_back(name);
+    }
+  }
+  if (modules.empty()) GTEST_SKIP() << "this build has no backend module of its own";
+  // LD_LIBRARY_PATH comes before the command's run path: this libpplab, beside the broken files.
+  const std::string env = "LD_LIBRARY_PATH=" + dir.string() + " ";
+  const result info = shell(env + PPLAB_CLI + " info");
+  EXPECT_EQ(info.code, 0) << info.err;
+  for (const std::string& m : modules)
+    EXPECT_NE(info.out.find(m + " could not be loaded"), std::string::npos) << info.out;
+  const result sum = shell(env + PPLAB_CLI + " reduce --op sum --n 1000 --backend cpu");
+  EXPECT_EQ(sum.code, 0) << sum.err;
+  EXPECT_NE(sum.out.find("sum of 1000"), std::string::npos);
+  const std::string name = modules.front().substr(9, modules.front().find(".so") - 9);
+  const result absent = shell(env + PPLAB_CLI + " reduce --op sum --n 1000 --backend " + name);
+  EXPECT_NE(absent.code, 0);
+  EXPECT_NE(absent.err.find("could not be loaded"), std::string::npos) << absent.err;
 }
 
 }  // namespace

@@ -11,14 +11,11 @@
 #include <optional>
 
 #include "arrays.hpp"
+#include "core/device.hpp"
 #include "core/executor.hpp"
 #include "core/run.hpp"
 #include "lab_report.hpp"
 #include "pplab/pplab.hpp"
-
-#ifdef PPLAB_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace pplab::python {
 namespace {
@@ -58,19 +55,16 @@ backend backend_for(const array_view& a, const std::optional<std::string>& name,
                           std::string(name_of(b)) + "')");
   if (a.on_gpu) {
     require(backend::cuda);
-#ifdef PPLAB_HAVE_CUDA
-    int device = 0;
-    cudaGetDevice(&device);
+    const int device = detail::current_device();
     if (a.device != device)
       throw py::value_error(what + " is on GPU " + std::to_string(a.device) +
                             "; pplab's cuda backend runs on the current GPU, " +
                             std::to_string(device) + " (select it first)");
     if (a.producer_stream > 2) {  // __cuda_array_interface__'s pending work, on its stream
       py::gil_scoped_release unlocked;
-      if (cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(a.producer_stream)) != cudaSuccess)
+      if (!detail::wait_for_stream(reinterpret_cast<void*>(a.producer_stream)))
         fail(errc::device, what + ": waiting for the array's stream failed");
     }
-#endif
   }
   return b;
 }

@@ -308,3 +308,22 @@ def test_torch_cpu_tensors_through_dlpack(rng):
     assert isinstance(c, torch.Tensor) and torch.allclose(c, (a @ b).detach())
     h, _ = pplab.histogram(x, 10)
     assert isinstance(h, torch.Tensor)
+
+
+def test_host_calls_load_no_backend_module():
+    """Importing pplab and calling it on NumPy arrays loads neither the CUDA libraries nor Open
+    MPI: libpplab loads a backend's module when that backend is asked for."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import numpy, pplab\n"
+        "x = numpy.arange(1000, dtype=numpy.float32)\n"
+        "pplab.sum(x); pplab.histogram(x, 10); pplab.matmul(x[:16].reshape(4, 4), x[:16].reshape(4, 4))\n"
+        "print(open('/proc/self/maps').read())\n"
+    )
+    maps = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    if "libpplab.so" not in maps:
+        pytest.skip("libpplab is linked into the module (a static build): its modules with it")
+    for lib in ("libpplab_cuda", "libpplab_mpi", "libpplab_nccl", "libcudart", "libcublas", "libmpi"):
+        assert lib not in maps, f"{lib} was loaded by host calls"

@@ -48,6 +48,7 @@ struct convolution_call {
 using convolution_rung = basic_rung<convolution_problem, convolution_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<convolution_rung>& rungs_of<convolution_rung>();
+template <> const std::vector<convolution_rung>& rungs_on<convolution_rung>(backend b);
 
 // The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 7x7 px~2^26".
 std::string tune_key(const convolution_problem& p);

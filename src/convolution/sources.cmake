@@ -5,8 +5,12 @@ set(seq_sources convolution/seq/c01_direct_loop.cpp convolution/seq/c02_interior
   convolution/seq/register.cpp)
 set(cpu_sources convolution/cpu/c01_rows_openmp.cpp convolution/cpu/c02_register_blocked.cpp
   convolution/cpu/c03_separable.cpp convolution/cpu/c04_u8_channels.cpp convolution/cpu/register.cpp)
+# OpenCV, the baseline (c00): its rungs registered with the cpu folder, their calls in the vendors
+# module (cmake/modules.cmake), which alone links OpenCV.
 if(PPLAB_HAVE_OPENCV)
   list(APPEND cpu_sources convolution/cpu/c00_opencv.cpp)
+  set(vendors_sources convolution/vendors/opencv_filters.cpp)
+  set(vendors_exports add_convolution_vendors_exports)
 endif()
 # The register-blocked interior and the separable passes are the multiply-add kernels: they may
 # fuse a*b+c into one FMA.

@@ -16,4 +16,9 @@ const gpu_info& gpu();
 // pool holds unused. 0 without a GPU; never throws.
 std::size_t free_device_bytes();
 
+// The CUDA device this thread runs on (-1 without a usable GPU).
+int current_device();
+// Waits for the work queued on a caller's CUDA stream; false if it failed (or there is no GPU).
+bool wait_for_stream(void* stream);
+
 }  // namespace pplab::detail

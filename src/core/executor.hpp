@@ -7,7 +7,8 @@
 // contract of core/registry.hpp, with pointers in the executor's memory and its stream.
 //
 // Which executors exist is decided by the build alone: src/core/host/ always, src/core/cuda/
-// when nvcc was found, else src/core/cuda_absent/, whose executor says why it is absent.
+// (in the cuda module, core/modules.hpp) when nvcc was found; without it, or where the module
+// cannot be loaded, src/core/cuda_forward.cpp gives an executor that says why it is absent.
 #include <cstddef>
 #include <cstdint>
 #include <exception>

@@ -46,13 +46,33 @@ template <class Rung> constexpr std::string_view pattern_of() {
   return Rung::problem_type::pattern;
 }
 
-// Every rung of one pattern, filled on first use: the register file of each of its backend
-// folders built, in backend order (seq, cpu, cuda, nccl, mpi). Defined per pattern by the build.
+// The rungs of one pattern on backend b, filled on first use from that backend's folder (a
+// module's through its table, loading the module: core/modules.hpp). Defined per pattern by the
+// build (cmake/ladder.cpp.in).
+template <class Rung> const std::vector<Rung>& rungs_on(backend b);
+
+// Every rung of one pattern, on every backend built, in backend order (seq, cpu, cuda, nccl,
+// mpi): every module loaded. Defined per pattern by the build.
 template <class Rung> const std::vector<Rung>& rungs_of();
 
-// A rung by id, or null.
+// The backend an id names ("reduce/cpu/r02_..."), if it names one.
+inline bool backend_of_id(std::string_view id, backend& b) {
+  const std::size_t first = id.find('/'), second = id.find('/', first + 1);
+  if (first == std::string_view::npos || second == std::string_view::npos) return false;
+  const std::string_view name = id.substr(first + 1, second - first - 1);
+  for (backend c : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+    if (name_of(c) == name) {
+      b = c;
+      return true;
+    }
+  return false;
+}
+
+// A rung by id, or null. Only the rungs of the backend the id names are asked for: finding a
+// host rung loads no module.
 template <class Rung> const Rung* find(std::string_view id) {
-  for (const Rung& r : rungs_of<Rung>())
+  backend b{};
+  for (const Rung& r : backend_of_id(id, b) ? rungs_on<Rung>(b) : rungs_of<Rung>())
     if (r.info.id == id) return &r;
   return nullptr;
 }

@@ -3,7 +3,7 @@
 // MultiHistogramEven over interleaved RGBA bytes, 256 bins per channel, as decoded images come
 // (src/histogram/cuda/h00_cub.cu). pplab holds an image's channels apart (its reader separates
 // them while decoding), so the lab runs the API's rung on the four channels beside it. A build
-// without CUDA has no such call (src/histogram/cuda_absent.cpp throws).
+// without the cuda module has no such call (src/histogram/cuda_forward.cpp throws).
 #include <cstddef>
 #include <cstdint>
 

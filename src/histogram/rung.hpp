@@ -40,6 +40,7 @@ struct histogram_call {
 using histogram_rung = basic_rung<histogram_problem, histogram_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<histogram_rung>& rungs_of<histogram_rung>();
+template <> const std::vector<histogram_rung>& rungs_on<histogram_rung>(backend b);
 
 inline std::size_t slots(const histogram_problem& p) { return p.bins + 3; }
 

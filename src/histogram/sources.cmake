@@ -13,8 +13,10 @@ set(cuda_sources histogram/cuda/h00_cub.cu histogram/cuda/h01_racy_increment.cu
   histogram/cuda/h10_block_multisplit.cu histogram/cuda/h11_partial_privatized.cu
   histogram/cuda/h12_sampled_choice.cu
   histogram/cuda/atomic_rates.cu histogram/cuda/register.cu)
-# The cuda folder also gives the lab the GPU's atomic rates and CUB's RGBA histogram.
-set(cuda_absent_sources histogram/cuda_absent.cpp)
+# The cuda folder also gives the lab the GPU's atomic rates and CUB's RGBA histogram, through the
+# module's table (its exports hook; the core's forwarders to them, with or without the module).
+set(cuda_exports add_histogram_cuda_exports)
+set(cuda_forward_sources histogram/cuda_forward.cpp)
 set(nccl_sources histogram/nccl/h01_allreduce.cpp histogram/nccl/h02_reduce_scatter.cpp
   histogram/nccl/register.cpp)
 set(mpi_sources histogram/mpi/h01_reduce_to_root.cpp histogram/mpi/h02_allreduce.cpp

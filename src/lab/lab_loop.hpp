@@ -151,13 +151,16 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
                                                        const typename Case::problem& pr) {
   using rung_type = typename Case::rung_type;
   std::vector<const rung_type*> out;
-  for (const rung_type& r : detail::rungs_of<rung_type>()) {
-    const backend b = r.info.where;
-    if (!wants(s, r.info.pattern(), b) || !wants_rung(s, r.info) || !r.can_run(pr.p)) continue;
-    const detail::executor& ex = detail::executor_for(b);
-    if (pr.split ? b != *pr.split : ex.splits()) continue;
-    if (pr.device_only && ex.host_memory()) continue;
-    out.push_back(&r);
+  // Backend by backend, so that a run of the host backends alone loads no module.
+  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi}) {
+    if (!wants(s, detail::pattern_of<rung_type>(), b)) continue;
+    for (const rung_type& r : detail::rungs_on<rung_type>(b)) {
+      if (!wants_rung(s, r.info) || !r.can_run(pr.p)) continue;
+      const detail::executor& ex = detail::executor_for(b);
+      if (pr.split ? b != *pr.split : ex.splits()) continue;
+      if (pr.device_only && ex.host_memory()) continue;
+      out.push_back(&r);
+    }
   }
   return out;
 }

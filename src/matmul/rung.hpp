@@ -32,6 +32,7 @@ struct matmul_call {
 using matmul_rung = basic_rung<matmul_problem, matmul_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<matmul_rung>& rungs_of<matmul_rung>();
+template <> const std::vector<matmul_rung>& rungs_on<matmul_rung>(backend b);
 
 // The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 m~2^12 n~2^12
 // k~2^12".

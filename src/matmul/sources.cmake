@@ -4,8 +4,12 @@ set(pattern_sources matmul/api.cpp matmul/policy.cpp)
 set(seq_sources matmul/seq/m01_triple_loop.cpp)
 set(cpu_sources matmul/cpu/m01_loop_order_ikj.cpp matmul/cpu/m02_cache_tiled.cpp
   matmul/cpu/m03_packed_microkernel.cpp matmul/cpu/register.cpp)
+# OpenBLAS, the baseline (m00): its rung registered with the cpu folder, its call in the vendors
+# module (cmake/modules.cmake), which alone links OpenBLAS.
 if(PPLAB_HAVE_OPENBLAS)
   list(APPEND cpu_sources matmul/cpu/m00_openblas.cpp)
+  set(vendors_sources matmul/vendors/openblas_gemm.cpp)
+  set(vendors_exports add_matmul_vendors_exports)
 endif()
 # Only the multiply-add kernels may fuse a*b+c into one FMA; everywhere else rounding is as
 # written.

@@ -30,6 +30,7 @@ struct reduce_call {
 using reduce_rung = basic_rung<reduce_problem, reduce_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
+template <> const std::vector<reduce_rung>& rungs_on<reduce_rung>(backend b);
 
 // The problem's class for `pplab tune`'s choices (pplab/tuning.hpp), such as "f32 sum n~2^28".
 std::string tune_key(const reduce_problem& p);

@@ -8,7 +8,7 @@
 
 namespace pplab::detail {
 
-const gpu_info& gpu() {
+const gpu_info& cuda_module_gpu() {
   static const gpu_info info = [] {
     gpu_info g;
     int count = 0;
@@ -41,7 +41,7 @@ const gpu_info& gpu() {
   return info;
 }
 
-std::size_t free_device_bytes() {
+std::size_t cuda_module_free_bytes() {
   std::size_t free = 0, total = 0;
   int device = 0;
   cudaMemPool_t pool;
@@ -54,6 +54,21 @@ std::size_t free_device_bytes() {
     return free;
   }
   return free + std::size_t(reserved > used ? reserved - used : 0);
+}
+
+int cuda_module_current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
+bool cuda_module_wait_for_stream(void* stream) {
+  if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
 }
 
 }  // namespace pplab::detail

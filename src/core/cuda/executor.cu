@@ -372,20 +372,23 @@ private:
 
 }  // namespace
 
-executor& cuda_executor() {
+executor& cuda_module_executor() {
   static cuda_exec ex;
   return ex;
 }
 
+// A stream_scope (pplab/device.hpp, src/core/cuda_forward.cpp) on this thread: the caller's
+// stream until it closes, then the one before it.
+void cuda_module_open_stream_scope(void* stream, void** previous, bool* had_previous) {
+  *previous = callers_stream;
+  *had_previous = callers_stream_set;
+  callers_stream = static_cast<cudaStream_t>(stream);
+  callers_stream_set = true;
+}
+
+void cuda_module_close_stream_scope(void* previous, bool had_previous) {
+  callers_stream = static_cast<cudaStream_t>(previous);
+  callers_stream_set = had_previous;
+}
+
 }  // namespace pplab::detail
-
-pplab::stream_scope::stream_scope(void* stream)
-    : previous_(detail::callers_stream), had_previous_(detail::callers_stream_set) {
-  detail::callers_stream = static_cast<cudaStream_t>(stream);
-  detail::callers_stream_set = true;
-}
-
-pplab::stream_scope::~stream_scope() {
-  detail::callers_stream = static_cast<cudaStream_t>(previous_);
-  detail::callers_stream_set = had_previous_;
-}

@@ -63,13 +63,12 @@ private:
   std::string why_;
 };
 
-// Defined by the cuda backend's folder: src/core/cuda/ or, without CUDA, src/core/cuda_absent/.
+// The backends' executors as the core sees them: forwarded to each backend's module, or an
+// absent executor that says why (src/core/<backend>_forward.cpp, core/modules.hpp).
 executor& cuda_executor();
-// Defined by the nccl backend's folder: src/core/nccl/ or, without NCCL, src/core/nccl_absent/.
 executor& nccl_executor();
 // The GPUs of the nccl backend's job (0 when it is not usable here).
 int nccl_gpu_count();
-// Defined by the mpi backend's folder: src/core/mpi/ or, without MPI, src/core/mpi_absent/.
 executor& mpi_executor();
 
 }  // namespace pplab::detail

@@ -304,7 +304,7 @@ private:
 
 }  // namespace
 
-executor& mpi_executor() {
+executor& mpi_module_executor() {
   static job_executor ex;
   return ex;
 }

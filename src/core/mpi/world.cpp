@@ -116,9 +116,10 @@ void agree(const std::exception_ptr& local_error) {
 
 }  // namespace pplab::detail::mpi
 
-namespace pplab {
+namespace pplab::detail {
 
-int end_with_error(const std::string& message, int exit_code, bool agreed) {
+// pplab::end_with_error once this module is in use (src/core/mpi_forward.cpp).
+int mpi_module_end_with_error(const std::string& message, int exit_code, bool agreed) {
   const bool job = detail::mpi::running() && detail::mpi::launched();
   int ranks = 1, me = 0;
   if (job) {
@@ -143,6 +144,10 @@ int end_with_error(const std::string& message, int exit_code, bool agreed) {
   }
   return exit_code;
 }
+
+}  // namespace pplab::detail
+
+namespace pplab {
 
 void use_mpi_communicator(MPI_Comm c) { detail::mpi::use(c); }
 MPI_Comm mpi_communicator() { return detail::mpi::comm(); }

@@ -292,9 +292,9 @@ private:
 
 }  // namespace
 
-int nccl_gpu_count() { return nccl::why_absent().empty() ? nccl::world_size() : 0; }
+int nccl_module_gpu_count() { return nccl::why_absent().empty() ? nccl::world_size() : 0; }
 
-executor& nccl_executor() {
+executor& nccl_module_executor() {
   static gpus_executor ex;
   return ex;
 }

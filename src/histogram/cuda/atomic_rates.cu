@@ -38,7 +38,7 @@ __global__ void global_atomics(gpu_histogram::count_t* c, std::size_t mask, unsi
 
 }  // namespace
 
-std::vector<ceiling> measure_gpu_atomic_rates(executor& ex, double budget_s) {
+std::vector<ceiling> gpu_atomic_rates_here(executor& ex, double budget_s) {
   const int reps = budget_s < 0.5 ? 5 : 10;
   const auto s = static_cast<cudaStream_t>(ex.stream());
   const auto rate = [&](const std::function<void()>& launch, double atomics) {

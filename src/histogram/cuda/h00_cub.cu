@@ -116,15 +116,15 @@ void cub_multi(void* temp, std::size_t& bytes, const std::uint8_t* pixels, std::
 
 }  // namespace
 
-std::size_t cub_rgba_histogram_scratch(std::size_t pixels) {
+std::size_t cub_rgba_scratch_here(std::size_t pixels) {
   std::size_t bytes = 0;
   cub_multi(nullptr, bytes, nullptr, std::max<std::size_t>(1, std::min(pixels, rgba_chunk)),
             nullptr, nullptr);
   return 1024 * 4 + bytes;
 }
 
-void cub_rgba_histogram(const void* pixels, std::size_t n_pixels, std::uint64_t* counts,
-                        void* scratch, void* stream) {
+void cub_rgba_histogram_here(const void* pixels, std::size_t n_pixels, std::uint64_t* counts,
+                             void* scratch, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   auto* chunk_counts = static_cast<unsigned*>(scratch);
   void* temp = static_cast<char*>(scratch) + 1024 * 4;
@@ -132,7 +132,7 @@ void cub_rgba_histogram(const void* pixels, std::size_t n_pixels, std::uint64_t*
   const auto* p = static_cast<const std::uint8_t*>(pixels);
   for (std::size_t at = 0; at < n_pixels; at += rgba_chunk) {
     const std::size_t len = std::min(rgba_chunk, n_pixels - at);
-    std::size_t bytes = cub_rgba_histogram_scratch(len) - 1024 * 4;
+    std::size_t bytes = cub_rgba_scratch_here(len) - 1024 * 4;
     cub_multi(temp, bytes, p + 4 * at, len, chunk_counts, s);
     gpu_histogram::add_chunk<<<4, 256, 0, s>>>(reinterpret_cast<gpu_histogram::count_t*>(counts),
                                                chunk_counts, 1024);

@@ -1,4 +1,5 @@
 // The GPU histogram ladder, registered in order; the lab and the tests walk it as registered.
+#include "core/modules.hpp"
 #include "histogram/cuda/histogram_cuda.cuh"
 #include "histogram/cuda/rungs.hpp"
 
@@ -47,6 +48,22 @@ void register_histogram_cuda(std::vector<histogram_rung>& r) {
   add("histogram/cuda/h12_sampled_choice", 12,
       "many bins: h11 when a sample's hot slots hold most of the data, else h10", h12_can_run,
       h12_scratch, h12_run);
+}
+
+}  // namespace pplab::detail
+
+namespace pplab::detail {
+
+std::vector<ceiling> gpu_atomic_rates_here(executor& ex, double budget_s);  // atomic_rates.cu
+std::size_t cub_rgba_scratch_here(std::size_t pixels);                      // h00_cub.cu
+void cub_rgba_histogram_here(const void* pixels, std::size_t n_pixels, std::uint64_t* counts,
+                             void* scratch, void* stream);
+
+// What the lab reaches through the module's table (src/histogram/cuda_forward.cpp).
+void add_histogram_cuda_exports(module_exports& e) {
+  e.add("gpu_atomic_rates", &gpu_atomic_rates_here);
+  e.add("cub_rgba_scratch", &cub_rgba_scratch_here);
+  e.add("cub_rgba_histogram", &cub_rgba_histogram_here);
 }
 
 }  // namespace pplab::detail

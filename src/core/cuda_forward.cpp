@@ -1,0 +1,62 @@
+// The cuda backend as the core sees it (core/modules.hpp): forwarded to its module, or, where this
+// build has none or it cannot be loaded, an executor that says why and no GPU.
+#include "core/device.hpp"
+#include "core/host/host_executor.hpp"
+#include "core/modules.hpp"
+#include "pplab/device.hpp"
+
+namespace pplab::detail {
+
+namespace {
+std::string why_no_cuda() {
+  return module_built(backend::cuda)
+             ? module_why_absent(backend::cuda)
+             : "this build has no CUDA backend (nvcc was not found when it was built)";
+}
+}  // namespace
+
+executor& cuda_executor() {
+  if (auto* f = module_function<executor&()>(backend::cuda, "cuda_executor")) return f();
+  static absent_executor ex(backend::cuda, why_no_cuda());
+  return ex;
+}
+
+std::size_t free_device_bytes() {
+  auto* f = module_function<std::size_t()>(backend::cuda, "free_device_bytes");
+  return f ? f() : 0;
+}
+
+int current_device() {
+  auto* f = module_function<int()>(backend::cuda, "current_device");
+  return f ? f() : -1;
+}
+
+bool wait_for_stream(void* stream) {
+  auto* f = module_function<bool(void*)>(backend::cuda, "wait_for_stream");
+  return f && f(stream);
+}
+
+const gpu_info& gpu() {
+  if (auto* f = module_function<const gpu_info&()>(backend::cuda, "gpu")) return f();
+  static const gpu_info none = [] {
+    gpu_info g;
+    g.why_absent = why_no_cuda();
+    return g;
+  }();
+  return none;
+}
+
+}  // namespace pplab::detail
+
+// Without the module there is no stream to run on: a scope changes nothing (every device call
+// fails).
+pplab::stream_scope::stream_scope(void* stream) : previous_(nullptr), had_previous_(false) {
+  if (auto* open =
+          detail::module_function<void(void*, void**, bool*)>(backend::cuda, "open_stream_scope"))
+    open(stream, &previous_, &had_previous_);
+}
+
+pplab::stream_scope::~stream_scope() {
+  if (auto* close = detail::module_function<void(void*, bool)>(backend::cuda, "close_stream_scope"))
+    close(previous_, had_previous_);
+}
