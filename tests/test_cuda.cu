@@ -5,11 +5,13 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -142,6 +144,55 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
   EXPECT_THROW(correlate_device(dtype::f32, image.data(), rows, cols, cols, mask.data(), 5, 7,
                                 dout.get(), cols, o),
                error);
+}
+
+// Every thread of the GPU busy until `cycles` have passed: the kernels queued behind it wait,
+// while the copy engines go on.
+__global__ void occupy(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// Two host threads filter on their own streams with different masks while the GPU is busy: the
+// first call's mask is copied to the constant bank at once (by a copy engine), its kernel waits
+// for the GPU, and the second call's copy must not land in the bank before that kernel has read
+// it (src/convolution/cuda/constant_mask.cuh orders them).
+TEST(CudaApi, ConcurrentFiltersWithDifferentMasksEachReadTheirOwn) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t rows = 256, cols = 256, n = rows * cols;
+  std::vector<float> image(n);
+  for (std::size_t i = 0; i < n; ++i) image[i] = float(i % 251);
+  const std::vector<double> once = {0, 0, 0, 0, 1, 0, 0, 0, 0}, twice = {0, 0, 0, 0, 2, 0, 0, 0, 0};
+  detail::buffer in(dev(), n * 4), out_a(dev(), n * 4), out_b(dev(), n * 4);
+  dev().copy_in(in.get(), image.data(), n * 4);
+  cudaStream_t busy, a, b;
+  PPLAB_CUDA(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking));
+  PPLAB_CUDA(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  PPLAB_CUDA(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  int sms = 0, clock_khz = 0;
+  PPLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  PPLAB_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  occupy<<<sms * 2, 1024, 0, busy>>>(200LL * clock_khz);  // about 200 ms
+  PPLAB_CUDA_LAUNCHED();
+  std::thread first([&] {
+    const stream_scope on(a);
+    correlate_device(dtype::f32, in.get(), rows, cols, cols, once.data(), 3, 3, out_a.get(), cols);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the first call is enqueued
+  {
+    const stream_scope on(b);
+    correlate_device(dtype::f32, in.get(), rows, cols, cols, twice.data(), 3, 3, out_b.get(), cols);
+  }
+  first.join();
+  std::vector<float> got_a(n), got_b(n);
+  dev().copy_out(got_a.data(), out_a.get(), n * 4);
+  dev().copy_out(got_b.data(), out_b.get(), n * 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got_a[i], image[i]) << i;
+    ASSERT_EQ(got_b[i], 2 * image[i]) << i;
+  }
+  for (cudaStream_t s : {busy, a, b}) PPLAB_CUDA(cudaStreamDestroy(s));
 }
 
 // The mean of 64-bit integers sums in 128 bits on the GPU too, on the device and streamed.

@@ -19,7 +19,7 @@ template <class T> __global__ void constant_mask(image<T> f) {
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    upload_mask(mask, f.kh * f.kw, s);
+    const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
     constant_mask<T><<<tiles_over(f.rows, f.cols, 16, 16), dim3(16, 16), 0, s>>>(f);
     PPLAB_CUDA_LAUNCHED();
   }

@@ -30,7 +30,7 @@ template <class T> __global__ void __launch_bounds__(in_tile* in_tile) input_til
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    upload_mask(mask, f.kh * f.kw, s);
+    const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
     const int out_h = in_tile - 2 * (f.kh / 2), out_w = in_tile - 2 * (f.kw / 2);
     input_tile<T><<<tiles_over(f.rows, f.cols, out_h, out_w), dim3(in_tile, in_tile), 0, s>>>(f);
     PPLAB_CUDA_LAUNCHED();

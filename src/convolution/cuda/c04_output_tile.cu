@@ -42,7 +42,7 @@ std::size_t shared_bytes(const convolution_problem& p) {
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    upload_mask(mask, f.kh * f.kw, s);
+    const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
     const std::size_t shared =
         std::size_t(tile + 2 * (f.kh / 2)) * (tile + 2 * (f.kw / 2)) * sizeof(T);
     output_tile<T>

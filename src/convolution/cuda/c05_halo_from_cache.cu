@@ -41,7 +41,7 @@ template <class T> __global__ void __launch_bounds__(tile* block_rows) halo_from
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    upload_mask(mask, f.kh * f.kw, s);
+    const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
     halo_from_cache<T><<<tiles_over(f.rows, f.cols, tile, tile), dim3(tile, block_rows), 0, s>>>(f);
     PPLAB_CUDA_LAUNCHED();
   }

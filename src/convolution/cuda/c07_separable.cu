@@ -82,7 +82,7 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
 
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    upload_mask(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
+    const mask_in_bank<T> bank(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
     switch (f.kh) {
     case 3:
       return launch<T, 3>(f, s);

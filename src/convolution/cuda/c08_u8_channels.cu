@@ -142,18 +142,18 @@ void c08_run(const convolution_call& c) {
   const convolution_problem& p = c.p;
   if (p.rows == 0 || p.cols == 0) return;
   const auto s = static_cast<cudaStream_t>(c.stream);
-  upload_mask(static_cast<const float*>(c.mask), int(p.kh * p.kw), s);
+  const mask_in_bank<float> bank(static_cast<const float*>(c.mask), int(p.kh * p.kw), s);
   const interleaved f{int(p.rows),
-                   int(p.cols),
-                   int(p.kh),
-                   int(p.kw),
-                   p.mode,
-                   float(p.cval),
-                   static_cast<const std::uint8_t*>(c.in),
-                   c.ld_in,
-                   c.out,
-                   c.ld_out,
-                   p.u8_out};
+                      int(p.cols),
+                      int(p.kh),
+                      int(p.kw),
+                      p.mode,
+                      float(p.cval),
+                      static_cast<const std::uint8_t*>(c.in),
+                      c.ld_in,
+                      c.out,
+                      c.ld_out,
+                      p.u8_out};
   switch (p.channels) {
   case 1:
     return launch_channels<1>(f, s);

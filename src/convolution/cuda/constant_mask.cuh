@@ -1,13 +1,13 @@
 #pragma once
 // The mask in constant memory: every thread of a warp reads the same tap at once, which the
-// constant cache serves in one broadcast. One copy per rung file (each .cu is its own module);
-// the copy is enqueued on the call's stream, so it lands before the kernel that reads it.
-// Concurrent calls on different streams with different masks would overwrite each other's: the
-// call contract is one call in flight per rung.
+// constant cache serves in one broadcast. One bank per rung file (each .cu is its own module),
+// shared by every call of that rung, whatever its stream or host thread: `mask_in_bank` orders
+// them (below), so that calls with different masks on several streams at once each read their own.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -46,28 +46,79 @@ inline unsigned long long current_context_id() {
   return id;
 }
 
-// The mask copied to the constant bank on stream s, unless the bank already holds the same
-// values in this context: a caller filtering image after image uses one mask, and a copy from
-// pageable memory waits for the host (H100, 1024 x 1024 with 3 x 3: 14 us a call with the copy,
-// 13 us without). Under the contract above (one call in flight per rung) the bank holds what the
-// last call uploaded.
-template <class T> void upload_mask(const T* mask, int taps, cudaStream_t s) {
-  static std::vector<unsigned char> held;  // the bytes last uploaded, and where
-  static unsigned long long held_context = 0;
-  static std::mutex guard;  // calls from several host threads
-  const std::lock_guard<std::mutex> lock(guard);
-  const unsigned long long context = current_context_id();
-  const std::size_t bytes = sizeof(T) * std::size_t(taps);
-  const auto* from = reinterpret_cast<const unsigned char*>(mask);
-  if (context != 0 && context == held_context && held.size() == bytes &&
-      std::equal(held.begin(), held.end(), from))
-    return;
-  if constexpr (sizeof(T) == 4)
-    PPLAB_CUDA(cudaMemcpyToSymbolAsync(mask_f32, mask, bytes, 0, cudaMemcpyHostToDevice, s));
-  else PPLAB_CUDA(cudaMemcpyToSymbolAsync(mask_f64, mask, bytes, 0, cudaMemcpyHostToDevice, s));
-  held.assign(from, from + bytes);
-  held_context = context;
-}
+// The mask of one call in the constant bank, from before the call's kernels are enqueued on
+// stream s until after (a guard around the launches: its life is the call's). The bank's values
+// are copied on s unless the bank already holds the same values in this context (a caller
+// filtering image after image uses one mask, and a copy from pageable memory waits for the host:
+// H100, 1024 x 1024 with 3 x 3, 14 us a call with the copy, 13 us without). Calls are ordered on
+// the GPU as the bank needs, without a host wait: a copy of other values waits for every kernel
+// that read the bank before (an event per stream that did), and a kernel that reads values
+// copied on another stream waits for that copy. The guard holds a lock from the copy to the
+// launch, so that no other call changes the bank in between.
+template <class T> class mask_in_bank {
+public:
+  mask_in_bank(const T* mask, int taps, cudaStream_t s) : lock_(state().guard), s_(s) {
+    bank& b = state();
+    const unsigned long long context = current_context_id();
+    if (context != b.context) b.reset(context);  // a new context: its own bank and events
+    const std::size_t bytes = sizeof(T) * std::size_t(taps);
+    const auto* from = reinterpret_cast<const unsigned char*>(mask);
+    if (context != 0 && b.held.size() == bytes && std::equal(b.held.begin(), b.held.end(), from)) {
+      if (b.copied) PPLAB_CUDA(cudaStreamWaitEvent(s, b.copied, 0));
+      return;
+    }
+    // After the last copy and every kernel that read it. Each later reader waits for this copy,
+    // so the readers before it need no event of their own any more.
+    if (b.copied) PPLAB_CUDA(cudaStreamWaitEvent(s, b.copied, 0));
+    for (const auto& [stream, read] : b.readers) {
+      PPLAB_CUDA(cudaStreamWaitEvent(s, read, 0));
+      cudaEventDestroy(read);  // released once it has happened
+    }
+    b.readers.clear();
+    if constexpr (sizeof(T) == 4)
+      PPLAB_CUDA(cudaMemcpyToSymbolAsync(mask_f32, mask, bytes, 0, cudaMemcpyHostToDevice, s));
+    else PPLAB_CUDA(cudaMemcpyToSymbolAsync(mask_f64, mask, bytes, 0, cudaMemcpyHostToDevice, s));
+    if (!b.copied) PPLAB_CUDA(cudaEventCreateWithFlags(&b.copied, cudaEventDisableTiming));
+    PPLAB_CUDA(cudaEventRecord(b.copied, s));
+    b.held.assign(from, from + bytes);
+  }
+  // After the launches: the stream's last kernel that reads the bank, for the next copy to wait
+  // for. (A failure here is the launch's own, which the call reports.)
+  ~mask_in_bank() {
+    bank& b = state();
+    cudaEvent_t& read = b.readers[s_];
+    if (!read && cudaEventCreateWithFlags(&read, cudaEventDisableTiming) != cudaSuccess) {
+      b.readers.erase(s_);
+      b.held.clear();  // unknown readers: the next call copies again, after a wait for all
+      cudaDeviceSynchronize();
+      return;
+    }
+    cudaEventRecord(read, s_);
+  }
+  mask_in_bank(const mask_in_bank&) = delete;
+  mask_in_bank& operator=(const mask_in_bank&) = delete;
+
+private:
+  struct bank {
+    std::mutex guard;                 // calls from several host threads
+    std::vector<unsigned char> held;  // the values in the bank
+    unsigned long long context = 0;
+    cudaEvent_t copied = nullptr;                 // after the last copy
+    std::map<cudaStream_t, cudaEvent_t> readers;  // each stream's last reader since the copy
+    void reset(unsigned long long c) {  // a new context: the old one's events went with it
+      held.clear();
+      copied = nullptr;
+      readers.clear();
+      context = c;
+    }
+  };
+  static bank& state() {
+    static bank b;
+    return b;
+  }
+  std::lock_guard<std::mutex> lock_;
+  cudaStream_t s_;
+};
 
 }  // namespace
 }  // namespace pplab::detail::gpu_conv
