@@ -18,7 +18,7 @@ void add_info(CLI::App& app) {
     nlohmann::json j = {
         {"pplab", version()}, {"cpu", c.model}, {"cores", c.cores}, {"threads", c.threads}};
     nlohmann::json backends = nlohmann::json::object();
-    for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+    for (backend b : all_backends)
       backends[std::string(name_of(b))] = available(b);
     j["backends"] = backends;
     if (g.present)

@@ -34,7 +34,7 @@ void run(const tune_cli& o) {
     require(b);
     where.push_back(b);
   } else {
-    for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+    for (backend b : all_backends)
       if (reads_tuned_choices(b) && available(b)) where.push_back(b);
   }
   lab::settings s;

@@ -6,6 +6,9 @@
 namespace pplab {
 
 enum class backend { seq, cpu, cuda, nccl, mpi };
+// Every backend, in the order the ladders and the lab list them.
+inline constexpr backend all_backends[] = {backend::seq, backend::cpu, backend::cuda, backend::nccl,
+                                           backend::mpi};
 
 std::string_view name_of(backend b) noexcept;
 backend parse_backend(std::string_view name);

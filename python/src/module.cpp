@@ -248,7 +248,7 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
 
 py::list backends_call() {
   py::list out;
-  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi}) {
+  for (backend b : all_backends) {
     std::string why;
     try {
       require(b);

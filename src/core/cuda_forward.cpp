@@ -1,5 +1,6 @@
 // The cuda backend as the core sees it (core/modules.hpp): forwarded to its module, or, where this
 // build has none or it cannot be loaded, an executor that says why and no GPU.
+// The forwarders called on every API call look their function up once (a module is tried once).
 #include "core/device.hpp"
 #include "core/host/host_executor.hpp"
 #include "core/modules.hpp"
@@ -16,7 +17,8 @@ std::string why_no_cuda() {
 }  // namespace
 
 executor& cuda_executor() {
-  if (auto* f = module_function<executor&()>(backend::cuda, "cuda_executor")) return f();
+  static auto* const f = module_function<executor&()>(backend::cuda, "cuda_executor");
+  if (f) return f();
   static absent_executor ex(backend::cuda, why_no_cuda());
   return ex;
 }
@@ -37,7 +39,8 @@ bool wait_for_stream(void* stream) {
 }
 
 const gpu_info& gpu() {
-  if (auto* f = module_function<const gpu_info&()>(backend::cuda, "gpu")) return f();
+  static auto* const f = module_function<const gpu_info&()>(backend::cuda, "gpu");
+  if (f) return f();
   static const gpu_info none = [] {
     gpu_info g;
     g.why_absent = why_no_cuda();
@@ -51,12 +54,13 @@ const gpu_info& gpu() {
 // Without the module there is no stream to run on: a scope changes nothing (every device call
 // fails).
 pplab::stream_scope::stream_scope(void* stream) : previous_(nullptr), had_previous_(false) {
-  if (auto* open =
-          detail::module_function<void(void*, void**, bool*)>(backend::cuda, "open_stream_scope"))
-    open(stream, &previous_, &had_previous_);
+  static auto* const open =
+      detail::module_function<void(void*, void**, bool*)>(backend::cuda, "open_stream_scope");
+  if (open) open(stream, &previous_, &had_previous_);
 }
 
 pplab::stream_scope::~stream_scope() {
-  if (auto* close = detail::module_function<void(void*, bool)>(backend::cuda, "close_stream_scope"))
-    close(previous_, had_previous_);
+  static auto* const close =
+      detail::module_function<void(void*, bool)>(backend::cuda, "close_stream_scope");
+  if (close) close(previous_, had_previous_);
 }

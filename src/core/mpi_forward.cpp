@@ -1,5 +1,6 @@
 // The mpi backend as the core sees it (core/modules.hpp): forwarded to its module, or, where
 // this build has none or it cannot be loaded, an executor that says why.
+// The forwarders called on every API call look their function up once (a module is tried once).
 #include <cstdio>
 #include <cstdlib>
 
@@ -9,7 +10,8 @@
 namespace pplab::detail {
 
 executor& mpi_executor() {
-  if (auto* f = module_function<executor&()>(backend::mpi, "mpi_executor")) return f();
+  static auto* const f = module_function<executor&()>(backend::mpi, "mpi_executor");
+  if (f) return f();
   static absent_executor ex(backend::mpi,
                             module_built(backend::mpi)
                                 ? module_why_absent(backend::mpi)

@@ -54,7 +54,7 @@ std::string_view name_of(backend b) noexcept {
 
 backend parse_backend(std::string_view name) {
   const std::string s = lower(name);
-  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+  for (backend b : all_backends)
     if (s == name_of(b)) return b;
   fail(errc::invalid_argument,
        "unknown backend '" + std::string(name) + "'; choose one of seq cpu cuda nccl mpi");

@@ -1,12 +1,14 @@
 // The nccl backend as the core sees it (core/modules.hpp): forwarded to its module, or, where
 // this build has none or it cannot be loaded, an executor that says why.
+// The forwarders called on every API call look their function up once (a module is tried once).
 #include "core/host/host_executor.hpp"
 #include "core/modules.hpp"
 
 namespace pplab::detail {
 
 executor& nccl_executor() {
-  if (auto* f = module_function<executor&()>(backend::nccl, "nccl_executor")) return f();
+  static auto* const f = module_function<executor&()>(backend::nccl, "nccl_executor");
+  if (f) return f();
   static absent_executor ex(
       backend::nccl, module_built(backend::nccl)
                          ? module_why_absent(backend::nccl)

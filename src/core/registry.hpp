@@ -60,7 +60,7 @@ inline bool backend_of_id(std::string_view id, backend& b) {
   const std::size_t first = id.find('/'), second = id.find('/', first + 1);
   if (first == std::string_view::npos || second == std::string_view::npos) return false;
   const std::string_view name = id.substr(first + 1, second - first - 1);
-  for (backend c : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+  for (backend c : all_backends)
     if (name_of(c) == name) {
       b = c;
       return true;

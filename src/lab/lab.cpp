@@ -68,7 +68,7 @@ std::vector<backend> backends(const settings& s) {
   // cores: there the lab measures the mpi backend (beside its baseline of one rank alone).
   if (!s.only_backend && available(backend::mpi) && detail::executor_for(backend::mpi).ranks() > 1)
     return {backend::mpi};
-  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi})
+  for (backend b : all_backends)
     if ((!s.only_backend || *s.only_backend == b) && available(b)) out.push_back(b);
   return out;
 }

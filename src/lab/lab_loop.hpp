@@ -152,7 +152,7 @@ std::vector<const typename Case::rung_type*> rungs_for(const settings& s,
   using rung_type = typename Case::rung_type;
   std::vector<const rung_type*> out;
   // Backend by backend, so that a run of the host backends alone loads no module.
-  for (backend b : {backend::seq, backend::cpu, backend::cuda, backend::nccl, backend::mpi}) {
+  for (backend b : all_backends) {
     if (!wants(s, detail::pattern_of<rung_type>(), b)) continue;
     for (const rung_type& r : detail::rungs_on<rung_type>(b)) {
       if (!wants_rung(s, r.info) || !r.can_run(pr.p)) continue;
