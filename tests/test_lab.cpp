@@ -168,8 +168,12 @@ TEST(Policy, ARungWhoseScratchDoesNotFitIsPassedOver) {
   const auto plenty = [] { return SIZE_MAX; };
   for (backend b : {backend::seq, backend::cpu}) {
     const detail::histogram_problem p{dtype::f32, 1000, 1 << 16, 0, 1, false, false};
-    EXPECT_EQ(detail::default_rung_within<detail::histogram_rung>(b, p, none).info.id,
-              detail::default_rung_within<detail::histogram_rung>(b, p, plenty).info.id);
+    const auto& roomy = detail::default_rung_within<detail::histogram_rung>(b, p, plenty);
+    const auto& tight = detail::default_rung_within<detail::histogram_rung>(b, p, none);
+    // On a host of many cores the sub-histograms' scratch (a copy of the counts per thread)
+    // passes the small size that needs no asking (32 cores: h04 was picked instead of h03).
+    if (roomy.scratch(p) <= detail::never_in_doubt) EXPECT_EQ(tight.info.id, roomy.info.id);
+    else EXPECT_TRUE(tight.can_run(p)) << tight.info.id;
   }
   if (!available(backend::cuda)) GTEST_SKIP() << "the GPU half needs a GPU";
   const detail::histogram_problem p{
