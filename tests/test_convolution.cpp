@@ -70,7 +70,8 @@ void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& r
         continue;
       }
       const double w = want[y * s.cols + x], sc = scale[y * s.cols + x];
-      if (!detail::close_to_reference(p.type, s.kh * s.kw, double(got), w, sc) && ++wrong <= 5)
+      if (!detail::close_to_reference(p.type, s.kh * s.kw, double(got), w, sc, r.info.tf32_split) &&
+          ++wrong <= 5)
         ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w << " (scale "
                       << sc << ")";
     }

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "convolution/rung.hpp"
 #include "core/cuda/check.cuh"
 #include "core/device.hpp"
 #include "core/executor.hpp"
@@ -193,6 +194,109 @@ TEST(CudaApi, ConcurrentFiltersWithDifferentMasksEachReadTheirOwn) {
     ASSERT_EQ(got_b[i], 2 * image[i]) << i;
   }
   for (cudaStream_t s : {busy, a, b}) PPLAB_CUDA(cudaStreamDestroy(s));
+}
+
+// A host image past slab_streaming_bytes goes through row slabs with their halos: the same bits
+// as the image filtered where it lies on the device, in every mode (wrap and reflect read rows
+// from far away into a slab's halo; constant stops at the image's edges), with row strides, for
+// f32 and for u8 RGB to f32 and to u8, through the policy's rung and through c01 (whose mask
+// goes into each slot's scratch).
+TEST(CudaApi, LargeHostImagesAreFilteredInRowSlabs) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> weight(-1, 1);
+  std::vector<double> mask(7 * 5);
+  for (double& m : mask) m = weight(rng);
+  struct image_case {
+    dtype type;
+    std::size_t rows, cols, ld, channels;
+    bool u8_out;
+  };
+  std::vector<image_case> images = {{dtype::f32, 1500, 8207, 8212, 1, false},
+                                    {dtype::u8, 1201, 10007, 30030, 3, false},
+                                    {dtype::u8, 1201, 10007, 30021, 3, true}};
+  std::vector<boundary> modes = {boundary::reflect, boundary::constant, boundary::nearest,
+                                 boundary::mirror, boundary::wrap};
+  if (sanitizer_run()) images.resize(1), modes = {boundary::constant, boundary::wrap};
+  for (const image_case& ic : images) {
+    const std::size_t e = size_of(ic.type), eo = ic.type == dtype::u8 && ic.u8_out ? 1 : 4;
+    const std::size_t width = ic.cols * ic.channels, packed_out = ic.rows * width * eo;
+    ASSERT_GE(ic.rows * width * e, detail::slab_streaming_bytes);
+    std::vector<unsigned char> image(ic.rows * ic.ld * e);
+    if (ic.type == dtype::f32)
+      for (std::size_t i = 0; i < image.size() / 4; ++i)
+        reinterpret_cast<float*>(image.data())[i] = float(weight(rng) * 100);
+    else
+      for (unsigned char& b : image) b = (unsigned char)(rng() & 0xff);
+    detail::buffer d_in(dev(), image.size()), d_out(dev(), packed_out);
+    dev().copy_in(d_in.get(), image.data(), image.size());
+    // Page-locked host memory is copied from and to directly, other memory through staging.
+    struct way {
+      std::string_view rung;
+      bool locked;
+    };
+    for (const boundary mode : modes)
+      for (const way w : {way{"", false}, way{"cuda/c01_naive_global", false}, way{"", true}}) {
+        const std::string_view rung = w.rung;
+        if ((!rung.empty() || w.locked) && (ic.type != dtype::f32 || mode != boundary::wrap))
+          continue;
+        const filter_options o{mode, 7.0, ic.channels, ic.u8_out};
+        const std::size_t ld_out = width + 3;
+        std::vector<unsigned char> got(ic.rows * ld_out * eo, 0xa5), want(packed_out);
+        if (w.locked) {
+          ASSERT_TRUE(dev().pin_host(image.data(), image.size()));
+          ASSERT_TRUE(dev().pin_host(got.data(), got.size()));
+        }
+        correlate(cuda, ic.type, image.data(), ic.rows, ic.cols, ic.ld, mask.data(), 7, 5,
+                  got.data(), ld_out, o, {rung});
+        if (w.locked) dev().unpin_host(image.data()), dev().unpin_host(got.data());
+        correlate_device(ic.type, d_in.get(), ic.rows, ic.cols, ic.ld, mask.data(), 7, 5,
+                         d_out.get(), width, o, {rung});
+        dev().copy_out(want.data(), d_out.get(), packed_out);
+        for (std::size_t y = 0; y < ic.rows; ++y)
+          ASSERT_EQ(
+              std::memcmp(got.data() + y * ld_out * eo, want.data() + y * width * eo, width * eo),
+              0)
+              << name_of(ic.type) << " x" << ic.channels << " " << name_of(mode) << " " << rung
+              << (w.locked ? " page-locked" : "") << ": row " << y << " of " << ic.rows;
+      }
+  }
+}
+
+// An image whose input and output together are larger than the GPU's free memory: the slabs
+// need only a few of them at a time. The GPU is filled first, leaving 512 MiB.
+TEST(CudaApi, HostImagesLargerThanTheFreeGpuMemoryAreFiltered) {
+  SKIP_WITHOUT_GPU();
+  if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
+  const std::size_t rows = 12289, cols = 12289, n = rows * cols, left = std::size_t(512) << 20;
+  PPLAB_CUDA(cudaDeviceSynchronize());
+  int device = 0;
+  cudaMemPool_t pool;
+  PPLAB_CUDA(cudaGetDevice(&device));
+  PPLAB_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+  PPLAB_CUDA(cudaMemPoolTrimTo(pool, 0));
+  std::size_t free = 0, total = 0;
+  PPLAB_CUDA(cudaMemGetInfo(&free, &total));
+  ASSERT_GT(free, left);
+  void* hog = nullptr;
+  PPLAB_CUDA(cudaMalloc(&hog, free - left));
+  std::vector<float> image(n), got(n, std::nanf(""));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-1, 1);
+  for (float& v : image) v = value(rng);
+  const std::vector<double> mask = {1, -2, 1, 0.5, 4, 0.5, -1, 2, -1};
+  EXPECT_LT(detail::free_device_bytes(), 2 * n * sizeof(float));
+  std::string ran;
+  correlate(cuda, dtype::f32, image.data(), rows, cols, 0, mask.data(), 3, 3, got.data(), 0,
+            {boundary::wrap}, {"", &ran});
+  PPLAB_CUDA(cudaFree(hog));
+  const detail::convolution_problem p{dtype::f32, rows, cols, 3, 3, boundary::wrap, 0.0};
+  std::vector<double> want(n), scale(n);
+  detail::reference_correlation(p, image.data(), cols, mask.data(), want.data(), scale.data());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    wrong += !detail::output_close_to_reference(p, got[i], want[i], scale[i]);
+  EXPECT_EQ(wrong, 0u) << "by " << ran;
 }
 
 // The mean of 64-bit integers sums in 128 bits on the GPU too, on the device and streamed.
@@ -430,8 +534,9 @@ template <class T> void check_device_views(std::mt19937_64& rng) {
                   alpha * double(a[shift + i * lda + l]) * double(b[shift + l * ldb + j]);
               want += t, scale += std::abs(t);
             }
-            wrong +=
-                !(std::abs(double(c[at]) - want) <= detail::dot_tolerance(s.k, p.type) * scale);
+            const double tol = r.info.tf32_split ? detail::split_tf32_tolerance(s.k)
+                                                 : detail::dot_tolerance(s.k, p.type);
+            wrong += !(std::abs(double(c[at]) - want) <= tol * scale);
           }
         EXPECT_EQ(wrong, 0u);
       }

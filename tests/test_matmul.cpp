@@ -67,7 +67,10 @@ void check(const matmul_rung& r, shape s, double alpha, double beta, std::mt1993
         want += beta * double(c0[i * ldc + j]);
         scale += std::abs(beta * double(c0[i * ldc + j]));
       }
-      const double tol = detail::dot_tolerance(s.k, p.type) * scale + 1e-30;
+      const double tol = (r.info.tf32_split ? detail::split_tf32_tolerance(s.k)
+                                            : detail::dot_tolerance(s.k, p.type)) *
+                             scale +
+                         1e-30;
       if (!(std::abs(double(got) - want) <= tol)) {
         if (wrong++ < 3)
           ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", want " << want;

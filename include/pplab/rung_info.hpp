@@ -22,6 +22,9 @@ struct rung_info {
   // Computes to another contract than the API's default (split-TF32 matmul: f32's error bound,
   // not strict f32 arithmetic): run only when named, never picked by the policy or `pplab tune`.
   bool opt_in = false;
+  // Takes each fp32 product as three TF32 tensor-core products (split-TF32): held to
+  // split_tf32_tolerance (core/verify.hpp) rather than fp32's.
+  bool tf32_split = false;
 
   // Whether the API may run it unasked (as `pplab tune`'s pick): it computes the API's answer,
   // exactly as the reference is held (not racy, not irreproducible, not a looser reference, not

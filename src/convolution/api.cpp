@@ -177,8 +177,78 @@ void convolve_device(dtype t, const void* in, std::size_t rows, std::size_t cols
 
 namespace pplab::detail {
 
-// Host data on a device backend: the image copied in row by row into a packed buffer (its row
-// stride stays on the host side), the output copied out the same way.
+namespace {
+
+// A host image on a device in row slabs (executor::stream_slabs): slab s's output rows
+// [first, first + rows) are computed from its input rows with their halo (rows_with_halo),
+// gathered as the boundary mode maps them (wrap reads the far end's rows, reflect the slab's
+// neighbours'); the halo's own output rows are dropped.
+struct row_slabs {
+  const convolution_problem& p;
+  std::size_t per_slab;  // output rows in a full slab
+
+  std::size_t count() const { return (p.rows + per_slab - 1) / per_slab; }
+  std::size_t first(std::size_t s) const { return s * per_slab; }
+  std::size_t rows(std::size_t s) const { return std::min(per_slab, p.rows - first(s)); }
+  std::int64_t from(std::size_t s) const { return rows_with_halo(p, first(s), rows(s)).from; }
+  std::int64_t to(std::size_t s) const { return rows_with_halo(p, first(s), rows(s)).to; }
+  std::size_t input_rows(std::size_t s) const { return std::size_t(to(s) - from(s)); }
+  std::size_t most_input_rows() const { return per_slab + 2 * (p.kh / 2); }
+};
+
+void run_in_slabs(const convolution_rung& r, executor& ex, const convolution_call& host) {
+  const convolution_problem& p = host.p;
+  const std::size_t n = p.cols * p.channels, e = size_of(p.type), eo = size_of(output_type(p));
+  const std::size_t in_row = n * e, out_row = n * eo, halo = 2 * (p.kh / 2);
+  // About 16 slabs, each 8 to 64 MiB of rows: enough slabs that the first copy in and the last
+  // copy out, which nothing overlaps, are a small part; large enough that a slab's fixed costs
+  // (a launch, two copies, a wait) are too. The slots' input and output on the device take at
+  // most half of what is free.
+  const std::size_t row = std::max(in_row, out_row);
+  const std::size_t slab_bytes =
+      std::clamp(p.rows * row / 16, std::size_t(8) << 20, std::size_t(64) << 20);
+  std::size_t per_slab = std::max<std::size_t>(slab_bytes / row, 1);
+  while (per_slab > 1 &&
+         2 * executor::slab_slots * (per_slab + halo) * (in_row + out_row) > ex.free_bytes())
+    per_slab /= 2;
+  const row_slabs slabs{p, std::min(per_slab, p.rows)};
+  convolution_problem most = p;
+  most.rows = slabs.most_input_rows();
+  buffer scratch[executor::slab_slots];
+  for (buffer& b : scratch) b = scratch_for(ex, r.scratch(most));
+  const char* in = static_cast<const char*>(host.in);
+  char* out = static_cast<char*>(host.out);
+  ex.stream_slabs(
+      slabs.count(), in_row, most.rows, out_row, most.rows * out_row,
+      [&](std::size_t s) {
+        // The input rows as runs of consecutive image rows: the interior one run, a mapped
+        // halo (reflect's rows run backwards) a row at a time.
+        executor::slab_rows rows{
+            {}, out + slabs.first(s) * host.ld_out * eo, host.ld_out * eo, slabs.rows(s)};
+        for (std::int64_t y = slabs.from(s); y < slabs.to(s); ++y) {
+          const auto at = std::size_t(boundary_index(y, std::int64_t(p.rows), p.mode));
+          const char* row = in + at * host.ld_in * e;
+          executor::host_rows* last = rows.in.empty() ? nullptr : &rows.in.back();
+          if (last && static_cast<const char*>(last->data) + last->rows * last->pitch == row)
+            ++last->rows;
+          else rows.in.push_back({row, host.ld_in * e, 1});
+        }
+        return rows;
+      },
+      [&](std::size_t s, const void* slab_in, void* slab_out, int slot, void* stream) {
+        convolution_problem q = p;
+        q.rows = slabs.input_rows(s);
+        r.run({q, slab_in, n, host.mask, slab_out, n, scratch[slot].get(), stream});
+        const std::size_t kept = std::size_t(std::int64_t(slabs.first(s)) - slabs.from(s));
+        return static_cast<const void*>(static_cast<const char*>(slab_out) + kept * out_row);
+      });
+}
+
+}  // namespace
+
+// Host data on a device backend: a small image copied in row by row into a packed buffer (its
+// row stride stays on the host side) and the output copied out the same way; a large one in row
+// slabs (run_in_slabs).
 void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host) {
   const convolution_problem& p = host.p;
   if (ex.host_memory()) {
@@ -189,6 +259,7 @@ void run_rung(const convolution_rung& r, executor& ex, const convolution_call& h
     return;
   }
   const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), n = p.cols * p.channels;
+  if (ex.addressable() && p.rows * n * e >= slab_streaming_bytes) return run_in_slabs(r, ex, host);
   buffer in(ex, p.rows * n * e), out(ex, p.rows * n * eo);
   ex.copy_rows_in(in.get(), n * e, host.in, host.ld_in * e, n * e, p.rows);
   buffer scratch = scratch_for(ex, r.scratch(p));
@@ -275,23 +346,25 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
   return text;
 }
 
-bool output_close_to_reference(const convolution_problem& p, double got, double want,
-                               double scale) {
+bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
+                               bool tf32_split) {
   const std::size_t taps = p.kh * p.kw;
   if (output_type(p) != dtype::u8)
-    return close_to_reference(compute_type(p), taps, got, want, scale);
+    return close_to_reference(compute_type(p), taps, got, want, scale, tf32_split);
   if (std::isnan(want)) return got == 0;
   const double slack = dot_tolerance(taps, dtype::f32) * scale + 0x1.0p-24 * std::abs(want);
   return got >= double(saturate_u8(want - slack)) && got <= double(saturate_u8(want + slack));
 }
 
-bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale) {
+bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale,
+                        bool tf32_split) {
   if (std::isnan(want)) return std::isnan(got);
   if (std::isinf(want)) return got == want;
   const double tiny = t == dtype::f32 ? double(std::numeric_limits<float>::min())
                                       : std::numeric_limits<double>::min();
-  return std::abs(got - want) <= dot_tolerance(taps, t) * std::max(scale, tiny) +
-                                     (t == dtype::f32 ? 0x1.0p-24 * std::abs(want) : 0.0);
+  const double per_term = tf32_split ? split_tf32_tolerance(taps) : dot_tolerance(taps, t);
+  return std::abs(got - want) <=
+         per_term * std::max(scale, tiny) + (t == dtype::f32 ? 0x1.0p-24 * std::abs(want) : 0.0);
 }
 
 }  // namespace pplab::detail

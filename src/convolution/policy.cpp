@@ -30,6 +30,8 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
             "convolution/cuda/c02_constant_mask"};
   case backend::mpi:
     return {"convolution/mpi/c01_row_slabs"};
+  case backend::nccl:
+    return {"convolution/nccl/c01_row_slabs"};
   default:
     return {};
   }

@@ -2,6 +2,7 @@
 // The convolution module's types: what a rung is asked (the problem), where its image, mask and
 // output are (the call), its ladder's policy, and the run path the API, the CLI, the lab and the
 // tests share. Rungs compute the correlation; convolve flips the mask before (api.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,30 @@ inline std::uint8_t saturate_u8(double v) {
   return std::uint8_t(std::nearbyint(v));  // ties to even in the default rounding mode
 }
 
+// The input rows that output rows [first, first + count) read, as image row indices before the
+// mode maps them (boundary_index): [from, to), kh/2 rows past each end, except in constant mode,
+// where they stop at the image's edges. Filtered as an image of their own by any rung, these
+// rows give output rows [first, first + count) at rows [first - from, ...) of its output, with the
+// taps (and the bits) of the whole image: the rung's boundary at the band's own edges reaches only
+// the rows before and after them, or, in constant mode, is the image's own. How a host image is
+// streamed through a GPU in slabs (api.cpp) and how the nccl rung fills its GPUs' edge rows.
+struct halo_rows {
+  std::int64_t from, to;
+  std::size_t rows() const { return std::size_t(to - from); }
+};
+inline halo_rows rows_with_halo(const convolution_problem& p, std::size_t first,
+                                std::size_t count) {
+  const auto rh = std::int64_t(p.kh / 2), lo = std::int64_t(first) - rh,
+             hi = std::int64_t(first + count) + rh;
+  if (p.mode != boundary::constant) return {lo, hi};
+  return {std::max<std::int64_t>(lo, 0), std::min(hi, std::int64_t(p.rows))};
+}
+
+// From this many bytes of input up, a host image on a device is streamed in row slabs with their
+// halos (executor::stream_slabs), its copies in and out overlapping the filtering, so that it
+// need not fit the device; below, it is copied in whole.
+inline constexpr std::size_t slab_streaming_bytes = std::size_t(32) << 20;
+
 // The call's image and output are host memory (the mask always is); scratch and stream are
 // ignored. Through the executor of r's backend (or `ex`): in place on the host, copied in and
 // out elsewhere.
@@ -93,10 +118,14 @@ bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector
 // and with the tile's halo, as the lab's note on a tiled rung's row says it.
 std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std::size_t out_h);
 
-bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale);
+// `tf32_split`: a rung whose products are each three TF32 products (rung_info::tf32_split), held
+// to split_tf32_tolerance instead.
+bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale,
+                        bool tf32_split = false);
 // The same for an output of problem p (a u8 output: the rounding of a value within the
 // tolerance of `want`).
-bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale);
+bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
+                               bool tf32_split = false);
 // The reference answer in double (`want`, rows x cols x channels, packed) and the scale of each
 // output's rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the
 // inputs taken in the image's type as the rungs take them; on every core.

@@ -20,9 +20,11 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/src/convolution/cpu/c02_regist
 set(cuda_sources convolution/cuda/c01_naive_global.cu convolution/cuda/c02_constant_mask.cu
   convolution/cuda/c03_input_tile.cu convolution/cuda/c04_output_tile.cu
   convolution/cuda/c05_halo_from_cache.cu convolution/cuda/c06_register_strip.cu
-  convolution/cuda/c07_separable.cu convolution/cuda/c08_u8_channels.cu convolution/cuda/register.cu)
+  convolution/cuda/c07_separable.cu convolution/cuda/c08_u8_channels.cu convolution/cuda/c09_split_tf32.cu
+  convolution/cuda/register.cu)
 # NPP's FilterBorder, the cuda baseline (c00), where the toolkit has NPP (cmake/dependencies.cmake).
 if(PPLAB_HAVE_NPP)
   list(APPEND cuda_sources convolution/cuda/c00_npp.cu)
 endif()
 set(mpi_sources convolution/mpi/c01_row_slabs.cpp)
+set(nccl_sources convolution/nccl/c01_row_slabs.cpp)

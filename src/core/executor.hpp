@@ -94,6 +94,39 @@ public:
   virtual void stream_in(const void* host, std::size_t bytes, std::size_t chunk_bytes,
                          const chunk_fn& chunk, const drain_fn& drain);
 
+  // stream_in's generalization for work whose input and output both live on the host and may
+  // not fit this executor's memory at once (a filter's rows with their halos): the call in
+  // `slabs` slabs. `plan(s)` says slab s's rows: its input, runs of host rows of `in_row` bytes
+  // gathered in order into one packed buffer in this executor's memory, and where its output
+  // rows (`out_row` bytes each) go. `work(s, in, out, slot, stream)` enqueues the work from that
+  // buffer into `out` (room for out_bytes) on `stream` and returns where in this executor's
+  // memory the slab's output rows start, packed. Up to slab_slots slabs are in flight at once
+  // (work gets its slot, below slab_slots, for scratch of its own), so that one slab's copies
+  // overlap the others' work. Host memory that is
+  // page-locked (pin_host, cudaHostRegister, cudaMallocHost) is copied to and from directly;
+  // other host memory goes through page-locked staging, copied by the calling thread's OpenMP
+  // threads.
+  static constexpr int slab_slots = 3;
+  struct host_rows {
+    const void* data;
+    std::size_t pitch, rows;  // rows, pitch bytes apart
+  };
+  struct slab_rows {
+    std::vector<host_rows> in;
+    void* out;
+    std::size_t out_pitch, out_rows;
+  };
+  using slab_plan_fn = std::function<slab_rows(std::size_t slab)>;
+  using slab_fn = std::function<const void*(std::size_t slab, const void* in, void* out, int slot,
+                                            void* stream)>;
+  virtual void stream_slabs(std::size_t slabs, std::size_t in_row, std::size_t most_in_rows,
+                            std::size_t out_row, std::size_t out_bytes, const slab_plan_fn& plan,
+                            const slab_fn& work);
+  // Page-locks host memory for the copies of stream_slabs (and any other DMA of this executor)
+  // until unpin_host; false where there is nothing to gain or it cannot.
+  virtual bool pin_host(void*, std::size_t) { return false; }
+  virtual void unpin_host(void*) {}
+
   // ---- the timer: `work` only enqueues on stream(); warm-up, repeats, median and minimum
   virtual timing time(const std::function<void()>& work, const time_plan& plan) = 0;
 

@@ -7,14 +7,19 @@
 // SciPy; the tiny ones go through every mode. 8192 x 8192
 // with masks 3 to 15 and 1024 x 1024 with 3 in a full run, 1024 x 1024 with masks 3 and 7 in a
 // quick one (the seq reference rung reads every tap
-// through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count.
+// through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count;
+// on a host's GPUs (nccl), 7 x 7 over 16384 x 16384 in a full run.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "convolution/rung.hpp"
 #include "core/generate.hpp"
+#include "core/host/host_executor.hpp"
 #include "lab/lab_loop.hpp"
+#include "pplab/convolution.hpp"
 
 namespace pplab::lab {
 namespace {
@@ -82,6 +87,17 @@ struct convolution_case {
       problem pr = filter(dtype::f32, side, side, 7, boundary::reflect);
       pr.group += " on " + std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks";
       pr.split = backend::mpi;
+      out.push_back(pr);
+    }
+    // The GPUs of one host: a 1 GiB image in a full run, so that each GPU's share is several
+    // times its launch and edge bands.
+    if (wants(opts, "convolution", backend::nccl)) {
+      const detail::executor& gpus = detail::executor_for(backend::nccl);
+      const std::size_t side = s == size::full ? 16384 : (s == size::quick ? 2048 : 67);
+      problem pr = filter(dtype::f32, side, side, 7, boundary::reflect);
+      pr.group += " on " + (gpus.ranks() > 1 ? std::to_string(gpus.ranks()) + " processes"
+                                             : std::to_string(detail::nccl_gpu_count()) + " GPUs");
+      pr.split = backend::nccl;
       out.push_back(pr);
     }
     return out;
@@ -165,7 +181,7 @@ struct convolution_case {
     ex.fill(pl.out.get(), detail::output_type(pr.p) == dtype::u8 ? 0xa5 : 0xff, pl.out.size());
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
-                 const detail::rung_info&) const {
+                 const detail::rung_info& info) const {
     const auto& p = pr.p;
     const std::size_t values = p.cols * p.channels;
     const std::size_t n = pl.mine.count * values, first = pl.mine.first * values;
@@ -181,7 +197,7 @@ struct convolution_case {
                        : out == dtype::u8 ? double(std::uint8_t(got[i]))
                                           : reinterpret_cast<const double*>(got.data())[i];
       const double want = h.want[first + i], scale = h.scale[first + i];
-      if (!detail::output_close_to_reference(p, g, want, scale)) ++wrong;
+      if (!detail::output_close_to_reference(p, g, want, scale, info.tf32_split)) ++wrong;
       if (scale > 0 && std::isfinite(g) && out != dtype::u8)
         v.max_rel_err = std::max(v.max_rel_err, std::abs(g - want) / scale);
     }
@@ -189,8 +205,91 @@ struct convolution_case {
     if (!v.ok) v.note = std::to_string(wrong) + " outputs differ from the reference";
     return v;
   }
-  void extra_ceilings(session&, detail::executor&, const problem&, row&) const {}
-  void extra_rows(session&, detail::executor&, const problem&, const host_data&) const {}
+  // c09 runs on the TF32 tensor cores: its row stays against the strict roofline (above 100%
+  // where it beats the FMA peak), and its note says how busy it kept the tensor cores: each
+  // 8 outputs of a mask row take the band's 8 KS columns (KS = (kw + 14) / 8), three TF32
+  // products each, all counted against the TF32 peak.
+  void extra_ceilings(session& s, detail::executor&, const problem& pr, row& out) const {
+    const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
+    if (out.rung != "convolution/cuda/c09_split_tf32" || std::isnan(s.ceiling(tf32)) ||
+        std::isnan(out.GFLOPs))
+      return;
+    const double band = double(8 * ((pr.p.kw + 14) / 8)) / double(pr.p.kw);
+    char note[160];
+    std::snprintf(note, sizeof note,
+                  "%.1f%% of the TF32 tensor cores' peak (%.2fx the taps: the "
+                  "band's columns, three products each)",
+                  100 * 3 * band * out.GFLOPs / s.ceiling(tf32), 3 * band);
+    out.add_note(note);
+  }
+
+  // A host image through the API on a device: streamed in row slabs with their halos, the copies
+  // in and out overlapped with the filtering, held against the host-to-device copy (the output
+  // crosses back at the same time, on the other direction of the bus).
+  void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
+    const auto& p = pr.p;
+    const bool timed = (s.opts.scale == size::full && p.rows == 8192 && p.kh == 5) ||
+                       (s.opts.scale == size::quick && p.kh == 3);
+    if (ex.host_memory() || !ex.addressable() || pr.split || !timed || p.separable ||
+        p.type != dtype::f32)
+      return;
+    std::vector<float> out(p.rows * p.cols);
+    const auto check = [&](double& err) {
+      err = 0;
+      bool ok = true;
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        ok = ok && detail::output_close_to_reference(p, out[i], h.want[i], h.scale[i]);
+        if (h.scale[i] > 0 && std::isfinite(out[i]))
+          err = std::max(err, std::abs(out[i] - h.want[i]) / h.scale[i]);
+      }
+      return ok;
+    };
+    filter_options o;
+    o.mode = p.mode;
+    const auto run = [&] {
+      correlate(ex.kind(), p.type, h.in.get(), p.rows, p.cols, 0, h.mask.data(), p.kh, p.kw,
+                out.data(), 0, o);
+    };
+    // Each way checked on a call of its own into a poisoned output, before its timed calls (a
+    // check of each would be timed with it): the caller's memory as it is (pageable: staged
+    // through page-locked buffers by the host threads), then page-locked in place, which the
+    // GPU copies from and to directly.
+    const std::size_t bytes_in = p.rows * p.cols * size_of(p.type);
+    const std::string how = bytes_in >= detail::slab_streaming_bytes ? "row slabs" : "copied whole";
+    const auto timed_row = [&](const std::string& way) {
+      std::fill(out.begin(), out.end(), std::nanf(""));
+      run();
+      double err = 0;
+      const bool ok = check(err);
+      add_host_data_row(
+          s, ex, pr, "correlate",
+          [&](double& e) {
+            run();
+            e = err;
+            return ok;
+          },
+          how + way, double(bytes_in));
+      // The output crosses back at once: the bus's rate with copies both ways is the floor.
+      row& added = s.out.rows.back();
+      const double both = s.ceiling("gpu_h2d_both_ways_GBps");
+      if (!std::isnan(both) && !std::isnan(added.GBps)) {
+        char note[120];
+        std::snprintf(note, sizeof note, "%.1f%% of the copy in while one goes out (%.1f GB/s)",
+                      100 * added.GBps / both, both);
+        added.add_note(note);
+      }
+    };
+    timed_row("");
+    // The image is only read: page-locking it in place changes nothing in it.
+    void* image = const_cast<std::byte*>(h.in.get());
+    if (ex.pin_host(image, bytes_in)) {
+      if (ex.pin_host(out.data(), out.size() * sizeof(float))) {
+        timed_row(", page-locked");
+        ex.unpin_host(out.data());
+      }
+      ex.unpin_host(image);
+    }
+  }
 };
 
 }  // namespace

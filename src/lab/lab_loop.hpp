@@ -183,10 +183,13 @@ inline row row_of(const detail::rung_info& v, const std::string& group, const st
 // A row for host data through the public API on a device backend: `call(max_rel_err)` runs the
 // API once and says whether its answer is right; timed as the caller sees it (copies included)
 // and held against the host-to-device copy.
-// `how` says more of the call, if anything ("inferred range").
+// `how` says more of the call, if anything ("inferred range"); `bytes_in`, the bytes that cross
+// to the device, when not all of the problem's bytes do (a filter's output crosses back at once,
+// the other way).
 template <class Problem, class Call>
 void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
-                       std::string_view what, Call&& call, const std::string& how = "") {
+                       std::string_view what, Call&& call, const std::string& how = "",
+                       double bytes_in = 0) {
   const std::string name = "pplab::" + std::string(what) + "(" + std::string(name_of(ex.kind())) +
                            ", host data" + (how.empty() ? "" : ", " + how) + ")";
   s.progress("host data through " + name);
@@ -195,7 +198,7 @@ void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Probl
   const detail::timing t = detail::time_it([&] { ok = call(err); }, 5, s.opts.budget_s);
   row r = row_of(what, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
   r.rung = name;
-  r.GBps = pr.bytes / t.median_s * 1e-9;
+  r.GBps = (bytes_in > 0 ? bytes_in : pr.bytes) / t.median_s * 1e-9;
   r.ceiling = "gpu_h2d_GBps";
   r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
   r.verified = ok;

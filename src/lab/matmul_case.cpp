@@ -147,7 +147,7 @@ struct matmul_case {
   }
   // In a job, every rank's block of C is gathered on rank 0, which checks it.
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
-                 const detail::rung_info&) const {
+                 const detail::rung_info& info) const {
     const auto& p = pr.p;
     const std::size_t e = size_of(p.type);
     std::vector<std::byte> c(pl.c.size() + 1);
@@ -164,7 +164,9 @@ struct matmul_case {
     else
       v.max_rel_err = freivalds(h.a64.data(), h.b64.data(),
                                 reinterpret_cast<const double*>(c.data()), p.m, p.n, p.k);
-    v.ok = !std::isnan(v.max_rel_err) && v.max_rel_err <= detail::dot_tolerance(p.k, p.type);
+    v.ok = !std::isnan(v.max_rel_err) &&
+           v.max_rel_err <= (info.tf32_split ? detail::split_tf32_tolerance(p.k)
+                                             : detail::dot_tolerance(p.k, p.type));
     if (!v.ok) v.note = "Freivalds' check failed";
     return v;
   }

@@ -1,8 +1,9 @@
 #pragma once
 // The mask in constant memory: every thread of a warp reads the same tap at once, which the
-// constant cache serves in one broadcast. One bank per rung file (each .cu is its own module),
-// shared by every call of that rung, whatever its stream or host thread: `mask_in_bank` orders
-// them (below), so that calls with different masks on several streams at once each read their own.
+// constant cache serves in one broadcast. One bank per rung file (each .cu is its own module) and
+// GPU, shared by every call of that rung there, whatever its stream or host thread: `mask_in_bank`
+// orders them (below), so that calls with different masks on several streams at once each read
+// their own.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
@@ -57,10 +58,10 @@ inline unsigned long long current_context_id() {
 // launch, so that no other call changes the bank in between.
 template <class T> class mask_in_bank {
 public:
-  mask_in_bank(const T* mask, int taps, cudaStream_t s) : lock_(state().guard), s_(s) {
-    bank& b = state();
-    const unsigned long long context = current_context_id();
-    if (context != b.context) b.reset(context);  // a new context: its own bank and events
+  mask_in_bank(const T* mask, int taps, cudaStream_t s)
+      : lock_(guard()), s_(s), bank_(state(current_context_id())) {
+    bank& b = bank_;
+    const unsigned long long context = b.context;
     const std::size_t bytes = sizeof(T) * std::size_t(taps);
     const auto* from = reinterpret_cast<const unsigned char*>(mask);
     if (context != 0 && b.held.size() == bytes && std::equal(b.held.begin(), b.held.end(), from)) {
@@ -85,7 +86,7 @@ public:
   // After the launches: the stream's last kernel that reads the bank, for the next copy to wait
   // for. (A failure here is the launch's own, which the call reports.)
   ~mask_in_bank() {
-    bank& b = state();
+    bank& b = bank_;
     cudaEvent_t& read = b.readers[s_];
     if (!read && cudaEventCreateWithFlags(&read, cudaEventDisableTiming) != cudaSuccess) {
       b.readers.erase(s_);
@@ -99,25 +100,28 @@ public:
   mask_in_bank& operator=(const mask_in_bank&) = delete;
 
 private:
+  // One bank per CUDA context (each GPU's, or a context made again after cudaDeviceReset): a
+  // process that drives several GPUs (the nccl rung) keeps each GPU's mask and events apart.
   struct bank {
-    std::mutex guard;                 // calls from several host threads
     std::vector<unsigned char> held;  // the values in the bank
     unsigned long long context = 0;
     cudaEvent_t copied = nullptr;                 // after the last copy
     std::map<cudaStream_t, cudaEvent_t> readers;  // each stream's last reader since the copy
-    void reset(unsigned long long c) {  // a new context: the old one's events went with it
-      held.clear();
-      copied = nullptr;
-      readers.clear();
-      context = c;
-    }
   };
-  static bank& state() {
-    static bank b;
+  static std::mutex& guard() {  // calls from several host threads
+    static std::mutex m;
+    return m;
+  }
+  // Context 0 (one that cannot be told) shares a bank that never keeps its values (above).
+  static bank& state(unsigned long long context) {
+    static std::map<unsigned long long, bank> banks;
+    bank& b = banks[context];
+    b.context = context;
     return b;
   }
   std::lock_guard<std::mutex> lock_;
   cudaStream_t s_;
+  bank& bank_;
 };
 
 }  // namespace

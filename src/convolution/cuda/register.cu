@@ -25,6 +25,9 @@ bool c07_can_run(const convolution_problem&);
 void c07_run(const convolution_call&);
 bool c08_can_run(const convolution_problem&);
 void c08_run(const convolution_call&);
+bool c09_can_run(const convolution_problem&);
+std::size_t c09_scratch(const convolution_problem&);
+void c09_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
@@ -87,6 +90,14 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                nullptr,
                c08_run,
                [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
+  r.push_back({{"convolution/cuda/c09_split_tf32", backend::cuda, 9,
+                "f32 on the TF32 tensor cores within fp32's error: each mask row a banded "
+                "Toeplitz matrix, each product as three TF32 products (opt-in)",
+                false, true, false, /*opt_in=*/true, /*tf32_split=*/true},
+               c09_can_run,
+               c09_scratch,
+               c09_run,
+               [](const convolution_problem& p) { return tile_intensity(p, 64, 128); }});
 }
 
 }  // namespace pplab::detail

@@ -122,6 +122,65 @@ staging& thread_staging() {
   return st;
 }
 
+// The streams and pinned buffers of stream_slabs' slots (input and output), kept for the
+// thread's next call as stream_in's are.
+struct slab_staging {
+  static constexpr int slots = executor::slab_slots;
+  cudaStream_t stream[slots] = {};
+  void* in[slots] = {};
+  void* out[slots] = {};
+  std::size_t in_bytes = 0, out_bytes = 0;
+  slab_staging() {
+    for (cudaStream_t& s : stream) PPLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  ~slab_staging() {
+    for (int k = 0; k < slots; ++k) cudaFreeHost(in[k]), cudaFreeHost(out[k]);
+  }
+  static void grow(void* (&pinned)[slots], std::size_t& have, std::size_t want) {
+    if (want <= have) return;
+    have = 0;
+    for (void*& p : pinned) {
+      cudaFreeHost(p);
+      p = nullptr;
+      PPLAB_CUDA(cudaMallocHost(&p, want));
+    }
+    have = want;
+  }
+  void need(std::size_t in_want, std::size_t out_want) {
+    grow(in, in_bytes, in_want);
+    grow(out, out_bytes, out_want);
+  }
+};
+
+slab_staging& thread_slab_staging() {
+  static thread_local slab_staging st;
+  return st;
+}
+
+// `rows` rows of `row_bytes`, copied by the host threads (a slab's gather or scatter).
+void copy_rows_by_threads(char* dst, std::size_t dst_pitch, const char* src, std::size_t src_pitch,
+                          std::size_t row_bytes, std::size_t rows) {
+#pragma omp parallel for schedule(static) if (rows * row_bytes > (std::size_t(1) << 20))
+  for (std::ptrdiff_t r = 0; r < std::ptrdiff_t(rows); ++r)
+    std::memcpy(dst + std::size_t(r) * dst_pitch, src + std::size_t(r) * src_pitch, row_bytes);
+}
+
+// Whether host rows lie in page-locked memory the GPU copies to and from directly (their first
+// and last bytes are: one registration or allocation covers a range between).
+bool page_locked(const void* data, std::size_t pitch, std::size_t row_bytes, std::size_t rows) {
+  if (!rows || !row_bytes) return true;
+  const auto locked = [](const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+  };
+  return locked(data) &&
+         locked(static_cast<const char*>(data) + (rows - 1) * pitch + row_bytes - 1);
+}
+
 // A host copy into pinned memory by all threads, a MiB each.
 void pinned_copy(void* pinned, const char* src, std::size_t len) {
   char* dst = static_cast<char*>(pinned);
@@ -237,6 +296,94 @@ public:
       }
   }
 
+  // Each slab's input copied in on its slot's stream (three slots) (from page-locked host rows
+  // directly, or gathered by the host threads into the slot's pinned buffer first), worked on, and
+  // its output copied out (to page-locked rows directly, or through the slot's pinned buffer,
+  // scattered by the host threads once the slot's stream is done). A slot is finished before it
+  // takes the next slab, so the host's gathering and scattering overlap the other slot's copies and
+  // work.
+  void stream_slabs(std::size_t slabs, std::size_t in_row, std::size_t most_in_rows,
+                    std::size_t out_row, std::size_t out_bytes, const slab_plan_fn& plan,
+                    const slab_fn& work) override {
+    ready();
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // after the stream's earlier work
+    constexpr int slots = slab_staging::slots;
+    slab_staging& st = thread_slab_staging();
+    const std::size_t in_bytes = in_row * most_in_rows;
+    st.need(in_bytes, out_bytes);  // before any slot is busy: growing frees the old ones
+    buffer in[slots], out[slots];
+    for (int k = 0; k < slots; ++k)
+      in[k] = buffer(*this, in_bytes), out[k] = buffer(*this, out_bytes);
+    // On an error, the slots' streams are waited for before their buffers go.
+    struct drain_on_exit {
+      slab_staging& st;
+      ~drain_on_exit() {
+        for (cudaStream_t t : st.stream) cudaStreamSynchronize(t);
+      }
+    } guard{st};
+    slab_rows pending[slots];
+    bool busy[slots] = {}, scatter[slots] = {};
+    const auto finish = [&](int k) {
+      busy[k] = false;
+      PPLAB_CUDA(cudaStreamSynchronize(st.stream[k]));
+      if (scatter[k])
+        copy_rows_by_threads(static_cast<char*>(pending[k].out), pending[k].out_pitch,
+                             static_cast<const char*>(st.out[k]), out_row, out_row,
+                             pending[k].out_rows);
+    };
+    for (std::size_t slab = 0; slab < slabs; ++slab) {
+      const int k = int(slab % slots);
+      if (busy[k]) finish(k);
+      slab_rows rows = plan(slab);
+      char* dev_in = in[k].as<char>();
+      bool gather = false;
+      for (const host_rows& run : rows.in)
+        gather = gather || !page_locked(run.data, run.pitch, in_row, run.rows);
+      if (gather) {
+        std::size_t at = 0;
+        for (const host_rows& run : rows.in) {
+          copy_rows_by_threads(static_cast<char*>(st.in[k]) + at * in_row, in_row,
+                               static_cast<const char*>(run.data), run.pitch, in_row, run.rows);
+          at += run.rows;
+        }
+        if (at)
+          PPLAB_CUDA(
+              cudaMemcpyAsync(dev_in, st.in[k], at * in_row, cudaMemcpyHostToDevice, st.stream[k]));
+      } else {
+        for (const host_rows& run : rows.in) {
+          if (run.rows)
+            PPLAB_CUDA(cudaMemcpy2DAsync(dev_in, in_row, run.data, run.pitch, in_row, run.rows,
+                                         cudaMemcpyHostToDevice, st.stream[k]));
+          dev_in += run.rows * in_row;
+        }
+      }
+      const void* back = work(slab, in[k].get(), out[k].get(), k, st.stream[k]);
+      scatter[k] = !page_locked(rows.out, rows.out_pitch, out_row, rows.out_rows);
+      if (rows.out_rows && scatter[k]) {
+        PPLAB_CUDA(cudaMemcpyAsync(st.out[k], back, rows.out_rows * out_row, cudaMemcpyDeviceToHost,
+                                   st.stream[k]));
+      } else if (rows.out_rows) {
+        PPLAB_CUDA(cudaMemcpy2DAsync(rows.out, rows.out_pitch, back, out_row, out_row,
+                                     rows.out_rows, cudaMemcpyDeviceToHost, st.stream[k]));
+      }
+      pending[k] = std::move(rows), busy[k] = true;
+    }
+    for (std::size_t slab = slabs - std::min<std::size_t>(slabs, slots); slab < slabs; ++slab)
+      if (busy[slab % slots]) finish(int(slab % slots));
+  }
+
+  // cudaHostRegister: page-locked in place (memory already locked, or not host memory, is left
+  // as it is).
+  bool pin_host(void* p, std::size_t bytes) override {
+    if (!p || !bytes || !usable()) return false;
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) return true;
+    cudaGetLastError();
+    return false;
+  }
+  void unpin_host(void* p) override {
+    if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+  }
+
   timing time(const std::function<void()>& work, const time_plan& plan) override {
     static thread_local event_timer timer(s());
     return timer.time(work, plan.device_reps);
@@ -271,9 +418,33 @@ public:
       const timing t = time(
           [&] { PPLAB_CUDA(cudaMemcpyAsync(d.get(), pinned, h2d, cudaMemcpyHostToDevice, s())); },
           {1, 0, reps});
-      cudaFreeHost(pinned);
       out.push_back({"gpu_h2d_GBps", double(h2d) / t.median_s * 1e-9,
                      "host-to-device copy from pinned memory (the staging path's ceiling)"});
+      // The same copy while one of the same size goes the other way on a second stream: the
+      // ceiling of work whose results go back as its data comes in (a filter's row slabs).
+      buffer back(*this, h2d);
+      void* landing = nullptr;
+      cudaStream_t other = nullptr;
+      cudaEvent_t start = nullptr, done = nullptr;
+      PPLAB_CUDA(cudaMallocHost(&landing, h2d));
+      PPLAB_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+      PPLAB_CUDA(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
+      PPLAB_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      const timing both = time(
+          [&] {
+            PPLAB_CUDA(cudaEventRecord(start, s()));
+            PPLAB_CUDA(cudaStreamWaitEvent(other, start, 0));
+            PPLAB_CUDA(cudaMemcpyAsync(d.get(), pinned, h2d, cudaMemcpyHostToDevice, s()));
+            PPLAB_CUDA(cudaMemcpyAsync(landing, back.get(), h2d, cudaMemcpyDeviceToHost, other));
+            PPLAB_CUDA(cudaEventRecord(done, other));
+            PPLAB_CUDA(cudaStreamWaitEvent(s(), done, 0));
+          },
+          {1, 0, reps});
+      cudaEventDestroy(start), cudaEventDestroy(done), cudaStreamDestroy(other);
+      cudaFreeHost(landing), cudaFreeHost(pinned);
+      out.push_back({"gpu_h2d_both_ways_GBps", double(h2d) / both.median_s * 1e-9,
+                     "host-to-device copy from pinned memory while a device-to-host copy of the "
+                     "same size runs on another stream (the bus both ways at once)"});
     }
     {
       buffer sink(*this, 256);

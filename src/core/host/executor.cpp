@@ -3,9 +3,11 @@
 // register-resident multiply-add rate.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "core/ceilings.hpp"
 #include "core/host/host_executor.hpp"
@@ -105,6 +107,24 @@ void executor::stream_in(const void* host, std::size_t bytes, std::size_t chunk_
     chunk(data, len, c, slot, stream());
     synchronize();
     drain(slot);
+  }
+}
+
+// One slab at a time, through one buffer each way: the cuda executor overlaps them.
+void executor::stream_slabs(std::size_t slabs, std::size_t in_row, std::size_t most_in_rows,
+                            std::size_t out_row, std::size_t out_bytes, const slab_plan_fn& plan,
+                            const slab_fn& work) {
+  buffer in(*this, in_row * most_in_rows), out(*this, out_bytes);
+  for (std::size_t s = 0; s < slabs; ++s) {
+    const slab_rows rows = plan(s);
+    std::size_t at = 0;
+    for (const host_rows& run : rows.in) {
+      copy_rows_in(in.as<char>() + at * in_row, in_row, run.data, run.pitch, in_row, run.rows);
+      at += run.rows;
+    }
+    const void* back = work(s, in.get(), out.get(), 0, stream());
+    synchronize();
+    copy_rows_out(rows.out, rows.out_pitch, back, out_row, out_row, rows.out_rows);
   }
 }
 

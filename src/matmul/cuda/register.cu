@@ -94,7 +94,7 @@ void register_matmul_cuda(std::vector<matmul_rung>& r) {
   r.push_back({{"matmul/cuda/m14_f32_split_tf32", backend::cuda, 14,
                 "f32 on the TF32 tensor cores within fp32's error bound: each operand split in "
                 "two, three products (opt-in)",
-                false, true, false, /*opt_in=*/true},
+                false, true, false, /*opt_in=*/true, /*tf32_split=*/true},
                m14_can_run,
                m14_scratch,
                m14_run});
