@@ -87,10 +87,12 @@ TEST_P(Convolution, EveryModeAwkwardShapesAndMasks) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
+  // The last: rows of 256 bytes, split over two GPUs with each GPU's rows whole in its slice
+  // (the nccl rung's in-place pass and edge bands).
   const std::vector<shape> shapes = {
-      {1, 1, 1, 1},   {1, 1, 3, 3},     {1, 37, 3, 5},     {41, 1, 5, 3},   {2, 3, 7, 7},
-      {5, 4, 31, 31}, {17, 19, 3, 3},   {33, 65, 5, 5},    {64, 63, 7, 1},  {63, 64, 1, 9},
-      {40, 70, 9, 7}, {70, 45, 15, 15}, {100, 101, 31, 3}, {9, 200, 11, 11}};
+      {1, 1, 1, 1},   {1, 1, 3, 3},     {1, 37, 3, 5},     {41, 1, 5, 3},    {2, 3, 7, 7},
+      {5, 4, 31, 31}, {17, 19, 3, 3},   {33, 65, 5, 5},    {64, 63, 7, 1},   {63, 64, 1, 9},
+      {40, 70, 9, 7}, {70, 45, 15, 15}, {100, 101, 31, 3}, {9, 200, 11, 11}, {128, 64, 5, 5}};
   for (const shape& s : shapes)
     for (boundary mode : all_modes) {
       if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
