@@ -128,6 +128,51 @@ TEST(Api, MeansOf64BitIntegersDoNotWrap) {
   }
 }
 
+// Rows reduced on their own (numpy.sum(x, axis=-1)): each answer the whole-array call's on that
+// row on seq, with row strides, every op, integers and floats; what it refuses, with reasons.
+TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> z;
+  const std::size_t rows = 301, cols = 77, ld = 80;
+  std::vector<float> f(rows * ld, std::nanf(""));  // the padding is never read
+  std::vector<std::int32_t> i(rows * ld, 1 << 30);
+  for (std::size_t y = 0; y < rows; ++y)
+    for (std::size_t x = 0; x < cols; ++x)
+      f[y * ld + x] = float(z(rng)), i[y * ld + x] = std::int32_t(z(rng) * 1000);
+  for (backend b : {backend::seq, backend::cpu})
+    for (op o : all_ops) {
+      std::vector<scalar> got(rows);
+      reduce_rows(b, dtype::f32, f.data(), rows, cols, ld, o, got.data());
+      for (std::size_t y = 0; y < rows; ++y) {
+        const scalar want = reduce(backend::seq, dtype::f32, f.data() + y * ld, cols, o);
+        ASSERT_EQ(got[y].k, want.k);
+        ASSERT_EQ(got[y].f, want.f) << name_of(b) << " " << name_of(o) << " row " << y;
+      }
+      reduce_rows(b, dtype::i32, i.data(), rows, cols, ld, o, got.data());
+      for (std::size_t y = 0; y < rows; ++y) {
+        const scalar want = reduce(backend::seq, dtype::i32, i.data() + y * ld, cols, o);
+        ASSERT_EQ(got[y].k, want.k);
+        ASSERT_EQ(got[y].to_double(), want.to_double()) << name_of(b) << " row " << y;
+      }
+    }
+  std::vector<scalar> out(2);
+  reduce_rows(backend::cpu, dtype::f32, nullptr, 0, 5, 0, op::sum, nullptr);  // no rows
+  reduce_rows(backend::cpu, dtype::f32, nullptr, 2, 0, 0, op::sum, out.data());
+  EXPECT_EQ(out[0].f, 0.0);
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows(backend::cpu, dtype::f32, nullptr, 2, 0, 0, op::mean, out.data()); },
+      "mean of an empty row");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows(backend::cpu, dtype::f32, f.data(), 2, 5, 4, op::sum, out.data()); },
+      "row stride");
+  expect_error(
+      errc::unsupported,
+      [&] { reduce_rows(backend::cuda, dtype::f32, f.data(), 2, 5, 0, op::sum, out.data()); },
+      "host backends");
+}
+
 // Ranges that a double cannot hold or split are refused with a reason, never NaN edges.
 TEST(Api, RangesTooWideOrTooFineForDoublesAreRefused) {
   const auto refused = [](const std::vector<double>& x, histogram_options o, errc code,

@@ -59,6 +59,14 @@ struct scalar {
 scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
               const rung_choice& how = {});
 
+// Each of `rows` rows of `cols` elements (rows `ld` elements apart; 0 means cols) reduced on its
+// own, as numpy.sum(x, axis=-1) reduces the last axis: out[y] is reduce's answer for row y, with
+// the bits of seq's rung on that row. On seq the rows one after another, on cpu shared among the
+// threads; host memory and the host backends only (a device backend reduces whole arrays). The
+// mean of an empty row is an error, as reduce's.
+void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
+                 std::size_t ld, op o, scalar* out);
+
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {
   using T = std::remove_cv_t<std::ranges::range_value_t<R>>;

@@ -115,20 +115,44 @@ def _dtype_name(x):
     return numpy.dtype(x.dtype).name if hasattr(x, "dtype") else numpy.asarray(x).dtype.name
 
 
-def reduce(x, op, *, backend=None, variant=None):
+def reduce(x, op, *, axis=None, backend=None, variant=None):
     """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max' or 'mean'.
 
     Integers accumulate in 64 bits, floats in double; the answer is a Python int or float (the
     whole array's, as numpy.sum(x) with no axis). min and max propagate NaN. The sum of nothing
-    is 0, its product 1; its min, max and mean are errors, as in NumPy. An axis is not supported
-    yet."""
+    is 0, its product 1; its min, max and mean are errors, as in NumPy.
+
+    axis=-1 (or x.ndim - 1): each row of the last axis reduced on its own, as numpy.sum(x,
+    axis=-1): a NumPy array of x's shape less its last axis, int64, uint64 or float64. Host
+    arrays only (backend seq or cpu: the rows shared among the threads); no other axis yet."""
     if op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     x = _for_pplab(_array(x))
+    if axis is not None:
+        shape = _shape(x)
+        if len(shape) == 0:
+            raise ValueError("axis %r is out of bounds for a 0-d array" % (axis,))
+        if axis not in (-1, len(shape) - 1):
+            raise ValueError("axis %r: pplab reduces the last axis only (axis=-1); move the axis "
+                             "last first (numpy.moveaxis, then numpy.ascontiguousarray)" % (axis,))
+        if variant is not None:
+            raise ValueError("variant: a reduction along an axis runs seq's rung on every row")
+        if len(shape) > 1:
+            if op in ("min", "max") and shape[-1] == 0:
+                raise ValueError("zero-size array to reduction operation %s which has no "
+                                 "identity" % op)
+            return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
     if op in ("min", "max") and _size(x) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
+
+
+def _shape(x):
+    """x's shape as a tuple."""
+    if hasattr(x, "shape"):
+        return tuple(x.shape)
+    return tuple(memoryview(x).shape)
 
 
 def _size(x):
@@ -141,29 +165,29 @@ def _size(x):
     return view.nbytes // view.itemsize
 
 
-def sum(x, *, backend=None, variant=None):  # noqa: A001 (NumPy's name)
-    """numpy.sum(x): the sum of every element."""
-    return reduce(x, "sum", backend=backend, variant=variant)
+def sum(x, *, axis=None, backend=None, variant=None):  # noqa: A001 (NumPy's name)
+    """numpy.sum(x): the sum of every element (axis=-1: of each row of the last axis)."""
+    return reduce(x, "sum", axis=axis, backend=backend, variant=variant)
 
 
-def prod(x, *, backend=None, variant=None):
+def prod(x, *, axis=None, backend=None, variant=None):
     """numpy.prod(x): the product of every element (integers wrap modulo 2**64)."""
-    return reduce(x, "prod", backend=backend, variant=variant)
+    return reduce(x, "prod", axis=axis, backend=backend, variant=variant)
 
 
-def min(x, *, backend=None, variant=None):  # noqa: A001
+def min(x, *, axis=None, backend=None, variant=None):  # noqa: A001
     """numpy.min(x): the smallest element (NaN if any is NaN)."""
-    return reduce(x, "min", backend=backend, variant=variant)
+    return reduce(x, "min", axis=axis, backend=backend, variant=variant)
 
 
-def max(x, *, backend=None, variant=None):  # noqa: A001
+def max(x, *, axis=None, backend=None, variant=None):  # noqa: A001
     """numpy.max(x): the largest element (NaN if any is NaN)."""
-    return reduce(x, "max", backend=backend, variant=variant)
+    return reduce(x, "max", axis=axis, backend=backend, variant=variant)
 
 
-def mean(x, *, backend=None, variant=None):
+def mean(x, *, axis=None, backend=None, variant=None):
     """numpy.mean(x), accumulated in double."""
-    return reduce(x, "mean", backend=backend, variant=variant)
+    return reduce(x, "mean", axis=axis, backend=backend, variant=variant)
 
 
 def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A002

@@ -111,6 +111,37 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
+// The reduction of each row of x's last axis (numpy.sum(x, axis=-1)): a 1-D NumPy array of the
+// rows' answers, int64, uint64 or float64 as the scalars' kind; the caller gives it x's shape
+// less its last axis. Host arrays only (reduce_rows).
+py::array reduce_rows_call(py::handle x, const std::string& op_name,
+                           const std::optional<std::string>& backend_name) {
+  const op o = parse_op(op_name);
+  placed p = take(x, backend_name, "the array");
+  require_contiguous(p.a, "the array");
+  if (p.a.ndim() == 0) throw py::value_error("axis -1 is out of bounds for a 0-d array");
+  const auto cols = std::size_t(p.a.shape.back());
+  std::size_t rows = 1;
+  for (std::size_t d = 0; d + 1 < p.a.ndim(); ++d) rows *= std::size_t(p.a.shape[d]);
+  std::vector<scalar> answers(rows);
+  {
+    py::gil_scoped_release unlocked;
+    reduce_rows(p.where, p.a.type, p.a.data, rows, cols, cols, o, answers.data());
+  }
+  // The answers' kind, also where there are none: that of the reduction of nothing.
+  const scalar::kind k =
+      o == op::mean ? scalar::kind::f64 : reduce(backend::seq, p.a.type, nullptr, 0, o).k;
+  const auto fill = [&](auto tag) {
+    using A = decltype(tag);
+    py::array_t<A> out(static_cast<py::ssize_t>(rows));
+    for (std::size_t y = 0; y < rows; ++y) out.mutable_data()[y] = answers[y].as<A>();
+    return py::array(out);
+  };
+  if (k == scalar::kind::i64) return fill(std::int64_t{});
+  if (k == scalar::kind::u64) return fill(std::uint64_t{});
+  return fill(double{});
+}
+
 edge_rule edge_rule_named(const std::string& name) {
   for (auto [n, rule] : {std::pair{"f64", edge_rule::f64},
                          {"numpy", edge_rule::numpy},
@@ -343,6 +374,8 @@ PYBIND11_MODULE(_pplab, m) {
   });
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
+        py::arg("backend") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),

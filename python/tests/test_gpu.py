@@ -58,6 +58,13 @@ def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+def test_reductions_along_an_axis_are_for_host_arrays(lib):
+    x = to_gpu(lib, np.ones((4, 5), dtype=np.float32))
+    with pytest.raises(RuntimeError, match="host backends"):
+        pplab.sum(x, axis=-1)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("bins", [10, 1024, 65536])
 def test_histograms_of_gpu_arrays(rng, lib, bins):
     host = rng.standard_normal(1 << 20).astype(np.float32)

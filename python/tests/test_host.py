@@ -53,6 +53,57 @@ def test_reductions_of_nothing_and_of_one(backend):
     assert pplab.max(np.array([1.0, np.nan, 3.0]), backend=backend) != pplab.max(np.array([1.0, 3.0]))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (1000, 7), (7, 1000), (0, 5), (4, 0), (9,)])
+def test_reductions_along_the_last_axis_match_numpy(rng, backend, dtype, shape):
+    x = data(rng, dtype, int(np.prod(shape))).reshape(shape)
+    floating = np.issubdtype(dtype, np.floating)
+    wide = x.astype(np.float64 if floating else
+                    (np.int64 if np.issubdtype(dtype, np.signedinteger) else np.uint64))
+    for name, want in (("sum", wide.sum(axis=-1)), ("prod", np.prod(wide[..., :6], axis=-1)),
+                       ("min", None), ("max", None), ("mean", None)):
+        y = np.ascontiguousarray(x[..., :6]) if name == "prod" else x
+        if name in ("min", "max") and shape[-1] == 0:
+            with pytest.raises(ValueError, match="zero-size"):
+                pplab.reduce(y, name, axis=-1, backend=backend)
+            continue
+        if name == "mean" and shape[-1] == 0 and int(np.prod(shape[:-1])) > 0:
+            with pytest.raises(ValueError, match="empty"):
+                pplab.mean(y, axis=-1, backend=backend)
+            continue
+        got = pplab.reduce(y, name, axis=len(shape) - 1 if name == "max" else -1, backend=backend)
+        if want is None:
+            want = getattr(np, name)(wide, axis=-1)
+        if len(shape) == 1:
+            assert not isinstance(got, np.ndarray)
+        else:
+            assert isinstance(got, np.ndarray) and got.shape == shape[:-1]
+        if floating or name == "mean":
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        else:
+            assert np.array_equal(got, want)
+            if len(shape) > 1:
+                assert got.dtype == want.dtype
+    # Each row's answer is the whole-array call's on that row.
+    if len(shape) > 1 and shape[-1] > 0 and int(np.prod(shape[:-1])) > 0:
+        rows = x.reshape(-1, shape[-1])
+        assert pplab.sum(x, axis=-1, backend=backend).reshape(-1).tolist() == \
+            [pplab.sum(row, backend="seq") for row in rows]
+
+
+def test_the_last_axis_only_and_no_variant():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    with pytest.raises(ValueError, match="last axis"):
+        pplab.sum(x, axis=0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        pplab.sum(np.array(2.0), axis=-1)
+    with pytest.raises(ValueError, match="variant"):
+        pplab.sum(x, axis=-1, variant="r01_sequential_loop")
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        pplab.sum(x.transpose(0, 2, 1), axis=-1)
+
+
 def test_inputs_that_are_not_arrays_go_through_numpy():
     assert pplab.sum([1, 2, 3]) == 6
     assert pplab.sum(4.5) == 4.5

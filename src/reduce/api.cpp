@@ -4,6 +4,7 @@
 // order, so the result is deterministic and no chunk needs more than 2 x 64 MiB of device memory.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
@@ -123,6 +124,39 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
     const detail::reduce_problem p{t, o, n};
     return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data);
   });
+}
+
+void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
+                 std::size_t ld, op o, scalar* out) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::unsupported,
+         "reduce_rows: rows are reduced on the host backends (seq, cpu), not on '" +
+             std::string(name_of(where)) + "'; reduce a whole array there with pplab::reduce");
+  ld = ld ? ld : cols;
+  if (ld < cols)
+    fail(errc::invalid_argument, "reduce_rows: the row stride " + std::to_string(ld) +
+                                     " is less than the row's " + std::to_string(cols) +
+                                     " elements");
+  if (rows && cols && !data) fail(errc::invalid_argument, "reduce_rows: data is null");
+  if (rows && !out) fail(errc::invalid_argument, "reduce_rows: out is null");
+  if (rows && cols == 0 && o == op::mean)
+    fail(errc::invalid_argument, "reduce_rows: the mean of an empty row is undefined");
+  if (rows == 0) return;
+  const detail::reduce_problem p{t, o, cols};
+  // seq's rung on every row, whatever the backend: each answer has one rung's bits, and on cpu
+  // the rows, not the elements of a row, are shared among the threads.
+  const detail::reduce_rung& r = detail::default_rung<detail::reduce_rung>(backend::seq, p);
+  const std::size_t scratch = r.scratch(p), bytes = ld * size_of(t);
+  const auto* first = static_cast<const char*>(data);
+#pragma omp parallel if (where == backend::cpu && rows > 1)
+  {
+    std::vector<std::byte> mine(std::max<std::size_t>(scratch, 256));
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t y = 0; y < std::ptrdiff_t(rows); ++y) {
+      if (scratch) std::fill_n(mine.begin(), 256, std::byte{0});  // as scratch_for gives it
+      r.run({p, first + std::size_t(y) * bytes, out + y, mine.data(), nullptr});
+    }
+  }
 }
 
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
