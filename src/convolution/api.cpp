@@ -221,18 +221,12 @@ void run_in_slabs(const convolution_rung& r, executor& ex, const convolution_cal
   ex.stream_slabs(
       slabs.count(), in_row, most.rows, out_row, most.rows * out_row,
       [&](std::size_t s) {
-        // The input rows as runs of consecutive image rows: the interior one run, a mapped
-        // halo (reflect's rows run backwards) a row at a time.
         executor::slab_rows rows{
             {}, out + slabs.first(s) * host.ld_out * eo, host.ld_out * eo, slabs.rows(s)};
-        for (std::int64_t y = slabs.from(s); y < slabs.to(s); ++y) {
-          const auto at = std::size_t(boundary_index(y, std::int64_t(p.rows), p.mode));
-          const char* row = in + at * host.ld_in * e;
-          executor::host_rows* last = rows.in.empty() ? nullptr : &rows.in.back();
-          if (last && static_cast<const char*>(last->data) + last->rows * last->pitch == row)
-            ++last->rows;
-          else rows.in.push_back({row, host.ld_in * e, 1});
-        }
+        for_each_row_run(p, {slabs.from(s), slabs.to(s)},
+                         [&](std::size_t at, std::size_t count, std::size_t) {
+                           rows.in.push_back({in + at * host.ld_in * e, host.ld_in * e, count});
+                         });
         return rows;
       },
       [&](std::size_t s, const void* slab_in, void* slab_out, int slot, void* stream) {

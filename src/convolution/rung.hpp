@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convolution/boundary.hpp"
 #include "core/run.hpp"
 #include "pplab/convolution.hpp"
 #include "pplab/dtype.hpp"
@@ -92,6 +93,20 @@ inline halo_rows rows_with_halo(const convolution_problem& p, std::size_t first,
              hi = std::int64_t(first + count) + rh;
   if (p.mode != boundary::constant) return {lo, hi};
   return {std::max<std::int64_t>(lo, 0), std::min(hi, std::int64_t(p.rows))};
+}
+
+// The rows of h in order as runs of consecutive image rows: f(the run's first image row, its
+// rows, its first row's place in h). The interior is one run; a halo the mode maps backwards
+// (reflect, mirror) comes a row at a time.
+template <class F> void for_each_row_run(const convolution_problem& p, halo_rows h, F&& f) {
+  const auto rows = std::int64_t(p.rows);
+  for (std::int64_t y = h.from; y < h.to;) {
+    const std::int64_t at = boundary_index(y, rows, p.mode);
+    std::int64_t run = 1;
+    while (y + run < h.to && boundary_index(y + run, rows, p.mode) == at + run) ++run;
+    f(std::size_t(at), std::size_t(run), std::size_t(y - h.from));
+    y += run;
+  }
 }
 
 // From this many bytes of input up, a host image on a device is streamed in row slabs with their

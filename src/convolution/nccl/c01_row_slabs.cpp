@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "convolution/boundary.hpp"
 #include "convolution/rung.hpp"
 #include "core/nccl/array.hpp"
 
@@ -62,17 +61,13 @@ struct gpu_filter {
   void compute(const band& b, const nccl::member& on) const {
     const convolution_problem& p = c.p;
     const std::size_t e = size_of(p.type), n = p.cols * p.channels;
-    for (std::int64_t y = b.h.from; y < b.h.to;) {
-      const std::int64_t at = boundary_index(y, std::int64_t(p.rows), p.mode);
-      std::int64_t run = 1;  // image rows at, at + 1, ... in a row of the band
-      while (y + run < b.h.to && c.ld_in * e == in_row() &&
-             boundary_index(y + run, std::int64_t(p.rows), p.mode) == at + run)
-        ++run;
-      nccl::read_range(in, std::size_t(at) * c.ld_in * e,
-                       b.in.as<char>() + std::size_t(y - b.h.from) * in_row(),
-                       std::size_t(run) * in_row(), on);
-      y += run;
-    }
+    // A run of packed rows is one range of the array; padded rows a range each.
+    const bool packed = c.ld_in * e == in_row();
+    for_each_row_run(p, b.h, [&](std::size_t at, std::size_t count, std::size_t to) {
+      for (std::size_t k = 0; k < (packed ? 1 : count); ++k)
+        nccl::read_range(in, (at + k) * c.ld_in * e, b.in.as<char>() + (to + k) * in_row(),
+                         (packed ? count : 1) * in_row(), on);
+    });
     convolution_problem q = p;
     q.rows = b.h.rows();
     r.run({q, b.in.get(), n, c.mask, b.result.get(), n, b.scratch.get(), on.stream});
