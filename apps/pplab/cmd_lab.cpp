@@ -118,7 +118,7 @@ void add_lab(CLI::App& app) {
       "run every rung of every pattern on this machine: verified against the reference, timed\n"
       "(warm-up, repeats, median) beside the machine's ceilings measured in the same run.\n"
       "Prints a table, writes a JSON record and an SVG chart of the ladders.");
-  cmd->add_option("pattern", o->pattern_name, "reduce, histogram or matmul (default: all)");
+  cmd->add_option("pattern", o->pattern_name, pattern_argument_help());
   cmd->add_option(
       "--backend", o->backend_name,
       "only this backend: seq, cpu, cuda, nccl (every GPU of this host; under mpirun, one "

@@ -11,7 +11,7 @@ void add_list(CLI::App& app) {
       app.add_subcommand("list", "every registered rung: id, backend, step on its ladder, summary");
   auto pattern_name = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
-  cmd->add_option("pattern", *pattern_name, "reduce, histogram or matmul (default: all)");
+  cmd->add_option("pattern", *pattern_name, pattern_argument_help());
   cmd->add_flag("--json", *as_json, "print one JSON array");
   cmd->callback([pattern_name, as_json] {
     const bool all = pattern_name->empty();

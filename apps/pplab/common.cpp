@@ -189,4 +189,10 @@ std::string format_scalar(const scalar& s) {
   }
 }
 
+std::string pattern_argument_help() {
+  std::string help;
+  for (std::string_view p : lab::patterns()) help.append(help.empty() ? "" : ", ").append(p);
+  return help + " (default: all)";
+}
+
 }  // namespace pplab::cli

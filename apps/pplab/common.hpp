@@ -58,6 +58,9 @@ std::string describe(const data_options& o, const loaded& data);
 nlohmann::json json_number(double v);
 nlohmann::json json_scalar(const scalar& s);
 std::string format_scalar(const scalar& s);
+// The help of a PATTERN argument: the patterns the lab has, "reduce, histogram, ... (default:
+// all)".
+std::string pattern_argument_help();
 
 // Registers each subcommand on the app.
 void add_info(CLI::App& app);
