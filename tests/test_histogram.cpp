@@ -158,8 +158,14 @@ TEST_P(Histogram, ManyBins) {
   // Far from zero: floats too coarse for the slot estimate (h10 partitions by the exact slot).
   check(r, {dtype::f32, 100003, std::size_t(1) << 18, 1000, 1001, false, false}, rng);
   // NumPy's float32 edges at a million bins (as numpy.histogram of normal float32 data).
-  for (edge_rule e : {edge_rule::f32_rounded, edge_rule::f32_arithmetic})
+  for (edge_rule e : {edge_rule::f32_rounded, edge_rule::f32_arithmetic}) {
     check(r, {dtype::f32, 200003, 1000000, -5.25, 5.125, true, false, e}, rng);
+    // Edges whose terms are exact floats, taken in float (torch.histc's range for normal data),
+    // and a range whose edges are not, both decided within one bin by two comparisons.
+    check(r, {dtype::f32, 200003, std::size_t(1) << 20, -4, 4, true, false, e}, rng);
+    check(r, {dtype::f32, 200003, 65536, -4, 4, false, false, e}, rng);
+    check(r, {dtype::f32, 200003, std::size_t(1) << 20, -4.1, 3.7, false, false, e}, rng);
+  }
 }
 
 TEST_P(Histogram, SkewedDataCountsEveryElement) {
@@ -319,6 +325,66 @@ TEST(FloatSlotEstimate, StaysWithinItsBoundOfTheDoubleBinner) {
   EXPECT_EQ(estimate(1.0f), lab.bins + 1);
   EXPECT_EQ(estimate(NAN), lab.bins + 2);
   EXPECT_EQ(estimate(std::nextafter(1.0f, 0.0f)), lab.bins - 1);
+}
+
+// NumPy's float32 edges (f32_edge_binner): its edges are f32_edges' own (taken in float only
+// where that gives the same floats), every kind of value gets the bin a binary search over those
+// edges finds, and h10's slot estimate from its position stays within its bound of that bin;
+// over ranges whose edges are exact floats (torch.histc's [-4, 4) for normal data) and others.
+TEST(F32EdgeBinner, MatchesABinarySearchOverItsEdges) {
+  std::mt19937_64 rng(fresh_seed());
+  struct range {
+    double lo, hi;
+    std::size_t bins;
+  };
+  const std::size_t mega = std::size_t(1) << 20;
+  for (const range& g :
+       {range{-4, 4, mega}, range{-4, 4, 65536}, range{0, 1, mega + 1}, range{-4.1, 3.7, mega},
+        range{0.1, 7.3, 5000}, range{-1000, 1000, 2 * mega}, range{-2.5, 0.1, 3000},
+        range{1e-3, 2, 65536}})
+    for (edge_rule rule : {edge_rule::f32_rounded, edge_rule::f32_arithmetic}) {
+      const histogram_problem p{dtype::f32, 0, g.bins, g.lo, g.hi, bool(rng() & 1), false, rule};
+      SCOPED_TRACE(std::to_string(p.bins) + " bins over [" + std::to_string(p.lo) + ", " +
+                   std::to_string(p.hi) + ") edges " + std::to_string(int(rule)));
+      const detail::f32_edge_binner bin(p);
+      const detail::f32_edges defined(p.lo, p.hi, p.bins, rule);
+      std::vector<float> edges(p.bins + 1);
+      for (std::size_t i = 0; i <= p.bins; ++i) {
+        edges[i] = defined(unsigned(i));
+        ASSERT_EQ(bin.edge(unsigned(i)), edges[i]) << "edge " << i;
+      }
+      const auto want = [&](float x) -> std::size_t {
+        if (std::isnan(x)) return p.bins + 2;
+        if (x < edges[0]) return p.bins;
+        if (x > edges[p.bins] || (x == edges[p.bins] && !p.closed_last)) return p.bins + 1;
+        if (x == edges[p.bins]) return p.bins - 1;
+        return std::size_t(std::upper_bound(edges.begin(), edges.end(), x) - edges.begin()) - 1;
+      };
+      const bool estimated = detail::float_slot_estimate::usable_for_f32_edges(p, 16);
+      const detail::float_slot_estimate estimate(bin);
+      const double bound = detail::f32_edge_binner::place_error(p) + 2;
+      const double quarter = (p.hi - p.lo) / 4;
+      std::uniform_real_distribution<float> around(float(p.lo - quarter), float(p.hi + quarter));
+      for (int k = 0; k < 200000; ++k) {
+        float x = around(rng);
+        if (k % 3 == 0) x = edges[rng() % (p.bins + 1)];  // an edge, or a float beside it
+        if (k % 3 == 0 && rng() % 2) x = std::nextafter(x, rng() & 1 ? INFINITY : -INFINITY);
+        if (k == 0) x = NAN;
+        const std::size_t w = want(x);
+        ASSERT_EQ(bin(x), w) << "x = " << x;
+        if (!estimated) continue;
+        const double e = double(estimate.at(x, bin.position(x)));
+        if (w >= p.bins) ASSERT_EQ(e, double(w)) << "an outlier's slot is exact; x = " << x;
+        else if (!(x == edges[p.bins])) ASSERT_LE(std::fabs(e - double(w)), bound) << "x = " << x;
+      }
+    }
+  // torch.histc's range for normal data: edges taken in float, bins found within one bin.
+  const histogram_problem torch_like{dtype::f32, 0,     mega,  -4,
+                                     4,          false, false, edge_rule::f32_rounded};
+  const detail::f32_edge_binner bin(torch_like);
+  EXPECT_TRUE(bin.edge.in_float);
+  EXPECT_TRUE(bin.within_one);
+  EXPECT_TRUE(detail::float_slot_estimate::usable_for_f32_edges(torch_like, 16));
 }
 
 std::vector<const histogram_rung*> all_rungs() {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <vector>
 
 #include "common.hpp"
 
@@ -33,8 +34,10 @@ std::pair<double, double> parse_range(const std::string& s) {
 }
 
 nlohmann::json to_json(const histogram_result& h) {
+  std::vector<double> edge_values(h.bins() + 1);
+  h.edges_into(edge_values.data());
   nlohmann::json edges = nlohmann::json::array(), counts = nlohmann::json::array();
-  for (std::size_t i = 0; i <= h.bins(); ++i) edges.push_back(h.edge(i));
+  for (double e : edge_values) edges.push_back(e);
   for (std::uint64_t c : h.counts) counts.push_back(c);
   return {{"edges", edges},         {"counts", counts}, {"underflow", h.underflow},
           {"overflow", h.overflow}, {"nan", h.nan},     {"rung", h.rung}};

@@ -61,6 +61,10 @@ struct histogram_result {
   // As numpy.linspace(lo, hi, bins + 1)[i], in the arithmetic `edges` says (a float32 edge
   // given as the double that holds it).
   double edge(std::size_t i) const noexcept;
+  // Every edge, edge(0) to edge(bins()), into out (bins() + 1 values; float: the float32 edges
+  // as they are, others rounded): one pass, for many bins.
+  void edges_into(double* out) const noexcept;
+  void edges_into(float* out) const noexcept;
   std::uint64_t total() const noexcept;  // every element, outliers and NaN included
 };
 

@@ -156,7 +156,7 @@ edge_rule edge_rule_named(const std::string& name) {
 // The edges as NumPy gives them: float32 numbers for float32 edges, else float64.
 template <class F> py::array edges_in(const histogram_result& r) {
   py::array_t<F> edges(py::ssize_t(r.bins() + 1));
-  for (std::size_t i = 0; i <= r.bins(); ++i) edges.mutable_data()[i] = F(r.edge(i));
+  r.edges_into(edges.mutable_data());
   return edges;
 }
 py::array edges_of(const histogram_result& r) {

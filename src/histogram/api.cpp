@@ -15,12 +15,33 @@
 
 namespace pplab {
 
-double histogram_result::edge(std::size_t i) const noexcept {
-  if (edges != edge_rule::f64 && bins() > 0)
-    return double(detail::f32_edges(lo, hi, bins(), edges)(unsigned(std::min(i, bins()))));
-  if (i >= bins()) return hi;
-  return double(i) * ((hi - lo) / double(bins())) + lo;
+namespace {
+
+// Edges first to last of r (all of them: first 0, last bins), each as edge(i) gives it.
+template <class F>
+void write_edges(const histogram_result& r, std::size_t first, std::size_t last, F* out) {
+  const std::size_t bins = r.bins();
+  if (r.edges != edge_rule::f64 && bins > 0) {
+    const detail::f32_edges e(r.lo, r.hi, bins, r.edges);
+    for (std::size_t i = first; i <= last; ++i) *out++ = F(e(unsigned(std::min(i, bins))));
+    return;
+  }
+  const double step = (r.hi - r.lo) / double(bins);
+  for (std::size_t i = first; i <= last; ++i)
+    *out++ = F(i >= bins ? r.hi : double(i) * step + r.lo);
 }
+
+}  // namespace
+
+double histogram_result::edge(std::size_t i) const noexcept {
+  double e = 0;
+  write_edges(*this, i, i, &e);
+  return e;
+}
+void histogram_result::edges_into(double* out) const noexcept {
+  write_edges(*this, 0, bins(), out);
+}
+void histogram_result::edges_into(float* out) const noexcept { write_edges(*this, 0, bins(), out); }
 
 std::uint64_t histogram_result::total() const noexcept {
   std::uint64_t t = underflow + overflow + nan;

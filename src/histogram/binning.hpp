@@ -83,7 +83,7 @@ struct f32_edges {
 struct f32_edge_binner {
   f32_edges edge;
   float scale_f;
-  bool closed_last, near_edge;
+  bool closed_last, near_edge, within_one;
 
   // A bound, in bins, on |u - x's place among the edges|: u's subtract, scale and multiply
   // (2^-24 n each), and the edges' distance from lo_f + i (hi_f - lo_f) / n (a step rounded
@@ -98,27 +98,62 @@ struct f32_edge_binner {
   explicit f32_edge_binner(const histogram_problem& p)
       : edge(p.lo, p.hi, p.bins, p.edges),
         scale_f(float(double(p.bins) / (double(edge.hi_f) - double(edge.lo_f)))),
-        closed_last(p.closed_last), near_edge(place_error(p) < 0.5) {
+        closed_last(p.closed_last), near_edge(place_error(p) < 0.5),
+        within_one(place_error(p) < 1) {
     // Rounded double edges that float32 arithmetic gives exactly (as over [0, 1) with 1024
-    // bins) are computed in float: checked once, up to 4096 bins.
-    if (!edge.in_float && edge.bins <= 4096) {
+    // bins, or [-4, 4) with 2^20) are computed in float: known at once where every edge's
+    // terms are exact floats, else checked edge by edge up to 4096 bins.
+    if (!edge.in_float) {
       f32_edges in_float = edge;
       in_float.in_float = true;
-      bool same = true;
-      for (unsigned i = 0; same && i <= edge.bins; ++i) same = in_float(i) == edge(i);
+      bool same = exact_in_float(in_float);
+      if (!same && edge.bins <= 4096) {
+        same = true;
+        for (unsigned i = 0; same && i <= edge.bins; ++i) same = in_float(i) == edge(i);
+      }
       if (same) edge = in_float;
     }
   }
 
+  // The value of v's lowest set bit (v finite and not 0).
+  static double lowest_bit(float v) {
+    int e = 0;
+    const double m = std::frexp(double(v), &e);
+    const auto whole = std::uint64_t(std::ldexp(std::fabs(m), 24));  // v = whole x 2^(e - 24)
+    return std::ldexp(double(whole & (~whole + 1)), e - 24);
+  }
+  // Whether every edge i x step_f + lo_f (i < bins) and its product are exact floats, with lo_f
+  // and step_f the double lo and step themselves: then both roundings of the float arithmetic
+  // and of the double one are exact, and the two give the same edges. Every term is a multiple
+  // of the lower of the two lowest bits, and none exceeds |lo_f| + bins x step_f: within 2^24 of
+  // those multiples, each is a float.
+  static bool exact_in_float(const f32_edges& e) {
+    if (double(e.lo_f) != e.lo || double(e.step_f) != e.step || !(e.step_f > 0)) return false;
+    const double grain =
+        e.lo_f == 0 ? lowest_bit(e.step_f) : std::min(lowest_bit(e.step_f), lowest_bit(e.lo_f));
+    const double largest = std::fabs(double(e.lo_f)) + double(e.bins) * double(e.step_f);
+    return largest / grain <= std::ldexp(1.0, 24);
+  }
+
+  // u, the float estimate of x's place among the edges (float_slot_estimate takes it from here).
+  PPLAB_HD float position(float x) const noexcept { return mul_rounded(x - edge.lo_f, scale_f); }
+
   PPLAB_HD std::size_t operator()(float x) const noexcept {
     const unsigned bins = edge.bins;
-    const float u = mul_rounded(x - edge.lo_f, scale_f);  // inf where x - lo_f overflows
+    const float u = position(x);  // inf where x - lo_f overflows
     // Half a bin or more inside both ends (false for NaN, infinities and outliers): x's place is
     // within half a bin of u, and the edge nearest u, e (0 to bins - 1), is the one edge that can
     // lie between them. One branch for the common case: a GPU warp seldom splits on it.
     if (near_edge && u >= 0.5f && u <= float(bins) - 0.5f) {
       const unsigned i = unsigned(u), e = i + (u - float(i) > 0.5f);
       return e - 1 + (x >= edge(e));  // e = 0: x > lo_f = edge(0)
+    }
+    // Within one bin (many bins over a range far from zero for their count: 2^20 over [-4, 4)):
+    // x's bin is floor(u) or a neighbour, inside the range when u is a bin or more inside both
+    // ends; edges i and i + 1 (i + 1 < bins) decide, without a loop.
+    if (within_one && u >= 1.0f && u < float(bins) - 1.0f) {
+      const unsigned i = unsigned(u);
+      return i - (x < edge(i)) + (x >= edge(i + 1));
     }
     if (x != x) return bins + 2;
     if (x < edge.lo_f) return bins;
@@ -315,6 +350,15 @@ struct float_slot_estimate {
       : lo_f(float(p.lo)), scale_f(float(double(p.bins) / (p.hi - p.lo))),
         lo_up(float_at_or_above(p.lo)), hi_up(float_at_or_above(p.hi)), last(float(p.bins - 1)),
         bins(unsigned(p.bins)) {}
+  // For NumPy's float32 edges: u is the binner's own position(x), within place_error bins of
+  // x's place among the edges, and the range's ends are the float edges lo_f and hi_f, compared
+  // exactly. Usable where place_error + 2 <= pad (usable_for_f32_edges).
+  explicit float_slot_estimate(const f32_edge_binner& b)
+      : lo_f(b.edge.lo_f), scale_f(b.scale_f), lo_up(b.edge.lo_f), hi_up(b.edge.hi_f),
+        last(float(b.edge.bins - 1)), bins(b.edge.bins) {}
+  static bool usable_for_f32_edges(const histogram_problem& p, double pad) {
+    return f32_edge_binner::place_error(p) + 2 <= pad;
+  }
 
   PPLAB_HD unsigned operator()(float x) const noexcept {
     return at(x, mul_rounded(x - lo_f, scale_f));
