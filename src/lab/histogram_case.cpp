@@ -60,6 +60,10 @@ struct histogram_case {
     // Many bins with 90% of the values in one: what a rung with one global atomic per element
     // does on a hot counter (the GPU's many-bins policy is chosen for it).
     add(dtype::f32, detail::distribution::skewed, std::size_t(1) << 20, nf, 0, 1, false, true);
+    // Normal data over [-4, 4): what `torch.histc(torch.randn(n), bins, -4, 4)` bins. Its
+    // positions are not exact floats (x + 4 rounds), and its buckets are uneven.
+    for (std::size_t bins : {std::size_t(1024), std::size_t(65536), std::size_t(1) << 20})
+      add(dtype::f32, detail::distribution::normal, bins, nf, -4, 4, false, true);
     const auto split = [&](backend b, std::size_t bins, std::size_t n, const std::string& on) {
       problem& pr = add(dtype::f32, detail::distribution::uniform, bins, n, 0, 1, false);
       pr.group = "f32 " + pow2_label(bins) + " bins n=" + on;

@@ -207,6 +207,34 @@ void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Probl
   s.out.rows.push_back(r);
 }
 
+// A row for device data through the public API's device call (pplab/device.hpp), as a caller of
+// it sees it: scratch allocated, the rung launched, the answer copied back and waited for, each
+// call. `call(device_data, max_rel_err)` runs it once on the problem's data, copied to the device
+// once here. Held against the GPU's read ceiling; its time over the API's rung's row is the cost
+// of the call around the kernel.
+template <class Problem, class Call>
+void add_device_call_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
+                         std::string_view pattern, std::string_view api_call, const void* host_data,
+                         Call&& call) {
+  const std::string name = "pplab::" + std::string(api_call) + " (whole call, device data)";
+  s.progress(name);
+  detail::buffer on_device(ex, std::size_t(pr.bytes));
+  ex.copy_in(on_device.get(), host_data, on_device.size());
+  bool ok = false;
+  double err = none;
+  const detail::timing t =
+      detail::time_it([&] { ok = call(on_device.get(), err); }, 5, s.opts.budget_s);
+  row r = row_of(pattern, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
+  r.rung = name;
+  r.GBps = pr.bytes / t.median_s * 1e-9;
+  r.ceiling = "gpu_read_GBps";
+  r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
+  r.verified = ok;
+  r.max_rel_err = err;
+  r.note = "the call as its caller waits for it: allocation, launch, the answer copied back";
+  s.out.rows.push_back(r);
+}
+
 // The id of the rung the API runs for p on backend b (its policy's pick), or "" when none can.
 template <class Rung> std::string_view api_pick(backend b, const typename Rung::problem_type& p) {
   try {

@@ -13,6 +13,7 @@
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "lab/lab_loop.hpp"
+#include "pplab/device.hpp"
 #include "reduce/rung.hpp"
 
 namespace pplab::lab {
@@ -138,6 +139,12 @@ struct reduce_case {
       const scalar got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what);
       return detail::close_enough(got, h.ref, h.scale, pr.n, false, err);
     });
+    if (ex.kind() == backend::cuda)
+      add_device_call_row(s, ex, pr, "reduce", "reduce_device", h.in.get(),
+                          [&](const void* d, double& err) {
+                            const scalar got = reduce_device(pr.p.type, d, pr.n, pr.p.what);
+                            return detail::close_enough(got, h.ref, h.scale, pr.n, false, err);
+                          });
   }
 };
 
