@@ -125,8 +125,9 @@ array_view from_buffer(py::handle obj, bool writable, const std::string& what) {
 
 // The consumer's side of DLPack: the capsule's tensor is ours (the capsule renamed, so that it
 // does not free it) until the view is dropped, when its deleter runs.
-array_view from_dlpack(py::handle obj, std::uintptr_t stream, const std::string& what) {
-  const py::tuple dev = obj.attr("__dlpack_device__")();
+// dev: obj.__dlpack_device__(), (device type, device id).
+array_view from_dlpack(py::handle obj, const py::tuple& dev, std::uintptr_t stream,
+                       const std::string& what) {
   const int type = dev[0].cast<int>(), id = dev[1].cast<int>();
   if (type != kDLCPU && type != kDLCUDA && type != kDLCUDAHost && type != kDLCUDAManaged)
     throw py::value_error(what + " lives on DLPack device type " + std::to_string(type) +
@@ -195,11 +196,19 @@ array_view from_cuda_interface(py::handle obj, const std::string& what) {
 
 array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std::string& what) {
   // GPU arrays first: CuPy's arrays also answer the buffer protocol, and then refuse to be read.
+  // Where DLPack says the device, __cuda_array_interface__ is not asked: PyTorch builds it in
+  // Python at every access, a cost on every call.
   const bool dlpack = py::hasattr(obj, "__dlpack__") && py::hasattr(obj, "__dlpack_device__");
-  if (py::hasattr(obj, "__cuda_array_interface__"))
-    return dlpack ? from_dlpack(obj, stream, what) : from_cuda_interface(obj, what);
+  py::tuple dev;
+  if (dlpack) {
+    dev = obj.attr("__dlpack_device__")();
+    const int type = dev[0].cast<int>();
+    if (type == kDLCUDA || type == kDLCUDAManaged) return from_dlpack(obj, dev, stream, what);
+  } else if (py::hasattr(obj, "__cuda_array_interface__")) {
+    return from_cuda_interface(obj, what);
+  }
   if (PyObject_CheckBuffer(obj.ptr())) return from_buffer(obj, writable, what);
-  if (dlpack) return from_dlpack(obj, stream, what);
+  if (dlpack) return from_dlpack(obj, dev, stream, what);
   throw py::type_error(what + " is a " + std::string(py::str(obj.get_type().attr("__name__"))) +
                        ", not an array: pass a NumPy, CuPy or PyTorch array (or anything with "
                        "the buffer protocol, __dlpack__ or __cuda_array_interface__)");

@@ -27,11 +27,13 @@ std::uintptr_t pplab_stream() {
   return reinterpret_cast<std::uintptr_t>(detail::executor_for(backend::cuda).stream());
 }
 
+// DLPack's device first: PyTorch builds __cuda_array_interface__ in Python at every access.
 bool lives_on_gpu(py::handle obj) {
-  if (py::hasattr(obj, "__cuda_array_interface__")) return true;
-  if (!py::hasattr(obj, "__dlpack_device__")) return false;
-  const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();
-  return type == 2 || type == 13;  // kDLCUDA, kDLCUDAManaged
+  if (py::hasattr(obj, "__dlpack_device__")) {
+    const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();
+    return type == 2 || type == 13;  // kDLCUDA, kDLCUDAManaged
+  }
+  return py::hasattr(obj, "__cuda_array_interface__");
 }
 
 // The view of obj, and the backend that runs on it: `name` if given, else cpu for host arrays

@@ -23,7 +23,13 @@ void write_edges(const histogram_result& r, std::size_t first, std::size_t last,
   const std::size_t bins = r.bins();
   if (r.edges != edge_rule::f64 && bins > 0) {
     const detail::f32_edges e(r.lo, r.hi, bins, r.edges);
-    for (std::size_t i = first; i <= last; ++i) *out++ = F(e(unsigned(std::min(i, bins))));
+    std::size_t i = first;
+    const std::size_t below = std::min(last + 1, bins);  // the edges before the last, hi
+    if (e.in_float)
+      for (; i < below; ++i) *out++ = F(e.float_edge(unsigned(i)));
+    else
+      for (; i < below; ++i) *out++ = F(e.rounded_edge(unsigned(i)));
+    for (; i <= last; ++i) *out++ = F(e.hi_f);
     return;
   }
   const double step = (r.hi - r.lo) / double(bins);

@@ -67,8 +67,14 @@ struct f32_edges {
 
   PPLAB_HD float operator()(unsigned i) const noexcept {
     if (i >= bins) return hi_f;
-    return in_float ? mul_add_rounded(float(i), step_f, lo_f)
-                    : float(mul_add_rounded(double(i), step, lo));
+    return in_float ? float_edge(i) : rounded_edge(i);
+  }
+  // Edge i < bins by each rule (a loop over many edges takes one, without the branches).
+  PPLAB_HD float float_edge(unsigned i) const noexcept {
+    return mul_add_rounded(float(i), step_f, lo_f);
+  }
+  PPLAB_HD float rounded_edge(unsigned i) const noexcept {
+    return float(mul_add_rounded(double(i), step, lo));
   }
 };
 
