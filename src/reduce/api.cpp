@@ -62,16 +62,20 @@ bool close_enough(const scalar& got, const scalar& want, double scale, std::size
 
 // The answer and the rung's scratch in one allocation (the answer in its first 256 bytes, then
 // the scratch, its first 256 bytes zeroed as scratch_for gives it): on a GPU each allocation is a
-// call to the driver and a wait for the stream, paid on every call.
+// call to the driver and a wait for the stream, paid on every call. Arrays split over several
+// GPUs (nccl) are named by their own pointers, never by offsets into one: two allocations there.
 scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
   constexpr std::size_t answer_bytes = 256;
   static_assert(sizeof(scalar) <= answer_bytes);
-  buffer both(ex, answer_bytes + std::max<std::size_t>(r.scratch(p), 256));
-  char* scratch = static_cast<char*>(both.get()) + answer_bytes;
+  const std::size_t scratch_bytes = std::max<std::size_t>(r.scratch(p), 256);
+  const bool one = ex.addressable();
+  buffer answer(ex, one ? answer_bytes + scratch_bytes : answer_bytes);
+  buffer apart = one ? buffer() : buffer(ex, scratch_bytes);
+  void* scratch = one ? static_cast<char*>(answer.get()) + answer_bytes : apart.get();
   ex.fill(scratch, 0, 256);
-  r.run({p, in, both.as<scalar>(), scratch, ex.stream()});
+  r.run({p, in, answer.as<scalar>(), scratch, ex.stream()});
   scalar s;
-  ex.copy_out(&s, both.get(), sizeof s);
+  ex.copy_out(&s, answer.get(), sizeof s);
   return s;
 }
 
