@@ -49,7 +49,7 @@ def _run(call, x, *args):
     stream = _current_stream(x)
     if stream is None:
         return call(x, *args)
-    _pplab.set_stream(stream)
+    _pplab.set_stream(stream, _library(x))
     try:
         return call(x, *args)
     finally:

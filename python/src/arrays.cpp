@@ -4,8 +4,12 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace pplab::python {
 
@@ -194,7 +198,41 @@ array_view from_cuda_interface(py::handle obj, const std::string& what) {
   return a;
 }
 
+thread_local std::string stream_library;
+
+// A PyTorch CUDA tensor read through its own accessors (data_ptr, dtype, shape, stride), while
+// pplab runs on PyTorch's current stream: PyTorch's kernels there are ordered before pplab's, as
+// DLPack's export on that stream would order them, and the export itself (Tensor.__dlpack__ runs
+// in Python and builds a stream object) took more time than pplab's own call around a kernel.
+// nullopt where the tensor is not that case (a host tensor, a negated or conjugated view, a type
+// pplab does not take): DLPack then says what it is.
+std::optional<array_view> from_torch_on_its_stream(py::handle obj) {
+  if (stream_library != "torch" || !is_torch_tensor(obj) || !obj.attr("is_cuda").cast<bool>() ||
+      obj.attr("is_neg")().cast<bool>() || obj.attr("is_conj")().cast<bool>())
+    return std::nullopt;
+  static const std::pair<const char*, dtype> types[] = {
+      {"torch.float32", dtype::f32}, {"torch.float64", dtype::f64}, {"torch.int8", dtype::i8},
+      {"torch.int16", dtype::i16},   {"torch.int32", dtype::i32},   {"torch.int64", dtype::i64},
+      {"torch.uint8", dtype::u8},    {"torch.uint16", dtype::u16},  {"torch.uint32", dtype::u32},
+      {"torch.uint64", dtype::u64}};
+  const std::string name = py::str(obj.attr("dtype"));
+  const auto* found = std::find_if(std::begin(types), std::end(types),
+                                   [&](const auto& t) { return name == t.first; });
+  if (found == std::end(types)) return std::nullopt;
+  array_view a;
+  a.type = found->second;
+  a.data = reinterpret_cast<void*>(obj.attr("data_ptr")().cast<std::uintptr_t>());
+  a.on_gpu = true;
+  a.device = obj.attr("get_device")().cast<int>();
+  a.writable = true;  // as DLPack exports it
+  for (py::handle d : py::tuple(obj.attr("shape"))) a.shape.push_back(d.cast<std::int64_t>());
+  for (py::handle d : py::tuple(obj.attr("stride")())) a.strides.push_back(d.cast<std::int64_t>());
+  a.keep = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(obj));
+  return a;
+}
+
 array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std::string& what) {
+  if (auto t = from_torch_on_its_stream(obj)) return std::move(*t);
   // GPU arrays first: CuPy's arrays also answer the buffer protocol, and then refuse to be read.
   // Where DLPack says the device, __cuda_array_interface__ is not asked: PyTorch builds it in
   // Python at every access, a cost on every call.
@@ -215,6 +253,13 @@ array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std:
 }
 
 }  // namespace
+
+bool is_torch_tensor(py::handle obj) {
+  const std::string module = py::str(obj.get_type().attr("__module__"));
+  return module.compare(0, 5, "torch") == 0 && (module.size() == 5 || module[5] == '.');
+}
+
+void set_stream_library(std::string library) { stream_library = std::move(library); }
 
 array_view view_of(py::handle obj, std::uintptr_t stream, const std::string& what) {
   return take(obj, stream, false, what);

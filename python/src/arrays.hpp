@@ -43,6 +43,14 @@ array_view view_of(py::handle obj, std::uintptr_t stream, const std::string& wha
 // The same, for an array pplab writes into (refused when read-only).
 array_view writable_view_of(py::handle obj, std::uintptr_t stream, const std::string& what);
 
+// Whether obj is a PyTorch tensor (its type's module is torch's).
+bool is_torch_tensor(py::handle obj);
+
+// The library whose current stream pplab now runs on ("torch", "cupy"; empty: none), as the
+// Python layer sets it beside the stream: a PyTorch CUDA tensor is then read through its own
+// accessors, not exported through DLPack (see arrays.cpp).
+void set_stream_library(std::string library);
+
 // A ValueError unless the array is C-contiguous ("numpy.ascontiguousarray(x)" says the fix).
 void require_contiguous(const array_view& a, const std::string& what);
 

@@ -29,6 +29,7 @@ std::uintptr_t pplab_stream() {
 
 // DLPack's device first: PyTorch builds __cuda_array_interface__ in Python at every access.
 bool lives_on_gpu(py::handle obj) {
+  if (is_torch_tensor(obj)) return obj.attr("is_cuda").cast<bool>();
   if (py::hasattr(obj, "__dlpack_device__")) {
     const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();
     return type == 2 || type == 13;  // kDLCUDA, kDLCUDAManaged
@@ -387,16 +388,18 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
         py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
-  // The caller's current stream (torch.cuda.current_stream(), cupy.cuda.get_current_stream()):
-  // this thread's next calls run on it, until set_stream(None).
+  // The caller's current stream (torch.cuda.current_stream(), cupy.cuda.get_current_stream())
+  // and whose it is ("torch", "cupy"): this thread's next calls run on it, until
+  // set_stream(None).
   m.def(
       "set_stream",
-      [](std::optional<std::uintptr_t> stream) {
+      [](std::optional<std::uintptr_t> stream, const std::string& library) {
         thread_local std::unique_ptr<stream_scope> callers;
         callers.reset();
+        set_stream_library(stream ? library : "");
         if (stream) callers = std::make_unique<stream_scope>(reinterpret_cast<void*>(*stream));
       },
-      py::arg("stream"));
+      py::arg("stream"), py::arg("library") = "");
   m.def("backends", &backends_call);
   m.def("rungs", &rungs_call, py::arg("pattern") = py::none());
   m.def("lab", &lab_call, py::arg("pattern"), py::arg("backend"), py::arg("size"), py::arg("rungs"),

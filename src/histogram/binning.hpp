@@ -65,8 +65,9 @@ struct f32_edges {
         step_f((hi_f - lo_f) / float(bins_)), bins(unsigned(bins_)),
         in_float(rule == edge_rule::f32_arithmetic) {}
 
-  PPLAB_HD float operator()(unsigned i) const noexcept {
-    if (i >= bins) return hi_f;
+  PPLAB_HD float operator()(unsigned i) const noexcept { return i >= bins ? hi_f : below_hi(i); }
+  // Edge i < bins (no test for the last edge, hi_f: for callers that know i < bins).
+  PPLAB_HD float below_hi(unsigned i) const noexcept {
     return in_float ? float_edge(i) : rounded_edge(i);
   }
   // Edge i < bins by each rule (a loop over many edges takes one, without the branches).
@@ -152,14 +153,14 @@ struct f32_edge_binner {
     // lie between them. One branch for the common case: a GPU warp seldom splits on it.
     if (near_edge && u >= 0.5f && u <= float(bins) - 0.5f) {
       const unsigned i = unsigned(u), e = i + (u - float(i) > 0.5f);
-      return e - 1 + (x >= edge(e));  // e = 0: x > lo_f = edge(0)
+      return e - 1 + (x >= edge.below_hi(e));  // e = 0: x > lo_f = edge(0); e < bins
     }
     // Within one bin (many bins over a range far from zero for their count: 2^20 over [-4, 4)):
     // x's bin is floor(u) or a neighbour, inside the range when u is a bin or more inside both
     // ends; edges i and i + 1 (i + 1 < bins) decide, without a loop.
     if (within_one && u >= 1.0f && u < float(bins) - 1.0f) {
       const unsigned i = unsigned(u);
-      return i - (x < edge(i)) + (x >= edge(i + 1));
+      return i - (x < edge.below_hi(i)) + (x >= edge.below_hi(i + 1));  // i + 1 < bins
     }
     if (x != x) return bins + 2;
     if (x < edge.lo_f) return bins;
