@@ -123,33 +123,32 @@ staging& thread_staging() {
 }
 
 // The streams and pinned buffers of stream_slabs' slots (input and output), kept for the
-// thread's next call as stream_in's are.
+// thread's next call as stream_in's are. A slot's pinned buffer is made the first time a slab of
+// pageable memory needs it: page-locked callers never make one (up to 3 x (64 + 64) MiB).
 struct slab_staging {
   static constexpr int slots = executor::slab_slots;
   cudaStream_t stream[slots] = {};
   void* in[slots] = {};
   void* out[slots] = {};
-  std::size_t in_bytes = 0, out_bytes = 0;
+  std::size_t in_bytes[slots] = {}, out_bytes[slots] = {};
   slab_staging() {
     for (cudaStream_t& s : stream) PPLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   }
   ~slab_staging() {
     for (int k = 0; k < slots; ++k) cudaFreeHost(in[k]), cudaFreeHost(out[k]);
   }
-  static void grow(void* (&pinned)[slots], std::size_t& have, std::size_t want) {
-    if (want <= have) return;
-    have = 0;
-    for (void*& p : pinned) {
-      cudaFreeHost(p);
-      p = nullptr;
-      PPLAB_CUDA(cudaMallocHost(&p, want));
+  // Slot k's buffer of at least `want` bytes; k's stream must be idle (growing frees the old one).
+  static void* grown(void*& pinned, std::size_t& have, std::size_t want) {
+    if (want > have) {
+      cudaFreeHost(pinned);
+      pinned = nullptr, have = 0;
+      PPLAB_CUDA(cudaMallocHost(&pinned, want));
+      have = want;
     }
-    have = want;
+    return pinned;
   }
-  void need(std::size_t in_want, std::size_t out_want) {
-    grow(in, in_bytes, in_want);
-    grow(out, out_bytes, out_want);
-  }
+  void* in_for(int k, std::size_t want) { return grown(in[k], in_bytes[k], want); }
+  void* out_for(int k, std::size_t want) { return grown(out[k], out_bytes[k], want); }
 };
 
 slab_staging& thread_slab_staging() {
@@ -310,7 +309,6 @@ public:
     constexpr int slots = slab_staging::slots;
     slab_staging& st = thread_slab_staging();
     const std::size_t in_bytes = in_row * most_in_rows;
-    st.need(in_bytes, out_bytes);  // before any slot is busy: growing frees the old ones
     buffer in[slots], out[slots];
     for (int k = 0; k < slots; ++k)
       in[k] = buffer(*this, in_bytes), out[k] = buffer(*this, out_bytes);
@@ -340,15 +338,16 @@ public:
       for (const host_rows& run : rows.in)
         gather = gather || !page_locked(run.data, run.pitch, in_row, run.rows);
       if (gather) {
+        char* pinned = static_cast<char*>(st.in_for(k, in_bytes));  // slot k is idle here
         std::size_t at = 0;
         for (const host_rows& run : rows.in) {
-          copy_rows_by_threads(static_cast<char*>(st.in[k]) + at * in_row, in_row,
-                               static_cast<const char*>(run.data), run.pitch, in_row, run.rows);
+          copy_rows_by_threads(pinned + at * in_row, in_row, static_cast<const char*>(run.data),
+                               run.pitch, in_row, run.rows);
           at += run.rows;
         }
         if (at)
           PPLAB_CUDA(
-              cudaMemcpyAsync(dev_in, st.in[k], at * in_row, cudaMemcpyHostToDevice, st.stream[k]));
+              cudaMemcpyAsync(dev_in, pinned, at * in_row, cudaMemcpyHostToDevice, st.stream[k]));
       } else {
         for (const host_rows& run : rows.in) {
           if (run.rows)
@@ -360,8 +359,8 @@ public:
       const void* back = work(slab, in[k].get(), out[k].get(), k, st.stream[k]);
       scatter[k] = !page_locked(rows.out, rows.out_pitch, out_row, rows.out_rows);
       if (rows.out_rows && scatter[k]) {
-        PPLAB_CUDA(cudaMemcpyAsync(st.out[k], back, rows.out_rows * out_row, cudaMemcpyDeviceToHost,
-                                   st.stream[k]));
+        PPLAB_CUDA(cudaMemcpyAsync(st.out_for(k, out_bytes), back, rows.out_rows * out_row,
+                                   cudaMemcpyDeviceToHost, st.stream[k]));
       } else if (rows.out_rows) {
         PPLAB_CUDA(cudaMemcpy2DAsync(rows.out, rows.out_pitch, back, out_row, out_row,
                                      rows.out_rows, cudaMemcpyDeviceToHost, st.stream[k]));
