@@ -128,7 +128,8 @@ def test_arrays_made_on_another_stream(rng):
         pytest.skip("PyTorch with CUDA is not installed")
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        # still being written on `side` when pplab is called: the DLPack handshake must wait
+        # still being written on `side` when pplab is called: pplab runs on the current stream,
+        # `side`, behind that work
         x = torch.ones(1 << 24, device="cuda")
         x.mul_(3.0)
         total = pplab.sum(x)
