@@ -180,6 +180,27 @@ inline row row_of(const detail::rung_info& v, const std::string& group, const st
   return row_of(v.pattern(), v, group, dtype, op, n, t);
 }
 
+// A row for a whole call of the public API, timed as its caller sees it: `call(max_rel_err)`
+// runs it once and says whether its answer is right; `bytes` over its median time is held
+// against the ceiling `ceiling`.
+template <class Problem, class Call>
+void add_whole_call_row(session& s, detail::executor& ex, const lab_problem<Problem>& pr,
+                        std::string_view pattern, const std::string& name, double bytes,
+                        const char* ceiling, const char* note, Call&& call) {
+  bool ok = false;
+  double err = none;
+  const detail::timing t = detail::time_it([&] { ok = call(err); }, 5, s.opts.budget_s);
+  row r = row_of(pattern, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
+  r.rung = name;
+  r.GBps = bytes / t.median_s * 1e-9;
+  r.ceiling = ceiling;
+  r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
+  r.verified = ok;
+  r.max_rel_err = err;
+  r.note = note;
+  s.out.rows.push_back(r);
+}
+
 // A row for host data through the public API on a device backend: `call(max_rel_err)` runs the
 // API once and says whether its answer is right; timed as the caller sees it (copies included)
 // and held against the host-to-device copy.
@@ -193,18 +214,8 @@ void add_host_data_row(session& s, detail::executor& ex, const lab_problem<Probl
   const std::string name = "pplab::" + std::string(what) + "(" + std::string(name_of(ex.kind())) +
                            ", host data" + (how.empty() ? "" : ", " + how) + ")";
   s.progress("host data through " + name);
-  bool ok = false;
-  double err = none;
-  const detail::timing t = detail::time_it([&] { ok = call(err); }, 5, s.opts.budget_s);
-  row r = row_of(what, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
-  r.rung = name;
-  r.GBps = (bytes_in > 0 ? bytes_in : pr.bytes) / t.median_s * 1e-9;
-  r.ceiling = "gpu_h2d_GBps";
-  r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
-  r.verified = ok;
-  r.max_rel_err = err;
-  r.note = "% of the host-to-device copy, not of the read ceiling";
-  s.out.rows.push_back(r);
+  add_whole_call_row(s, ex, pr, what, name, bytes_in > 0 ? bytes_in : pr.bytes, "gpu_h2d_GBps",
+                     "% of the host-to-device copy, not of the read ceiling", call);
 }
 
 // A row for device data through the public API's device call (pplab/device.hpp), as a caller of
@@ -220,19 +231,10 @@ void add_device_call_row(session& s, detail::executor& ex, const lab_problem<Pro
   s.progress(name);
   detail::buffer on_device(ex, std::size_t(pr.bytes));
   ex.copy_in(on_device.get(), host_data, on_device.size());
-  bool ok = false;
-  double err = none;
-  const detail::timing t =
-      detail::time_it([&] { ok = call(on_device.get(), err); }, 5, s.opts.budget_s);
-  row r = row_of(pattern, {name, ex.kind(), -1, ""}, pr.group, pr.dtype, pr.op, pr.n, t);
-  r.rung = name;
-  r.GBps = pr.bytes / t.median_s * 1e-9;
-  r.ceiling = "gpu_read_GBps";
-  r.pct_of_ceiling = 100 * r.GBps / s.ceiling(r.ceiling);
-  r.verified = ok;
-  r.max_rel_err = err;
-  r.note = "the call as its caller waits for it: allocation, launch, the answer copied back";
-  s.out.rows.push_back(r);
+  add_whole_call_row(
+      s, ex, pr, pattern, name, pr.bytes, "gpu_read_GBps",
+      "the call as its caller waits for it: allocation, launch, the answer copied back",
+      [&](double& err) { return call(on_device.get(), err); });
 }
 
 // The id of the rung the API runs for p on backend b (its policy's pick), or "" when none can.
