@@ -374,8 +374,11 @@ TEST(F32EdgeBinner, MatchesABinarySearchOverItsEdges) {
         ASSERT_EQ(bin(x), w) << "x = " << x;
         if (!estimated) continue;
         const double e = double(estimate.at(x, bin.position(x)));
-        if (w >= p.bins) ASSERT_EQ(e, double(w)) << "an outlier's slot is exact; x = " << x;
-        else if (!(x == edges[p.bins])) ASSERT_LE(std::fabs(e - double(w)), bound) << "x = " << x;
+        if (w >= p.bins) {
+          ASSERT_EQ(e, double(w)) << "an outlier's slot is exact; x = " << x;
+        } else if (!(x == edges[p.bins])) {
+          ASSERT_LE(std::fabs(e - double(w)), bound) << "x = " << x;
+        }
       }
     }
   // torch.histc's range for normal data: edges taken in float, bins found within one bin.
@@ -385,6 +388,42 @@ TEST(F32EdgeBinner, MatchesABinarySearchOverItsEdges) {
   EXPECT_TRUE(bin.edge.in_float);
   EXPECT_TRUE(bin.within_one);
   EXPECT_TRUE(detail::float_slot_estimate::usable_for_f32_edges(torch_like, 16));
+}
+
+// The rungs bin NumPy's float32 edges as the double problem where the two sets of edges are the
+// same numbers (f32_edge_binner::same_as_double_edges): every edge of both rules, and hi, equal
+// to range_binner's double edge wherever it says so; and ranges whose edges differ are kept.
+TEST(F32EdgeBinner, SameAsDoubleEdgesOnlyWhereEveryEdgeIs) {
+  struct range {
+    double lo, hi;
+    std::size_t bins;
+    bool same;
+  };
+  const std::size_t mega = std::size_t(1) << 20;
+  for (const range& g :
+       {range{-4, 4, 1024, true}, range{-4, 4, 65536, true}, range{-4, 4, mega, true},
+        range{0, 1, mega, true}, range{-4, 4, 3, false}, range{0, 1, 1000, false},
+        range{-4.1, 3.7, mega, false}, range{0.1, 7.3, 5000, false}, range{-1000, 1000, 2000, true},
+        range{-1000, 1000, 2 * mega, false}, range{1e-3, 2, 65536, false},
+        range{-2.5, 0.1, 3000, false}, range{3, 3.5, 1 << 23, false},
+        range{1024, 2048, 1 << 23, true}}) {
+    SCOPED_TRACE(std::to_string(g.bins) + " bins over [" + std::to_string(g.lo) + ", " +
+                 std::to_string(g.hi) + ")");
+    for (edge_rule rule : {edge_rule::f32_rounded, edge_rule::f32_arithmetic}) {
+      const histogram_problem p{dtype::f32, 0, g.bins, g.lo, g.hi, true, false, rule};
+      const bool same = detail::f32_edge_binner::same_as_double_edges(p);
+      EXPECT_EQ(same, g.same);
+      EXPECT_EQ(detail::f32_edge_binner::needed(p), !same);
+      if (!same) continue;
+      const detail::f32_edges e(p.lo, p.hi, p.bins, rule);
+      const detail::range_binner exact(p);
+      for (std::size_t i = 0; i < p.bins; ++i)
+        ASSERT_EQ(double(e(unsigned(i))), exact.edge(i)) << "edge " << i;
+      ASSERT_EQ(double(e(unsigned(p.bins))), p.hi);
+    }
+  }
+  const histogram_problem doubles{dtype::f32, 0, 1024, -4, 4, true, false, edge_rule::f64};
+  EXPECT_FALSE(detail::f32_edge_binner::needed(doubles));
 }
 
 std::vector<const histogram_rung*> all_rungs() {

@@ -142,6 +142,22 @@ struct f32_edge_binner {
     return largest / grain <= std::ldexp(1.0, 24);
   }
 
+  // Whether p's float32 edges are the double edges themselves (range_binner's edge(i), and hi),
+  // every one exactly, by either rule: lo, hi and the step are floats and every term of every
+  // edge is exact (exact_in_float), so float32 arithmetic, the double edges rounded and the
+  // double edges all give the same numbers. A float32 value then falls in the same bin against
+  // either, and the problem is binned as the double one (float_range_binner's lighter loop:
+  // 1024 or 65536 bins over [-4, 4), what torch.histc users pass).
+  static bool same_as_double_edges(const histogram_problem& p) {
+    const f32_edges e(p.lo, p.hi, p.bins, edge_rule::f32_arithmetic);
+    return p.bins > 0 && p.bins < (std::size_t(1) << 24) && double(e.hi_f) == p.hi &&
+           exact_in_float(e);
+  }
+  // Whether p is binned against float32 edges that differ from its double edges somewhere.
+  static bool needed(const histogram_problem& p) {
+    return p.edges != edge_rule::f64 && !same_as_double_edges(p);
+  }
+
   // u, the float estimate of x's place among the edges (float_slot_estimate takes it from here).
   PPLAB_HD float position(float x) const noexcept { return mul_rounded(x - edge.lo_f, scale_f); }
 
@@ -392,7 +408,7 @@ template <class Impl> void dispatch_histogram(const histogram_call& c) {
       }
     }
     if constexpr (std::is_same_v<T, float>) {
-      if (c.p.edges != edge_rule::f64) {
+      if (f32_edge_binner::needed(c.p)) {
         Impl::template run<T>(x, c.p.n, f32_edge_binner(c.p), c.counts, c);
         return;
       }

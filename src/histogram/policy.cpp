@@ -2,6 +2,7 @@
 // the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
 // their memory budget), the partition-then-count pass beyond; on the GPU, see the cuda case.
 #include "core/run.hpp"
+#include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
 
 namespace pplab::detail {
@@ -44,7 +45,7 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
 
 std::string tune_key(const histogram_problem& p) {
   return std::string(name_of(p.type)) + (p.natural ? " natural" : " bins~" + size_class(p.bins)) +
-         (p.edges != edge_rule::f64 ? " f32-edges" : "") + " n~" + size_class(p.n);
+         (f32_edge_binner::needed(p) ? " f32-edges" : "") + " n~" + size_class(p.n);
 }
 
 }  // namespace pplab::detail
