@@ -81,6 +81,12 @@ public:
   // ---- the stream rungs enqueue on (null on the host), and waiting for it
   virtual void* stream() = 0;
   virtual void synchronize() = 0;  // throws pplab::error if queued work failed
+  // The end of a call that leaves its results in this executor's memory: waits for the stream,
+  // except on a caller's own stream (a stream_scope, pplab/device.hpp), where the results are
+  // ready for the caller's later work on that stream, as its own kernels' are, and the call
+  // returns once its work is enqueued (the host's part of the call, a Python call's edges and
+  // wrapping, overlaps the GPU's).
+  virtual void finish_in_place() { synchronize(); }
 
   // Host data of any size, streamed through this executor's memory in chunks of at most
   // `chunk_bytes`: `chunk(data, bytes, index, slot, stream)` enqueues the work on one chunk

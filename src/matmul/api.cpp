@@ -74,7 +74,7 @@ void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t 
     }
     detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
     r.run({p, alpha, beta, a, lda, b, ldb, c, ldc, scratch.get(), ex.stream()});
-    ex.synchronize();
+    ex.finish_in_place();
   });
 }
 

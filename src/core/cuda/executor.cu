@@ -262,6 +262,9 @@ public:
   }
   void* stream() override { return s(); }
   void synchronize() override { PPLAB_CUDA(cudaStreamSynchronize(s())); }
+  void finish_in_place() override {
+    if (!callers_stream_set) synchronize();
+  }
 
   // Chunks are copied by the CPU threads into one of two pinned buffers, sent to the GPU on that
   // buffer's stream, and worked on there; a slot is drained (its stream finished) before its
