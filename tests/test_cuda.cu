@@ -28,6 +28,7 @@
 #include "pplab/cuda/reduce.cuh"
 #include "pplab/pplab.hpp"
 #include "reduce/rung.hpp"
+#include "test_support.hpp"
 
 namespace pplab::test {
 namespace {
@@ -54,6 +55,73 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
   }
   std::vector<float> host(10, 1.0f);
   EXPECT_THROW(reduce(cuda, device_span<float>{host.data(), host.size()}, sum), error);
+}
+
+// Rows of device data reduced each on its own (pplab.sum(x, axis=-1) on GPU arrays): every op,
+// floats and signed and unsigned integers, rows a stride apart whose padding is never read, short
+// and long rows; each answer in its type and equal to the host's reduce_rows (integers exactly,
+// floats within the sum tolerance: another order of additions).
+TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<double> z;
+  struct shape {
+    std::size_t rows, cols, ld;
+  };
+  // Short rows (a warp each), few long rows (a block each), many long rows (a warp each again:
+  // more rows than the GPU holds warps), one-element and empty rows.
+  for (const shape& g : {shape{301, 77, 80}, shape{3, 100003, 100005}, shape{12000, 4099, 4101},
+                         shape{5000, 1, 3}, shape{2, 0, 4}}) {
+    SCOPED_TRACE(std::to_string(g.rows) + " x " + std::to_string(g.cols));
+    std::vector<float> f(g.rows * g.ld, std::nanf(""));  // the padding is never read
+    std::vector<std::int16_t> i(g.rows * g.ld, 1 << 14);
+    std::vector<std::uint32_t> u(g.rows * g.ld, 7);
+    for (std::size_t y = 0; y < g.rows; ++y)
+      for (std::size_t x = 0; x < g.cols; ++x) {
+        const double v = z(rng);
+        f[y * g.ld + x] = float(v), i[y * g.ld + x] = std::int16_t(v * 1000);
+        u[y * g.ld + x] = std::uint32_t(std::fabs(v) * 1e9);
+      }
+    const auto check = [&](dtype t, const void* host, std::size_t elem) {
+      detail::buffer d(dev(), std::max<std::size_t>(host ? g.rows * g.ld * elem : 0, 16));
+      dev().copy_in(d.get(), host, g.rows * g.ld * elem);
+      for (op o : {op::sum, op::product, op::min, op::max, op::mean}) {
+        if (g.cols == 0 && o != op::sum && o != op::product) continue;
+        std::vector<scalar> want(g.rows);
+        reduce_rows(backend::seq, t, host, g.rows, g.cols, g.ld, o, want.data());
+        detail::buffer answers(dev(), g.rows * 8);
+        reduce_rows_device(t, d.get(), g.rows, g.cols, g.ld, o, answers.get());
+        std::vector<std::uint64_t> got(g.rows);
+        dev().copy_out(got.data(), answers.get(), g.rows * 8);
+        for (std::size_t y = 0; y < g.rows; ++y) {
+          const scalar w = want[y];
+          if (w.k == scalar::kind::f64) {
+            double v;
+            std::memcpy(&v, &got[y], 8);
+            const double tol = 1e-12 * std::max(1.0, std::fabs(w.f)) * double(g.cols);
+            ASSERT_TRUE(std::fabs(v - w.f) <= tol || (v != v && w.f != w.f))
+                << name_of(t) << " " << name_of(o) << " row " << y << ": " << v << " against "
+                << w.f;
+          } else {
+            ASSERT_EQ(got[y], w.u) << name_of(t) << " " << name_of(o) << " row " << y;
+          }
+        }
+      }
+    };
+    check(dtype::f32, f.data(), 4);
+    check(dtype::i16, i.data(), 2);
+    check(dtype::u32, u.data(), 4);
+  }
+  detail::buffer out(dev(), 64);
+  std::vector<float> host(10, 1.0f);
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows_device(dtype::f32, host.data(), 2, 5, 5, op::sum, out.get()); },
+      "not device memory");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows_device(dtype::f32, out.get(), 2, 5, 4, op::sum, out.get()); },
+      "row stride");
 }
 
 TEST(CudaApi, DeviceResidentDataIsCountedWhereItIs) {

@@ -23,6 +23,14 @@ template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, 
       .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
 }
 
+// Each of `rows` rows of device data (`cols` elements each, rows `ld` elements apart; 0: cols)
+// reduced on its own on the GPU, row y's answer into device_out[y] in the answer's type:
+// double for float data and for every mean, int64_t for signed integers, uint64_t for unsigned
+// (reduce_rows's answers, pplab/reduce.hpp, typed). device_out is device memory of `rows`
+// answers. The call returns when they are written; inside a stream_scope (below), once queued.
+void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
+                        std::size_t ld, op o, void* device_out);
+
 // The histogram of device data on its GPU; a range inferred from the data is found there too.
 // Only the counts come back.
 histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
@@ -32,7 +40,8 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
 // The same, its counts written into device memory the caller holds, where they stay: no copy
 // crosses the bus. device_counts has `slots` = bins + 3 entries (the bins, then underflow,
 // overflow and NaN), overwritten; the result has the range, the edges and the rung, and its
-// `counts` (and the outlier counts) left empty: they are in device_counts.
+// `counts` (and the outlier counts) left empty: they are in device_counts. The call returns when
+// they are written; inside a stream_scope (below), once their work is queued on its stream.
 histogram_result histogram_device_into(dtype t, const void* device_data, std::size_t n,
                                        std::uint64_t* device_counts, std::size_t slots,
                                        const histogram_options& options = {},
@@ -44,7 +53,8 @@ histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& op
 }
 
 // Matrices already in GPU memory, multiplied there (pplab/matmul.hpp's call, its pointers device
-// memory): the call returns when C is written.
+// memory): the call returns when C is written; inside a stream_scope (below), once its work is
+// queued on its stream.
 void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
                    const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta,
                    void* c, std::size_t ldc, const rung_choice& how = {});
@@ -90,7 +100,10 @@ histogram_result histogram(nccl_t, std::span<const device_span<T>> parts,
 // CUDA's legacy default stream) instead of pplab's own: the caller's earlier work on that stream
 // comes first, as it would for one of the caller's own kernels, and a call that answers on the
 // host waits for that stream alone, never for the whole device (how PyTorch and CuPy users'
-// current stream is honoured). Scopes nest; each restores the one before it.
+// current stream is honoured). Calls whose results stay in device memory (histogram_device_into,
+// matmul_device) return once their work is queued there, as the caller's own kernels do: the
+// caller's later work on that stream sees the results; other streams, and the host, wait for it
+// (cudaStreamSynchronize, an event) first. Scopes nest; each restores the one before it.
 class stream_scope {
 public:
   explicit stream_scope(void* stream);

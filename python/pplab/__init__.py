@@ -123,8 +123,9 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
     is 0, its product 1; its min, max and mean are errors, as in NumPy.
 
     axis=-1 (or x.ndim - 1): each row of the last axis reduced on its own, as numpy.sum(x,
-    axis=-1): a NumPy array of x's shape less its last axis, int64, uint64 or float64. Host
-    arrays only (backend seq or cpu: the rows shared among the threads); no other axis yet."""
+    axis=-1): an array of x's shape less its last axis, int64, uint64 or float64, in x's
+    library and on x's device (host arrays: the rows shared among the cpu backend's threads; GPU
+    arrays: a block per row); no other axis yet."""
     if op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     x = _for_pplab(_array(x))
@@ -141,11 +142,31 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
             if op in ("min", "max") and shape[-1] == 0:
                 raise ValueError("zero-size array to reduction operation %s which has no "
                                  "identity" % op)
+            if _current_stream(x) is not None:  # a GPU array: the answers made where it lives
+                out = _empty(x, (_rows(shape),), _row_answer_type(_dtype_name(x), op))
+                _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
+                return out.reshape(tuple(shape[:-1]))
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
     if op in ("min", "max") and _size(x) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
+
+
+def _rows(shape):
+    """How many rows of the last axis a shape has."""
+    rows = 1
+    for d in shape[:-1]:
+        rows *= d
+    return rows
+
+
+def _row_answer_type(dtype_name, op):
+    """The type of a row's answer (reduce_rows): float64 for floats and every mean, else int64 or
+    uint64 as the integers' sign."""
+    if op == "mean" or dtype_name.startswith("float"):
+        return "float64"
+    return "uint64" if dtype_name.startswith("uint") else "int64"
 
 
 def _shape(x):

@@ -114,11 +114,12 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
-// The reduction of each row of x's last axis (numpy.sum(x, axis=-1)): a 1-D NumPy array of the
-// rows' answers, int64, uint64 or float64 as the scalars' kind; the caller gives it x's shape
-// less its last axis. Host arrays only (reduce_rows).
-py::array reduce_rows_call(py::handle x, const std::string& op_name,
-                           const std::optional<std::string>& backend_name) {
+// The reduction of each row of x's last axis (numpy.sum(x, axis=-1)), the rows' answers int64,
+// uint64 or float64 as the scalars' kind; the caller gives them x's shape less its last axis. A
+// host array: a 1-D NumPy array of them (reduce_rows). A GPU array: written into `out`, a GPU
+// array of that type and one answer per row, on x's stream (reduce_rows_device); None returned.
+py::object reduce_rows_call(py::handle x, const std::string& op_name,
+                            const std::optional<std::string>& backend_name, py::handle out) {
   const op o = parse_op(op_name);
   placed p = take(x, backend_name, "the array");
   require_contiguous(p.a, "the array");
@@ -126,19 +127,35 @@ py::array reduce_rows_call(py::handle x, const std::string& op_name,
   const auto cols = std::size_t(p.a.shape.back());
   std::size_t rows = 1;
   for (std::size_t d = 0; d + 1 < p.a.ndim(); ++d) rows *= std::size_t(p.a.shape[d]);
+  // The answers' kind, also where there are none: that of the reduction of nothing.
+  const scalar::kind k =
+      o == op::mean ? scalar::kind::f64 : reduce(backend::seq, p.a.type, nullptr, 0, o).k;
+  if (p.a.on_gpu) {
+    const dtype want = k == scalar::kind::i64   ? dtype::i64
+                       : k == scalar::kind::u64 ? dtype::u64
+                                                : dtype::f64;
+    if (out.is_none()) throw py::type_error("reduce_rows: a GPU array's answers need `out`");
+    placed c = take(out, backend_name, "the answers", true);
+    require_contiguous(c.a, "the answers");
+    if (!c.a.on_gpu || c.a.type != want || c.a.size() != rows)
+      throw py::type_error("reduce_rows: the answers are a GPU array of " + std::to_string(rows) +
+                           (want == dtype::i64   ? " int64"
+                            : want == dtype::u64 ? " uint64"
+                                                 : " float64"));
+    py::gil_scoped_release unlocked;
+    reduce_rows_device(p.a.type, p.a.data, rows, cols, cols, o, c.a.data);
+    return py::none();
+  }
   std::vector<scalar> answers(rows);
   {
     py::gil_scoped_release unlocked;
     reduce_rows(p.where, p.a.type, p.a.data, rows, cols, cols, o, answers.data());
   }
-  // The answers' kind, also where there are none: that of the reduction of nothing.
-  const scalar::kind k =
-      o == op::mean ? scalar::kind::f64 : reduce(backend::seq, p.a.type, nullptr, 0, o).k;
   const auto fill = [&](auto tag) {
     using A = decltype(tag);
-    py::array_t<A> out(static_cast<py::ssize_t>(rows));
-    for (std::size_t y = 0; y < rows; ++y) out.mutable_data()[y] = answers[y].as<A>();
-    return py::array(out);
+    py::array_t<A> host(static_cast<py::ssize_t>(rows));
+    for (std::size_t y = 0; y < rows; ++y) host.mutable_data()[y] = answers[y].as<A>();
+    return py::object(py::array(host));
   };
   if (k == scalar::kind::i64) return fill(std::int64_t{});
   if (k == scalar::kind::u64) return fill(std::uint64_t{});
@@ -378,7 +395,7 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
-        py::arg("backend") = py::none());
+        py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),

@@ -58,10 +58,38 @@ def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
-def test_reductions_along_an_axis_are_for_host_arrays(lib):
-    x = to_gpu(lib, np.ones((4, 5), dtype=np.float32))
-    with pytest.raises(RuntimeError, match="host backends"):
-        pplab.sum(x, axis=-1)
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (1000, 7), (7, 1000), (3, 100003), (0, 5),
+                                   (4, 0)])
+def test_reductions_along_the_last_axis_of_gpu_arrays(rng, lib, dtype, shape):
+    values = rng.standard_normal(int(np.prod(shape))) * 50
+    unsigned = np.issubdtype(dtype, np.unsignedinteger)
+    host = (np.abs(values) if unsigned else values).astype(dtype).reshape(shape)
+    try:
+        x = to_gpu(lib, host)
+        narrow = x[..., :6].contiguous() if lib == "torch" else cupy.ascontiguousarray(x[..., :6])
+    except (RuntimeError, TypeError) as e:  # PyTorch's uint64 tensors have few CUDA kernels
+        pytest.skip("%s cannot hold this array on the GPU: %s" % (lib, e))
+    floating = np.issubdtype(dtype, np.floating)
+    wide = host.astype(np.float64 if floating else
+                       (np.int64 if np.issubdtype(dtype, np.signedinteger) else np.uint64))
+    for name in ("sum", "prod", "min", "max", "mean"):
+        y, w = (narrow, wide[..., :6]) if name == "prod" else (x, wide)
+        if name in ("min", "max") and shape[-1] == 0:
+            with pytest.raises(ValueError, match="zero-size"):
+                pplab.reduce(y, name, axis=-1)
+            continue
+        if name == "mean" and shape[-1] == 0 and shape[0] > 0:
+            with pytest.raises(ValueError, match="empty"):
+                pplab.mean(y, axis=-1)
+            continue
+        got = pplab.reduce(y, name, axis=-1)
+        assert is_gpu_array_of(lib, got) and tuple(got.shape) == shape[:-1]
+        want = getattr(np, name)(w, axis=-1)
+        if floating or name == "mean":
+            np.testing.assert_allclose(to_host(got), want, rtol=1e-12, atol=1e-9)
+        else:
+            assert np.array_equal(to_host(got), want) and to_host(got).dtype == want.dtype
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
@@ -166,6 +194,32 @@ def test_calls_run_on_the_callers_current_stream():
     assert unrelated < 0.25, "pplab waited for another stream's work"
     assert behind > 0.4, "pplab did not run on the caller's current stream"
     assert behind > 2 * unrelated
+
+
+def test_outputs_left_on_the_gpu_are_ordered_on_the_callers_stream(rng):
+    # histogram and matmul of GPU arrays return once their work is queued on the current stream:
+    # the caller's next kernels there see the outputs, with no sync between. The stream is kept
+    # busy first (torch.cuda._sleep), so pplab's work is still queued when the readers are.
+    if torch is None or "torch" not in LIBRARIES:
+        pytest.skip("PyTorch with CUDA is not installed")
+    x = rng.standard_normal(1 << 22).astype(np.float32)
+    a = rng.standard_normal((300, 200)).astype(np.float32)
+    b = rng.standard_normal((200, 100)).astype(np.float32)
+    tx, ta, tb = (torch.from_numpy(v).cuda() for v in (x, a, b))
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # about a tenth of a second of GPU cycles
+        hist, _ = pplab.histogram(tx, 1024, (-4, 4))
+        c = pplab.matmul(ta, tb)
+        total = hist.sum()  # queued on `side`, behind pplab's work
+        doubled = c * 2
+    side.synchronize()
+    want, _ = np.histogram(x, 1024, (-4, 4))
+    np.testing.assert_array_equal(hist.cpu().numpy(), want)
+    assert int(total) == int(want.sum())
+    np.testing.assert_allclose(doubled.cpu().numpy(), 2 * (a.astype(np.float64) @ b), rtol=1e-4,
+                               atol=1e-3)
 
 
 def test_gpu_arrays_refuse_host_backends():

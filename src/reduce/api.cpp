@@ -169,6 +169,32 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
   }
 }
 
+namespace detail {
+void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
+                     op o, void* out, void* stream);  // cuda_forward.cpp
+}
+
+void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
+                        std::size_t ld, op o, void* device_out) {
+  ld = ld ? ld : cols;
+  if (ld < cols)
+    fail(errc::invalid_argument, "reduce_rows_device: the row stride " + std::to_string(ld) +
+                                     " is less than the row's " + std::to_string(cols) +
+                                     " elements");
+  if (rows && cols == 0 && o == op::mean)
+    fail(errc::invalid_argument, "reduce_rows_device: the mean of an empty row is undefined");
+  if (rows == 0) return;
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (cols && !ex.holds(device_data))
+    fail(errc::invalid_argument, "reduce_rows_device: the data is not device memory; reduce host "
+                                 "rows with pplab::reduce_rows");
+  if (!ex.holds(device_out))
+    fail(errc::invalid_argument, "reduce_rows_device: the answers' memory is not device memory");
+  detail::gpu_reduce_rows(t, device_data, rows, cols, ld, o, device_out, ex.stream());
+  ex.finish_in_place();
+}
+
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
   if (n > 0 && device_data == nullptr)
     fail(errc::invalid_argument, "reduce: device data is null but n = " + std::to_string(n));

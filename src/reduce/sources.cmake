@@ -11,7 +11,11 @@ set(cuda_sources reduce/cuda/r00_cub.cu
   reduce/cuda/r07_grid_stride_cascade.cu reduce/cuda/r08_warp_shuffle.cu
   reduce/cuda/r09_vector_loads.cu reduce/cuda/r10_host_combine.cu
   reduce/cuda/r11_atomic_combine.cu reduce/cuda/r12_last_block_finishes.cu
-  reduce/cuda/register.cu)
+  reduce/cuda/rows.cu reduce/cuda/register.cu)
+# The cuda folder also reduces the rows of a matrix on the GPU (pplab::reduce_rows_device),
+# through the module's table (its exports hook; the core's forwarder to it).
+set(cuda_exports add_reduce_cuda_exports)
+set(cuda_forward_sources reduce/cuda_forward.cpp)
 set(nccl_sources reduce/nccl/reduce_nccl.cpp reduce/nccl/r01_allreduce_partials.cpp
   reduce/nccl/r02_device_order.cpp reduce/nccl/r03_partials_to_host.cpp reduce/nccl/register.cpp)
 set(mpi_sources reduce/mpi/reduce_mpi.cpp reduce/mpi/r01_root_gathers.cpp

@@ -1,3 +1,4 @@
+#include "core/modules.hpp"
 #include "reduce/cuda/reduce_cuda.cuh"
 
 namespace pplab::detail {
@@ -23,7 +24,14 @@ bool cub_float_sum_can_run(const reduce_problem&);
 bool r11_can_run(const reduce_problem&);
 std::size_t cub_float_sum_scratch(const reduce_problem&);
 void cub_float_sum_run(const reduce_call&);
+void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
+                      op o, void* out, void* stream);  // rows.cu
 }  // namespace gpu_reduce
+
+// What the core reaches through the module's table (src/reduce/cuda_forward.cpp).
+void add_reduce_cuda_exports(module_exports& e) {
+  e.add("reduce_rows", &gpu_reduce::reduce_rows_here);
+}
 
 void register_reduce_cuda(std::vector<reduce_rung>& r) {
   // The ladder in order; the lab and the tests walk it as registered.
