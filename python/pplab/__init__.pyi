@@ -10,7 +10,7 @@ Backend = Literal["seq", "cpu", "cuda"]
 Mode = Literal["reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
                "grid-wrap"]
 
-# axis=-1 (host arrays): one answer per row of the last axis, a NumPy array.
+# axis=-1: one answer per row of the last axis, an array in x's library on x's device.
 def reduce(x: Array, op: Literal["sum", "prod", "product", "min", "max", "mean"], *,
            axis: Optional[int] = ..., backend: Optional[Backend] = ...,
            variant: Optional[str] = ...) -> Union[int, float, numpy.ndarray]: ...
