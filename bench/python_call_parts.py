@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Where a pplab call on a PyTorch CUDA tensor spends its time, beside PyTorch's own call: the GPU
+time between CUDA events recorded on the current stream before and after the call (the host's
+gaps inside the call included), the wall time until the call returns, and until a sync after it.
+Medians of 41 calls, each after a sync. Needs PyTorch with CUDA.
+
+    PYTHONPATH=<build>/python python3 bench/python_call_parts.py
+"""
+import statistics
+import time
+
+import torch
+
+import pplab
+from pplab import _pplab
+
+t = torch.randn(1 << 28, device="cuda")
+sync = torch.cuda.synchronize
+
+def measure(name, f, reps=41):
+    for _ in range(3):
+        f()
+    sync()
+    gpu, call, total = [], [], []
+    s = torch.cuda.current_stream()
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        sync()
+        t0 = time.perf_counter()
+        a.record(s)
+        f()
+        b.record(s)
+        t1 = time.perf_counter()
+        sync()
+        t2 = time.perf_counter()
+        gpu.append(a.elapsed_time(b) * 1e-3)
+        call.append(t1 - t0)
+        total.append(t2 - t0)
+    m = statistics.median
+    print("%-44s gpu %7.3f ms  call returns %7.3f ms  call+sync %7.3f ms (min %7.3f)" % (
+        name, m(gpu) * 1e3, m(call) * 1e3, m(total) * 1e3, min(total) * 1e3), flush=True)
+
+measure("torch.sum().item()", lambda: t.sum().item())
+measure("pplab.sum", lambda: pplab.sum(t))
+measure("_pplab.reduce", lambda: _pplab.reduce(t, "sum"))
+for bins in (1024, 65536, 1 << 20):
+    measure("torch.histc %d" % bins, lambda: torch.histc(t, bins, -4, 4))
+    measure("pplab.histogram %d" % bins, lambda: pplab.histogram(t, bins, (-4, 4)))
+    slots = torch.empty(bins + 3, dtype=torch.int64, device="cuda")
+    for rule in ("f64", "f32_rounded"):
+        def c(rule=rule):
+            _pplab.set_stream(torch.cuda.current_stream().cuda_stream, "torch")
+            try:
+                _pplab.histogram(t, bins, -4.0, 4.0, True, rule, None, None, slots)
+            finally:
+                _pplab.set_stream(None)
+        measure("  _pplab.histogram into slots %s %d" % (rule, bins), c)
+m = t.view(1 << 14, 1 << 14)
+measure("torch.sum(dim=-1) 16384 rows of 16384", lambda: m.sum(dim=-1))
+measure("pplab.sum(axis=-1) 16384 rows of 16384", lambda: pplab.sum(m, axis=-1))
+w = t.view(1 << 22, 64)
+measure("torch.sum(dim=-1) 2^22 rows of 64", lambda: w.sum(dim=-1))
+measure("pplab.sum(axis=-1) 2^22 rows of 64", lambda: pplab.sum(w, axis=-1))
+v = t.view(1 << 10, 1 << 18)
+measure("torch.sum(dim=-1) 1024 rows of 2^18", lambda: v.sum(dim=-1))
+measure("pplab.sum(axis=-1) 1024 rows of 2^18", lambda: pplab.sum(v, axis=-1))
