@@ -284,6 +284,8 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if _size(x) == 0:
         import numpy
         return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
+    if _current_stream(x) is not None:
+        return _bincount_on_gpu(x, name, minlength, backend, variant)
     import numpy
     if name in ("uint8", "uint16"):
         # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
@@ -303,6 +305,42 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if minlength > counts.size:
         counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
     return _like(x, counts)
+
+
+def _bincount_on_gpu(x, name, minlength, backend, variant):
+    """bincount of a GPU array: the counts written into an array of x's library on x's device
+    and returned as a view of it, never copied to the host and back. Bytes and 16-bit integers
+    take their natural bins, and the length (the largest value present, plus one) is read from
+    the counts, a copy of 2 or 128 KiB to the host; other integers find their largest value
+    first and take that many bins."""
+    if name in ("uint8", "uint16"):
+        n, lo, hi = (256 if name == "uint8" else 65536), None, None
+    else:
+        if name.startswith("int") and min(x, backend=backend) < 0:
+            raise ValueError("bincount takes non-negative integers; the smallest here is %d"
+                             % min(x, backend=backend))
+        n = int(max(x, backend=backend)) + 1
+        lo, hi = 0.0, float(n)
+    # the bins, then underflow, overflow and NaN (all zero here: no value lies outside), then
+    # zeros up to minlength
+    room = builtins.max(n + 3, minlength)
+    counts = _empty(x, (room,), "int64")
+    if room > n + 3:
+        counts[n + 3:] = 0
+    _run(_pplab.histogram, x, n, lo, hi, False, "f64", backend, variant, counts[:n + 3])
+    length = n
+    if lo is None:  # natural bins: up to the largest value present
+        import numpy
+        used = numpy.flatnonzero(_to_numpy(counts[:n]))
+        length = int(used[-1]) + 1 if used.size else 0
+    return counts[:builtins.max(length, minlength)]
+
+
+def _to_numpy(x):
+    """A GPU array's values in a NumPy array on the host (a sync and a copy)."""
+    if _library(x) == "torch":
+        return x.cpu().numpy()
+    return x.get()
 
 
 def histogram_channels(image, *, backend=None):

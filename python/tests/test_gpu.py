@@ -119,6 +119,24 @@ def test_histograms_of_gpu_arrays(rng, lib, bins):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.int64])
+@pytest.mark.parametrize("top", [1, 200, 5000])
+@pytest.mark.parametrize("minlength", [0, 7, 70000])
+def test_bincount_of_gpu_arrays(rng, lib, dtype, top, minlength):
+    # counts made on the GPU and returned there, numpy.bincount's length: the largest value
+    # present plus one, or minlength
+    top = int(min(top, np.iinfo(dtype).max))
+    host = rng.integers(0, top, 100003).astype(dtype)
+    got = pplab.bincount(to_gpu(lib, host), minlength=minlength)
+    assert is_gpu_array_of(lib, got)
+    want = np.bincount(host, minlength=minlength)
+    assert to_host(got).dtype == np.int64 and to_host(got).tolist() == want.tolist()
+    if dtype in (np.int32, np.int64):
+        with pytest.raises(ValueError, match="non-negative"):
+            pplab.bincount(to_gpu(lib, np.array([3, -1, 2], dtype=dtype)))
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matmul_of_gpu_arrays(rng, lib, dtype):
     a = rng.standard_normal((129, 67)).astype(dtype)
