@@ -2,10 +2,13 @@
 """Where a pplab call on a PyTorch CUDA tensor spends its time, beside PyTorch's own call: the GPU
 time between CUDA events recorded on the current stream before and after the call (the host's
 gaps inside the call included), the wall time until the call returns, and until a sync after it.
-Medians of 41 calls, each after a sync. Needs PyTorch with CUDA.
+Medians of 41 calls, each after a sync. Needs PyTorch with CUDA. With --profile, the host's
+time by CUDA runtime call (torch.profiler) of the calls whose names contain any of the words
+given, after the table.
 
-    PYTHONPATH=<build>/python python3 bench/python_call_parts.py
+    PYTHONPATH=<build>/python python3 bench/python_call_parts.py [--profile WORD ...]
 """
+import argparse
 import statistics
 import time
 
@@ -14,10 +17,16 @@ import torch
 import pplab
 from pplab import _pplab
 
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("--profile", nargs="*", default=[], help="profile the calls named with these words")
+args = ap.parse_args()
 t = torch.randn(1 << 28, device="cuda")
 sync = torch.cuda.synchronize
+calls = {}
+
 
 def measure(name, f, reps=41):
+    calls[name] = f
     for _ in range(3):
         f()
     sync()
@@ -43,12 +52,12 @@ def measure(name, f, reps=41):
 measure("torch.sum().item()", lambda: t.sum().item())
 measure("pplab.sum", lambda: pplab.sum(t))
 measure("_pplab.reduce", lambda: _pplab.reduce(t, "sum"))
-for bins in (1024, 65536, 1 << 20):
-    measure("torch.histc %d" % bins, lambda: torch.histc(t, bins, -4, 4))
-    measure("pplab.histogram %d" % bins, lambda: pplab.histogram(t, bins, (-4, 4)))
+for bins in (1024, 65536, 1 << 20):  # each call binds its own bins and slots (later profiles)
+    measure("torch.histc %d" % bins, lambda bins=bins: torch.histc(t, bins, -4, 4))
+    measure("pplab.histogram %d" % bins, lambda bins=bins: pplab.histogram(t, bins, (-4, 4)))
     slots = torch.empty(bins + 3, dtype=torch.int64, device="cuda")
     for rule in ("f64", "f32_rounded"):
-        def c(rule=rule):
+        def c(rule=rule, bins=bins, slots=slots):
             _pplab.set_stream(torch.cuda.current_stream().cuda_stream, "torch")
             try:
                 _pplab.histogram(t, bins, -4.0, 4.0, True, rule, None, None, slots)
@@ -64,3 +73,20 @@ measure("pplab.sum(axis=-1) 2^22 rows of 64", lambda: pplab.sum(w, axis=-1))
 v = t.view(1 << 10, 1 << 18)
 measure("torch.sum(dim=-1) 1024 rows of 2^18", lambda: v.sum(dim=-1))
 measure("pplab.sum(axis=-1) 1024 rows of 2^18", lambda: pplab.sum(v, axis=-1))
+u8 = torch.randint(0, 256, (1 << 30,), dtype=torch.uint8, device="cuda")
+measure("torch.bincount 2^30 u8", lambda: torch.bincount(u8, minlength=256))
+measure("pplab.bincount 2^30 u8", lambda: pplab.bincount(u8))
+
+for name, f in calls.items():
+    if not any(word in name for word in args.profile):
+        continue
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(3):
+        f()
+    sync()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(5):
+            f()
+            sync()
+    print("=== %s (5 calls)" % name)
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=18, max_name_column_width=60))
