@@ -106,6 +106,14 @@ template <class Rung> const Rung& default_rung(backend b, const typename Rung::p
   });
 }
 
+// Scratch for rung r on problem p: none for a rung without a scratch function (the call
+// contract's "null: no scratch", core/registry.hpp: such a rung never reads its scratch), else
+// scratch_for's. Spares a device call an allocation, a wait and a memset.
+template <class Rung>
+buffer scratch_of(executor& ex, const Rung& r, const typename Rung::problem_type& p) {
+  return r.scratch_bytes ? scratch_for(ex, r.scratch(p)) : buffer();
+}
+
 // Of `items` (rungs, or their descriptions: `info_of(item)` gives the rung_info), the one whose
 // whole id is `id`, or else whose id ends in `id` after a '/' ("m14_f32_split_tf32",
 // "cuda/m14_f32_split_tf32") where only one does; null when none does. Several: an error.

@@ -225,7 +225,7 @@ detail::histogram_problem detail::resolve_histogram_in_place(
 histogram_result detail::histogram_in_place(const histogram_rung& r, executor& ex,
                                             const histogram_problem& p, const void* in) {
   histogram_result out = result_of(p, [&](std::uint64_t* host_counts) {
-    buffer counts(ex, slots(p) * 8), scratch = scratch_for(ex, r.scratch(p));
+    buffer counts(ex, slots(p) * 8), scratch = scratch_of(ex, r, p);
     r.run({p, in, counts.as<std::uint64_t>(), scratch.get(), ex.stream()});
     ex.copy_out(host_counts, counts.get(), slots(p) * 8);
   });
@@ -350,7 +350,7 @@ histogram_result histogram_device_into(dtype t, const void* device_data, std::si
   const detail::histogram_rung& r =
       detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how);
   {
-    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+    detail::buffer scratch = detail::scratch_of(ex, r, p);
     r.run({p, device_data, device_counts, scratch.get(), ex.stream()});
   }
   ex.finish_in_place();  // the counts written, or on a caller's stream queued there
