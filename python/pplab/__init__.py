@@ -125,7 +125,7 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
     axis=-1 (or x.ndim - 1): each row of the last axis reduced on its own, as numpy.sum(x,
     axis=-1): an array of x's shape less its last axis, int64, uint64 or float64, in x's
     library and on x's device (host arrays: the rows shared among the cpu backend's threads; GPU
-    arrays: a block per row); no other axis yet."""
+    arrays: a warp per row, or a block per row for a few long rows); no other axis yet."""
     if op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     x = _for_pplab(_array(x))
