@@ -58,9 +58,9 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
 }
 
 // Rows of device data reduced each on its own (pplab.sum(x, axis=-1) on GPU arrays): every op,
-// floats and signed and unsigned integers, rows a stride apart whose padding is never read, short
-// and long rows; each answer in its type and equal to the host's reduce_rows (integers exactly,
-// floats within the sum tolerance: another order of additions).
+// floats (a NaN in the first row) and signed and unsigned integers, rows a stride apart whose
+// padding is never read, short and long rows; each answer in its type and equal to the host's
+// reduce_rows (integers exactly, floats within the sum tolerance: another order of additions).
 TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
@@ -82,6 +82,7 @@ TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
         f[y * g.ld + x] = float(v), i[y * g.ld + x] = std::int16_t(v * 1000);
         u[y * g.ld + x] = std::uint32_t(std::fabs(v) * 1e9);
       }
+    if (g.cols > 1) f[g.cols / 2] = std::nanf("");  // row 0 answers NaN for every op, as the host
     const auto check = [&](dtype t, const void* host, std::size_t elem) {
       detail::buffer d(dev(), std::max<std::size_t>(host ? g.rows * g.ld * elem : 0, 16));
       dev().copy_in(d.get(), host, g.rows * g.ld * elem);

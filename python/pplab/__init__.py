@@ -284,36 +284,9 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if _size(x) == 0:
         import numpy
         return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
-    if _current_stream(x) is not None:
-        return _bincount_on_gpu(x, name, minlength, backend, variant)
-    import numpy
     if name in ("uint8", "uint16"):
-        # every value has its bin: one pass (pplab's byte and 16-bit counters), no maximum first
-        n = 256 if name == "uint8" else 65536
-        # no range given: the type's natural bins (value = bin), the byte and 16-bit counters'
-        # own path, not the ranged binner
-        counts, *_ = _run(_pplab.histogram, x, n, None, None, False, "f64", backend, variant)
-        used = numpy.flatnonzero(counts)
-        counts = counts[:builtins.max(int(used[-1]) + 1 if used.size else 0, minlength)]
-    else:
-        if name.startswith("int") and min(x, backend=backend) < 0:
-            raise ValueError("bincount takes non-negative integers; the smallest here is %d"
-                             % min(x, backend=backend))
-        n = int(max(x, backend=backend)) + 1
-        counts, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend,
-                          variant)
-    if minlength > counts.size:
-        counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
-    return _like(x, counts)
-
-
-def _bincount_on_gpu(x, name, minlength, backend, variant):
-    """bincount of a GPU array: the counts written into an array of x's library on x's device
-    and returned as a view of it, never copied to the host and back. Bytes and 16-bit integers
-    take their natural bins, and the length (the largest value present, plus one) is read from
-    the counts, a copy of 2 or 128 KiB to the host; other integers find their largest value
-    first and take that many bins."""
-    if name in ("uint8", "uint16"):
+        # every value has its bin: the type's natural bins (value = bin), one pass of the byte
+        # and 16-bit counters, no maximum first; the length is the largest value present's
         n, lo, hi = (256 if name == "uint8" else 65536), None, None
     else:
         if name.startswith("int") and min(x, backend=backend) < 0:
@@ -321,6 +294,29 @@ def _bincount_on_gpu(x, name, minlength, backend, variant):
                              % min(x, backend=backend))
         n = int(max(x, backend=backend)) + 1
         lo, hi = 0.0, float(n)
+    if _current_stream(x) is not None:
+        return _bincount_on_gpu(x, n, lo, hi, minlength, backend, variant)
+    import numpy
+    counts, *_ = _run(_pplab.histogram, x, n, lo, hi, False, "f64", backend, variant)
+    if lo is None:
+        counts = counts[:builtins.max(_used_length(counts), minlength)]
+    if minlength > counts.size:
+        counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
+    return _like(x, counts)
+
+
+def _used_length(host_counts):
+    """The largest value counted, plus one (0 when none is): numpy.bincount's length."""
+    import numpy
+    used = numpy.flatnonzero(host_counts)
+    return int(used[-1]) + 1 if used.size else 0
+
+
+def _bincount_on_gpu(x, n, lo, hi, minlength, backend, variant):
+    """bincount of a GPU array into n bins (natural ones where lo is None): the counts written
+    into an array of x's library on x's device and returned as a view of it, never copied to
+    the host and back. With natural bins the length is read from the counts, a copy of 2 or
+    128 KiB to the host."""
     # the bins, then underflow, overflow and NaN (all zero here: no value lies outside), then
     # zeros up to minlength
     room = builtins.max(n + 3, minlength)
@@ -328,11 +324,7 @@ def _bincount_on_gpu(x, name, minlength, backend, variant):
     if room > n + 3:
         counts[n + 3:] = 0
     _run(_pplab.histogram, x, n, lo, hi, False, "f64", backend, variant, counts[:n + 3])
-    length = n
-    if lo is None:  # natural bins: up to the largest value present
-        import numpy
-        used = numpy.flatnonzero(_to_numpy(counts[:n]))
-        length = int(used[-1]) + 1 if used.size else 0
+    length = n if lo is not None else _used_length(_to_numpy(counts[:n]))
     return counts[:builtins.max(length, minlength)]
 
 

@@ -136,21 +136,31 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
   });
 }
 
+namespace {
+// The row stride of a rows call (0: cols), refused below cols, and the mean of empty rows refused:
+// what reduce_rows and reduce_rows_device check alike; `call` opens the errors.
+std::size_t checked_row_stride(const char* call, std::size_t rows, std::size_t cols, std::size_t ld,
+                               op o) {
+  ld = ld ? ld : cols;
+  if (ld < cols)
+    fail(errc::invalid_argument, std::string(call) + ": the row stride " + std::to_string(ld) +
+                                     " is less than the row's " + std::to_string(cols) +
+                                     " elements");
+  if (rows && cols == 0 && o == op::mean)
+    fail(errc::invalid_argument, std::string(call) + ": the mean of an empty row is undefined");
+  return ld;
+}
+}  // namespace
+
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out) {
   if (where != backend::seq && where != backend::cpu)
     fail(errc::unsupported,
          "reduce_rows: rows are reduced on the host backends (seq, cpu), not on '" +
              std::string(name_of(where)) + "'; reduce a whole array there with pplab::reduce");
-  ld = ld ? ld : cols;
-  if (ld < cols)
-    fail(errc::invalid_argument, "reduce_rows: the row stride " + std::to_string(ld) +
-                                     " is less than the row's " + std::to_string(cols) +
-                                     " elements");
+  ld = checked_row_stride("reduce_rows", rows, cols, ld, o);
   if (rows && cols && !data) fail(errc::invalid_argument, "reduce_rows: data is null");
   if (rows && !out) fail(errc::invalid_argument, "reduce_rows: out is null");
-  if (rows && cols == 0 && o == op::mean)
-    fail(errc::invalid_argument, "reduce_rows: the mean of an empty row is undefined");
   if (rows == 0) return;
   const detail::reduce_problem p{t, o, cols};
   // seq's rung on every row, whatever the backend: each answer has one rung's bits, and on cpu
@@ -176,13 +186,7 @@ void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols
 
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
                         std::size_t ld, op o, void* device_out) {
-  ld = ld ? ld : cols;
-  if (ld < cols)
-    fail(errc::invalid_argument, "reduce_rows_device: the row stride " + std::to_string(ld) +
-                                     " is less than the row's " + std::to_string(cols) +
-                                     " elements");
-  if (rows && cols == 0 && o == op::mean)
-    fail(errc::invalid_argument, "reduce_rows_device: the mean of an empty row is undefined");
+  ld = checked_row_stride("reduce_rows_device", rows, cols, ld, o);
   if (rows == 0) return;
   detail::require_backend(backend::cuda);
   detail::executor& ex = detail::executor_for(backend::cuda);
