@@ -9,7 +9,8 @@
 // whole-array ladder is the reduce case's; this is the same fold with the row as the group's whole
 // input. A block per row left three quarters of its threads idle on short rows (2^22 rows of 64
 // floats: 5.1 ms against torch.sum(dim=-1)'s 0.95 ms on an H100; a warp per row 1.07 ms), and it
-// waits at a barrier after every row: 16384 rows of 16384 floats took 0.43 ms against torch's 0.38.
+// waits at a barrier after every row: 16384 rows of 16384 floats took 0.43 ms against torch's 0.38
+// (bench/results/h100-2026-11-27-python-call-parts-rows-kernels.txt).
 #include "reduce/cuda/reduce_cuda.cuh"
 
 namespace pplab::detail::gpu_reduce {
