@@ -203,7 +203,8 @@ std::size_t disagreements(const histogram_problem& p, std::mt19937_64& rng, doub
   }
   for (float x : {float(p.lo), float(p.hi), std::nextafter(float(p.lo), -INFINITY),
                   std::nextafter(float(p.hi), INFINITY), std::nextafter(float(p.hi), -INFINITY),
-                  INFINITY, -INFINITY, NAN, 0.0f, -0.0f})
+                  INFINITY, -INFINITY, NAN, 0.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
+                  -std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::min()})
     check(x);
   return wrong;
 }
@@ -248,6 +249,48 @@ TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
         << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
   }
   EXPECT_GE(float_edges, 15) << "too few problems with float edges to test that path";
+}
+
+// Bins of a power-of-two width on whole multiples of it are binned by a multiply and a floor:
+// every kind of value gets the double binner's slot, over random such problems (1 to 2^23 bins,
+// widths 2^-20 to 1, lo anywhere on the grid) and the ranges users pass; other problems are
+// left to the other binners, bins wider than 1 among them.
+TEST(PowerOfTwoWidthBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
+  using binner = detail::power_of_two_width_binner;
+  std::mt19937_64 rng(fresh_seed());
+  for (int problem = 0; problem < 60; ++problem) {
+    const std::size_t bins = 1 + rng() % (std::size_t(1) << (rng() % 24));
+    const int k = int(rng() % 21);
+    const std::int64_t whole = std::int64_t(rng() % (std::size_t(1) << 24)) - (1 << 23);
+    const std::int64_t lo =
+        std::clamp<std::int64_t>(whole, -(1 << 24), (1 << 24) - std::int64_t(bins));
+    const histogram_problem p{dtype::f32,
+                              0,
+                              bins,
+                              std::ldexp(double(lo), -k),
+                              std::ldexp(double(lo + std::int64_t(bins)), -k),
+                              bool(rng() & 1),
+                              false};
+    ASSERT_TRUE(binner::usable(p)) << bins << " bins of 2^-" << k << " from " << lo;
+    EXPECT_EQ(disagreements<binner>(p, rng), 0u)
+        << "bins " << p.bins << " over [" << p.lo << ", " << p.hi << ")";
+  }
+  const std::size_t mega = std::size_t(1) << 20;
+  struct range {
+    double lo, hi;
+    std::size_t bins;
+    bool usable;
+  };
+  for (const range& g :
+       {range{-4, 4, 1024, true}, range{-4, 4, 65536, true}, range{-4, 4, mega, true},
+        range{0, 1, mega, true}, range{0, 256, 256, true}, range{-0.5, 0.75, 5, true},
+        range{0, 1024, 256, false}, range{-4, 4, 3, false}, range{0, 1, 1000, false},
+        range{0.1, 1.1, 1024, false}, range{0, 1, std::size_t(1) << 24, false},
+        range{-4, INFINITY, 8, false}}) {
+    const histogram_problem p{dtype::f32, 0, g.bins, g.lo, g.hi, true, false};
+    ASSERT_EQ(binner::usable(p), g.usable) << g.bins << " bins over [" << g.lo << ", " << g.hi;
+    if (g.usable) EXPECT_EQ(disagreements<binner>(p, rng), 0u) << g.bins << " bins";
+  }
 }
 
 // The float-pair binner (for the many bins the float binner cannot take) gives every float the

@@ -275,6 +275,61 @@ struct float_range_binner {
   }
 };
 
+// Even bins of a power-of-two width 2^-k (k >= 0) whose edges are whole multiples of it: lo =
+// L x 2^-k, L a whole number, and hi = (L + bins) x 2^-k. numpy's edges (range_binner::edge) are
+// then (L + i) x 2^-k exactly, and so is x x 2^k for every float x (a power-of-two scaling up:
+// exact, or infinite past float's range), so the bin is floor(x x 2^k) - L, with no edge to
+// compare and no branch for values inside the range: a multiply, a floor-convert and a subtract.
+// torch.histc's ranges for normal data ([-4, 4) at 1024, 65536 or 2^20 bins), [0, 1) at any
+// power of two and [0, 256) at 256 bins are such problems. Bins wider than 1 (k < 0) are left to
+// the other binners: scaling down can round a tiny negative value to -0, which floor puts in the
+// bin that starts at 0.
+struct power_of_two_width_binner {
+  float scale, lo_t, hi_t;  // 2^k, L and L + bins
+  int lo_whole;             // L
+  unsigned bins;
+  bool closed_last;
+
+  // k with step = 2^-k, step as range_binner computes it; -1 (unusable) for any other step.
+  static int width_exponent(const histogram_problem& p) {
+    const double step = (p.hi - p.lo) / double(p.bins);
+    int e = 0;
+    if (!(step > 0) || std::frexp(step, &e) != 0.5) return -1;  // step = 2^(e - 1)
+    return 1 - e;
+  }
+  static bool usable(const histogram_problem& p) {
+    if (!(p.bins > 0 && p.bins < (std::size_t(1) << 24) && std::isfinite(p.lo) &&
+          std::isfinite(p.hi)))
+      return false;
+    const int k = width_exponent(p);
+    if (k < 0 || k > 126) return false;
+    const double whole = std::ldexp(p.lo, k), top = whole + double(p.bins);
+    const double limit = std::ldexp(1.0, 24);  // L and L + bins exact in float and in int
+    return whole == std::floor(whole) && std::fabs(whole) <= limit && std::fabs(top) <= limit &&
+           std::ldexp(p.hi, k) == top;
+  }
+  explicit power_of_two_width_binner(const histogram_problem& p)
+      : scale(float(std::ldexp(1.0, width_exponent(p)))),
+        lo_t(float(std::ldexp(p.lo, width_exponent(p)))), hi_t(lo_t + float(p.bins)),
+        lo_whole(int(lo_t)), bins(unsigned(p.bins)), closed_last(p.closed_last) {}
+
+  PPLAB_HD std::size_t operator()(float x) const noexcept {
+    const float t = mul_rounded(x, scale);  // exact
+    if (t >= lo_t && t < hi_t) return std::size_t(floor_to_int(t) - lo_whole);
+    if (t != t) return bins + 2;
+    if (t < lo_t) return bins;
+    return (t == hi_t && closed_last) ? bins - 1 : bins + 1;
+  }
+  // floor(t) for |t| <= 2^24: one convert that rounds down on the GPU.
+  PPLAB_HD static int floor_to_int(float t) noexcept {
+#ifdef __CUDA_ARCH__
+    return __float2int_rd(t);
+#else
+    return int(std::floor(t));
+#endif
+  }
+};
+
 // range_binner's answer for float data with many bins, in float arithmetic carried to about 48
 // bits: float_range_binner's single float u is a few bins off at 2^20 bins (a float holds 24 bits
 // and u needs 20 before the point), so the double binner ran instead, whose 64-bit conversions

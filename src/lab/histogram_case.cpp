@@ -64,6 +64,10 @@ struct histogram_case {
     // positions are not exact floats (x + 4 rounds), and its buckets are uneven.
     for (std::size_t bins : {std::size_t(1024), std::size_t(65536), std::size_t(1) << 20})
       add(dtype::f32, detail::distribution::normal, bins, nf, -4, 4, false, true);
+    // Every range above has bins of a power-of-two width, which the GPU bins with no edge
+    // comparison (power_of_two_width_binner); 1000 bins over [0, 1) keep the float binner's
+    // comparisons measured.
+    add(dtype::f32, detail::distribution::uniform, 1000, nf, 0, 1, false, true);
     const auto split = [&](backend b, std::size_t bins, std::size_t n, const std::string& on) {
       problem& pr = add(dtype::f32, detail::distribution::uniform, bins, n, 0, 1, false);
       pr.group = "f32 " + pow2_label(bins) + " bins n=" + on;

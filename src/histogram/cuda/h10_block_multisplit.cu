@@ -257,6 +257,8 @@ struct rung {
         if (float_slot_estimate::usable_for_f32_edges(c.p, pad))
           return partition(x, n, bin, estimated_slot{float_slot_estimate(bin)}, c, s);
         return partition(x, n, bin, exact_slot{}, c, s);
+      } else if constexpr (std::is_same_v<Bin, power_of_two_width_binner>) {
+        return partition(x, n, bin, exact_slot{}, c, s);  // the exact slot costs no more
       } else {
         if constexpr (!std::is_same_v<Bin, range_binner>)  // a float binner, with position()
           if (float_slot_estimate::usable(c.p, pad))

@@ -29,8 +29,9 @@ template <dtypes D> bool supports(const histogram_problem& p) {
 // Zeroes the counts (unless told not to: a step that does not touch them), then calls
 // Impl::template run<T>(x, n, binner, call, stream, extra...) with the call's dtype and binner
 // (natural bins for 8/16-bit integers when the problem asks; for floats NumPy's float32 edges when
-// the problem asks and they differ from the double edges, else the float binner where its error
-// bound allows, else the float-pair binner; else the range binner).
+// the problem asks and they differ from the double edges, else bins of a power-of-two width
+// without comparisons where the range allows, else the float binner where its error bound
+// allows, else the float-pair binner; else the range binner).
 enum class counts_first { zeroed, untouched };
 template <class Impl, dtypes D, class... Extra>
 void dispatch(const histogram_call& c, counts_first counts = counts_first::zeroed, Extra... extra) {
@@ -51,6 +52,10 @@ void dispatch(const histogram_call& c, counts_first counts = counts_first::zeroe
       if constexpr (std::is_same_v<T, float>) {
         if (f32_edge_binner::needed(c.p)) {
           Impl::template run<T>(x, c.p.n, f32_edge_binner(c.p), c, s, extra...);
+          return;
+        }
+        if (power_of_two_width_binner::usable(c.p)) {
+          Impl::template run<T>(x, c.p.n, power_of_two_width_binner(c.p), c, s, extra...);
           return;
         }
         if (float_range_binner::usable(c.p)) {
