@@ -4,9 +4,9 @@ time between CUDA events recorded on the current stream before and after the cal
 gaps inside the call included), the wall time until the call returns, and until a sync after it.
 Medians of 41 calls, each after a sync. Needs PyTorch with CUDA. With --profile, the host's
 time by CUDA runtime call (torch.profiler) of the calls whose names contain any of the words
-given, after the table.
+given, after the table; with --steps, first the host's time of each step of the Python layer.
 
-    PYTHONPATH=<build>/python python3 bench/python_call_parts.py [--profile WORD ...]
+    PYTHONPATH=<build>/python python3 bench/python_call_parts.py [--steps] [--profile WORD ...]
 """
 import argparse
 import statistics
@@ -19,10 +19,47 @@ from pplab import _pplab
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--profile", nargs="*", default=[], help="profile the calls named with these words")
+ap.add_argument("--steps", action="store_true",
+                help="first, the host's time of each step of the Python layer, alone")
 args = ap.parse_args()
 t = torch.randn(1 << 28, device="cuda")
 sync = torch.cuda.synchronize
 calls = {}
+
+
+def host_steps():
+    """Microseconds of host time per call of each step the Python layer takes before its kernel
+    (medians of 21 rounds of 200 calls; no GPU work but the last two rows' launches)."""
+    slots = torch.empty(1027, dtype=torch.int64, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    steps = [
+        ("torch.cuda.current_stream(device).cuda_stream",
+         lambda: torch.cuda.current_stream(t.device).cuda_stream),
+        ("pplab._current_stream", lambda: pplab._current_stream(t)),
+        ("pplab._on_gpu", lambda: pplab._on_gpu(t)),
+        ("pplab._array + _for_pplab", lambda: pplab._for_pplab(pplab._array(t))),
+        ("pplab._edge_rule", lambda: pplab._edge_rule("float32", (-4, 4))),
+        ("pplab._empty 1027 int64", lambda: pplab._empty(t, (1027,), "int64")),
+        ("torch.empty 1027 int64", lambda: torch.empty(1027, dtype=torch.int64, device="cuda")),
+        ("_pplab.set_stream twice", lambda: (_pplab.set_stream(stream, "torch"),
+                                             _pplab.set_stream(None))),
+        ("_pplab.histogram into slots, 1024 (queued)",
+         lambda: pplab._run(_pplab.histogram, t, 1024, -4.0, 4.0, True, "f64", None, None, slots)),
+        ("pplab.histogram 1024 (queued)", lambda: pplab.histogram(t, 1024, (-4, 4))),
+    ]
+    for name, f in steps:
+        rounds = []
+        for _ in range(21):
+            t0 = time.perf_counter()
+            for _ in range(200):
+                f()
+            rounds.append((time.perf_counter() - t0) / 200)
+            sync()
+        print("%-48s host %7.2f us" % (name, statistics.median(rounds) * 1e6), flush=True)
+
+
+if args.steps:
+    host_steps()
 
 
 def measure(name, f, reps=41):
