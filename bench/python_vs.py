@@ -46,11 +46,14 @@ def main():
     q = args.quick
     rows = []
 
-    def row(what, other, t_pplab, t_other):
+    def row(what, other, t_pplab, t_other, note=None):
         rows.append({"call": what, "against": other, "pplab_ms": t_pplab * 1e3,
                      "other_ms": t_other * 1e3, "ratio": t_other / t_pplab})
-        print("%-46s %-28s pplab %9.3f ms  %9.3f ms  %6.2fx" %
-              (what, other, t_pplab * 1e3, t_other * 1e3, t_other / t_pplab), flush=True)
+        if note:
+            rows[-1]["note"] = note
+        print("%-46s %-28s pplab %9.3f ms  %9.3f ms  %6.2fx%s" %
+              (what, other, t_pplab * 1e3, t_other * 1e3, t_other / t_pplab,
+               "  " + note if note else ""), flush=True)
 
     rng = np.random.default_rng(1)
     # Host: the per-call overhead, and NumPy's own calls.
@@ -116,6 +119,19 @@ def main():
             row("matmul %dx%d f32 strict (torch)" % (m, m), "torch.matmul, TF32 off",
                 median_time(lambda: pplab.matmul(ta, tb), sync, reps=5),
                 median_time(lambda: ta @ tb, sync, reps=5))
+            # split-TF32 with its error beside the strict product's: the largest difference from
+            # the float64 product, over the largest element of that product
+            exact = ta.double() @ tb.double()
+
+            def error(c):
+                return ((c.double() - exact).abs().max() / exact.abs().max()).item()
+
+            row("matmul %dx%d f32 split_tf32 (torch)" % (m, m), "torch.matmul, TF32 off",
+                median_time(lambda: pplab.matmul(ta, tb, precision="split_tf32"), sync, reps=5),
+                median_time(lambda: ta @ tb, sync, reps=5),
+                "error %.2e (torch.matmul's %.2e)" % (
+                    error(pplab.matmul(ta, tb, precision="split_tf32")), error(ta @ tb)))
+            del exact
             side = 1024 if q else 8192
             img = torch.randn(side, side, device="cuda")
             for k in (3, 7, 15):
