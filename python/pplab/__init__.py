@@ -385,7 +385,7 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
 
     precision 'strict' multiplies and adds in the arrays' type (as torch.matmul with TF32 off);
     'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
-    to float32's accuracy (cuda only)."""
+    near float32's accuracy (cuda only; docs/python.md gives its measured error)."""
     a, b = _for_pplab(_array(a)), _for_pplab(_array(b))
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
