@@ -6,8 +6,9 @@
 // own mask row). Shared loads per output fall from K x K (c04) to K (S + K - 1) / S, and with
 // K a compile-time constant every loop unrolls, the mask's offsets are immediates into the
 // constant bank, and the S sums stay in registers. The tile's loads are all in flight before the
-// first is stored (below). Square masks of 3 to 15 (other masks run c04).
+// first is stored (tile_staging.cuh). Square masks of 3 to 15 (other masks run c04).
 #include "convolution/cuda/constant_mask.cuh"
+#include "convolution/cuda/tile_staging.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
@@ -24,23 +25,7 @@ template <class T, int K> __global__ void __launch_bounds__(tile* block_rows) st
   constexpr int r = K / 2, h = block_rows * S + 2 * r, w = tile + 2 * r;
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  // Every load of the tile is issued before the first is stored: with the stores after a loop of
-  // loads, a thread has all its loads in flight at once (one at a time, a warp would wait a
-  // memory latency per element, and the SM would hold too few bytes in flight to reach the
-  // bandwidth). A tile wholly inside the image skips the boundary's test.
-  constexpr int threads = tile * block_rows, per_thread = (h * w + threads - 1) / threads;
-  const bool inside = y0 - r >= 0 && y0 - r + h <= f.rows && x0 - r >= 0 && x0 - r + w <= f.cols;
-  T staged[per_thread];
-#pragma unroll
-  for (int u = 0; u < per_thread; ++u) {
-    const int k = tid + u * threads, ly = k / w, lx = k % w;
-    if (k < h * w)
-      staged[u] = inside ? f.in[std::size_t(y0 - r + ly) * f.ld_in + (x0 - r + lx)]
-                         : read(f, y0 - r + ly, x0 - r + lx);
-  }
-#pragma unroll
-  for (int u = 0; u < per_thread; ++u)
-    if (tid + u * threads < h * w) in[tid + u * threads] = staged[u];
+  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - r, tid);
   __syncthreads();  // the tile and its halo are whole
   const int x = x0 + tx;
   if (x >= f.cols) return;
@@ -63,11 +48,7 @@ template <class T, int K> __global__ void __launch_bounds__(tile* block_rows) st
       }
     }
   }
-#pragma unroll
-  for (int s = 0; s < S; ++s) {
-    const int y = y0 + first + s;
-    if (y < f.rows) f.out[std::size_t(y) * f.ld_out + x] = acc[s];
-  }
+  store_strip(f, acc, y0 + first, x);
 }
 
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {

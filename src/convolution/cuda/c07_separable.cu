@@ -9,6 +9,7 @@
 // first version divided by the tile's runtime width for every element it loaded and indexed the
 // constant bank at run time, and ran at 29% of the copy ceiling at 7 x 7, slower than c06.
 #include "convolution/cuda/constant_mask.cuh"
+#include "convolution/cuda/tile_staging.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
@@ -28,19 +29,7 @@ __global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  constexpr int threads = tile * block_rows, per_thread = (h * w + threads - 1) / threads;
-  const bool inside = y0 - r >= 0 && y0 - r + h <= f.rows && x0 - r >= 0 && x0 - r + w <= f.cols;
-  T staged[per_thread];
-#pragma unroll
-  for (int u = 0; u < per_thread; ++u) {
-    const int k = tid + u * threads, ly = k / w, lx = k % w;
-    if (k < h * w)
-      staged[u] = inside ? f.in[std::size_t(y0 - r + ly) * f.ld_in + (x0 - r + lx)]
-                         : read(f, y0 - r + ly, x0 - r + lx);
-  }
-#pragma unroll
-  for (int u = 0; u < per_thread; ++u)
-    if (tid + u * threads < h * w) in[tid + u * threads] = staged[u];
+  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - r, tid);
   __syncthreads();  // the tile and its halo are whole
 #pragma unroll
   for (int m = 0; m < (h + block_rows - 1) / block_rows; ++m) {
@@ -67,11 +56,7 @@ __global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
     for (int s = 0; s < S; ++s)
       if (q - s >= 0 && q - s < K) acc[s] += tap<T>(q - s) * v;
   }
-#pragma unroll
-  for (int s = 0; s < S; ++s) {
-    const int y = y0 + first + s;
-    if (y < f.rows) f.out[std::size_t(y) * f.ld_out + x] = acc[s];
-  }
+  store_strip(f, acc, y0 + first, x);
 }
 
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
