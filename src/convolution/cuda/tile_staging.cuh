@@ -3,7 +3,9 @@
 // halo staged into shared memory, and a thread's strip of outputs stored. Both were counted in the
 // SASS as costing more instructions than the filter itself (bench/results/
 // h100-2026-11-27-convolution-c06-c07-sass-ncu.txt): a division into row and column and a 64-bit
-// address for every staged element, a 64-bit multiply for every stored output.
+// address for every staged element, a 64-bit multiply for every stored output. With the two below
+// (H100, bench/results/h100-2026-11-27-convolution-staging-6471ce1.txt): c06 at 7 x 7 0.280 ->
+// 0.246 ms, at 15 x 15 0.881 -> 0.786 ms; c07 at 15 x 15 separable 0.329 -> 0.279 ms.
 #include "convolution/cuda/conv_cuda.cuh"
 
 namespace pplab::detail::gpu_conv {
