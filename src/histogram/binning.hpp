@@ -309,9 +309,11 @@ struct power_of_two_width_binner {
            std::ldexp(p.hi, k) == top;
   }
   explicit power_of_two_width_binner(const histogram_problem& p)
-      : scale(float(std::ldexp(1.0, width_exponent(p)))),
-        lo_t(float(std::ldexp(p.lo, width_exponent(p)))), hi_t(lo_t + float(p.bins)),
-        lo_whole(int(lo_t)), bins(unsigned(p.bins)), closed_last(p.closed_last) {}
+      : power_of_two_width_binner(p, width_exponent(p)) {}
+  power_of_two_width_binner(const histogram_problem& p, int k)
+      : scale(float(std::ldexp(1.0, k))), lo_t(float(std::ldexp(p.lo, k))),
+        hi_t(lo_t + float(p.bins)), lo_whole(int(lo_t)), bins(unsigned(p.bins)),
+        closed_last(p.closed_last) {}
 
   PPLAB_HD std::size_t operator()(float x) const noexcept {
     const float t = mul_rounded(x, scale);  // exact
