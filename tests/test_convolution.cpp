@@ -176,7 +176,9 @@ void check_u8(const convolution_rung& r, shape s, std::size_t channels, bool u8_
       }
       const double w = want[y * n + x];
       saturated += w < 0 || w > 255;
-      if (!detail::output_close_to_reference(p, got, w, scale[y * n + x]) && ++wrong <= 5)
+      if (!detail::output_close_to_reference(p, got, w, scale[y * n + x], false,
+                                             r.info.truncates) &&
+          ++wrong <= 5)
         ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w;
     }
   EXPECT_EQ(wrong, 0u);
@@ -253,6 +255,22 @@ TEST(ConvolutionApi, SmallCasesByHand) {
   const double down[3] = {0, 0, 1};  // a 3 x 1 mask: the row below
   correlate(backend::seq, dtype::f64, in, 3, 3, 0, down, 3, 1, out, 0, o);
   EXPECT_EQ(std::vector<double>(out, out + 9), (std::vector<double>{4, 5, 6, 7, 8, 9, 7, 8, 9}));
+}
+
+// A u8 output is held to the rounding of the reference, or for a rung that truncates (NPP's u8
+// filters, rung_info::truncates) to its truncation; saturated at both ends either way.
+TEST(ConvolutionVerify, U8OutputsRoundedOrTruncated) {
+  detail::convolution_problem p{dtype::u8, 4, 4, 3, 3, boundary::nearest, 0.0, false, 3, true};
+  const double scale = 9 * 255;
+  EXPECT_TRUE(detail::output_close_to_reference(p, 50, 49.88, scale));
+  EXPECT_FALSE(detail::output_close_to_reference(p, 49, 49.88, scale));
+  EXPECT_TRUE(detail::output_close_to_reference(p, 49, 49.88, scale, false, true));
+  EXPECT_FALSE(detail::output_close_to_reference(p, 50, 49.88, scale, false, true));
+  for (const bool truncates : {false, true}) {
+    EXPECT_TRUE(detail::output_close_to_reference(p, 0, -3.7, scale, false, truncates));
+    EXPECT_TRUE(detail::output_close_to_reference(p, 255, 301.2, scale, false, truncates));
+    EXPECT_FALSE(detail::output_close_to_reference(p, 254, 301.2, scale, false, truncates));
+  }
 }
 
 // Every rung a policy names is registered, for every backend this build has (a backend that is

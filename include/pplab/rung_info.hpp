@@ -25,12 +25,16 @@ struct rung_info {
   // Takes each fp32 product as three TF32 tensor-core products (split-TF32): held to
   // split_tf32_tolerance (core/verify.hpp) rather than fp32's.
   bool tf32_split = false;
+  // Cuts its integer outputs toward zero where the API rounds them to nearest (NPP's u8 filters):
+  // held to the truncation of a value within the tolerance, and never the API's answer.
+  bool truncates = false;
 
   // Whether the API may run it unasked (as `pplab tune`'s pick): it computes the API's answer,
   // exactly as the reference is held (not racy, not irreproducible, not a looser reference, not
-  // another contract). The built-in policy further names only ladder rungs (step >= 1).
+  // another contract, not truncated). The built-in policy further names only ladder rungs (step >=
+  // 1).
   bool api_may_run() const {
-    return step >= 0 && !racy && reproducible && !float_accumulator && !opt_in;
+    return step >= 0 && !racy && reproducible && !float_accumulator && !opt_in && !truncates;
   }
 
   // The pattern's name: the id up to its first '/'.

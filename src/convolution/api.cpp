@@ -341,13 +341,16 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
 }
 
 bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
-                               bool tf32_split) {
+                               bool tf32_split, bool truncates) {
   const std::size_t taps = p.kh * p.kw;
   if (output_type(p) != dtype::u8)
     return close_to_reference(compute_type(p), taps, got, want, scale, tf32_split);
   if (std::isnan(want)) return got == 0;
   const double slack = dot_tolerance(taps, dtype::f32) * scale + 0x1.0p-24 * std::abs(want);
-  return got >= double(saturate_u8(want - slack)) && got <= double(saturate_u8(want + slack));
+  const auto to_u8 = [&](double v) {
+    return double(truncates ? saturate_u8(std::trunc(v)) : saturate_u8(v));
+  };
+  return got >= to_u8(want - slack) && got <= to_u8(want + slack);
 }
 
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale,

@@ -138,9 +138,9 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale,
                         bool tf32_split = false);
 // The same for an output of problem p (a u8 output: the rounding of a value within the
-// tolerance of `want`).
+// tolerance of `want`, or with `truncates` (rung_info::truncates) its truncation toward zero).
 bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
-                               bool tf32_split = false);
+                               bool tf32_split = false, bool truncates = false);
 // The reference answer in double (`want`, rows x cols x channels, packed) and the scale of each
 // output's rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the
 // inputs taken in the image's type as the rungs take them; on every core.

@@ -1,12 +1,12 @@
 // convolution/cuda/c00_npp: NPP's FilterBorder, the vendor baseline of the CUDA toolkit, measured
-// beside the ladder and never the API's default: nppiFilterBorder_32f_C1R for f32 images. Its u8
-// filters (nppiFilterBorder32f_8u_C3R: an f32 mask over u8 pixels, u8 out) cut their results
-// toward zero (H100, CUDA 13.0: 49.88 gives 49), where pplab rounds to nearest as OpenCV does:
-// another answer, so the rung does not run them (H100, RGB 4096 x 4096, 5 x 5: 0.160 ms against
-// c08's 0.165 ms, h100-2026-11-25-convolution-npp-*.json). NPP
-// takes the mask in reverse order (a convolution), so the rung reverses the correlation's mask
-// into device memory (its scratch) on the call's stream. NPP's documented border is
-// NPP_BORDER_REPLICATE, SciPy's nearest: the rung runs that mode alone.
+// beside the ladder and never the API's default: nppiFilterBorder_32f_C1R for f32 images, and
+// (registered apart, as c00_npp_u8) nppiFilterBorder32f_8u_C1R / C3R / C4R for u8 images to u8: an
+// f32 mask over u8 pixels. Those cut their results toward zero (H100, CUDA 13.0: 49.88 gives 49),
+// where pplab rounds to nearest as OpenCV does, so that rung is held to the truncation of the
+// reference (rung_info::truncates) and the API never runs it. NPP takes the mask in reverse order
+// (a convolution), so the rung reverses the correlation's mask into device memory (its scratch) on
+// the call's stream. NPP's documented border is NPP_BORDER_REPLICATE, SciPy's nearest: the rung
+// runs that mode alone.
 #include <nppi_filtering_functions.h>
 
 #include <algorithm>
@@ -58,6 +58,12 @@ bool c00_can_run(const convolution_problem& p) {
   return p.type == dtype::f32 && p.channels == 1 && !p.u8_out && p.mode == boundary::nearest &&
          p.rows > 0 && p.cols > 0 && p.rows < (std::size_t(1) << 31) &&
          p.cols * 4 < (std::size_t(1) << 31);
+}
+
+bool c00_u8_can_run(const convolution_problem& p) {
+  return p.type == dtype::u8 && p.u8_out && p.mode == boundary::nearest && p.rows > 0 &&
+         p.cols > 0 && p.rows < (std::size_t(1) << 31) &&
+         p.cols * p.channels < (std::size_t(1) << 31);
 }
 
 std::size_t c00_scratch(const convolution_problem& p) { return p.kh * p.kw * sizeof(float); }

@@ -7,6 +7,7 @@ namespace gpu_conv {
 bool c00_can_run(const convolution_problem&);
 std::size_t c00_scratch(const convolution_problem&);
 void c00_run(const convolution_call&);
+bool c00_u8_can_run(const convolution_problem&);
 #endif
 bool c01_can_run(const convolution_problem&);
 std::size_t c01_scratch(const convolution_problem&);
@@ -36,6 +37,13 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
   r.push_back({{"convolution/cuda/c00_npp", backend::cuda, 0,
                 "NPP's FilterBorder on f32 images (nearest mode): the vendor baseline"},
                c00_can_run,
+               c00_scratch,
+               c00_run});
+  r.push_back({{"convolution/cuda/c00_npp_u8", backend::cuda, 0,
+                "NPP's FilterBorder32f on u8 images of 1, 3 or 4 channels to u8 (nearest mode): "
+                "the vendor baseline, its outputs cut toward zero where pplab rounds",
+                false, true, false, /*opt_in=*/false, /*tf32_split=*/false, /*truncates=*/true},
+               c00_u8_can_run,
                c00_scratch,
                c00_run});
 #endif
