@@ -2,11 +2,17 @@
 // RGBA), each channel filtered on its own in f32, the output f32 or rounded and saturated to u8.
 // c06's register strips over all the channels at once: a block of 32 x 8 threads owns a 32 x 64
 // tile of pixels, each thread a strip of S = 8 pixels down one column, all channels. The tile's
-// bytes with their halo are loaded in order (consecutive threads, consecutive bytes: the rows'
-// interleaved channels read as they lie), converted to f32 and split into one shared-memory plane
-// per channel, so that every tap after is a plain f32 read. Square masks of 3, 5 and 7 are
-// compile-time constants (their loops unroll and the taps sit in registers); other masks loop at
-// run time.
+// bytes with their halo are converted to f32 and kept interleaved in shared memory, in the order
+// they lie in the image, so a byte's place in the tile needs no division by the channel count: a
+// thread's taps of channel c are floats CH apart (3 apart for RGB, so 32 threads' reads fall in 32
+// banks). Each warp stages whole tile rows (stage_bytes), a byte costing its load, its conversion
+// and its store. Square masks of 3, 5 and 7 are compile-time constants (their loops unroll and the
+// taps sit in registers); other masks loop at run time.
+//
+// The first version split the bytes into one plane per channel, each byte's row, pixel and
+// channel divided out of its index, and converted with I2F and F2I (an eighth of the FMA pipe's
+// rate); RGB 4096 x 4096 with 5 x 5 took 0.164 ms on an H200, and this one 0.112 ms
+// (docs/convolution.md, "u8 images").
 #include "convolution/cuda/constant_mask.cuh"
 
 namespace pplab::detail::gpu_conv {
@@ -31,38 +37,99 @@ std::size_t shared_bytes(int kh, int kw, int ch) {
 }
 
 // Rounded to nearest (ties to even), saturated to 0..255, NaN as 0 (fmaxf returns the number).
+// Adding 1.5 x 2^23 to a value in [0, 255] leaves it rounded in the low bits of the sum (ties to
+// even, as the FPU rounds): two min/max and an add, where a conversion instruction would run at
+// an eighth of the FMA pipe's rate.
 __device__ __forceinline__ std::uint8_t to_u8(float v) {
-  return std::uint8_t(__float2uint_rn(fminf(fmaxf(v, 0.0f), 255.0f)));
+  return std::uint8_t(__float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f));
+}
+
+// A byte as f32 by the same trick backwards: its bits under the exponent of 2^23, less 2^23.
+__device__ __forceinline__ float to_f32(std::uint8_t b) {
+  return __uint_as_float(0x4B000000u | b) - 8388608.0f;
+}
+
+// Tile byte (ly, lb) of the tile whose first pixel is (y, x): channel lb % CH of pixel lb / CH,
+// outside the image as the mode says.
+template <int CH>
+__device__ __forceinline__ float edge_byte(const interleaved& f, int y, int x, int ly, int lb) {
+  const std::int64_t r = boundary_index(y + ly, f.rows, f.mode),
+                     q = boundary_index(x + lb / CH, f.cols, f.mode);
+  return r < 0 || q < 0 ? f.cval
+                        : to_f32(f.in[std::size_t(r) * f.ld_in + std::size_t(q) * CH + lb % CH]);
+}
+
+// The h x wb bytes of a tile (its first pixel at (y, x)) into shared memory as f32, for a mask
+// known at compile time. Warp row ty stages tile rows ty, ty + 8, ...; lane tx of it bytes tx,
+// tx + 32, ... of each: a row's loads and stores then sit at fixed offsets from one address (an
+// immediate in the instruction), so a byte costs its load, its conversion and its store, and a
+// row one 64-bit add. `rows_at_once` rows' loads are issued before the first of them is stored.
+template <int CH, int h, int wb>
+__device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in, int y, int x,
+                                            bool inside) {
+  constexpr int groups = (wb + tile - 1) / tile, steps = (h + block_rows - 1) / block_rows;
+  constexpr int rows_at_once = steps;
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  // Only the last group of bytes and the last step of rows can fall outside the tile.
+  const bool last_group = tx + (groups - 1) * tile < wb,
+             last_step = ty + (steps - 1) * block_rows < h;
+  const auto wanted = [&](int i, int g) {
+    return (g < groups - 1 || last_group) && (i < steps - 1 || last_step);
+  };
+  float* to = tile_in + ty * wb + tx;
+  if (inside) {
+    const std::uint8_t* from = f.in + std::size_t(y + ty) * f.ld_in + std::size_t(x) * CH + tx;
+    const std::size_t down = block_rows * f.ld_in;
+#pragma unroll
+    for (int i0 = 0; i0 < steps; i0 += rows_at_once) {
+      std::uint8_t b[rows_at_once][groups];
+#pragma unroll
+      for (int i = i0; i < i0 + rows_at_once && i < steps; ++i)
+#pragma unroll
+        for (int g = 0; g < groups; ++g)
+          if (wanted(i, g)) b[i - i0][g] = from[(i - i0) * down + g * tile];
+#pragma unroll
+      for (int i = i0; i < i0 + rows_at_once && i < steps; ++i)
+#pragma unroll
+        for (int g = 0; g < groups; ++g)
+          if (wanted(i, g)) to[i * block_rows * wb + g * tile] = to_f32(b[i - i0][g]);
+      from += rows_at_once * down;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < steps; ++i)
+#pragma unroll
+      for (int g = 0; g < groups; ++g)
+        if (wanted(i, g))
+          to[i * block_rows * wb + g * tile] =
+              edge_byte<CH>(f, y, x, ty + i * block_rows, tx + g * tile);
+  }
 }
 
 // K > 0: a K x K mask known at compile time; K == 0: kh x kw from the image.
 template <int CH, int K> __global__ void __launch_bounds__(threads) channels(interleaved f) {
-  extern __shared__ float planes[];  // [CH][h][w]
+  extern __shared__ float tile_in[];  // [h][w * CH]: the tile's bytes in their order, as f32
   const int kh = K ? K : f.kh, kw = K ? K : f.kw, rh = kh / 2, rw = kw / 2;
-  const int h = block_rows * S + kh - 1, w = tile + kw - 1;
+  const int h = block_rows * S + kh - 1, wb = (tile + kw - 1) * CH;
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tid = int(threadIdx.y) * tile + int(threadIdx.x);
-  // The tile's bytes, row by row: byte b of a tile row is channel b % CH of pixel b / CH.
-  const bool inside =
-      y0 - rh >= 0 && y0 - rh + h <= f.rows && x0 - rw >= 0 && x0 - rw + w <= f.cols;
-  const int bytes = h * w * CH;
-  for (int k = tid; k < bytes; k += threads) {
-    const int ly = k / (w * CH), rest = k % (w * CH), lx = rest / CH, c = rest % CH;
-    const int y = y0 - rh + ly, x = x0 - rw + lx;
-    float v;
-    if (inside) {
-      v = float(f.in[std::size_t(y) * f.ld_in + std::size_t(x) * CH + c]);
-    } else {
-      const std::int64_t r = boundary_index(y, f.rows, f.mode),
-                         q = boundary_index(x, f.cols, f.mode);
-      v = r < 0 || q < 0 ? f.cval : float(f.in[std::size_t(r) * f.ld_in + std::size_t(q) * CH + c]);
+  const int y = y0 - rh, x = x0 - rw;
+  const bool inside = y >= 0 && y + h <= f.rows && x >= 0 && x + (tile + kw - 1) <= f.cols;
+  if constexpr (K > 0) {
+    stage_bytes<CH, block_rows * S + K - 1, (tile + K - 1) * CH>(f, tile_in, y, x, inside);
+  } else {
+    for (int k = tid; k < h * wb; k += threads) {
+      const int ly = k / wb, lb = k % wb;
+      tile_in[k] =
+          inside
+              ? to_f32(f.in[std::size_t(y + ly) * f.ld_in + std::size_t(x) * CH + std::size_t(lb)])
+              : edge_byte<CH>(f, y, x, ly, lb);
     }
-    planes[(c * h + ly) * w + lx] = v;
   }
   __syncthreads();
-  const int tx = int(threadIdx.x), x = x0 + tx;
-  if (x >= f.cols) return;
-  const int first = int(threadIdx.y) * S;
+  const int tx = int(threadIdx.x), col = x0 + tx;
+  if (col >= f.cols) return;
+  const int strip = int(threadIdx.y) * S;
   float acc[S][CH];
 #pragma unroll
   for (int s = 0; s < S; ++s)
@@ -74,9 +141,9 @@ template <int CH, int K> __global__ void __launch_bounds__(threads) channels(int
 #pragma unroll
       for (int c = 0; c < CH; ++c) {
         float v[K];
-        const float* row = planes + (c * h + first + q) * w + tx;
+        const float* row = tile_in + (strip + q) * wb + tx * CH + c;
 #pragma unroll
-        for (int j = 0; j < K; ++j) v[j] = row[j];
+        for (int j = 0; j < K; ++j) v[j] = row[j * CH];
 #pragma unroll
         for (int s = 0; s < S; ++s) {
           const int i = q - s;
@@ -90,25 +157,31 @@ template <int CH, int K> __global__ void __launch_bounds__(threads) channels(int
     for (int q = 0; q < S + kh - 1; ++q)
 #pragma unroll
       for (int c = 0; c < CH; ++c) {
-        const float* row = planes + (c * h + first + q) * w + tx;
+        const float* row = tile_in + (strip + q) * wb + tx * CH + c;
 #pragma unroll
         for (int s = 0; s < S; ++s) {
           const int i = q - s;
           if (i >= 0 && i < kh)
-            for (int j = 0; j < kw; ++j) acc[s][c] += tap<float>(i * kw + j) * row[j];
+            for (int j = 0; j < kw; ++j) acc[s][c] += tap<float>(i * kw + j) * row[j * CH];
         }
       }
   }
+  const int left = f.rows - (y0 + strip);
+  const std::size_t at = std::size_t(y0 + strip) * f.ld_out + std::size_t(col) * CH;
+  if (f.u8_out) {
+    std::uint8_t* o = static_cast<std::uint8_t*>(f.out) + at;
 #pragma unroll
-  for (int s = 0; s < S; ++s) {
-    const int y = y0 + first + s;
-    if (y >= f.rows) break;
-    const std::size_t at = std::size_t(y) * f.ld_out + std::size_t(x) * CH;
+    for (int s = 0; s < S; ++s, o += f.ld_out)
+      if (s < left)
 #pragma unroll
-    for (int c = 0; c < CH; ++c) {
-      if (f.u8_out) static_cast<std::uint8_t*>(f.out)[at + c] = to_u8(acc[s][c]);
-      else static_cast<float*>(f.out)[at + c] = acc[s][c];
-    }
+        for (int c = 0; c < CH; ++c) o[c] = to_u8(acc[s][c]);
+  } else {
+    float* o = static_cast<float*>(f.out) + at;
+#pragma unroll
+    for (int s = 0; s < S; ++s, o += f.ld_out)
+      if (s < left)
+#pragma unroll
+        for (int c = 0; c < CH; ++c) o[c] = acc[s][c];
   }
 }
 
