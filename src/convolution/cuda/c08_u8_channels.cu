@@ -63,12 +63,12 @@ __device__ __forceinline__ float edge_byte(const interleaved& f, int y, int x, i
 // known at compile time. Warp row ty stages tile rows ty, ty + 8, ...; lane tx of it bytes tx,
 // tx + 32, ... of each: a row's loads and stores then sit at fixed offsets from one address (an
 // immediate in the instruction), so a byte costs its load, its conversion and its store, and a
-// row one 64-bit add. `rows_at_once` rows' loads are issued before the first of them is stored.
+// row one 64-bit add. The loads are written before the stores, all in flight at once where the
+// registers allow (ptxas interleaves the two at c08's 40 registers).
 template <int CH, int h, int wb>
 __device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in, int y, int x,
                                             bool inside) {
   constexpr int groups = (wb + tile - 1) / tile, steps = (h + block_rows - 1) / block_rows;
-  constexpr int rows_at_once = steps;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y);
   // Only the last group of bytes and the last step of rows can fall outside the tile.
   const bool last_group = tx + (groups - 1) * tile < wb,
@@ -80,21 +80,17 @@ __device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in
   if (inside) {
     const std::uint8_t* from = f.in + std::size_t(y + ty) * f.ld_in + std::size_t(x) * CH + tx;
     const std::size_t down = block_rows * f.ld_in;
+    std::uint8_t b[steps][groups];
 #pragma unroll
-    for (int i0 = 0; i0 < steps; i0 += rows_at_once) {
-      std::uint8_t b[rows_at_once][groups];
+    for (int i = 0; i < steps; ++i)
 #pragma unroll
-      for (int i = i0; i < i0 + rows_at_once && i < steps; ++i)
+      for (int g = 0; g < groups; ++g)
+        if (wanted(i, g)) b[i][g] = from[i * down + g * tile];
 #pragma unroll
-        for (int g = 0; g < groups; ++g)
-          if (wanted(i, g)) b[i - i0][g] = from[(i - i0) * down + g * tile];
+    for (int i = 0; i < steps; ++i)
 #pragma unroll
-      for (int i = i0; i < i0 + rows_at_once && i < steps; ++i)
-#pragma unroll
-        for (int g = 0; g < groups; ++g)
-          if (wanted(i, g)) to[i * block_rows * wb + g * tile] = to_f32(b[i - i0][g]);
-      from += rows_at_once * down;
-    }
+      for (int g = 0; g < groups; ++g)
+        if (wanted(i, g)) to[i * block_rows * wb + g * tile] = to_f32(b[i][g]);
   } else {
 #pragma unroll
     for (int i = 0; i < steps; ++i)
