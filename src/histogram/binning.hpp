@@ -102,11 +102,12 @@ struct f32_edge_binner {
     return std::ldexp(6 * n + 3 * n / (hi - lo) * widest, -23);
   }
 
-  explicit f32_edge_binner(const histogram_problem& p)
+  explicit f32_edge_binner(const histogram_problem& p) : f32_edge_binner(p, place_error(p)) {}
+  // The same with p's place_error already found.
+  f32_edge_binner(const histogram_problem& p, double error)
       : edge(p.lo, p.hi, p.bins, p.edges),
         scale_f(float(double(p.bins) / (double(edge.hi_f) - double(edge.lo_f)))),
-        closed_last(p.closed_last), near_edge(place_error(p) < 0.5),
-        within_one(place_error(p) < 1) {
+        closed_last(p.closed_last), near_edge(error < 0.5), within_one(error < 1) {
     // Rounded double edges that float32 arithmetic gives exactly (as over [0, 1) with 1024
     // bins, or [-4, 4) with 2^20) are computed in float: known at once where every edge's
     // terms are exact floats, else checked edge by edge up to 4096 bins.
