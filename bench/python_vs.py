@@ -134,14 +134,21 @@ def main():
             del exact
             side = 1024 if q else 8192
             img = torch.randn(side, side, device="cuda")
+            # Strict fp32 for cuDNN too (PyTorch lets its convolutions use TF32 by default), with
+            # cuDNN's own choice of algorithm and with its autotuner (benchmark mode; the warm-up
+            # calls of median_time tune the shape).
+            torch.backends.cudnn.allow_tf32 = False
             for k in (3, 7, 15):
                 w = torch.randn(k, k, device="cuda")
                 wn = w.cpu().numpy().astype(np.float64)
-                row("correlate %dx%d f32 %dx%d (torch)" % (side, side, k, k),
-                    "conv2d (cuDNN, fp32, padded)",
-                    median_time(lambda: pplab.correlate(img, wn, mode="constant"), sync),
-                    median_time(lambda: torch.nn.functional.conv2d(
-                        img[None, None], w[None, None], padding=k // 2), sync))
+                t_pplab = median_time(lambda: pplab.correlate(img, wn, mode="constant"), sync)
+                for tuned in (False, True):
+                    torch.backends.cudnn.benchmark = tuned
+                    row("correlate %dx%d f32 %dx%d (torch)" % (side, side, k, k),
+                        "conv2d (cuDNN%s, fp32, padded)" % (" autotuned" if tuned else ""),
+                        t_pplab, median_time(lambda: torch.nn.functional.conv2d(
+                            img[None, None], w[None, None], padding=k // 2), sync))
+                torch.backends.cudnn.benchmark = False
         if cupy is not None:
             sync = cupy.cuda.Device().synchronize
             c = cupy.random.standard_normal(n, dtype=cupy.float32)
