@@ -154,7 +154,7 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
                 raise ValueError("zero-size array to reduction operation %s which has no "
                                  "identity" % op)
             if _on_gpu(x):  # a GPU array: the answers made where it lives
-                out = _empty(x, (_rows(shape),), _row_answer_type(_dtype_name(x), op))
+                out = _empty(x, (_rows(shape),), _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
                 _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
                 return out.reshape(tuple(shape[:-1]))
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
@@ -170,14 +170,6 @@ def _rows(shape):
     for d in shape[:-1]:
         rows *= d
     return rows
-
-
-def _row_answer_type(dtype_name, op):
-    """The type of a row's answer (reduce_rows): float64 for floats and every mean, else int64 or
-    uint64 as the integers' sign."""
-    if op == "mean" or dtype_name.startswith("float"):
-        return "float64"
-    return "uint64" if dtype_name.startswith("uint") else "int64"
 
 
 def _shape(x):

@@ -118,6 +118,34 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
 // uint64 or float64 as the scalars' kind; the caller gives them x's shape less its last axis. A
 // host array: a 1-D NumPy array of them (reduce_rows). A GPU array: written into `out`, a GPU
 // array of that type and one answer per row, on x's stream (reduce_rows_device); None returned.
+// The type of reduce_rows' answers for an array of type t: float64 for every mean, else the kind
+// of the reduction's scalar (int64, uint64 or float64), which the reduction of nothing has too.
+dtype row_answer_type(dtype t, op o) {
+  if (o == op::mean) return dtype::f64;
+  switch (reduce(backend::seq, t, nullptr, 0, o).k) {
+  case scalar::kind::i64:
+    return dtype::i64;
+  case scalar::kind::u64:
+    return dtype::u64;
+  default:
+    return dtype::f64;
+  }
+}
+
+// NumPy's name of a type ("int8" ... "float64").
+std::string numpy_name(dtype t) {
+  const std::string_view n = name_of(t);  // "i8" ... "f64"
+  return (n[0] == 'i' ? "int" : n[0] == 'u' ? "uint" : "float") + std::string(n.substr(1));
+}
+
+// row_answer_type by NumPy's names: the Python layer makes a GPU array's answers of it.
+std::string row_answer_type_call(const std::string& dtype_name, const std::string& op_name) {
+  for (dtype t : all_dtypes)
+    if (numpy_name(t) == dtype_name) return numpy_name(row_answer_type(t, parse_op(op_name)));
+  throw py::type_error("the array has elements of type " + dtype_name +
+                       "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
+}
+
 py::object reduce_rows_call(py::handle x, const std::string& op_name,
                             const std::optional<std::string>& backend_name, py::handle out) {
   const op o = parse_op(op_name);
@@ -127,21 +155,15 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
   const auto cols = std::size_t(p.a.shape.back());
   std::size_t rows = 1;
   for (std::size_t d = 0; d + 1 < p.a.ndim(); ++d) rows *= std::size_t(p.a.shape[d]);
-  // The answers' kind, also where there are none: that of the reduction of nothing.
-  const scalar::kind k =
-      o == op::mean ? scalar::kind::f64 : reduce(backend::seq, p.a.type, nullptr, 0, o).k;
+  // The answers' type, also where there are none.
+  const dtype want = row_answer_type(p.a.type, o);
   if (p.a.on_gpu) {
-    const dtype want = k == scalar::kind::i64   ? dtype::i64
-                       : k == scalar::kind::u64 ? dtype::u64
-                                                : dtype::f64;
     if (out.is_none()) throw py::type_error("reduce_rows: a GPU array's answers need `out`");
     placed c = take(out, backend_name, "the answers", true);
     require_contiguous(c.a, "the answers");
     if (!c.a.on_gpu || c.a.type != want || c.a.size() != rows)
       throw py::type_error("reduce_rows: the answers are a GPU array of " + std::to_string(rows) +
-                           (want == dtype::i64   ? " int64"
-                            : want == dtype::u64 ? " uint64"
-                                                 : " float64"));
+                           " " + numpy_name(want));
     py::gil_scoped_release unlocked;
     reduce_rows_device(p.a.type, p.a.data, rows, cols, cols, o, c.a.data);
     return py::none();
@@ -157,8 +179,8 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
     for (std::size_t y = 0; y < rows; ++y) host.mutable_data()[y] = answers[y].as<A>();
     return py::object(py::array(host));
   };
-  if (k == scalar::kind::i64) return fill(std::int64_t{});
-  if (k == scalar::kind::u64) return fill(std::uint64_t{});
+  if (want == dtype::i64) return fill(std::int64_t{});
+  if (want == dtype::u64) return fill(std::uint64_t{});
   return fill(double{});
 }
 
@@ -394,6 +416,7 @@ PYBIND11_MODULE(_pplab, m) {
   });
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),

@@ -382,3 +382,15 @@ def test_host_calls_load_no_backend_module():
         pytest.skip("libpplab is linked into the module (a static build): its modules with it")
     for lib in ("libpplab_cuda", "libpplab_mpi", "libpplab_nccl", "libcudart", "libcublas", "libmpi"):
         assert lib not in maps, f"{lib} was loaded by host calls"
+
+
+def test_row_answer_types_are_numpys():
+    # The type a GPU array's row answers are made in: that of a host array's answers (int64,
+    # uint64 or float64; every mean float64), and an unknown type refused with pplab's list.
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64"):
+        x = np.ones((2, 3), dtype=name)
+        assert pplab._pplab.row_answer_type(name, "sum") == pplab.sum(x, axis=-1).dtype.name
+        assert pplab._pplab.row_answer_type(name, "mean") == "float64"
+    with pytest.raises(TypeError, match="float16"):
+        pplab._pplab.row_answer_type("float16", "sum")
