@@ -92,8 +92,8 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c07_run,
                [](const convolution_problem& p) { return tile_intensity(p, 32, 64); }});
   r.push_back({{"convolution/cuda/c08_u8_channels", backend::cuda, 8,
-                "a u8 image's channels: c06's strips over all channels, the bytes converted to "
-                "f32 planes in shared memory"},
+                "a u8 image's channels: c06's strips over all channels, the bytes kept "
+                "interleaved in shared memory as f32"},
                c08_can_run,
                nullptr,
                c08_run,
