@@ -31,8 +31,8 @@ struct rung_info {
 
   // Whether the API may run it unasked (as `pplab tune`'s pick): it computes the API's answer,
   // exactly as the reference is held (not racy, not irreproducible, not a looser reference, not
-  // another contract, not truncated). The built-in policy further names only ladder rungs (step >=
-  // 1).
+  // another contract, not truncated). The built-in policy further names only ladder rungs
+  // (step >= 1).
   bool api_may_run() const {
     return step >= 0 && !racy && reproducible && !float_accumulator && !opt_in && !truncates;
   }
