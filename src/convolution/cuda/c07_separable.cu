@@ -8,38 +8,77 @@
 // memory. K is a template parameter (square masks of 3 to 15), as in c06: with a runtime K the
 // first version divided by the tile's runtime width for every element it loaded and indexed the
 // constant bank at run time, and ran at 29% of the copy ceiling at 7 x 7, slower than c06.
+// The pass across x is register-blocked too: a thread filters X = 4 neighbouring outputs of a row
+// from the K + 3 values they share, read in 16-byte loads, and stores the 4 in one. At 15 x 15
+// that is 5 shared loads for 4 outputs where one output a thread took 15, and the pass had been
+// half the kernel's instructions (150 loads and 150 multiply-adds a thread, bench/results/
+// h100-2026-11-27-convolution-c06-c07-sass-ncu.txt).
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_staging.cuh"
+#include "core/cuda/launch.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
 
-constexpr int tile = 32, block_rows = 8, S = 8;
+constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
+
+// The staged tile's width: its tile + K - 1 columns rounded up to whole 16-byte loads (the
+// columns past them are staged too, from the image, and never used).
+template <int K> constexpr int pitch = (tile + K - 1 + X - 1) / X* X;
 
 template <class T, int K> constexpr std::size_t shared_bytes() {
-  return std::size_t(block_rows * S + K - 1) * (tile + K - 1 + tile) * sizeof(T);
+  return std::size_t(block_rows * S + K - 1) * (staged_width(tile, K / 2) + tile) * sizeof(T);
+}
+
+__device__ __forceinline__ void unpack(float4 q, float* v) {
+  v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+}
+__device__ __forceinline__ void unpack(double2 q, double* v) { v[0] = q.x, v[1] = q.y; }
+__device__ __forceinline__ float4 pack(const float* v) { return {v[0], v[1], v[2], v[3]}; }
+__device__ __forceinline__ double2 pack(const double* v) { return {v[0], v[1]}; }
+
+// Values [0, N) from p, 16-byte aligned, N a multiple of 4.
+template <class T, int N> __device__ __forceinline__ void load_row(const T* p, T (&v)[N]) {
+  constexpr int per = int(sizeof(piece<T>) / sizeof(T));
+#pragma unroll
+  for (int k = 0; k < N / per; ++k) unpack(reinterpret_cast<const piece<T>*>(p)[k], v + k * per);
+}
+template <class T> __device__ __forceinline__ void store_four(T* p, const T (&v)[X]) {
+  constexpr int per = int(sizeof(piece<T>) / sizeof(T));
+#pragma unroll
+  for (int k = 0; k < X / per; ++k) reinterpret_cast<piece<T>*>(p)[k] = pack(v + k * per);
 }
 
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
-template <class T, int K>
-__global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
-  extern __shared__ unsigned char raw[];
-  constexpr int r = K / 2, h = block_rows * S + K - 1, w = tile + K - 1;
+template <class T, int K> __device__ __forceinline__ void filter_separable(const image<T>& f) {
+  extern __shared__ __align__(16) unsigned char raw[];
+  constexpr int r = K / 2, h = block_rows * S + K - 1, w = staged_width(tile, r), d = lead(r) - r;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - r, tid);
+  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - lead(r), tid);
   __syncthreads();  // the tile and its halo are whole
+  // The pass across: thread tid takes outputs X c .. X c + X - 1 of rows tid / (tile / X) + k
+  // rows_at_once. A quarter warp's 16-byte loads and stores are one row's 128 contiguous bytes
+  // (f32): no bank conflict.
+  constexpr int per_row = tile / X, rows_at_once = tile * block_rows / per_row;
+  constexpr int loaded = (d + X + K - 1 + 3) / 4 * 4;  // its K + 3 values, in whole pieces
+  const int c = tid % per_row;
 #pragma unroll
-  for (int m = 0; m < (h + block_rows - 1) / block_rows; ++m) {
-    const int row = ty + m * block_rows;
+  for (int k = 0; k < (h + rows_at_once - 1) / rows_at_once; ++k) {
+    const int row = tid / per_row + k * rows_at_once;
     if (row < h) {
-      T acc = 0;
-      const T* from = in + row * w + tx;
+      T v[loaded];
+      load_row(in + row * w + X * c, v);
+      T acc[X];
 #pragma unroll
-      for (int j = 0; j < K; ++j) acc += tap<T>(K + j) * from[j];
-      across[row * tile + tx] = acc;
+      for (int o = 0; o < X; ++o) {
+        acc[o] = 0;
+#pragma unroll
+        for (int j = 0; j < K; ++j) acc[o] += tap<T>(K + j) * v[d + o + j];
+      }
+      store_four(across + row * tile + X * c, acc);
     }
   }
   __syncthreads();  // every row filtered across
@@ -59,9 +98,25 @@ __global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
   store_strip(f, acc, y0 + first, x);
 }
 
+// f32 with six blocks an SM, 40 registers a thread, as c06's small masks (left to itself the
+// compiler takes 42-44, and an SM five blocks); f64 keeps the registers the compiler picks.
+template <class T, int K>
+__global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
+  filter_separable<T, K>(f);
+}
+template <class T, int K>
+__global__ void __launch_bounds__(tile* block_rows, 6) separable_six_blocks(image<T> f) {
+  filter_separable<T, K>(f);
+}
+
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
-  separable<T, K><<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
-                    shared_bytes<T, K>(), s>>>(f);
+  auto kernel = [] {  // only the one launched is compiled
+    if constexpr (sizeof(T) == 4) return separable_six_blocks<T, K>;
+    else return separable<T, K>;
+  }();
+  allow_shared(kernel, shared_bytes<T, K>());
+  kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
+           shared_bytes<T, K>(), s>>>(f);
   PPLAB_CUDA_LAUNCHED();
 }
 
@@ -89,7 +144,7 @@ struct rung {
 
 }  // namespace
 
-// Square masks of 3 to 15: f64 at 15 x 15 takes 78 x 78 x 8 bytes, inside the default 48 KiB.
+// Square masks of 3 to 15: f64 at 15 x 15 takes 78 x 80 x 8 bytes, past the default 48 KiB.
 bool c07_can_run(const convolution_problem& p) {
   return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
 }
