@@ -21,8 +21,8 @@
 // padding (24 columns for 15 taps) and the three products leave only 1.17x of the tensor cores'
 // 5.6x over the FMA pipe. Measured on the H100 (bench/results/h100-2026-11-26-convolution-c09-
 // slabs.*): 0.862 ms, the tensor cores busy 53.7% of the peak, 1.02x c06; at 31 x 31, past c06,
-// 8.4x c04 (...-c09-variants.txt). Opt-in, as m14 (not the rounding of a strict fp32 sum); a tile with a
-// NaN or an infinity is filtered tap by tap in fp32 (below), so they reach the outputs they
+// 8.4x c04 (...-c09-variants.txt). Opt-in, as m14 (not the rounding of a strict fp32 sum); a tile
+// with a NaN or an infinity is filtered tap by tap in fp32 (below), so they reach the outputs they
 // reach in strict arithmetic and no others.
 #include <cstring>
 #include <type_traits>
