@@ -1,28 +1,36 @@
-// convolution/cuda/c06_register_strip: past the notes, register blocking. A block of 32 x 8
-// threads owns a 32 x 64 tile of outputs, each thread a vertical strip of S = 8 of them. The tile's
-// input with its halo goes to shared memory as in c04; then each thread walks the S + K - 1 input
-// rows its strip needs, once: it loads the row's K taps from shared memory into registers and adds
-// them into every output of the strip that the row reaches (up to K of the S sums, each with its
-// own mask row). Shared loads per output fall from K x K (c04) to K (S + K - 1) / S, and with
-// K a compile-time constant every loop unrolls, the mask's offsets are immediates into the
-// constant bank, and the S sums stay in registers. The tile's loads are all in flight before the
-// first is stored (tile_staging.cuh). Square masks of 3 to 15 (other masks run c04).
+// convolution/cuda/c06_register_strip: past the notes, register blocking. A block of 32 x 8 threads
+// owns a 32 x 64 tile of outputs, each thread a vertical strip of S = 8 of them (f32 7 x 7: 32 x
+// 128, S = 16). The tile's input with its halo goes to shared memory as in c04; then each thread
+// walks the S + K - 1 input rows its strip needs, once: it loads the row's K taps from shared
+// memory into registers and adds them into every output of the strip that the row reaches (up to K
+// of the S sums, each with its own mask row). Shared loads per output fall from K x K (c04) to
+// K (S + K - 1) / S, and with K a compile-time constant every loop unrolls, the mask's offsets are
+// immediates into the constant bank, and the S sums stay in registers. The tile's loads are all in
+// flight before the first is stored (tile_staging.cuh). Square masks of 3 to 15 (other masks run
+// c04).
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_staging.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
 
-constexpr int tile = 32, block_rows = 8, S = 8;
+constexpr int tile = 32, block_rows = 8;
+// Outputs a thread: 16 for the f32 7 x 7 mask (a 32 x 128 tile: K (S + K - 1) / S = 9.6 shared
+// loads an output instead of 12.25, and 6 halo rows for 128 where there were 6 for 64), 8 for the
+// others. On an H200, 7 x 7 went from 0.223 to 0.210 ms (60.6% of the copy ceiling); 5 x 5 with 16
+// took 0.170 ms against 0.168-0.169 with 8
+// (bench/results/h200-2026-11-27-convolution-c06-taller-strips.*).
+template <class T, int K> constexpr int S = sizeof(T) == 4 && K == 7 ? 16 : 8;
 
 template <int K, class T> constexpr std::size_t strip_shared() {
-  return std::size_t(block_rows * S + K - 1) * staged_width(tile, K / 2) * sizeof(T);
+  return std::size_t(block_rows * S<T, K> + K - 1) * staged_width(tile, K / 2) * sizeof(T);
 }
 
 template <class T, int K> __device__ __forceinline__ void filter_strip(const image<T>& f) {
   extern __shared__ __align__(16) unsigned char raw[];
   T* in = reinterpret_cast<T*>(raw);
-  constexpr int r = K / 2, h = block_rows * S + 2 * r, w = staged_width(tile, r);
+  constexpr int S = gpu_conv::S<T, K>, r = K / 2, h = block_rows * S + 2 * r,
+                w = staged_width(tile, r);
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
   stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - lead(r), tid);
@@ -68,7 +76,7 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
     if constexpr (six_blocks<T, K>) return strip_six_blocks<T, K>;
     else return strip<T, K>;
   }();
-  kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
+  kernel<<<tiles_over(f.rows, f.cols, block_rows * S<T, K>, tile), dim3(tile, block_rows),
            strip_shared<K, T>(), s>>>(f);
   PPLAB_CUDA_LAUNCHED();
 }
@@ -98,8 +106,11 @@ struct rung {
 }  // namespace
 
 bool c06_can_run(const convolution_problem& p) {
-  return fits(p, block_rows * S) && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
+  return fits(p, block_rows * 8) && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
 }
 void c06_run(const convolution_call& c) { dispatch<rung>(c); }
+std::size_t c06_tile_rows(const convolution_problem& p) {
+  return p.type == dtype::f32 && p.kh == 7 ? block_rows * 16 : block_rows * 8;
+}
 
 }  // namespace pplab::detail::gpu_conv
