@@ -22,10 +22,6 @@ namespace {
 
 constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
 
-// The staged tile's width: its tile + K - 1 columns rounded up to whole 16-byte loads (the
-// columns past them are staged too, from the image, and never used).
-template <int K> constexpr int pitch = (tile + K - 1 + X - 1) / X* X;
-
 template <class T, int K> constexpr std::size_t shared_bytes() {
   return std::size_t(block_rows * S + K - 1) * (staged_width(tile, K / 2) + tile) * sizeof(T);
 }
