@@ -20,7 +20,8 @@ constexpr int tile = 32, block_rows = 8;
 // others. On an H200, 7 x 7 went from 0.223 to 0.210 ms (60.6% of the copy ceiling); 5 x 5 with 16
 // took 0.170 ms against 0.168-0.169 with 8
 // (bench/results/h200-2026-11-27-convolution-c06-taller-strips.*).
-template <class T, int K> constexpr int S = sizeof(T) == 4 && K == 7 ? 16 : 8;
+constexpr int strip_outputs(bool f32, int k) { return f32 && k == 7 ? 16 : 8; }
+template <class T, int K> constexpr int S = strip_outputs(sizeof(T) == 4, K);
 
 template <int K, class T> constexpr std::size_t strip_shared() {
   return std::size_t(block_rows * S<T, K> + K - 1) * staged_width(tile, K / 2) * sizeof(T);
@@ -110,7 +111,7 @@ bool c06_can_run(const convolution_problem& p) {
 }
 void c06_run(const convolution_call& c) { dispatch<rung>(c); }
 std::size_t c06_tile_rows(const convolution_problem& p) {
-  return p.type == dtype::f32 && p.kh == 7 ? block_rows * 16 : block_rows * 8;
+  return std::size_t(block_rows * strip_outputs(p.type == dtype::f32, int(p.kh)));
 }
 
 }  // namespace pplab::detail::gpu_conv

@@ -24,6 +24,12 @@ template <class T> using piece = std::conditional_t<sizeof(T) == 4, float4, doub
 constexpr int lead(int r) { return (r + 3) / 4 * 4; }
 constexpr int staged_width(int tile, int r) { return (tile + lead(r) + r + 3) / 4 * 4; }
 
+// Whether thread tid's unit u (its place tid + u x threads) lies in a tile of `count` units: always
+// when (u + 1) x threads <= count, so only the last ones need the test.
+template <int count, int threads> __device__ __forceinline__ bool unit_in_tile(int tid, int u) {
+  return (u + 1) * threads <= count || tid + u * threads < count;
+}
+
 // The h x units tile of U at p (bytes, rows ld bytes apart), wholly inside the image, into `in`
 // (row-major), thread `tid` of `threads` taking units tid, tid + threads, ... of it. Every load
 // is issued before the first store, so a thread has all its loads in flight at once (one at a
@@ -35,11 +41,7 @@ template <class U, int h, int units, int threads>
 __device__ __forceinline__ void stage_inside(const char* p, std::ptrdiff_t ld, U* in, int tid) {
   constexpr int per_thread = (h * units + threads - 1) / threads;
   constexpr int down = threads / units, across = threads % units;
-  // Unit u of every thread lies in the tile when (u + 1) x threads <= h x units: only the last
-  // ones need the test.
-  const auto in_tile = [&](int u) {
-    return (u + 1) * threads <= h * units || tid + u * threads < h * units;
-  };
+  const auto in_tile = [&](int u) { return unit_in_tile<h * units, threads>(tid, u); };
   U staged[per_thread];
   int lx = tid % units;  // the one division
   const std::ptrdiff_t step = down * ld + across * std::ptrdiff_t(sizeof(U));
@@ -78,18 +80,18 @@ __device__ __forceinline__ void stage_tile(const image<T>& f, T* in, int y, int 
   }
   constexpr int per_thread = (h * w + threads - 1) / threads;
   constexpr int down = threads / w, across = threads % w;
+  const auto in_tile = [&](int u) { return unit_in_tile<h * w, threads>(tid, u); };
   T staged[per_thread];
   int ly = tid / w, lx = tid % w;
 #pragma unroll
   for (int u = 0; u < per_thread; ++u) {
-    if ((u + 1) * threads <= h * w || tid + u * threads < h * w)
-      staged[u] = read(f, y + ly, x + lx);
+    if (in_tile(u)) staged[u] = read(f, y + ly, x + lx);
     lx += across, ly += down;
     if (lx >= w) lx -= w, ++ly;
   }
 #pragma unroll
   for (int u = 0; u < per_thread; ++u)
-    if ((u + 1) * threads <= h * w || tid + u * threads < h * w) in[tid + u * threads] = staged[u];
+    if (in_tile(u)) in[tid + u * threads] = staged[u];
 }
 
 // A thread's S outputs down column x from row y into the image's output (those inside it), the
