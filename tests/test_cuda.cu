@@ -224,6 +224,99 @@ __global__ void occupy(long long cycles) {
   }
 }
 
+// Spins until the host sets flags[0] (page-locked memory mapped into the device), or gives up
+// after `ns` nanoseconds of the GPU's global timer and sets flags[1].
+__global__ void wait_for_host(volatile int* flags, unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (!flags[0]) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > ns) {
+      flags[1] = 1;
+      return;
+    }
+  }
+}
+
+// Device calls in a stream_scope queue their work behind the caller's earlier work on that
+// stream and return without waiting for it (their scratch is allocated in the stream's order):
+// a kernel that waits for the host is still running when matmul_device (the policy's rung, and
+// m12, which takes scratch) and histogram_device_into return, and their answers are right once
+// the host lets it go. The calls run once before, so that their kernels are loaded: the first
+// launch of a kernel may wait for the whole device while its module loads (CUDA's lazy loading).
+TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
+  SKIP_WITHOUT_GPU();
+  if (sanitizer_run()) GTEST_SKIP() << "the sanitizers change when kernels launch and run";
+  const std::size_t m = 67, k = 45, n = 131, bins = 50, count = 100003;
+  std::vector<float> a(m * k), b(k * n), want(m * n), x(count);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = float(i % 17) - 8;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = float(i % 13) - 6;
+  for (std::size_t i = 0; i < count; ++i) x[i] = float(i % 1000) / 8;
+  matmul(backend::seq, dtype::f32, m, n, k, 1.0, a.data(), k, b.data(), n, 0.0, want.data(), n);
+  histogram_options o;
+  o.bins = bins, o.lo = 0.0, o.hi = 100.0;
+  const histogram_result want_counts = histogram(seq, x, o);
+  detail::buffer da(dev(), a.size() * 4), db(dev(), b.size() * 4), dx(dev(), count * 4);
+  detail::buffer dc[2] = {detail::buffer(dev(), want.size() * 4),
+                          detail::buffer(dev(), want.size() * 4)};
+  detail::buffer slots(dev(), (bins + 3) * 8);
+  dev().copy_in(da.get(), a.data(), a.size() * 4);
+  dev().copy_in(db.get(), b.data(), b.size() * 4);
+  dev().copy_in(dx.get(), x.data(), count * 4);
+  cudaStream_t st;
+  PPLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  const char* names[3] = {"matmul_device (the policy's rung)", "matmul_device (m12)",
+                          "histogram_device_into"};
+  std::string ran[2];
+  const auto calls = [&](cudaError_t(&after)[3]) {
+    const stream_scope on(st);
+    matmul_device(dtype::f32, m, n, k, 1.0, da.get(), k, db.get(), n, 0.0, dc[0].get(), n,
+                  {"", &ran[0]});
+    after[0] = cudaStreamQuery(st);
+    matmul_device(dtype::f32, m, n, k, 1.0, da.get(), k, db.get(), n, 0.0, dc[1].get(), n,
+                  {"m12_padded_whole_tiles", &ran[1]});
+    after[1] = cudaStreamQuery(st);
+    histogram_device_into(dtype::f32, dx.get(), count, slots.as<std::uint64_t>(), bins + 3, o);
+    after[2] = cudaStreamQuery(st);
+  };
+  cudaError_t first[3], held[3];
+  calls(first);
+  PPLAB_CUDA(cudaStreamSynchronize(st));
+  for (const detail::buffer& c : dc) dev().fill(c.get(), 0xff, want.size() * 4);  // NaN
+  dev().fill(slots.get(), 0xff, slots.size());
+  dev().synchronize();
+
+  int* flags = nullptr;
+  PPLAB_CUDA(cudaHostAlloc(&flags, 2 * sizeof(int), cudaHostAllocMapped));
+  flags[0] = flags[1] = 0;
+  int* device_flags = nullptr;
+  PPLAB_CUDA(cudaHostGetDevicePointer(&device_flags, flags, 0));
+  wait_for_host<<<1, 1, 0, st>>>(device_flags, 20'000'000'000ull);  // 20 s at most
+  PPLAB_CUDA_LAUNCHED();
+  calls(held);
+  static_cast<volatile int*>(flags)[0] = 1;
+  PPLAB_CUDA(cudaStreamSynchronize(st));
+  PPLAB_CUDA(cudaStreamDestroy(st));
+  const int gave_up = static_cast<volatile int*>(flags)[1];
+  PPLAB_CUDA(cudaFreeHost(flags));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(held[i], cudaErrorNotReady)
+        << names[i] << " returned after the stream's earlier work had finished: it waited";
+  EXPECT_EQ(gave_up, 0) << "the waiting kernel gave up: a call waited for it";
+  EXPECT_EQ(ran[1], "matmul/cuda/m12_padded_whole_tiles");
+  for (const detail::buffer& c : dc) {
+    std::vector<float> got(want.size());
+    dev().copy_out(got.data(), c.get(), got.size() * 4);
+    EXPECT_EQ(got, want);  // small integers: exact in any order
+  }
+  std::vector<std::uint64_t> back(bins + 3);
+  dev().copy_out(back.data(), slots.get(), back.size() * 8);
+  EXPECT_TRUE(std::equal(want_counts.counts.begin(), want_counts.counts.end(), back.begin()));
+  EXPECT_EQ(back[bins], want_counts.underflow);
+  EXPECT_EQ(back[bins + 1], want_counts.overflow);
+  EXPECT_EQ(back[bins + 2], want_counts.nan);
+}
+
 // Two host threads filter on their own streams with different masks while the GPU is busy: the
 // first call's mask is copied to the constant bank at once (by a copy engine), its kernel waits
 // for the GPU, and the second call's copy must not land in the bank before that kernel has read

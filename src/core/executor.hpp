@@ -62,7 +62,13 @@ public:
                       const std::string& what);
 
   // ---- memory in this executor's space. Copies wait for the stream's earlier work.
+  // allocate's memory is usable at once from any stream: the cuda executor waits for its stream.
   virtual void* allocate(std::size_t bytes) = 0;
+  // Memory for the work enqueued on stream() after this call, in that stream's order (work on
+  // another stream must wait for stream() first, as it must anyway for what stream() writes
+  // there): no wait, so a device call on a caller's stream returns without waiting for the work
+  // queued before it.
+  virtual void* allocate_in_stream_order(std::size_t bytes) { return allocate(bytes); }
   virtual void release(void* p) noexcept = 0;
   virtual void copy_in(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void copy_out(void* host_dst, const void* src, std::size_t bytes) = 0;
@@ -201,6 +207,13 @@ public:
     // An executor whose pointers stand for arrays gives one for nothing too: rungs look it up.
     if (bytes || !ex.addressable()) p_ = ex.allocate(bytes);
   }
+  // Memory in the stream's order (executor::allocate_in_stream_order).
+  static buffer in_stream_order(executor& ex, std::size_t bytes) {
+    buffer b;
+    b.ex_ = &ex, b.bytes_ = bytes;
+    if (bytes || !ex.addressable()) b.p_ = ex.allocate_in_stream_order(bytes);
+    return b;
+  }
   // A caller's parts, adopted (executor::adopt) for the buffer's life.
   static buffer adopt(executor& ex, std::span<const device_part> parts, std::size_t elem_bytes,
                       const std::string& what) {
@@ -228,7 +241,9 @@ private:
   std::size_t bytes_ = 0;
 };
 
-// Scratch for a rung: at least 256 bytes, the first 256 zeroed (the call contract).
+// Scratch for a rung: at least 256 bytes, the first 256 zeroed (the call contract), in the
+// stream's order: the rung's work on stream() may use it; work on other streams waits for
+// stream() first.
 buffer scratch_for(executor& ex, std::size_t bytes);
 
 }  // namespace pplab::detail

@@ -72,7 +72,7 @@ void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t 
       detail::run_rung(r, {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
       return;
     }
-    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+    detail::buffer scratch = detail::scratch_of(ex, r, p);
     r.run({p, alpha, beta, a, lda, b, ldb, c, ldc, scratch.get(), ex.stream()});
     ex.finish_in_place();
   });

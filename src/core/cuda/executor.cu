@@ -212,10 +212,14 @@ public:
   }
 
   void* allocate(std::size_t bytes) override {
+    void* p = allocate_in_stream_order(bytes);
+    PPLAB_CUDA(cudaStreamSynchronize(s()));  // usable from any stream from here on
+    return p;
+  }
+  void* allocate_in_stream_order(std::size_t bytes) override {
     ready();
     void* p = nullptr;
     PPLAB_CUDA(cudaMallocAsync(&p, bytes, s()));
-    PPLAB_CUDA(cudaStreamSynchronize(s()));  // usable from any stream from here on
     return p;
   }
   void release(void* p) noexcept override { cudaFreeAsync(p, s()); }

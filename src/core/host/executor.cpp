@@ -145,7 +145,7 @@ std::vector<std::byte> executor::gather_to_root(const void* mine, std::size_t by
 }
 
 buffer scratch_for(executor& ex, std::size_t bytes) {
-  buffer b(ex, std::max<std::size_t>(bytes, 256));
+  buffer b = buffer::in_stream_order(ex, std::max<std::size_t>(bytes, 256));
   ex.fill(b.get(), 0, 256);
   return b;
 }
