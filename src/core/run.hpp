@@ -67,7 +67,9 @@ inline std::string size_class(std::size_t n) {
 
 // The rung `pplab tune` measured fastest on this machine for p's class of problem (its pattern's
 // tune_key) on backend b, or empty (pplab/tuning.hpp; src/core/tuning.cpp).
-std::string tuned_rung(std::string_view pattern, backend b, const std::string& key);
+// The key is built only where a choice file holds choices.
+std::string tuned_rung(std::string_view pattern, backend b,
+                       const std::function<std::string()>& key);
 
 // The rung the API runs for backend b, with the free memory told (the tests' way to see the
 // choice on a full device): the tuned rung for p's class when there is one that can run p and
@@ -78,7 +80,8 @@ std::string tuned_rung(std::string_view pattern, backend b, const std::string& k
 template <class Rung>
 const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
                                 const std::function<std::size_t()>& free_bytes) {
-  if (const std::string id = tuned_rung(pattern_of<Rung>(), b, tune_key(p)); !id.empty()) {
+  if (const std::string id = tuned_rung(pattern_of<Rung>(), b, [&] { return tune_key(p); });
+      !id.empty()) {
     const Rung* r = find<Rung>(id);  // a rung this build lacks: the policy instead
     if (r && r->info.where == b && r->info.api_may_run() && r->can_run(p) &&
         scratch_fits(r->scratch(p), free_bytes))

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -172,12 +173,14 @@ void write_choice_file(const std::string& path, const std::vector<tuned_choice>&
   reload_choices();
 }
 
-std::string detail::tuned_rung(std::string_view pattern, backend b, const std::string& key) {
+std::string detail::tuned_rung(std::string_view pattern, backend b,
+                               const std::function<std::string()>& key) {
   if (!reads_tuned_choices(b)) return {};
   const std::lock_guard lock(choices_mutex);
   if (!consulted) return {};
   const loaded_choices& c = current();
-  const auto it = c.by_class.find(class_of(pattern, name_of(b), key));
+  if (c.by_class.empty()) return {};  // no choice file (the usual case): no key to build
+  const auto it = c.by_class.find(class_of(pattern, name_of(b), key()));
   return it == c.by_class.end() ? std::string() : it->second;
 }
 
