@@ -70,8 +70,7 @@ void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& r
         continue;
       }
       const double w = want[y * s.cols + x], sc = scale[y * s.cols + x];
-      if (!detail::close_to_reference(p.type, s.kh * s.kw, double(got), w, sc, r.info.tf32_split) &&
-          ++wrong <= 5)
+      if (!detail::output_close_to_reference(p, double(got), w, sc, &r.info) && ++wrong <= 5)
         ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w << " (scale "
                       << sc << ")";
     }
@@ -176,9 +175,7 @@ void check_u8(const convolution_rung& r, shape s, std::size_t channels, bool u8_
       }
       const double w = want[y * n + x];
       saturated += w < 0 || w > 255;
-      if (!detail::output_close_to_reference(p, got, w, scale[y * n + x], false,
-                                             r.info.truncates) &&
-          ++wrong <= 5)
+      if (!detail::output_close_to_reference(p, got, w, scale[y * n + x], &r.info) && ++wrong <= 5)
         ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w;
     }
   EXPECT_EQ(wrong, 0u);
@@ -262,14 +259,16 @@ TEST(ConvolutionApi, SmallCasesByHand) {
 TEST(ConvolutionVerify, U8OutputsRoundedOrTruncated) {
   detail::convolution_problem p{dtype::u8, 4, 4, 3, 3, boundary::nearest, 0.0, false, 3, true};
   const double scale = 9 * 255;
+  rung_info rounds{}, truncates{};
+  truncates.truncates = true;
   EXPECT_TRUE(detail::output_close_to_reference(p, 50, 49.88, scale));
   EXPECT_FALSE(detail::output_close_to_reference(p, 49, 49.88, scale));
-  EXPECT_TRUE(detail::output_close_to_reference(p, 49, 49.88, scale, false, true));
-  EXPECT_FALSE(detail::output_close_to_reference(p, 50, 49.88, scale, false, true));
-  for (const bool truncates : {false, true}) {
-    EXPECT_TRUE(detail::output_close_to_reference(p, 0, -3.7, scale, false, truncates));
-    EXPECT_TRUE(detail::output_close_to_reference(p, 255, 301.2, scale, false, truncates));
-    EXPECT_FALSE(detail::output_close_to_reference(p, 254, 301.2, scale, false, truncates));
+  EXPECT_TRUE(detail::output_close_to_reference(p, 49, 49.88, scale, &truncates));
+  EXPECT_FALSE(detail::output_close_to_reference(p, 50, 49.88, scale, &truncates));
+  for (const rung_info* held_as : {&rounds, &truncates}) {
+    EXPECT_TRUE(detail::output_close_to_reference(p, 0, -3.7, scale, held_as));
+    EXPECT_TRUE(detail::output_close_to_reference(p, 255, 301.2, scale, held_as));
+    EXPECT_FALSE(detail::output_close_to_reference(p, 254, 301.2, scale, held_as));
   }
 }
 

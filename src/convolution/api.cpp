@@ -341,7 +341,8 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
 }
 
 bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
-                               bool tf32_split, bool truncates) {
+                               const rung_info* held_as) {
+  const bool tf32_split = held_as && held_as->tf32_split, truncates = held_as && held_as->truncates;
   const std::size_t taps = p.kh * p.kw;
   if (output_type(p) != dtype::u8)
     return close_to_reference(compute_type(p), taps, got, want, scale, tf32_split);

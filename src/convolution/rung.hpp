@@ -137,10 +137,12 @@ std::string tile_intensity(const convolution_problem& p, std::size_t out_w, std:
 // to split_tf32_tolerance instead.
 bool close_to_reference(dtype t, std::size_t taps, double got, double want, double scale,
                         bool tf32_split = false);
-// The same for an output of problem p (a u8 output: the rounding of a value within the
-// tolerance of `want`, or with `truncates` (rung_info::truncates) its truncation toward zero).
+// The same for an output of problem p, as rung `held_as` computes it (null: the API's answer):
+// a u8 output is the rounding of a value within the tolerance of `want`, or for a rung that
+// truncates (rung_info::truncates) its truncation toward zero; a split-TF32 rung
+// (rung_info::tf32_split) is held to split_tf32_tolerance.
 bool output_close_to_reference(const convolution_problem& p, double got, double want, double scale,
-                               bool tf32_split = false, bool truncates = false);
+                               const rung_info* held_as = nullptr);
 // The reference answer in double (`want`, rows x cols x channels, packed) and the scale of each
 // output's rounding error (`scale`: the sum of |mask| x |input| over its taps), the mask and the
 // inputs taken in the image's type as the rungs take them; on every core.

@@ -197,8 +197,7 @@ struct convolution_case {
                        : out == dtype::u8 ? double(std::uint8_t(got[i]))
                                           : reinterpret_cast<const double*>(got.data())[i];
       const double want = h.want[first + i], scale = h.scale[first + i];
-      if (!detail::output_close_to_reference(p, g, want, scale, info.tf32_split, info.truncates))
-        ++wrong;
+      if (!detail::output_close_to_reference(p, g, want, scale, &info)) ++wrong;
       if (scale > 0 && std::isfinite(g) && out != dtype::u8)
         v.max_rel_err = std::max(v.max_rel_err, std::abs(g - want) / scale);
     }
