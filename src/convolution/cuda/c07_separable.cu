@@ -26,25 +26,6 @@ template <class T, int K> constexpr std::size_t shared_bytes() {
   return std::size_t(block_rows * S + K - 1) * (staged_width(tile, K / 2) + tile) * sizeof(T);
 }
 
-__device__ __forceinline__ void unpack(float4 q, float* v) {
-  v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-}
-__device__ __forceinline__ void unpack(double2 q, double* v) { v[0] = q.x, v[1] = q.y; }
-__device__ __forceinline__ float4 pack(const float* v) { return {v[0], v[1], v[2], v[3]}; }
-__device__ __forceinline__ double2 pack(const double* v) { return {v[0], v[1]}; }
-
-// Values [0, N) from p, 16-byte aligned, N a multiple of 4.
-template <class T, int N> __device__ __forceinline__ void load_row(const T* p, T (&v)[N]) {
-  constexpr int per = int(sizeof(piece<T>) / sizeof(T));
-#pragma unroll
-  for (int k = 0; k < N / per; ++k) unpack(reinterpret_cast<const piece<T>*>(p)[k], v + k * per);
-}
-template <class T> __device__ __forceinline__ void store_four(T* p, const T (&v)[X]) {
-  constexpr int per = int(sizeof(piece<T>) / sizeof(T));
-#pragma unroll
-  for (int k = 0; k < X / per; ++k) reinterpret_cast<piece<T>*>(p)[k] = pack(v + k * per);
-}
-
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
 template <class T, int K> __device__ __forceinline__ void filter_separable(const image<T>& f) {
   extern __shared__ __align__(16) unsigned char raw[];
@@ -66,7 +47,7 @@ template <class T, int K> __device__ __forceinline__ void filter_separable(const
     const int row = tid / per_row + k * rows_at_once;
     if (row < h) {
       T v[loaded];
-      load_row(in + row * w + X * c, v);
+      read_vec<loaded>(v, in + row * w + X * c);
       T acc[X];
 #pragma unroll
       for (int o = 0; o < X; ++o) {
@@ -74,7 +55,7 @@ template <class T, int K> __device__ __forceinline__ void filter_separable(const
 #pragma unroll
         for (int j = 0; j < K; ++j) acc[o] += tap<T>(K + j) * v[d + o + j];
       }
-      store_four(across + row * tile + X * c, acc);
+      write_vec<X>(across + row * tile + X * c, acc);
     }
   }
   __syncthreads();  // every row filtered across

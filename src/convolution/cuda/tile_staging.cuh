@@ -7,14 +7,11 @@
 // (H100, bench/results/h100-2026-11-27-convolution-staging-6471ce1.txt): c06 at 7 x 7 0.280 ->
 // 0.246 ms, at 15 x 15 0.881 -> 0.786 ms; c07 at 15 x 15 separable 0.329 -> 0.279 ms.
 #include <cstdint>
-#include <type_traits>
 
 #include "convolution/cuda/conv_cuda.cuh"
+#include "core/cuda/vector_access.cuh"
 
 namespace pplab::detail::gpu_conv {
-
-// Four T in 16-byte pieces: one float4, or two double2.
-template <class T> using piece = std::conditional_t<sizeof(T) == 4, float4, double2>;
 
 // A tile's staged columns start `lead` columns left of its first output: the mask's radius r
 // rounded up to a multiple of 4, so that on an image whose rows are 16-byte aligned (any cudaMalloc
@@ -73,8 +70,8 @@ __device__ __forceinline__ void stage_tile(const image<T>& f, T* in, int y, int 
     const char* p = reinterpret_cast<const char*>(first);
     if constexpr (w % 4 == 0) {
       if (reinterpret_cast<std::uintptr_t>(first) % 16 == 0 && ld % 16 == 0)
-        return stage_inside<piece<T>, h, w* int(sizeof(T)) / 16, threads>(
-            p, ld, reinterpret_cast<piece<T>*>(in), tid);
+        return stage_inside<vec16_t<T>, h, w* int(sizeof(T)) / 16, threads>(
+            p, ld, reinterpret_cast<vec16_t<T>*>(in), tid);
     }
     return stage_inside<T, h, w, threads>(p, ld, in, tid);
   }

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/cuda/toolbox.cuh"
+#include "core/cuda/vector_access.cuh"
 #include "matmul/matmul_common.hpp"
 
 namespace pplab::detail::gpu_matmul {
@@ -132,23 +133,6 @@ template <class Kernel> std::string launch_facts(Kernel kernel, int threads) {
 // ---- the blocked rungs (m04 on): blocks of NT threads in one dimension, one block per
 // BM x BN tile of C, blockIdx.x along the columns.
 
-// 16 bytes of T: what one vector load moves.
-template <class T> struct vec16;
-template <> struct vec16<float> { using type = float4; };
-template <> struct vec16<double> { using type = double2; };
-template <class T> constexpr int vec_width = 16 / int(sizeof(T));
-
-// One 16-byte load or store between a 16-byte aligned address and W registers.
-template <class T> __device__ inline void load16(T* to, const T* from) {
-  const auto x = *reinterpret_cast<const typename vec16<T>::type*>(from);
-  memcpy(to, &x, 16);
-}
-template <class T> __device__ inline void store16(T* to, const T* from) {
-  typename vec16<T>::type x;
-  memcpy(&x, from, 16);
-  *reinterpret_cast<typename vec16<T>::type*>(to) = x;
-}
-
 // Vector loads and stores of a matrix are allowed when its pointer is 16-byte aligned and its
 // rows are whole vectors apart (a view one element into a buffer, or ld = 4093, is read by
 // elements: still coalesced across the warp, only more instructions).
@@ -251,14 +235,6 @@ template <int bytes> __device__ inline void copy_async_inside(void* dst, const v
 __device__ inline void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int pending> __device__ inline void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
-}
-
-// Reads `count` consecutive shared-memory elements into registers, 16 bytes at a time (`from`
-// 16-byte aligned).
-template <int count, class T> __device__ inline void read_vec(T* to, const T* from) {
-  static_assert(count % vec_width<T> == 0);
-#pragma unroll
-  for (int v = 0; v < count; v += vec_width<T>) load16(to + v, from + v);
 }
 
 // Stores a thread's strip of `count` results of row i from column j: with vector loads and
