@@ -203,16 +203,10 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 class buffer {
 public:
   buffer() = default;
-  buffer(executor& ex, std::size_t bytes) : ex_(&ex), bytes_(bytes) {
-    // An executor whose pointers stand for arrays gives one for nothing too: rungs look it up.
-    if (bytes || !ex.addressable()) p_ = ex.allocate(bytes);
-  }
+  buffer(executor& ex, std::size_t bytes) : buffer(ex, bytes, &executor::allocate) {}
   // Memory in the stream's order (executor::allocate_in_stream_order).
   static buffer in_stream_order(executor& ex, std::size_t bytes) {
-    buffer b;
-    b.ex_ = &ex, b.bytes_ = bytes;
-    if (bytes || !ex.addressable()) b.p_ = ex.allocate_in_stream_order(bytes);
-    return b;
+    return buffer(ex, bytes, &executor::allocate_in_stream_order);
   }
   // A caller's parts, adopted (executor::adopt) for the buffer's life.
   static buffer adopt(executor& ex, std::span<const device_part> parts, std::size_t elem_bytes,
@@ -236,6 +230,12 @@ public:
   std::size_t size() const noexcept { return bytes_; }
 
 private:
+  buffer(executor& ex, std::size_t bytes, void* (executor::*get)(std::size_t))
+      : ex_(&ex), bytes_(bytes) {
+    // An executor whose pointers stand for arrays gives one for nothing too: rungs look it up.
+    if (bytes || !ex.addressable()) p_ = (ex.*get)(bytes);
+  }
+
   executor* ex_ = nullptr;
   void* p_ = nullptr;
   std::size_t bytes_ = 0;
