@@ -118,6 +118,24 @@ TEST_P(Convolution, SeparableMasksEveryMode) {
   check<float>(r, {45, 77, 7, 7}, boundary::reflect, rng, true, true);  // NaN and infinity
 }
 
+// Rows of a multiple of 16 bytes (the device copy is packed) and tiles wholly inside the image:
+// on a Hopper GPU the register-strip rungs (c06, c07) copy those tiles by the copy engine and the
+// tiles along the edges by their threads, in one grid. Every square mask they take, in full and
+// separable; not skipped under the sanitizers, which must see the copy engine's path.
+TEST_P(Convolution, TilesInsideAndOnTheEdgesEveryMask) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (std::size_t k = 3; k <= 15; k += 2) {
+    check<float>(r, {272, 136, k, k}, boundary::reflect, rng);
+    check<double>(r, {272, 136, k, k}, boundary::mirror, rng);
+    check<float>(r, {272, 136, k, k}, boundary::nearest, rng, false, true);
+    check<double>(r, {272, 136, k, k}, boundary::constant, rng, false, true);
+  }
+}
+
 TEST_P(Convolution, NanAndInfinityReachTheirOutputs) {
   const convolution_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);

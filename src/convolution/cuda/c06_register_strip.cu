@@ -6,10 +6,10 @@
 // of the S sums, each with its own mask row). Shared loads per output fall from K x K (c04) to
 // K (S + K - 1) / S, and with K a compile-time constant every loop unrolls, the mask's offsets are
 // immediates into the constant bank, and the S sums stay in registers. The tile's loads are all in
-// flight before the first is stored (tile_staging.cuh). Square masks of 3 to 15 (other masks run
-// c04).
+// flight before the first is stored (tile_staging.cuh), or, from 5 x 5 up, the copy engine copies
+// the tile (tile_copy_engine.cuh). Square masks of 3 to 15 (other masks run c04).
 #include "convolution/cuda/constant_mask.cuh"
-#include "convolution/cuda/tile_staging.cuh"
+#include "convolution/cuda/tile_copy_engine.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
@@ -23,19 +23,31 @@ constexpr int tile = 32, block_rows = 8;
 constexpr int strip_outputs(bool f32, int k) { return f32 && k == 7 ? 16 : 8; }
 template <class T, int K> constexpr int S = strip_outputs(sizeof(T) == 4, K);
 
+// The staged tile: a block's outputs with the mask's halo, h rows of w columns.
+template <class T, int K> constexpr int tile_h = block_rows* S<T, K> + K - 1;
+template <int K> constexpr int tile_w = staged_width(tile, K / 2);
 template <int K, class T> constexpr std::size_t strip_shared() {
-  return std::size_t(block_rows * S<T, K> + K - 1) * staged_width(tile, K / 2) * sizeof(T);
+  return std::size_t(tile_h<T, K>) * tile_w<K> * sizeof(T);
 }
 
-template <class T, int K> __device__ __forceinline__ void filter_strip(const image<T>& f) {
-  extern __shared__ __align__(16) unsigned char raw[];
+// The tile by the copy engine (tile_copy_engine.cuh) at f32 from 5 x 5 and f64 from 7 x 7, where
+// it measured faster than the threads' staging; at f32 3 x 3 (87% of the copy ceiling with the
+// threads) and f64 5 x 5 it measured slower. On an H200, 8192 x 8192, Nsight Compute with the
+// clocks left free, threads -> engine: f32 5 x 5 170.5 -> 160.8 us, 7 x 7 212.0 -> 195.3, 9 x 9
+// 304.5 -> 288.4, 15 x 15 777.7 -> 761.3; f64 5 x 5 277.5 -> 290.2, 7 x 7 348.8 -> 315.0
+// (bench/results/h200-2026-11-27-convolution-copy-engine-kernel-times.txt; the lab's rows in
+// ...-copy-engine-lab.txt).
+template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 5 : 7);
+
+template <class T, int K>
+__device__ __forceinline__ void filter_strip(const image<T>& f, const tile_map& tiles) {
+  extern __shared__ __align__(128) unsigned char raw[];
   T* in = reinterpret_cast<T*>(raw);
-  constexpr int S = gpu_conv::S<T, K>, r = K / 2, h = block_rows * S + 2 * r,
-                w = staged_width(tile, r);
+  constexpr int S = gpu_conv::S<T, K>, r = K / 2, h = tile_h<T, K>, w = tile_w<K>;
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - lead(r), tid);
-  __syncthreads();  // the tile and its halo are whole
+  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>>(f, tiles, in, y0 - r, x0 - lead(r),
+                                                                tid);
   const int x = x0 + tx;
   if (x >= f.cols) return;
   const int first = ty * S;  // the strip's first row in the tile
@@ -64,12 +76,15 @@ template <class T, int K> __device__ __forceinline__ void filter_strip(const ima
 // 40 registers a thread (left to itself the compiler takes 44 since the 16-byte staging, and an SM
 // five blocks). The others keep the registers the compiler picks.
 template <class T, int K> constexpr bool six_blocks = sizeof(T) == 4 && K <= 9;
-template <class T, int K> __global__ void __launch_bounds__(tile* block_rows) strip(image<T> f) {
-  filter_strip<T, K>(f);
+template <class T, int K>
+__global__ void __launch_bounds__(tile* block_rows)
+    strip(image<T> f, const __grid_constant__ tile_map tiles) {
+  filter_strip<T, K>(f, tiles);
 }
 template <class T, int K>
-__global__ void __launch_bounds__(tile* block_rows, 6) strip_six_blocks(image<T> f) {
-  filter_strip<T, K>(f);
+__global__ void __launch_bounds__(tile* block_rows, 6)
+    strip_six_blocks(image<T> f, const __grid_constant__ tile_map tiles) {
+  filter_strip<T, K>(f, tiles);
 }
 
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
@@ -78,7 +93,8 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
     else return strip<T, K>;
   }();
   kernel<<<tiles_over(f.rows, f.cols, block_rows * S<T, K>, tile), dim3(tile, block_rows),
-           strip_shared<K, T>(), s>>>(f);
+           strip_shared<K, T>(), s>>>(
+      f, tile_map_for<T, tile_h<T, K>, tile_w<K>, by_engine<T, K>>(f, kernel));
   PPLAB_CUDA_LAUNCHED();
 }
 

@@ -14,7 +14,7 @@
 // half the kernel's instructions (150 loads and 150 multiply-adds a thread, bench/results/
 // h100-2026-11-27-convolution-c06-c07-sass-ncu.txt).
 #include "convolution/cuda/constant_mask.cuh"
-#include "convolution/cuda/tile_staging.cuh"
+#include "convolution/cuda/tile_copy_engine.cuh"
 #include "core/cuda/launch.cuh"
 
 namespace pplab::detail::gpu_conv {
@@ -22,20 +22,29 @@ namespace {
 
 constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
 
+// The tile by the copy engine (tile_copy_engine.cuh) at f32 from 11 x 11 and f64 from 5 x 5,
+// where it measured faster than the threads' staging; at f32 9 x 9 and f64 3 x 3 the two were
+// level, below them the threads were faster. On an H200, 8192 x 8192, Nsight Compute with the
+// clocks left free, threads -> engine: f32 7 x 7 153.3 -> 158.2 us, 9 x 9 160.5 -> 159.8, 11 x 11
+// 189.2 -> 161.9, 15 x 15 209.5 -> 172.6; f64 3 x 3 295.5 -> 291.5, 5 x 5 361.6 -> 293.9, 15 x 15
+// 465.4 -> 381.1 (bench/results/h200-2026-11-27-convolution-copy-engine-kernel-times.txt).
+template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 11 : 5);
+
 template <class T, int K> constexpr std::size_t shared_bytes() {
   return std::size_t(block_rows * S + K - 1) * (staged_width(tile, K / 2) + tile) * sizeof(T);
 }
 
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
-template <class T, int K> __device__ __forceinline__ void filter_separable(const image<T>& f) {
-  extern __shared__ __align__(16) unsigned char raw[];
+template <class T, int K>
+__device__ __forceinline__ void filter_separable(const image<T>& f, const tile_map& tiles) {
+  extern __shared__ __align__(128) unsigned char raw[];
   constexpr int r = K / 2, h = block_rows * S + K - 1, w = staged_width(tile, r), d = lead(r) - r;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  stage_tile<T, h, w, tile * block_rows>(f, in, y0 - r, x0 - lead(r), tid);
-  __syncthreads();  // the tile and its halo are whole
+  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>>(f, tiles, in, y0 - r, x0 - lead(r),
+                                                                tid);
   // The pass across: thread tid takes outputs X c .. X c + X - 1 of rows tid / (tile / X) + k
   // rows_at_once. A quarter warp's 16-byte loads and stores are one row's 128 contiguous bytes
   // (f32): no bank conflict.
@@ -78,12 +87,14 @@ template <class T, int K> __device__ __forceinline__ void filter_separable(const
 // f32 with six blocks an SM, 40 registers a thread, as c06's small masks (left to itself the
 // compiler takes 42-44, and an SM five blocks); f64 keeps the registers the compiler picks.
 template <class T, int K>
-__global__ void __launch_bounds__(tile* block_rows) separable(image<T> f) {
-  filter_separable<T, K>(f);
+__global__ void __launch_bounds__(tile* block_rows)
+    separable(image<T> f, const __grid_constant__ tile_map tiles) {
+  filter_separable<T, K>(f, tiles);
 }
 template <class T, int K>
-__global__ void __launch_bounds__(tile* block_rows, 6) separable_six_blocks(image<T> f) {
-  filter_separable<T, K>(f);
+__global__ void __launch_bounds__(tile* block_rows, 6)
+    separable_six_blocks(image<T> f, const __grid_constant__ tile_map tiles) {
+  filter_separable<T, K>(f, tiles);
 }
 
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
@@ -93,7 +104,9 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
   }();
   allow_shared(kernel, shared_bytes<T, K>());
   kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
-           shared_bytes<T, K>(), s>>>(f);
+           shared_bytes<T, K>(), s>>>(
+      f, tile_map_for<T, block_rows * S + K - 1, staged_width(tile, K / 2), by_engine<T, K>>(
+             f, kernel));
   PPLAB_CUDA_LAUNCHED();
 }
 

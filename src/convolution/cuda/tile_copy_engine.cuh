@@ -1,0 +1,103 @@
+#pragma once
+// The input tile with its halo copied into shared memory by the copy engine (the Tensor Memory
+// Accelerator, cp.async.bulk.tensor, sm_90 on): one thread asks for the whole h x w tile and every
+// thread waits on a shared-memory barrier until its bytes have landed. No thread issues a load, a
+// store or an address step for it, so the instructions that tile_staging.cuh's stage_tile spends
+// on the tile (a fifth of c06's at 5 x 5) go, and so do the registers that held a thread's share
+// in flight. The copy needs the image's rows 16 bytes apart in multiples and its start 16-byte
+// aligned; a tile that reaches past the image's edge is staged by stage_tile as before, since the
+// engine fills outside the image with zeros and the boundary modes want other values.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <cuda/ptx>
+
+#include "convolution/cuda/tile_staging.cuh"
+
+namespace pplab::detail::gpu_conv {
+
+// What the copy engine needs to find a tile: the image's shape and address, and the tile's (the
+// box). Passed to the kernel by value as a __grid_constant__ parameter; `usable` is false where
+// the engine cannot be used for this image or GPU, and then the map is not read.
+struct tile_map {
+  CUtensorMap map;
+  bool usable;
+};
+
+// The map of f's input for h x w tiles, if the kernel built for this GPU has the copy engine
+// (sm_90 or later) and the image's layout allows it. The driver's encoder is found through the
+// runtime's entry points, as libpplab does not link libcuda.
+template <class T, int h, int w, class Kernel>
+tile_map encode_tile_map(const image<T>& f, Kernel kernel) {
+  static_assert(h <= 256 && w <= 256 && w * sizeof(T) % 16 == 0, "a box the copy engine takes");
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  static const bool engine = [&] {
+    cudaFuncAttributes a{};
+    cudaDriverEntryPointQueryResult q;
+    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess ||
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
+                                         reinterpret_cast<void**>(&encode), 12000,
+                                         cudaEnableDefault, &q) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return a.binaryVersion >= 90 && encode != nullptr;
+  }();
+  tile_map t{};
+  const std::uint64_t pitch = f.ld_in * sizeof(T);
+  if (!engine || reinterpret_cast<std::uintptr_t>(f.in) % 16 != 0 || pitch % 16 != 0 ||
+      pitch >= (std::uint64_t(1) << 40) || f.rows < h || f.cols < w)
+    return t;
+  const cuuint64_t size[2] = {cuuint64_t(f.cols), cuuint64_t(f.rows)};
+  const cuuint64_t stride[1] = {pitch};
+  const cuuint32_t box[2] = {cuuint32_t(w), cuuint32_t(h)}, step[2] = {1, 1};
+  t.usable =
+      encode(&t.map,
+             sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2,
+             const_cast<T*>(f.in), size, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  return t;
+}
+
+// The kernel's tile_map argument: encoded where the rung copies its tiles by the engine
+// (`engine`), else unusable and never read.
+template <class T, int h, int w, bool engine, class Kernel>
+tile_map tile_map_for(const image<T>& f, Kernel kernel) {
+  if constexpr (engine) return encode_tile_map<T, h, w>(f, kernel);
+  else return tile_map{};
+}
+
+// The h x w tile at (y, x) into `in` (128-byte aligned), whole and visible to every thread of the
+// block on return: with `engine`, by the copy engine where the map is usable and the tile lies
+// inside the image; else by stage_tile and a barrier. The branch is uniform across the block.
+template <class T, int h, int w, int threads, bool engine>
+__device__ __forceinline__ void stage_tile_whole(const image<T>& f, const tile_map& tiles, T* in,
+                                                 int y, int x, int tid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (engine && tiles.usable && y >= 0 && y + h <= f.rows && x >= 0 && x + w <= f.cols) {
+    __shared__ std::uint64_t landed;  // the barrier the copy completes
+    if (tid == 0) {
+      cuda::ptx::mbarrier_init(&landed, 1);
+      cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+    __syncthreads();  // the barrier is set up before anyone waits on it
+    if (tid == 0) {
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                           cuda::ptx::space_shared, &landed,
+                                           std::uint32_t(h * w * sizeof(T)));
+      const std::int32_t at[2] = {x, y};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, in,
+                                      &tiles.map, at, &landed);
+    }
+    while (!cuda::ptx::mbarrier_try_wait_parity(&landed, 0)) {
+    }
+    return;
+  }
+#endif
+  stage_tile<T, h, w, threads>(f, in, y, x, tid);
+  __syncthreads();  // the tile and its halo are whole
+}
+
+}  // namespace pplab::detail::gpu_conv
