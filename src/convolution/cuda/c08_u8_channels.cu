@@ -114,18 +114,12 @@ template <int CH, int K> __global__ void __launch_bounds__(threads) channels(int
   if constexpr (K > 0) {
     stage_bytes<CH, block_rows * S + K - 1, (tile + K - 1) * CH>(f, tile_in, y, x, inside);
   } else {
-    // The byte's row and place stepped from the thread's first (threads / wb rows and
-    // threads % wb bytes at a time, with a carry) rather than divided out of its index.
-    const int down = threads / wb, across = threads % wb;
-    int ly = tid / wb, lb = tid % wb;
-    for (int k = tid; k < h * wb; k += threads) {
-      tile_in[k] =
-          inside
-              ? to_f32(f.in[std::size_t(y + ly) * f.ld_in + std::size_t(x) * CH + std::size_t(lb)])
-              : edge_byte<CH>(f, y, x, ly, lb);
-      lb += across, ly += down;
-      if (lb >= wb) lb -= wb, ++ly;
-    }
+    // The byte's row and place stepped from the thread's first (tile_walk).
+    tile_walk at(tid, wb, threads);
+    for (int k = tid; k < h * wb; k += threads, at.step())
+      tile_in[k] = inside ? to_f32(f.in[std::size_t(y + at.row) * f.ld_in + std::size_t(x) * CH +
+                                        std::size_t(at.col)])
+                          : edge_byte<CH>(f, y, x, at.row, at.col);
   }
   __syncthreads();
   const int tx = int(threadIdx.x), col = x0 + tx;

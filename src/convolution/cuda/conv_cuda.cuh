@@ -29,6 +29,20 @@ template <class T> __device__ __forceinline__ T read(const image<T>& f, int y, i
   return r < 0 || c < 0 ? f.cval : f.in[std::size_t(r) * f.ld_in + std::size_t(c)];
 }
 
+// A thread's place in a row-major tile `width` wide as it walks the tile `threads` places at a
+// time: stepped by threads / width rows and threads % width columns with a carry, rather than
+// divided out of each place's index (a division by a run-time width is dozens of instructions).
+struct tile_walk {
+  int row, col, width, down, across;
+  __device__ __forceinline__ tile_walk(int index, int width, int threads)
+      : row(index / width), col(index % width), width(width), down(threads / width),
+        across(threads % width) {}
+  __device__ __forceinline__ void step() {
+    col += across, row += down;
+    if (col >= width) col -= width, ++row;
+  }
+};
+
 // Calls Impl::template run<T>(image<T>, mask, stream) with the call's type; the mask is the
 // call's, in host memory, in T.
 template <class Impl> void dispatch(const convolution_call& c) {

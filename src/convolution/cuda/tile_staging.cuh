@@ -61,7 +61,7 @@ __device__ __forceinline__ void stage_inside(const char* p, std::ptrdiff_t ld, U
 // through a stepped pointer (stage_inside): in 16-byte pieces where the rows allow it (w a multiple
 // of 4, the tile's first element and the row pitch 16-byte aligned), which takes 4 times fewer
 // loads, stores and steps than one element at a time; a tile on the image's edge reads each
-// element through `read`, its column stepped as above.
+// element through `read`, its place stepped (tile_walk).
 template <class T, int h, int w, int threads>
 __device__ __forceinline__ void stage_tile(const image<T>& f, T* in, int y, int x, int tid) {
   if (y >= 0 && y + h <= f.rows && x >= 0 && x + w <= f.cols) {
@@ -76,16 +76,12 @@ __device__ __forceinline__ void stage_tile(const image<T>& f, T* in, int y, int 
     return stage_inside<T, h, w, threads>(p, ld, in, tid);
   }
   constexpr int per_thread = (h * w + threads - 1) / threads;
-  constexpr int down = threads / w, across = threads % w;
   const auto in_tile = [&](int u) { return unit_in_tile<h * w, threads>(tid, u); };
   T staged[per_thread];
-  int ly = tid / w, lx = tid % w;
+  tile_walk at(tid, w, threads);
 #pragma unroll
-  for (int u = 0; u < per_thread; ++u) {
-    if (in_tile(u)) staged[u] = read(f, y + ly, x + lx);
-    lx += across, ly += down;
-    if (lx >= w) lx -= w, ++ly;
-  }
+  for (int u = 0; u < per_thread; ++u, at.step())
+    if (in_tile(u)) staged[u] = read(f, y + at.row, x + at.col);
 #pragma unroll
   for (int u = 0; u < per_thread; ++u)
     if (in_tile(u)) in[tid + u * threads] = staged[u];
