@@ -52,18 +52,21 @@ void check(NppStatus status, const char* call) {
          std::string(call) + " failed with NPP status " + std::to_string(int(status)));
 }
 
+// What both of NPP's filters ask of an image: nearest mode (their one border), not empty, and a
+// row count and a row's bytes that fit NPP's int sizes and steps.
+bool npp_takes(const convolution_problem& p, std::size_t row_bytes) {
+  return p.mode == boundary::nearest && p.rows > 0 && p.cols > 0 &&
+         p.rows < (std::size_t(1) << 31) && row_bytes < (std::size_t(1) << 31);
+}
+
 }  // namespace
 
 bool c00_can_run(const convolution_problem& p) {
-  return p.type == dtype::f32 && p.channels == 1 && !p.u8_out && p.mode == boundary::nearest &&
-         p.rows > 0 && p.cols > 0 && p.rows < (std::size_t(1) << 31) &&
-         p.cols * 4 < (std::size_t(1) << 31);
+  return p.type == dtype::f32 && p.channels == 1 && !p.u8_out && npp_takes(p, p.cols * 4);
 }
 
 bool c00_u8_can_run(const convolution_problem& p) {
-  return p.type == dtype::u8 && p.u8_out && p.mode == boundary::nearest && p.rows > 0 &&
-         p.cols > 0 && p.rows < (std::size_t(1) << 31) &&
-         p.cols * p.channels < (std::size_t(1) << 31);
+  return p.type == dtype::u8 && p.u8_out && npp_takes(p, p.cols * p.channels);
 }
 
 std::size_t c00_scratch(const convolution_problem& p) { return p.kh * p.kw * sizeof(float); }
