@@ -122,12 +122,12 @@ struct rung {
 
 }  // namespace
 
-bool c06_can_run(const convolution_problem& p) {
-  return fits(p, block_rows * 8) && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
-}
-void c06_run(const convolution_call& c) { dispatch<rung>(c); }
 std::size_t c06_tile_rows(const convolution_problem& p) {
   return std::size_t(block_rows * strip_outputs(p.type == dtype::f32, int(p.kh)));
 }
+bool c06_can_run(const convolution_problem& p) {
+  return p.kh == p.kw && p.kh >= 3 && p.kh <= 15 && fits(p, c06_tile_rows(p));
+}
+void c06_run(const convolution_call& c) { dispatch<rung>(c); }
 
 }  // namespace pplab::detail::gpu_conv
