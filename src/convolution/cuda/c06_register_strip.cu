@@ -6,8 +6,9 @@
 // of the S sums, each with its own mask row). Shared loads per output fall from K x K (c04) to
 // K (S + K - 1) / S, and with K a compile-time constant every loop unrolls, the mask's offsets are
 // immediates into the constant bank, and the S sums stay in registers. The tile's loads are all in
-// flight before the first is stored (tile_staging.cuh), or, from 5 x 5 up, the copy engine copies
-// the tile (tile_copy_engine.cuh). Square masks of 3 to 15 (other masks run c04).
+// flight before the first is stored (tile_staging.cuh), or, from f32 5 x 5 and f64 7 x 7 up, the
+// copy engine copies the tile (tile_copy_engine.cuh). Square masks of 3 to 15 (other masks run
+// c04).
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_copy_engine.cuh"
 

@@ -2,11 +2,14 @@
 // The input tile with its halo copied into shared memory by the copy engine (the Tensor Memory
 // Accelerator, cp.async.bulk.tensor, sm_90 on): one thread asks for the whole h x w tile and every
 // thread waits on a shared-memory barrier until its bytes have landed. No thread issues a load, a
-// store or an address step for it, so the instructions that tile_staging.cuh's stage_tile spends
-// on the tile (a fifth of c06's at 5 x 5) go, and so do the registers that held a thread's share
-// in flight. The copy needs the image's rows 16 bytes apart in multiples and its start 16-byte
-// aligned; a tile that reaches past the image's edge is staged by stage_tile as before, since the
-// engine fills outside the image with zeros and the boundary modes want other values.
+// store or an address step for it: the instructions that tile_staging.cuh's stage_tile spends on
+// the tile go (by the SASS of c06 at 5 x 5, about a fifth of a thread's). But a block then waits
+// for its whole tile before its first multiply-add, where the threads' own loads return warp by
+// warp: the engine measured faster for large tiles and slower for the smallest, so each rung says
+// where it uses it (`by_engine`). The copy needs the image's rows a multiple of 16 bytes apart and
+// its start 16-byte aligned; a tile that reaches past the image's edge is staged by stage_tile as
+// before, since the engine fills outside the image with zeros and the boundary modes want other
+// values.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
