@@ -25,7 +25,7 @@ constexpr int strip_outputs(bool f32, int k) { return f32 && k == 7 ? 16 : 8; }
 template <class T, int K> constexpr int S = strip_outputs(sizeof(T) == 4, K);
 
 // The staged tile: a block's outputs with the mask's halo, h rows of w columns.
-template <class T, int K> constexpr int tile_h = block_rows* S<T, K> + K - 1;
+template <class T, int K> constexpr int tile_h = (S<T, K> * block_rows) + K - 1;
 template <int K> constexpr int tile_w = staged_width(tile, K / 2);
 template <int K, class T> constexpr std::size_t strip_shared() {
   return std::size_t(tile_h<T, K>) * tile_w<K> * sizeof(T);

@@ -32,15 +32,18 @@ constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
 // 465.4 -> 381.1 (bench/results/h200-2026-11-27-convolution-copy-engine-kernel-times.txt).
 template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 11 : 5);
 
+// The staged tile: a block's outputs with the mask's halo, tile_h rows of tile_w columns.
+template <int K> constexpr int tile_h = (block_rows * S) + K - 1;
+template <int K> constexpr int tile_w = staged_width(tile, K / 2);
 template <class T, int K> constexpr std::size_t shared_bytes() {
-  return std::size_t(block_rows * S + K - 1) * (staged_width(tile, K / 2) + tile) * sizeof(T);
+  return std::size_t(tile_h<K>) * (tile_w<K> + tile) * sizeof(T);
 }
 
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
 template <class T, int K>
 __device__ __forceinline__ void filter_separable(const image<T>& f, const tile_map& tiles) {
   extern __shared__ __align__(128) unsigned char raw[];
-  constexpr int r = K / 2, h = block_rows * S + K - 1, w = staged_width(tile, r), d = lead(r) - r;
+  constexpr int r = K / 2, h = tile_h<K>, w = tile_w<K>, d = lead(r) - r;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
@@ -107,8 +110,7 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
   allow_shared(kernel, shared_bytes<T, K>());
   kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
            shared_bytes<T, K>(), s>>>(
-      f, tile_map_for<T, block_rows * S + K - 1, staged_width(tile, K / 2), by_engine<T, K>>(
-             f, kernel));
+      f, tile_map_for<T, tile_h<K>, tile_w<K>, by_engine<T, K>>(f, kernel));
   PPLAB_CUDA_LAUNCHED();
 }
 

@@ -241,7 +241,7 @@ struct rung {
 }  // namespace
 
 bool c09_can_run(const convolution_problem& p) {
-  static const bool built = tensor_cores_built(split_tf32_filter<3>, 80);
+  static const bool built = kernel_built_for(split_tf32_filter<3>, 80);
   return built && p.type == dtype::f32 && float_or_double(p) && fits(p, block_out_rows) &&
          shared_bytes(int(p.kh), blocks_of(int(p.kw))) <= max_shared_per_block();
 }

@@ -17,6 +17,7 @@
 #include <cuda/ptx>
 
 #include "convolution/cuda/tile_staging.cuh"
+#include "core/cuda/launch.cuh"
 
 namespace pplab::detail::gpu_conv {
 
@@ -36,16 +37,14 @@ tile_map encode_tile_map(const image<T>& f, Kernel kernel) {
   static_assert(h <= 256 && w <= 256 && w * sizeof(T) % 16 == 0, "a box the copy engine takes");
   static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   static const bool engine = [&] {
-    cudaFuncAttributes a{};
     cudaDriverEntryPointQueryResult q;
-    if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess ||
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
                                          reinterpret_cast<void**>(&encode), 12000,
                                          cudaEnableDefault, &q) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
-    return a.binaryVersion >= 90 && encode != nullptr;
+    return encode != nullptr && kernel_built_for(kernel, 90);
   }();
   tile_map t{};
   const std::uint64_t pitch = f.ld_in * sizeof(T);

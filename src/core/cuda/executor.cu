@@ -471,13 +471,13 @@ public:
       out.push_back({"gpu_fp64_GFLOPs",
                      peak(fma_kernel<double>, sink.as<double>(), 4096, fma_flops),
                      "register-resident fp64 FMA chains (8 per thread; no tensor cores)"});
-      if (tensor_cores_built(mma_f64_kernel))
+      if (kernel_built_for(mma_f64_kernel))
         out.push_back(
             {"gpu_fp64_tensor_GFLOPs",
              peak(mma_f64_kernel, sink.as<double>(), 1024, 2.0 * 16 * 8 * 4 * 4 * (256 / warp)),
              "register-resident fp64 tensor-core chains (mma.sync 16 x 8 x 4, 4 per "
              "warp, a full GPU of warps)"});
-      if (tensor_cores_built(mma_tf32_kernel, 80))
+      if (kernel_built_for(mma_tf32_kernel, 80))
         out.push_back(
             {"gpu_tf32_tensor_GFLOPs",
              peak(mma_tf32_kernel, sink.as<float>(), 1024, 2.0 * 16 * 8 * 8 * 4 * (256 / warp)),

@@ -42,6 +42,18 @@ inline std::size_t max_shared_per_block() {
   return bytes;
 }
 
+// Whether `kernel` was built for sm_`version` or later (90: sm_90), so that the instructions of
+// that architecture it uses (tensor cores, cp.async, the copy engine) run here; false where no
+// GPU answers.
+template <class Kernel> bool kernel_built_for(Kernel kernel, int version = 90) {
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.binaryVersion >= version;
+}
+
 // Lets `kernel` take `bytes` of dynamic shared memory (above 48 KiB it must opt in).
 template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes) {
   if (bytes > (std::size_t(48) << 10))

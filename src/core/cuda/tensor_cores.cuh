@@ -3,12 +3,14 @@
 // TF32 products) and the lab's tensor-core probes share.
 #include <cuda_runtime.h>
 
+#include "core/cuda/launch.cuh"  // kernel_built_for
+
 namespace pplab::detail {
 
 // The fp64 tensor cores (sm_90): d += a b for one 16 x 8 x 4 tile of doubles, a warp together.
 // Lane (g, t) = (lane / 4, lane % 4) brings A's elements (g, t) and (g + 8, t) and B's (t, g), and
 // holds C's (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1). Products and sums in fp64
-// throughout. Code built for an older GPU traps: ask tensor_cores_built() first. Not volatile:
+// throughout. Code built for an older GPU traps: ask kernel_built_for() first. Not volatile:
 // the results are used, and the scheduler may move it among the copies and shared loads.
 __device__ inline void mma_16x8x4(double (&d)[4], double a0, double a1, double b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -54,17 +56,6 @@ __device__ inline void split_tf32(float x, unsigned& big, unsigned& small) {
 #else
   small = __float_as_uint(rest);
 #endif
-}
-
-// Whether `kernel` was built for sm_90 or later, or `version` (80: sm_80) (its tensor-core
-// instructions run here); false where no GPU answers.
-template <class Kernel> bool tensor_cores_built(Kernel kernel, int version = 90) {
-  cudaFuncAttributes a{};
-  if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return a.binaryVersion >= version;
 }
 
 }  // namespace pplab::detail

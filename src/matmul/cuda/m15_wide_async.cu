@@ -225,7 +225,7 @@ struct m15_layout {
 
 // f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later (no GPU: no).
 bool m15_can_run(const matmul_problem& p) {
-  static const bool built = tensor_cores_built(wide_async_kernel<false>, 80);
+  static const bool built = kernel_built_for(wide_async_kernel<false>, 80);
   return p.type == dtype::f32 && grid_fits(p) && built;
 }
 

@@ -188,7 +188,7 @@ struct whole_tile_rung {
   }
   // T on a GPU this build's kernel runs on (no GPU: no).
   static bool can_run(const matmul_problem& p) {
-    static const bool built = tensor_cores_built(kernel, version);
+    static const bool built = kernel_built_for(kernel, version);
     return p.type == (sizeof(T) == 4 ? dtype::f32 : dtype::f64) && grid_fits(p) && built;
   }
   static std::size_t scratch(const matmul_problem& p) {
