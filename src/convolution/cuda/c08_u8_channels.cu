@@ -5,14 +5,16 @@
 // bytes with their halo are converted to f32 and kept interleaved in shared memory, in the order
 // they lie in the image, so a byte's place in the tile needs no division by the channel count: a
 // thread's taps of channel c are floats CH apart (3 apart for RGB, so 32 threads' reads fall in 32
-// banks). Each warp stages whole tile rows (stage_bytes), a byte costing its load, its conversion
-// and its store. Square masks of 3, 5 and 7 are compile-time constants (their loops unroll and the
-// taps sit in registers); other masks loop at run time.
+// banks). Each warp stages whole tile rows: inside the image by 4-byte words (stage_words), a row
+// starting at the word that holds its first byte; on the edges byte by byte (stage_bytes). Square
+// masks of 3, 5 and 7 are compile-time constants (their loops unroll and the taps sit in
+// registers); other masks loop at run time.
 //
 // The first version split the bytes into one plane per channel, each byte's row, pixel and
 // channel divided out of its index, and converted with I2F and F2I (an eighth of the FMA pipe's
-// rate); RGB 4096 x 4096 with 5 x 5 took 0.164 ms on an H200, and this one 0.112 ms
-// (docs/convolution.md, "u8 images").
+// rate); RGB 4096 x 4096 with 5 x 5 took 0.164 ms on an H200. Interleaved and staged a byte at a
+// time it took 0.112 ms, and by words 0.104 ms (docs/convolution.md, "u8 images";
+// bench/results/h200-2026-11-27-convolution-c08-word-staging.txt).
 #include "convolution/cuda/constant_mask.cuh"
 
 namespace pplab::detail::gpu_conv {
@@ -31,8 +33,13 @@ struct interleaved {
   bool u8_out;
 };
 
-std::size_t shared_bytes(int kh, int kw, int ch) {
-  return std::size_t(block_rows * S + kh - 1) * std::size_t(tile + kw - 1) * std::size_t(ch) *
+// A tile row's floats: its bytes, and for a mask known at compile time room for the bytes before
+// its first in that byte's 4-byte word, rounded up to whole words (stage_words).
+constexpr int row_floats(int kw, int ch, bool words) {
+  return words ? ((tile + kw - 1) * ch + 3 + 3) / 4 * 4 : (tile + kw - 1) * ch;
+}
+std::size_t shared_bytes(int kh, int kw, int ch, bool words) {
+  return std::size_t(block_rows * S + kh - 1) * std::size_t(row_floats(kw, ch, words)) *
          sizeof(float);
 }
 
@@ -59,13 +66,13 @@ __device__ __forceinline__ float edge_byte(const interleaved& f, int y, int x, i
                         : to_f32(f.in[std::size_t(r) * f.ld_in + std::size_t(q) * CH + lb % CH]);
 }
 
-// The h x wb bytes of a tile (its first pixel at (y, x)) into shared memory as f32, for a mask
-// known at compile time. Warp row ty stages tile rows ty, ty + 8, ...; lane tx of it bytes tx,
-// tx + 32, ... of each: a row's loads and stores then sit at fixed offsets from one address (an
-// immediate in the instruction), so a byte costs its load, its conversion and its store, and a
-// row one 64-bit add. The loads are written before the stores, all in flight at once where the
-// registers allow (ptxas interleaves the two at c08's 40 registers).
-template <int CH, int h, int wb>
+// The h x wb bytes of a tile (its first pixel at (y, x)) into shared memory as f32, rows `stride`
+// floats apart, for a mask known at compile time. Warp row ty stages tile rows ty, ty + 8, ...;
+// lane tx of it bytes tx, tx + 32, ... of each: a row's loads and stores then sit at fixed offsets
+// from one address (an immediate in the instruction), so a byte costs its load, its conversion and
+// its store, and a row one 64-bit add. The loads are written before the stores, all in flight at
+// once where the registers allow (ptxas interleaves the two at c08's 40 registers).
+template <int CH, int h, int wb, int stride>
 __device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in, int y, int x,
                                             bool inside) {
   constexpr int groups = (wb + tile - 1) / tile, steps = (h + block_rows - 1) / block_rows;
@@ -76,7 +83,7 @@ __device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in
   const auto wanted = [&](int i, int g) {
     return (g < groups - 1 || last_group) && (i < steps - 1 || last_step);
   };
-  float* to = tile_in + ty * wb + tx;
+  float* to = tile_in + ty * stride + tx;
   if (inside) {
     const std::uint8_t* from = f.in + std::size_t(y + ty) * f.ld_in + std::size_t(x) * CH + tx;
     const std::size_t down = block_rows * f.ld_in;
@@ -90,29 +97,87 @@ __device__ __forceinline__ void stage_bytes(const interleaved& f, float* tile_in
     for (int i = 0; i < steps; ++i)
 #pragma unroll
       for (int g = 0; g < groups; ++g)
-        if (wanted(i, g)) to[i * block_rows * wb + g * tile] = to_f32(b[i][g]);
+        if (wanted(i, g)) to[i * block_rows * stride + g * tile] = to_f32(b[i][g]);
   } else {
 #pragma unroll
     for (int i = 0; i < steps; ++i)
 #pragma unroll
       for (int g = 0; g < groups; ++g)
         if (wanted(i, g))
-          to[i * block_rows * wb + g * tile] =
+          to[i * block_rows * stride + g * tile] =
               edge_byte<CH>(f, y, x, ty + i * block_rows, tx + g * tile);
   }
 }
 
+// Four bytes as f32, each by one byte permute (the byte under the exponent of 2^23, as to_f32) and
+// one subtraction.
+__device__ __forceinline__ float4 to_f32x4(std::uint32_t w) {
+  const auto one = [w](unsigned k) {
+    return __uint_as_float(__byte_perm(w, 0x4B000000u, 0x7540u + k)) - 8388608.0f;
+  };
+  return make_float4(one(0), one(1), one(2), one(3));
+}
+
+// The h rows of a tile inside the image as 4-byte words into shared memory as f32, for a mask known
+// at compile time: `from` is the word at or before the tile's first byte in its first row (the
+// image's rows a multiple of 4 bytes apart), and a tile row of wb floats takes wb / 4 words. Warp
+// row ty stages tile rows ty, ty + 8, ...; lane tx of it words tx, tx + 32, ... of each, at fixed
+// offsets from one address; every load is issued before the first store. A word costs one load,
+// four permutes, four subtractions and one 16-byte store: against stage_bytes' load, subtraction
+// and store for every byte, about half the instructions.
+template <int h, int wb>
+__device__ __forceinline__ void stage_words(const std::uint32_t* from, std::size_t ld_words,
+                                            float* tile_in) {
+  constexpr int words = wb / 4, groups = (words + tile - 1) / tile,
+                steps = (h + block_rows - 1) / block_rows;
+  const int tx = int(threadIdx.x), ty = int(threadIdx.y);
+  const bool last_group = tx + (groups - 1) * tile < words,
+             last_step = ty + (steps - 1) * block_rows < h;
+  const auto wanted = [&](int i, int g) {
+    return (g < groups - 1 || last_group) && (i < steps - 1 || last_step);
+  };
+  from += ty * ld_words + tx;
+  float4* to = reinterpret_cast<float4*>(tile_in + ty * wb) + tx;
+  const std::size_t down = block_rows * ld_words;
+  std::uint32_t w[steps][groups];
+#pragma unroll
+  for (int i = 0; i < steps; ++i)
+#pragma unroll
+    for (int g = 0; g < groups; ++g)
+      if (wanted(i, g)) w[i][g] = from[i * down + g * tile];
+#pragma unroll
+  for (int i = 0; i < steps; ++i)
+#pragma unroll
+    for (int g = 0; g < groups; ++g)
+      if (wanted(i, g)) to[i * block_rows * (wb / 4) + g * tile] = to_f32x4(w[i][g]);
+}
+
 // K > 0: a K x K mask known at compile time; K == 0: kh x kw from the image.
 template <int CH, int K> __global__ void __launch_bounds__(threads) channels(interleaved f) {
-  extern __shared__ float tile_in[];  // [h][w * CH]: the tile's bytes in their order, as f32
+  // [h][wb]: the tile's bytes in their order, as f32, from `shift` floats into each row
+  extern __shared__ __align__(16) float tile_in[];
   const int kh = K ? K : f.kh, kw = K ? K : f.kw, rh = kh / 2, rw = kw / 2;
-  const int h = block_rows * S + kh - 1, wb = (tile + kw - 1) * CH;
+  const int h = block_rows * S + kh - 1, wb = row_floats(kw, CH, K > 0);
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tid = int(threadIdx.y) * tile + int(threadIdx.x);
   const int y = y0 - rh, x = x0 - rw;
   const bool inside = y >= 0 && y + h <= f.rows && x >= 0 && x + (tile + kw - 1) <= f.cols;
+  int shift = 0;  // the tile's first byte's place in its word, where the tile is staged by words
   if constexpr (K > 0) {
-    stage_bytes<CH, block_rows * S + K - 1, (tile + K - 1) * CH>(f, tile_in, y, x, inside);
+    // By words where the rows are a multiple of 4 bytes apart and the words stay inside the row.
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(f.in) + std::size_t(x) * CH;
+    const int lead = int(first % 4);
+    if (inside && reinterpret_cast<std::uintptr_t>(f.in) % 4 == 0 && f.ld_in % 4 == 0 &&
+        std::size_t(x) * CH - lead + wb <= std::size_t(f.cols) * CH) {
+      shift = lead;
+      stage_words<block_rows * S + K - 1, row_floats(K, CH, true)>(
+          reinterpret_cast<const std::uint32_t*>(f.in + std::size_t(y) * f.ld_in +
+                                                 std::size_t(x) * CH - lead),
+          f.ld_in / 4, tile_in);
+    } else {
+      stage_bytes<CH, block_rows * S + K - 1, (tile + K - 1) * CH, row_floats(K, CH, true)>(
+          f, tile_in, y, x, inside);
+    }
   } else {
     // The byte's row and place stepped from the thread's first (tile_walk).
     tile_walk at(tid, wb, threads);
@@ -136,7 +201,7 @@ template <int CH, int K> __global__ void __launch_bounds__(threads) channels(int
 #pragma unroll
       for (int c = 0; c < CH; ++c) {
         float v[K];
-        const float* row = tile_in + (strip + q) * wb + tx * CH + c;
+        const float* row = tile_in + (strip + q) * wb + shift + tx * CH + c;
 #pragma unroll
         for (int j = 0; j < K; ++j) v[j] = row[j * CH];
 #pragma unroll
@@ -181,7 +246,7 @@ template <int CH, int K> __global__ void __launch_bounds__(threads) channels(int
 }
 
 template <int CH, int K> void launch(const interleaved& f, cudaStream_t s) {
-  const std::size_t shared = shared_bytes(f.kh, f.kw, CH);
+  const std::size_t shared = shared_bytes(f.kh, f.kw, CH, K > 0);
   auto kernel = channels<CH, K>;
   if (shared > 48 * 1024)
     PPLAB_CUDA(
