@@ -394,3 +394,23 @@ def test_row_answer_types_are_numpys():
         assert pplab._pplab.row_answer_type(name, "mean") == "float64"
     with pytest.raises(TypeError, match="float16"):
         pplab._pplab.row_answer_type("float16", "sum")
+
+
+def test_the_readmes_example_runs_and_is_right():
+    # The README's first Python block, run as written, its answers checked.
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    names = {}
+    exec(block, names)
+    x, s, hist, edges, out = (names[k] for k in ("x", "s", "hist", "edges", "out"))
+    assert s == float(x.astype(np.float64).sum())
+    want, want_edges = np.histogram(x, 64, (0.0, 1.0))
+    np.testing.assert_array_equal(hist, want)
+    np.testing.assert_array_equal(edges, want_edges)
+    scipy_ndimage = pytest.importorskip("scipy.ndimage")
+    image = np.ones((512, 512), np.float32)
+    np.testing.assert_allclose(out, scipy_ndimage.correlate(image, np.full((5, 5), 1 / 25, np.float32)),
+                               rtol=1e-6)
