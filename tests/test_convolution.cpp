@@ -157,11 +157,13 @@ TEST_P(Convolution, LargeImage) {
 
 // A u8 image of `channels` interleaved channels, filtered to f32 or to u8 (rounded, saturated):
 // the rungs that take u8 images against the reference, every channel on its own.
+// `separable`: the mask an outer product, its factors after it (c10 then filters its planes with
+// c07's passes).
 void check_u8(const convolution_rung& r, shape s, std::size_t channels, bool u8_out, boundary mode,
-              std::mt19937_64& rng) {
+              std::mt19937_64& rng, bool separable = false) {
   const double cval = mode == boundary::constant ? 17.5 : 0.0;
-  detail::convolution_problem p{dtype::u8, s.rows, s.cols, s.kh,     s.kw,
-                                mode,      cval,   false,  channels, u8_out};
+  detail::convolution_problem p{dtype::u8, s.rows, s.cols,    s.kh,     s.kw,
+                                mode,      cval,   separable, channels, u8_out};
   if (!r.can_run(p)) return;
   SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.cols) + "x" +
                std::to_string(channels) + " mask " + std::to_string(s.kh) + "x" +
@@ -174,9 +176,21 @@ void check_u8(const convolution_rung& r, shape s, std::size_t channels, bool u8_
   // A mask of mixed signs whose sums land inside and outside 0..255 (saturation), and a sharp
   // one that keeps most values near the middle.
   std::normal_distribution<double> z(0.1, 0.4);
-  std::vector<double> mask(s.kh * s.kw);
+  std::vector<double> mask(s.kh * s.kw), col(s.kh), row(s.kw);
   for (double& m : mask) m = z(rng);
+  if (separable) {  // positive factors scaled to a sum of 2: about half the sums past 255
+    std::uniform_real_distribution<double> f(0.2, 1.0);
+    double col_sum = 0, row_sum = 0;
+    for (double& c : col) col_sum += c = f(rng);
+    for (double& w : row) row_sum += w = f(rng);
+    for (double& c : col) c *= 2 / (col_sum * row_sum);
+    for (std::size_t i = 0; i < s.kh; ++i)
+      for (std::size_t j = 0; j < s.kw; ++j) mask[i * s.kw + j] = col[i] * row[j];
+  }
   std::vector<float> typed(mask.begin(), mask.end());
+  if (separable)
+    typed.insert(typed.end(), col.begin(), col.end()),
+        typed.insert(typed.end(), row.begin(), row.end());
   std::vector<double> want(s.rows * n), scale(s.rows * n);
   detail::reference_correlation(p, in.data(), ld_in, mask.data(), want.data(), scale.data());
   std::vector<std::uint8_t> out8(s.rows * ld_out + 1, 0xa5);
@@ -221,6 +235,16 @@ TEST_P(Convolution, U8ImagesEveryChannelCount) {
         if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
         check_u8(r, s, channels, true, mode, rng);
         check_u8(r, s, channels, false, mode, rng);
+      }
+  // Separable masks (a Gaussian blur's kind), square and not.
+  const std::vector<shape> separable = {{64, 131, 7, 7},  {150, 100, 15, 15}, {40, 70, 9, 3},
+                                        {200, 132, 5, 5}, {33, 65, 31, 31},   {48, 40, 7, 7}};
+  for (const shape& s : separable)
+    for (std::size_t channels : {1, 3, 4})
+      for (boundary mode : {boundary::reflect, boundary::constant, boundary::wrap}) {
+        if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
+        check_u8(r, s, channels, true, mode, rng, true);
+        check_u8(r, s, channels, false, mode, rng, true);
       }
 }
 

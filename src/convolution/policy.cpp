@@ -22,7 +22,17 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
       return {"convolution/cpu/c03_separable", "convolution/cpu/c02_register_blocked"};
     return {"convolution/cpu/c02_register_blocked", "convolution/cpu/c01_rows_openmp"};
   case backend::cuda:
-    if (u8_image(p)) return {"convolution/cuda/c08_u8_channels"};
+    // u8 images: c08 filters the interleaved tile, compiled for square masks of 3, 5 and 7; c10's
+    // planes where c06 or c07 filter them compiled (square 9 to 15). H200, RGB 4096 x 4096 to u8
+    // (bench/results/h200-2026-11-27-convolution-c10-u8-planes.txt): 5 x 5 c08 0.104 ms, c10
+    // 0.336; 9 x 9 c08 1.63-1.78 ms, c10 0.42-0.48; 2048 x 2048 15 x 15 separable c08 0.984,
+    // c10 0.110. Elsewhere c10's planes run c04, no faster than c08 (3 x 7 0.92 against 0.70 ms,
+    // 17 x 17 and 31 x 31 within 4%).
+    if (u8_image(p)) {
+      if (p.kh == p.kw && p.kh >= 9 && p.kh <= 15)
+        return {"convolution/cuda/c10_u8_planes", "convolution/cuda/c08_u8_channels"};
+      return {"convolution/cuda/c08_u8_channels", "convolution/cuda/c10_u8_planes"};
+    }
     if (p.separable && p.kh >= 5 && p.kw >= 5)
       return {"convolution/cuda/c07_separable", "convolution/cuda/c06_register_strip",
               "convolution/cuda/c04_output_tile"};

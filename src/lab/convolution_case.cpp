@@ -68,6 +68,8 @@ struct convolution_case {
       // A small image, where a device's launch latency is the cost to beat.
       out.push_back(filter(dtype::f32, 1024, 1024, 3, boundary::nearest));
       out.push_back(filter(dtype::u8, 4096, 4096, 5, boundary::nearest, false, 3, true));  // RGB
+      // A blur of a photo: a separable 15 x 15 mask, which c08 takes only at run time.
+      out.push_back(filter(dtype::u8, 2048, 2048, 15, boundary::nearest, true, 3, true));
     } else if (s == size::quick) {
       for (std::size_t k : {3, 7})
         out.push_back(filter(dtype::f32, 1024, 1024, k, boundary::nearest));

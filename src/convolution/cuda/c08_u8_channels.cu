@@ -16,6 +16,7 @@
 // time it took 0.112 ms, and by words 0.104 ms (docs/convolution.md, "u8 images";
 // bench/results/h200-2026-11-27-convolution-c08-word-staging.txt).
 #include "convolution/cuda/constant_mask.cuh"
+#include "convolution/cuda/u8_values.cuh"
 
 namespace pplab::detail::gpu_conv {
 namespace {
@@ -41,19 +42,6 @@ constexpr int row_floats(int kw, int ch, bool words) {
 std::size_t shared_bytes(int kh, int kw, int ch, bool words) {
   return std::size_t(block_rows * S + kh - 1) * std::size_t(row_floats(kw, ch, words)) *
          sizeof(float);
-}
-
-// Rounded to nearest (ties to even), saturated to 0..255, NaN as 0 (fmaxf returns the number).
-// Adding 1.5 x 2^23 to a value in [0, 255] leaves it rounded in the low bits of the sum (ties to
-// even, as the FPU rounds): two min/max and an add, where a conversion instruction would run at
-// an eighth of the FMA pipe's rate.
-__device__ __forceinline__ std::uint8_t to_u8(float v) {
-  return std::uint8_t(__float_as_uint(fminf(fmaxf(v, 0.0f), 255.0f) + 12582912.0f));
-}
-
-// A byte as f32 by the same trick backwards: its bits under the exponent of 2^23, less 2^23.
-__device__ __forceinline__ float to_f32(std::uint8_t b) {
-  return __uint_as_float(0x4B000000u | b) - 8388608.0f;
 }
 
 // Tile byte (ly, lb) of the tile whose first pixel is (y, x): channel lb % CH of pixel lb / CH,

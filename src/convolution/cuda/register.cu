@@ -30,6 +30,9 @@ void c08_run(const convolution_call&);
 bool c09_can_run(const convolution_problem&);
 std::size_t c09_scratch(const convolution_problem&);
 void c09_run(const convolution_call&);
+bool c10_can_run(const convolution_problem&);
+std::size_t c10_scratch(const convolution_problem&);
+void c10_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
@@ -108,6 +111,12 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c09_scratch,
                c09_run,
                [](const convolution_problem& p) { return tile_intensity(p, 64, 128); }});
+  r.push_back({{"convolution/cuda/c10_u8_planes", backend::cuda, 10,
+                "a u8 image's channels split into f32 planes, each filtered by the f32 rung for "
+                "its mask, joined back: every mask compiled"},
+               c10_can_run,
+               c10_scratch,
+               c10_run});
 }
 
 }  // namespace pplab::detail
