@@ -137,12 +137,13 @@ TEST_P(Matmul, WholeVectorRowsAndManyTiles) {
 }
 
 // A NaN in A makes its row of C NaN; an infinity makes its row +-inf (every B element here is
-// finite and nonzero), except on m14, whose split of each operand into two TF32 values turns an
-// infinity into NaN (documented there). The other rows stay finite. Shapes of whole tiles and odd.
+// finite and nonzero), except on the split-TF32 rungs (m14, m16), whose split of each operand
+// into two TF32 values turns an infinity into NaN (documented in m14). The other rows stay finite.
+// Shapes of whole tiles and odd.
 TEST_P(Matmul, NanAndInfinityReachTheirRows) {
   const matmul_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
-  const bool inf_becomes_nan = r.info.id == "matmul/cuda/m14_f32_split_tf32";
+  const bool inf_becomes_nan = r.info.tf32_split;
   std::mt19937_64 rng(fresh_seed());
   std::uniform_real_distribution<float> positive(0.5f, 1.5f);
   for (const shape& s : {shape{128, 128, 64}, shape{67, 45, 33}}) {

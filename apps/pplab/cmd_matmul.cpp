@@ -67,7 +67,9 @@ io::array load_matrix(const std::string& path, const char* name,
 }
 
 void run(const matmul_cli& o) {
-  const backend where = o.backend.resolve("matmul", o.variant);
+  // "split_tf32" names a precision, not a rung: the API picks its rung, on the GPU.
+  const backend where = o.variant == "split_tf32" ? (require(backend::cuda), backend::cuda)
+                                                  : o.backend.resolve("matmul", o.variant);
   const bool job = job_ranks(where) > 1;
   // Opened first: an output that cannot be written is reported before the work, not after it.
   std::optional<io::output_file> out;
@@ -197,7 +199,9 @@ void add_matmul(CLI::App& app) {
   o->backend.add_to(*cmd);
   cmd->add_option(
       "--rung,--variant", o->variant,
-      "run one rung by id, or by its last part (m14_f32_split_tf32); see `pplab list matmul`");
+      "run one rung by id, or by its last part (m15_wide_async); see `pplab list matmul`; "
+      "split_tf32: f32 on the TF32 tensor cores, each operand split in two (the GPU's best "
+      "such rung)");
   cmd->callback([o] { run(*o); });
 }
 

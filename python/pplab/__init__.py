@@ -389,7 +389,7 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
     if precision == "split_tf32":
         if name != "float32":
             raise ValueError("precision 'split_tf32' is for float32 arrays")
-        variant = variant or "m14_f32_split_tf32"
+        variant = variant or "split_tf32"
         backend = backend or "cuda"
     out = _empty(a, (a.shape[0], b.shape[1]), name)
     _run(_pplab.matmul, a, b, out, 1.0, 0.0, backend, variant)

@@ -173,11 +173,15 @@ struct matmul_case {
   // cuBLAS DGEMM runs on the fp64 tensor cores: where the lab has no measure of them (a build
   // for a GPU before sm_90) the SIMT FMA peak does not bound it, and its row is shown without a
   // ceiling rather than above one.
-  // m14 multiplies f32 as three TF32 tensor-core products: held against the TF32 tensor cores'
-  // peak with all three counted (the SIMT fp32 peak does not bound it).
+  // m14 and m16 multiply f32 as three TF32 tensor-core products: each held against the peak of
+  // the TF32 instructions it issues (mma.sync, wgmma) with all three counted (the SIMT fp32 peak
+  // does not bound them).
   void extra_ceilings(session& s, detail::executor& ex, const problem& pr, row& out) const {
-    const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
-    if (out.rung == "matmul/cuda/m14_f32_split_tf32" && !std::isnan(s.ceiling(tf32))) {
+    const std::string tf32 = out.rung == "matmul/cuda/m16_f32_split_tf32_wgmma"
+                                 ? "gpu_tf32_wgmma_GFLOPs"
+                                 : "gpu_tf32_tensor_GFLOPs";
+    const detail::matmul_rung* r = detail::find_by_id_or_end<detail::matmul_rung>(out.rung);
+    if (r && r->info.tf32_split && !std::isnan(s.ceiling(tf32))) {
       out.ceiling = tf32;
       out.pct_of_ceiling = 100 * 3 * out.GFLOPs / s.ceiling(tf32);
       out.add_note("three TF32 products per multiply-add, all counted against the TF32 peak");

@@ -24,6 +24,21 @@ span_bytes extent(const void* p, std::size_t rows, std::size_t cols, std::size_t
 }
 bool overlap(span_bytes x, span_bytes y) { return x.begin < y.end && y.begin < x.end; }
 
+// The variant "split_tf32" names a precision rather than a rung: the first of the policy's split
+// rungs for the problem that can run it.
+std::string_view split_tf32_rung(backend where, const detail::matmul_problem& p) {
+  if (p.type != dtype::f32)
+    fail(errc::invalid_argument,
+         "matmul: split_tf32 multiplies f32 matrices, not " + std::string(name_of(p.type)));
+  for (std::string_view id : detail::split_tf32_policy(where, p)) {
+    const detail::matmul_rung* r = detail::find_by_id_or_end<detail::matmul_rung>(id);
+    if (r && r->can_run(p)) return id;
+  }
+  fail(errc::unsupported, "matmul: split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
+                          "cores (sm_80 on); not on backend " +
+                              std::string(name_of(where)));
+}
+
 }  // namespace
 
 namespace {
@@ -67,7 +82,9 @@ void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t 
   });
   detail::together([&] {
     const detail::matmul_problem p{t, m, n, k};
-    const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(where, p, how);
+    const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(where, p) : how.rung,
+                            how.ran};
+    const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(where, p, named);
     if (!on_device) {
       detail::run_rung(r, {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
       return;

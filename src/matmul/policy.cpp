@@ -79,6 +79,18 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   }
 }
 
+// split_tf32 (f32 as three TF32 products, opt-in): m16's warpgroup products where C has a tile of
+// 128 x 128 for every SM (m16 runs one block an SM and never slices K), else m14, which slices K
+// for few tiles; each the other's fallback where it cannot run (m16 needs sm_90a).
+std::vector<std::string_view> split_tf32_policy(backend b, const matmul_problem& p) {
+  if (b != backend::cuda) return {};
+  const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+  constexpr std::string_view m14 = "matmul/cuda/m14_f32_split_tf32",
+                             m16 = "matmul/cuda/m16_f32_split_tf32_wgmma";
+  if (tiles >= std::size_t(gpu().sm_count)) return {m16, m14};
+  return {m14, m16};
+}
+
 std::string tune_key(const matmul_problem& p) {
   return std::string(name_of(p.type)) + " m~" + size_class(p.m) + " n~" + size_class(p.n) + " k~" +
          size_class(p.k);

@@ -40,6 +40,9 @@ std::string tune_key(const matmul_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const matmul_problem& p);
+// The rungs of the split-TF32 precision (opt-in: the variant "split_tf32" names it), in order of
+// preference; none off the GPU.
+std::vector<std::string_view> split_tf32_policy(backend b, const matmul_problem& p);
 
 // The call's pointers are host memory; its scratch and stream are ignored. Through the executor
 // of r's backend (or `ex`): in place on the host, the matrices copied row by row elsewhere.

@@ -24,7 +24,8 @@ set(cuda_sources matmul/cuda/m00_cublas.cu matmul/cuda/m01_naive.cu matmul/cuda/
   matmul/cuda/m09_async_pipeline.cu matmul/cuda/m10_split_k.cu
   matmul/cuda/m12_padded_whole_tiles.cu
   matmul/cuda/m13_f64_tensor_cores.cu matmul/cuda/m14_f32_split_tf32.cu
-  matmul/cuda/m15_wide_async.cu matmul/cuda/register.cu)
+  matmul/cuda/m15_wide_async.cu matmul/cuda/m16_f32_split_tf32_wgmma.cu
+  matmul/cuda/register.cu)
 set(nccl_sources matmul/nccl/m01_rows_broadcast_b.cpp matmul/nccl/m02_broadcast_overlapped.cpp
   matmul/nccl/m03_summa.cpp matmul/nccl/register.cpp)
 set(mpi_sources matmul/mpi/summa.cpp matmul/mpi/m01_summa.cpp matmul/mpi/m02_summa_overlapped.cpp

@@ -10,13 +10,11 @@
 // its start 16-byte aligned; a tile that reaches past the image's edge is staged by stage_tile as
 // before, since the engine fills outside the image with zeros and the boundary modes want other
 // values.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 #include <cstdint>
 #include <cuda/ptx>
 
 #include "convolution/cuda/tile_staging.cuh"
+#include "core/cuda/copy_engine.cuh"
 #include "core/cuda/launch.cuh"
 
 namespace pplab::detail::gpu_conv {
@@ -30,36 +28,16 @@ struct tile_map {
 };
 
 // The map of f's input for h x w tiles, if the kernel built for this GPU has the copy engine
-// (sm_90 or later) and the image's layout allows it. The driver's encoder is found through the
-// runtime's entry points, as libpplab does not link libcuda.
+// (sm_90 or later) and the image's layout allows it.
 template <class T, int h, int w, class Kernel>
 tile_map encode_tile_map(const image<T>& f, Kernel kernel) {
   static_assert(h <= 256 && w <= 256 && w * sizeof(T) % 16 == 0, "a box the copy engine takes");
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
-  static const bool engine = [&] {
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
-                                         reinterpret_cast<void**>(&encode), 12000,
-                                         cudaEnableDefault, &q) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    return encode != nullptr && kernel_built_for(kernel, 90);
-  }();
+  static const bool engine = kernel_built_for(kernel, 90);
   tile_map t{};
-  const std::uint64_t pitch = f.ld_in * sizeof(T);
-  if (!engine || reinterpret_cast<std::uintptr_t>(f.in) % 16 != 0 || pitch % 16 != 0 ||
-      pitch >= (std::uint64_t(1) << 40) || f.rows < h || f.cols < w)
-    return t;
-  const cuuint64_t size[2] = {cuuint64_t(f.cols), cuuint64_t(f.rows)};
-  const cuuint64_t stride[1] = {pitch};
-  const cuuint32_t box[2] = {cuuint32_t(w), cuuint32_t(h)}, step[2] = {1, 1};
-  t.usable =
-      encode(&t.map,
-             sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2,
-             const_cast<T*>(f.in), size, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  if (!engine || f.rows < h || f.cols < w) return t;
+  t.usable = encode_matrix_map(
+      &t.map, sizeof(T) == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+      sizeof(T), f.in, f.rows, f.cols, f.ld_in * sizeof(T), h, w, CU_TENSOR_MAP_SWIZZLE_NONE);
   return t;
 }
 

@@ -92,6 +92,30 @@ __global__ void mma_tf32_kernel(float* sink, int iters) {
   if (s == -1.0f) *sink = s;  // never: the chains stay positive
 }
 
+// The TF32 peak of Hopper's warpgroup products (wgmma, as m16 multiplies): each of a block's two
+// warpgroups adds 4 products of 64 x 128 x 8 a round into its 64 x 128 accumulators, the operands
+// read from shared memory by descriptor in m16's layout (128-byte rows, swizzled).
+__global__ void __launch_bounds__(256) wgmma_tf32_kernel(float* sink, int iters) {
+  __shared__ __align__(1024) float tiles[(64 + 128) * 32];  // A's 64 x 32, B's 128 x 32
+  for (int i = int(threadIdx.x); i < (64 + 128) * 32; i += 256) tiles[i] = 1e-3f * float(i % 7);
+  __syncthreads();
+  float d[64] = {};
+  wgmma_fence();
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      wgmma_64x128x8_tf32(d, wgmma_tile_128b(tiles + k * 8),
+                          wgmma_tile_128b(tiles + 64 * 32 + k * 8));
+    wgmma_commit();
+    wgmma_wait<1>();
+  }
+  wgmma_wait<0>();
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < 64; ++k) s += d[k];
+  if (s == -1.0f) *sink = s;  // never: the sums stay positive
+}
+
 // Pinned and device chunk buffers and the two streams of stream_in, one set per host thread,
 // kept for the next call (pinned memory is slow to take).
 struct staging {
@@ -483,6 +507,11 @@ public:
              peak(mma_tf32_kernel, sink.as<float>(), 1024, 2.0 * 16 * 8 * 8 * 4 * (256 / warp)),
              "register-resident TF32 tensor-core chains (mma.sync 16 x 8 x 8, 4 per warp, a "
              "full GPU of warps)"});
+      if (kernel_built_for(wgmma_tf32_kernel, 90) && wgmma_in_build())
+        out.push_back({"gpu_tf32_wgmma_GFLOPs",
+                       peak(wgmma_tf32_kernel, sink.as<float>(), 1024, 2.0 * 64 * 128 * 8 * 4 * 2),
+                       "TF32 warpgroup products (wgmma 64 x 128 x 8) from shared memory, two "
+                       "warpgroups a block, a full GPU of blocks"});
     }
     const timing t = time(
         [&] {

@@ -32,6 +32,9 @@ void m14_run(const matmul_call&);
 bool m15_can_run(const matmul_problem&);
 std::size_t m15_scratch(const matmul_problem&);
 void m15_run(const matmul_call&);
+bool m16_can_run(const matmul_problem&);
+std::size_t m16_scratch(const matmul_problem&);
+void m16_run(const matmul_call&);
 }  // namespace gpu_matmul
 
 void register_matmul_cuda(std::vector<matmul_rung>& r) {
@@ -104,6 +107,13 @@ void register_matmul_cuda(std::vector<matmul_rung>& r) {
                m15_can_run,
                m15_scratch,
                m15_run});
+  r.push_back({{"matmul/cuda/m16_f32_split_tf32_wgmma", backend::cuda, 16,
+                "m14's three TF32 products on Hopper's warpgroup products (wgmma), the operands "
+                "split once by a first pass, tiles by the copy engine (opt-in)",
+                false, true, false, /*opt_in=*/true, /*tf32_split=*/true},
+               m16_can_run,
+               m16_scratch,
+               m16_run});
 }
 
 }  // namespace pplab::detail
