@@ -5,7 +5,8 @@
 // the two took the same time, 40 ms a call). GPU: c06's register strips for square masks of 3 to
 // 15, c04's output tiles for the rest (H100, 8192 x 8192 f32: c06 2.4x to 5.8x c04,
 // bench/results/h100-2026-11-25-convolution-2e0afd4.json); a separable mask of 5 x 5 or more in
-// c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json).
+// c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json), square
+// separable masks to 31 x 31 included.
 #include "convolution/rung.hpp"
 #include "core/run.hpp"
 
@@ -28,8 +29,10 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
     // 0.336; 9 x 9 c08 1.63-1.78 ms, c10 0.42-0.48; 2048 x 2048 15 x 15 separable c08 0.984,
     // c10 0.110. Elsewhere c10's planes run c04, no faster than c08 (3 x 7 0.92 against 0.70 ms,
     // 17 x 17 and 31 x 31 within 4%).
+    // Separable squares past 15 (Gaussian blurs) have c07 for their planes since it compiles
+    // masks to 31.
     if (u8_image(p)) {
-      if (p.kh == p.kw && p.kh >= 9 && p.kh <= 15)
+      if (p.kh == p.kw && p.kh >= 9 && (p.kh <= 15 || p.separable))
         return {"convolution/cuda/c10_u8_planes", "convolution/cuda/c08_u8_channels"};
       return {"convolution/cuda/c08_u8_channels", "convolution/cuda/c10_u8_planes"};
     }

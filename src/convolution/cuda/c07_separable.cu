@@ -5,7 +5,7 @@
 // `row` into a second shared array (barrier), and each thread filters its strip of 8 outputs down
 // y with `col`, each row of the first pass loaded once into a register and added into every output
 // it reaches. kh + kw multiply-adds per output instead of kh x kw, and the image read once from
-// memory. K is a template parameter (square masks of 3 to 15), as in c06: with a runtime K the
+// memory. K is a template parameter (square masks of 3 to 31), as in c06: with a runtime K the
 // first version divided by the tile's runtime width for every element it loaded and indexed the
 // constant bank at run time, and ran at 29% of the copy ceiling at 7 x 7, slower than c06.
 // The pass across x is register-blocked too: a thread filters X = 4 neighbouring outputs of a row
@@ -104,7 +104,8 @@ __global__ void __launch_bounds__(tile* block_rows, 6)
 
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
   auto kernel = [] {  // only the one launched is compiled
-    if constexpr (sizeof(T) == 4) return separable_six_blocks<T, K>;
+    // Past 15 x 15 a thread's K + 3 values of the pass across do not fit in 40 registers.
+    if constexpr (sizeof(T) == 4 && K <= 15) return separable_six_blocks<T, K>;
     else return separable<T, K>;
   }();
   allow_shared(kernel, shared_bytes<T, K>());
@@ -130,17 +131,34 @@ struct rung {
       return launch<T, 11>(f, s);
     case 13:
       return launch<T, 13>(f, s);
-    default:
+    case 15:
       return launch<T, 15>(f, s);
+    case 17:
+      return launch<T, 17>(f, s);
+    case 19:
+      return launch<T, 19>(f, s);
+    case 21:
+      return launch<T, 21>(f, s);
+    case 23:
+      return launch<T, 23>(f, s);
+    case 25:
+      return launch<T, 25>(f, s);
+    case 27:
+      return launch<T, 27>(f, s);
+    case 29:
+      return launch<T, 29>(f, s);
+    default:
+      return launch<T, 31>(f, s);
     }
   }
 };
 
 }  // namespace
 
-// Square masks of 3 to 15: f64 at 15 x 15 takes 78 x 80 x 8 bytes, past the default 48 KiB.
+// Square masks of 3 to 31 (a Gaussian of sigma 2 is 17 x 17, of sigma 5 31 x 31): f64 at 15 x 15
+// takes 78 x 80 x 8 bytes, past the default 48 KiB, and at 31 x 31 94 x 96 x 8.
 bool c07_can_run(const convolution_problem& p) {
-  return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 15;
+  return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 31;
 }
 void c07_run(const convolution_call& c) { dispatch<rung>(c); }
 
