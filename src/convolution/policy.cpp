@@ -4,9 +4,10 @@
 // machine, bench/results/cpu-2core-2026-11-25-convolution-quick.json; at 3 x 3 on 4096 x 4096
 // the two took the same time, 40 ms a call). GPU: c06's register strips for square masks of 3 to
 // 15, c04's output tiles for the rest (H100, 8192 x 8192 f32: c06 2.4x to 5.8x c04,
-// bench/results/h100-2026-11-25-convolution-2e0afd4.json); a separable mask of 5 x 5 or more in
-// c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json), square
-// separable masks to 31 x 31 included.
+// bench/results/h100-2026-11-25-convolution-2e0afd4.json), and f32 squares to 31 since c06 compiles
+// them (H200: 2.7x to 5.3x c04, ...-convolution-c06-to-31.txt); a separable mask of 5 x 5 or more
+// in c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json),
+// square separable masks to 31 x 31 included.
 #include "convolution/rung.hpp"
 #include "core/run.hpp"
 
@@ -28,11 +29,12 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
     // (bench/results/h200-2026-11-27-convolution-c10-u8-planes.txt): 5 x 5 c08 0.104 ms, c10
     // 0.336; 9 x 9 c08 1.63-1.78 ms, c10 0.42-0.48; 2048 x 2048 15 x 15 separable c08 0.984,
     // c10 0.110. Elsewhere c10's planes run c04, no faster than c08 (3 x 7 0.92 against 0.70 ms,
-    // 17 x 17 and 31 x 31 within 4%).
-    // Separable squares past 15 (Gaussian blurs) have c07 for their planes since it compiles
-    // masks to 31.
+    // 17 x 17 and 31 x 31 within 4% then). Squares past 15 have c06 or c07 for their planes since
+    // they compile masks to 31: 17 x 17 c10 1.20 ms against c08's 4.84, 31 x 31 3.70 against 14.69
+    // (...-convolution-c06-to-31.txt); separable 17 x 17 0.459 against 4.824
+    // (...-convolution-c07-to-31.txt).
     if (u8_image(p)) {
-      if (p.kh == p.kw && p.kh >= 9 && (p.kh <= 15 || p.separable))
+      if (p.kh == p.kw && p.kh >= 9)
         return {"convolution/cuda/c10_u8_planes", "convolution/cuda/c08_u8_channels"};
       return {"convolution/cuda/c08_u8_channels", "convolution/cuda/c10_u8_planes"};
     }

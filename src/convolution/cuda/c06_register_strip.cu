@@ -7,8 +7,8 @@
 // K (S + K - 1) / S, and with K a compile-time constant every loop unrolls, the mask's offsets are
 // immediates into the constant bank, and the S sums stay in registers. The tile's loads are all in
 // flight before the first is stored (tile_staging.cuh), or, from f32 5 x 5 and f64 7 x 7 up, the
-// copy engine copies the tile (tile_copy_engine.cuh). Square masks of 3 to 15 (other masks run
-// c04).
+// copy engine copies the tile (tile_copy_engine.cuh). Square masks of 3 to 15, and f32 ones to 31
+// (past 21 x 21 the mask's rows in chunks of 8, below); other masks run c04.
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_copy_engine.cuh"
 
@@ -40,6 +40,40 @@ template <int K, class T> constexpr std::size_t strip_shared() {
 // ...-copy-engine-lab.txt).
 template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 5 : 7);
 
+// Adds mask rows i0 .. i0 + C - 1 (those below K) into a strip's S sums: each of the S + C - 1
+// input rows they reach (those inside the tile's S + K - 1) loaded once, its K values added into
+// every sum the row reaches. `in`: the strip's first input row at this thread's column, rows w
+// apart. With C = K (i0 = 0) the whole mask, every index known at compile time.
+template <class T, int K, int S, int C>
+__device__ __forceinline__ void add_rows(const T* in, int w, int i0, T (&acc)[S]) {
+#pragma unroll
+  for (int q = 0; q < S + C - 1; ++q) {  // input row i0 + q of the strip (halo included)
+    if (C < K && i0 + q >= S + K - 1) break;
+    T v[K];
+    const T* row = in + (i0 + q) * w;
+#pragma unroll
+    for (int j = 0; j < K; ++j) v[j] = row[j];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      const int i = q - s;  // the chunk's mask row that input row q is for output s
+      if (i >= 0 && i < C && (C == K || i0 + i < K)) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) acc[s] += tap<T>((i0 + i) * K + j) * v[j];
+      }
+    }
+  }
+}
+
+// f32 masks past 15 x 15, measured on the H200 (whole calls on 8192 x 8192, three builds of each
+// K in one call: bench/results/h200-2026-11-27-convolution-c06-to-31.txt): ptxas unrolls the whole
+// strip to 21 x 21 (17 x 17 1.15 ms, 21 x 21 1.78; in chunks 2.3 and 2.8); from 23 x 23 it kept
+// the loop over rows and read the taps by run-time index (31 x 31 10.6 ms), so the mask's rows go
+// in chunks of 8 (31 x 31 4.5 ms), at two blocks an SM where that measured faster (23 x 23 2.28
+// against 2.59-2.73, 29 x 29 4.46 against 5.26-5.38, though both spill; 31 x 31 spills 1.2 KB
+// there and took 9.6 ms).
+template <int K> constexpr bool by_chunks = K > 21;
+template <class T, int K> constexpr bool two_blocks = sizeof(T) == 4 && (K == 23 || K == 29);
+
 template <class T, int K>
 __device__ __forceinline__ void filter_strip(const image<T>& f, const tile_map& tiles) {
   extern __shared__ __align__(128) unsigned char raw[];
@@ -55,20 +89,12 @@ __device__ __forceinline__ void filter_strip(const image<T>& f, const tile_map& 
   T acc[S];
 #pragma unroll
   for (int s = 0; s < S; ++s) acc[s] = 0;
-#pragma unroll
-  for (int q = 0; q < S + K - 1; ++q) {  // input row first + q of the tile (halo included)
-    T v[K];
-    const T* row = in + (first + q) * w + tx + lead(r) - r;
-#pragma unroll
-    for (int j = 0; j < K; ++j) v[j] = row[j];
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      const int i = q - s;  // the mask row that input row q is for output s
-      if (i >= 0 && i < K) {
-#pragma unroll
-        for (int j = 0; j < K; ++j) acc[s] += tap<T>(i * K + j) * v[j];
-      }
-    }
+  const T* const strip_in = in + first * w + tx + lead(r) - r;
+  if constexpr (!by_chunks<K>) {
+    add_rows<T, K, S, K>(strip_in, w, 0, acc);
+  } else {  // mask rows in chunks of 8, each chunk's S + 7 input rows loaded once
+#pragma unroll 1
+    for (int i0 = 0; i0 < K; i0 += 8) add_rows<T, K, S, 8>(strip_in, w, i0, acc);
   }
   store_strip(f, acc, y0 + first, x);
 }
@@ -90,9 +116,16 @@ __global__ void __launch_bounds__(tile* block_rows, 6)
   filter_strip<T, K>(f, tiles);
 }
 
+template <class T, int K>
+__global__ void __launch_bounds__(tile* block_rows, 2)
+    strip_two_blocks(image<T> f, const __grid_constant__ tile_map tiles) {
+  filter_strip<T, K>(f, tiles);
+}
+
 template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
   auto kernel = [] {  // only the one launched is compiled
     if constexpr (six_blocks<T, K>) return strip_six_blocks<T, K>;
+    else if constexpr (two_blocks<T, K>) return strip_two_blocks<T, K>;
     else return strip<T, K>;
   }();
   kernel<<<tiles_over(f.rows, f.cols, block_rows * S<T, K>, tile), dim3(tile, block_rows),
@@ -104,6 +137,28 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
     const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
+    if constexpr (sizeof(T) == 4) {  // f32 compiles masks to 31 x 31 (f64 to 15: c04 beyond)
+      switch (f.kh) {
+      case 17:
+        return launch<T, 17>(f, s);
+      case 19:
+        return launch<T, 19>(f, s);
+      case 21:
+        return launch<T, 21>(f, s);
+      case 23:
+        return launch<T, 23>(f, s);
+      case 25:
+        return launch<T, 25>(f, s);
+      case 27:
+        return launch<T, 27>(f, s);
+      case 29:
+        return launch<T, 29>(f, s);
+      case 31:
+        return launch<T, 31>(f, s);
+      default:
+        break;
+      }
+    }
     switch (f.kh) {
     case 3:
       return launch<T, 3>(f, s);
@@ -129,7 +184,8 @@ std::size_t c06_tile_rows(const convolution_problem& p) {
   return std::size_t(block_rows * strip_outputs(p.type == dtype::f32, int(p.kh)));
 }
 bool c06_can_run(const convolution_problem& p) {
-  return p.kh == p.kw && p.kh >= 3 && p.kh <= 15 && fits(p, c06_tile_rows(p));
+  return p.kh == p.kw && p.kh >= 3 && p.kh <= (p.type == dtype::f32 ? 31 : 15) &&
+         fits(p, c06_tile_rows(p));
 }
 void c06_run(const convolution_call& c) { dispatch<rung>(c); }
 
