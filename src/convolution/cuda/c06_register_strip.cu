@@ -137,44 +137,9 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
     const mask_in_bank<T> bank(mask, f.kh * f.kw, s);
-    if constexpr (sizeof(T) == 4) {  // f32 compiles masks to 31 x 31 (f64 to 15: c04 beyond)
-      switch (f.kh) {
-      case 17:
-        return launch<T, 17>(f, s);
-      case 19:
-        return launch<T, 19>(f, s);
-      case 21:
-        return launch<T, 21>(f, s);
-      case 23:
-        return launch<T, 23>(f, s);
-      case 25:
-        return launch<T, 25>(f, s);
-      case 27:
-        return launch<T, 27>(f, s);
-      case 29:
-        return launch<T, 29>(f, s);
-      case 31:
-        return launch<T, 31>(f, s);
-      default:
-        break;
-      }
-    }
-    switch (f.kh) {
-    case 3:
-      return launch<T, 3>(f, s);
-    case 5:
-      return launch<T, 5>(f, s);
-    case 7:
-      return launch<T, 7>(f, s);
-    case 9:
-      return launch<T, 9>(f, s);
-    case 11:
-      return launch<T, 11>(f, s);
-    case 13:
-      return launch<T, 13>(f, s);
-    default:
-      return launch<T, 15>(f, s);
-    }
+    const auto go = [&]<int K>() { launch<T, K>(f, s); };
+    if constexpr (sizeof(T) == 4) with_odd_side<3, 31>(f.kh, go);
+    else with_odd_side<3, 15>(f.kh, go);  // f64 past 15 x 15 runs c04
   }
 };
 

@@ -66,6 +66,14 @@ template <class Impl> void dispatch(const convolution_call& c) {
   else go(double{});
 }
 
+// The rungs whose mask side K is a template parameter: calls go.template operator()<K>() with K the
+// odd side from lo to hi that equals k (k odd), hi for any k past it.
+template <int lo, int hi, class Go> void with_odd_side(int k, Go&& go) {
+  if constexpr (lo >= hi) go.template operator()<hi>();
+  else if (k <= lo) go.template operator()<lo>();
+  else with_odd_side<lo + 2, hi>(k, go);
+}
+
 // Every GPU rung: f32 or f64, sides that fit an int and a grid of at most 65535 tile rows.
 inline bool fits(const convolution_problem& p, std::size_t tile_rows = 8) {
   return float_or_double(p) && p.cols < (std::size_t(1) << 31) &&
