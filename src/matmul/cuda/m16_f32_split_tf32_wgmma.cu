@@ -22,7 +22,8 @@
 // multiply-adds a cycle an SM, 135 bytes a cycle against 128. Predicted 60-70% of the wgmma rate.
 // Measured on the H200 (bench/results/h200-2026-11-27-matmul-m16-first.*, one lab run): 8192^3
 // 9.58 ms, 71.6% of the 481 TFLOP/s the lab's wgmma probe reached, 2.24x cuBLAS strict SGEMM and
-// 1.68x m14; 4096^3 2.40x, 4093^3 2.44x; C with fewer tiles than SMs (128 x 8192 x 8192) 0.69x,
+// 1.68x m14; 4096^3 2.40x, 4093^3 2.44x (a second run, ...-matmul-m16-32ffc70.*: 8192^3 2.28x,
+// 4096^3 2.39x); C with fewer tiles than SMs (128 x 8192 x 8192) 0.69x,
 // where m14's K slices take over (policy.cpp).
 #include <cuda/ptx>
 
