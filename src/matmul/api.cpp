@@ -1,4 +1,5 @@
 // pplab::matmul: checks shapes, strides and overlap, picks the backend's rung, runs it.
+#include <optional>
 #include <string>
 
 #include <cstdio>
@@ -25,15 +26,25 @@ span_bytes extent(const void* p, std::size_t rows, std::size_t cols, std::size_t
 bool overlap(span_bytes x, span_bytes y) { return x.begin < y.end && y.begin < x.end; }
 
 // The variant "split_tf32" names a precision rather than a rung: the first of the policy's split
-// rungs for the problem that can run it.
+// rungs for the problem that can run it and whose scratch fits the device's free memory (m16's
+// is the operands split, twice their size), else the first that can run it.
 std::string_view split_tf32_rung(backend where, const detail::matmul_problem& p) {
   if (p.type != dtype::f32)
     fail(errc::invalid_argument,
          "matmul: split_tf32 multiplies f32 matrices, not " + std::string(name_of(p.type)));
+  std::optional<std::size_t> free;
+  const auto free_bytes = [&] {
+    if (!free) free = detail::executor_for(where).free_bytes();
+    return *free;
+  };
+  std::string_view runnable;
   for (std::string_view id : detail::split_tf32_policy(where, p)) {
     const detail::matmul_rung* r = detail::find_by_id_or_end<detail::matmul_rung>(id);
-    if (r && r->can_run(p)) return id;
+    if (!r || !r->can_run(p)) continue;
+    if (detail::scratch_fits(r->scratch(p), free_bytes)) return id;
+    if (runnable.empty()) runnable = id;
   }
+  if (!runnable.empty()) return runnable;
   fail(errc::unsupported, "matmul: split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
                           "cores (sm_80 on); not on backend " +
                               std::string(name_of(where)));
