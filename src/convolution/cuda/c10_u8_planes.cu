@@ -2,12 +2,12 @@
 // takes only at run time (other than 3 x 3, 5 x 5 and 7 x 7): the interleaved bytes are split into
 // one f32 plane per channel, each plane is filtered by the rung the API runs for an f32 image with
 // that mask (c07's fused passes for a separable mask such as a Gaussian, c06's register strips for
-// square masks to 15 x 15, c04 for the rest), and the planes are joined back into the interleaved
-// output, rounded and saturated to u8 or as f32. c08 filters the interleaved tile itself, but its
-// loops over a mask known only at run time neither unroll nor keep the taps as operands: about ten
-// times its compile-time cost per tap (docs/convolution.md). Here the split and the join each pass
-// over the image once (a byte and a float of each channel's plane, each way), and every mask runs
-// compiled. The planes, two f32 copies of the image, are the rung's scratch.
+// square masks, both to 31 x 31; c04 for the rest), and the planes are joined back into the
+// interleaved output, rounded and saturated to u8 or as f32. c08 filters the interleaved tile
+// itself, but its loops over a mask known only at run time neither unroll nor keep the taps as
+// operands: about ten times its compile-time cost per tap (docs/convolution.md). Here the split and
+// the join each pass over the image once (a byte and a float of each channel's plane, each way),
+// and every mask runs compiled. The planes, two f32 copies of the image, are the rung's scratch.
 #include "convolution/cuda/conv_cuda.cuh"
 #include "convolution/cuda/u8_values.cuh"
 #include "core/run.hpp"
