@@ -242,6 +242,22 @@ TEST(Api, BadCallsGetClearErrors) {
         matmul(backend::cpu, dtype::i32, 1, 1, 1, 1, a.data(), 1, b.data(), 1, 0, c.data(), 1);
       },
       "f32 or f64");
+  // "split_tf32" names a precision: f32 alone, and on the GPU alone.
+  std::vector<double> a64(6), b64(6), c64(4);
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        matmul(backend::cpu, dtype::f64, 2, 2, 3, 1, a64.data(), 3, b64.data(), 2, 0, c64.data(), 2,
+               {"split_tf32"});
+      },
+      "split_tf32 multiplies f32 matrices, not f64");
+  expect_error(
+      errc::unsupported,
+      [&] {
+        matmul(backend::cpu, dtype::f32, 2, 2, 3, 1, a.data(), 3, b.data(), 2, 0, c.data(), 2,
+               {"split_tf32"});
+      },
+      "split_tf32 runs on the cuda backend");
   if (!available(backend::cuda))
     expect_error(
         errc::unsupported, [&] { reduce(cuda, one, sum); }, "cuda");
