@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda/async_copy.cuh"
 #include "core/cuda/toolbox.cuh"
 #include "core/cuda/vector_access.cuh"
 #include "matmul/matmul_common.hpp"
@@ -206,35 +207,6 @@ __device__ inline void load_tile_vec(const T* src, std::size_t ld, std::size_t r
   T regs[tile_share<R, C, NT>];
   fetch_tile<R, C, NT>(src, ld, rows, cols, r0, c0, regs, aligned);
   put_tile<R, C, NT, transposed>(regs, dst);
-}
-
-// Asynchronous copies from global to shared memory (cp.async, sm_80 on): no registers on the way.
-__device__ inline unsigned shared_address(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-
-// Copies `bytes` (4, 8 or 16) from global to shared memory, or zeros them when `in` is false.
-template <int bytes> __device__ inline void copy_async(void* dst, const void* src, bool in) {
-  if constexpr (bytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)),
-                 "l"(src), "r"(in ? 16 : 0));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
-                 "l"(src), "n"(bytes), "r"(in ? bytes : 0));
-}
-// The same for a source always inside the matrix: no source size, so no zero-fill operand, and
-// the line's other sectors fetched into L2 with it (the operand's next tiles read them).
-template <int bytes> __device__ inline void copy_async_inside(void* dst, const void* src) {
-  if constexpr (bytes == 16)
-    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(shared_address(dst)),
-                 "l"(src));
-  else
-    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;\n" ::"r"(shared_address(dst)),
-                 "l"(src), "n"(bytes));
-}
-__device__ inline void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int pending> __device__ inline void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
 }
 
 // Stores a thread's strip of `count` results of row i from column j: with vector loads and
