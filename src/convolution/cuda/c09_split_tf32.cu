@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "convolution/cuda/conv_cuda.cuh"
+#include "convolution/cuda/split_tf32.cuh"
 #include "core/cuda/launch.cuh"
 #include "core/cuda/tensor_cores.cuh"
 
@@ -48,18 +49,6 @@ inline std::size_t shared_bytes(int kh, int ks) {
   return std::size_t(block_out_rows + kh - 1) * std::size_t(tile_cols(ks)) * sizeof(float);
 }
 inline int blocks_of(int kw) { return (kw + 14) / 8; }  // KS: 1 at kw = 1, 3 at 15, 5 at 31
-
-// An image value as big + small, TF32 values: big is x with its low 13 bits cleared, small the
-// rest (exact in fp32) as it is, whose low 13 bits the tensor cores do not read: truncated, not
-// rounded as split_tf32 rounds it (cvt.rna). The rounding's instructions cost more than the
-// error they save here: on the H100 at 15 x 15 the kernel took 1.10 ms with them and 1.02 ms
-// without (with the products' kinds apart, below: 0.99 against 1.15), and the largest error
-// against an f64 filter moved from 3.95e-6 to 3.95e-6 of the largest output (31 x 31: 1.09e-5 to
-// 1.12e-5; a Python call each, bench/results/h100-2026-11-26-convolution-c09-variants.txt).
-__device__ __forceinline__ void split_image_value(float x, unsigned& big, unsigned& small) {
-  big = __float_as_uint(x) & 0xffffe000u;
-  small = __float_as_uint(x - __uint_as_float(big));
-}
 
 // `mask`: the call's kh x kw taps, after B's blocks in the scratch.
 template <int KS>
@@ -162,18 +151,6 @@ __global__ void __launch_bounds__(warps * 32)
         const int y = y0 + wr + 16 * m + g + (e / 2) * 8, x = x0 + wc + 8 * n + 2 * t + e % 2;
         if (y < f.rows && x < f.cols) f.out[std::size_t(y) * f.ld_out + x] = acc[m][n][e];
       }
-}
-
-// x as big + small, TF32 values, as split_tf32 does on the GPU (big: the low 13 bits cleared;
-// small: the rest, exact in fp32, rounded to nearest, ties away, to TF32 as cvt.rna does).
-void split_on_host(float x, unsigned& big, unsigned& small) {
-  std::memcpy(&big, &x, 4);
-  big &= 0xffffe000u;
-  float b;
-  std::memcpy(&b, &big, 4);
-  const float rest = x - b;
-  std::memcpy(&small, &rest, 4);
-  if ((small & 0x7f800000u) != 0x7f800000u) small = (small + 0x1000u) & 0xffffe000u;
 }
 
 // B_i's blocks as lane (g, t) of mma m16n8k8 takes them: (t, g) and (t + 4, g) of block s, that
