@@ -207,21 +207,25 @@ struct convolution_case {
     if (!v.ok) v.note = std::to_string(wrong) + " outputs differ from the reference";
     return v;
   }
-  // c09 runs on the TF32 tensor cores: its row stays against the strict roofline (above 100%
-  // where it beats the FMA peak), and its note says how busy it kept the tensor cores: each
-  // 8 outputs of a mask row take the band's 8 KS columns (KS = (kw + 14) / 8), three TF32
-  // products each, all counted against the TF32 peak.
+  // The split rungs run on the TF32 tensor cores: their rows stay against the strict roofline
+  // (above 100% where they beat the FMA peak), and the note says how busy they kept the tensor
+  // cores, counting every multiply-add of their products against the TF32 peak: three products
+  // each, of c09's bands (8 KS columns for each 8 outputs of a mask row, KS = (kw + 14) / 8) or
+  // of c11's 16 x 16 mask (16 taps of 16 slots per output, whatever the mask).
   void extra_ceilings(session& s, detail::executor&, const problem& pr, row& out) const {
     const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
-    if (out.rung != "convolution/cuda/c09_split_tf32" || std::isnan(s.ceiling(tf32)) ||
-        std::isnan(out.GFLOPs))
-      return;
-    const double band = double(8 * ((pr.p.kw + 14) / 8)) / double(pr.p.kw);
+    const auto& p = pr.p;
+    double per_tap = 0;
+    if (out.rung == "convolution/cuda/c09_split_tf32")
+      per_tap = double(8 * ((p.kw + 14) / 8)) / double(p.kw);
+    else if (out.rung == "convolution/cuda/c11_split_tf32_whole_mask")
+      per_tap = 256.0 / double(p.kh * p.kw);
+    if (per_tap == 0 || std::isnan(s.ceiling(tf32)) || std::isnan(out.GFLOPs)) return;
     char note[160];
     std::snprintf(note, sizeof note,
-                  "%.1f%% of the TF32 tensor cores' peak (%.2fx the taps: the "
-                  "band's columns, three products each)",
-                  100 * 3 * band * out.GFLOPs / s.ceiling(tf32), 3 * band);
+                  "%.1f%% of the TF32 tensor cores' peak (%.2fx the taps: the products' "
+                  "padded taps, three products each)",
+                  100 * 3 * per_tap * out.GFLOPs / s.ceiling(tf32), 3 * per_tap);
     out.add_note(note);
   }
 

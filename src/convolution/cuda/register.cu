@@ -33,6 +33,9 @@ void c09_run(const convolution_call&);
 bool c10_can_run(const convolution_problem&);
 std::size_t c10_scratch(const convolution_problem&);
 void c10_run(const convolution_call&);
+bool c11_can_run(const convolution_problem&);
+std::size_t c11_scratch(const convolution_problem&);
+void c11_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
@@ -117,6 +120,13 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c10_can_run,
                c10_scratch,
                c10_run});
+  r.push_back({{"convolution/cuda/c11_split_tf32_whole_mask", backend::cuda, 11,
+                "f32 on the TF32 tensor cores within fp32's error: each image row times the "
+                "whole mask at once, the mask rows as the product's columns (opt-in)",
+                false, true, false, /*opt_in=*/true, /*tf32_split=*/true},
+               c11_can_run,
+               c11_scratch,
+               c11_run});
 }
 
 }  // namespace pplab::detail

@@ -1,0 +1,324 @@
+// convolution/cuda/c11_split_tf32_whole_mask: f32 on the TF32 tensor cores within fp32's error
+// bound, as c09, with each image row multiplied by the whole mask at once. For the 16 outputs
+// x0..x0+15 of a tile and image row r, one product of A (16 x 16: A[x][j], the image row's 16
+// values from x - 8 on) with B (16 x 16: B[j][i], mask row i's tap j, zero past the mask) gives
+// the row's part of every mask row at once: P[x][i] = sum over j of in[r][x - 8 + j] B[j][i],
+// which output row r - i + kh/2 takes. 225 of the product's 256 multiply-adds are taps at 15 x 15,
+// where c09's bands carry 15 of 24.
+//   - The sums: an output's partial sum stays in one column (slot) of the accumulators while the
+//     rows go by, and B's columns turn instead: at step r, slot s takes mask row
+//     (r - s + kh - 1) mod 16, so slot s completes an output at every step r = s mod 16, is
+//     stored and zeroed, and takes the zero rows past the mask until its next output starts. The
+//     16 turns of B (the phases) are built and split on the host, 16 KiB in shared memory, and
+//     read as 16-byte loads a lane per step (slots 8..15 read the phase 8 steps behind).
+//   - A warp owns 2 m16 tiles (32 outputs along the row), a block 4 warps and 128 outputs along
+//     the row, and goes down a column of the image for `block_rows` outputs (chosen by the host
+//     to fill the GPU's waves), kh - 1 more rows of input than outputs. The image comes in
+//     chunks of 16 rows (one turn of the slots) into two buffers by cp.async, a chunk ahead: in
+//     16-byte pieces where the chunk lies inside the image, else element by element through the
+//     boundary mode.
+//   - A lane's A values of a tile are the row's x0 + g + t + 4v (v = 0..5), each split into big
+//     + small (split_tf32.cuh); three TF32 products of each pair of blocks, as m14 adds them.
+//   - Masks to 16 x 16, any boundary mode. An output that comes out NaN or infinite (an infinity
+//     or a NaN in the image, which the zero taps multiply too) is taken again tap by tap in fp32,
+//     so that they reach the outputs they reach in strict arithmetic and no others.
+// Floor, 8192^2 (any mask to 16 x 16): 8192^2 / 16 outputs x 12 mma a step = 50.3 M mma of 2048
+// flops, 103 GFLOP: 0.33 ms at the lab's mma.sync TF32 rate (314 TFLOP/s on the H100), against
+// c09's 145 GFLOP at 15 x 15 and 0.54 ms for the 15 x 15 multiply-adds at the FMA peak. Predicted
+// at m14's 60-70% of the rate: 0.47-0.55 ms. Measured on the H100 (bench/results/h100-2026-11-28-
+// convolution-c11-*): 0.735 ms first (43% of the rate, whatever the mask), then 0.650-0.657 ms,
+// 6.1x NPP at 15 x 15 and 1.13x c06. The miss is instructions: Nsight Compute counted 6 a product
+// (305.9 M warp instructions for 51.1 M mma), 0.53 issued per scheduler per cycle, the tensor
+// pipe 53% busy; the SASS showed two moves a product rebuilding A's and the accumulators'
+// registers in a row, and the store of each step's completed row behind a branch. Storing every
+// 8 steps (0.735 -> 0.678 ms) and A loaded per block (0.678 -> 0.655) took part of it; the moves
+// that remain (about 700 in a chunk's 384 products) are the next step.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "convolution/cuda/conv_cuda.cuh"
+#include "convolution/cuda/split_tf32.cuh"
+#include "convolution/cuda/tile_staging.cuh"
+#include "core/cuda/async_copy.cuh"
+#include "core/cuda/launch.cuh"
+#include "core/cuda/tensor_cores.cuh"
+
+namespace pplab::detail::gpu_conv {
+namespace {
+
+constexpr int slots = 16;          // B's columns: the mask rows an image row reaches at once
+constexpr int max_side = 16;       // A's columns (taps of a mask row) and the slots' turn
+constexpr int chunk_rows = slots;  // image rows staged at a time: one turn of the slots
+constexpr int lead_cols = 8;       // the staged columns start 8 left of the block's first output
+constexpr int phases = slots, table_entries = phases * 2 * 32;  // (phase, k block, lane)
+constexpr std::size_t table_bytes = table_entries * sizeof(uint4);
+
+// W warps of MT m16 tiles each, at least `min_blocks` blocks an SM (registers: 128 a thread).
+template <int W, int MT, int min_blocks> struct shape {
+  static constexpr int blocks = min_blocks, tiles = MT, threads = 32 * W;
+  static constexpr int cols = 16 * MT * W;      // outputs along a row, a block
+  static constexpr int chunk_cols = cols + 24;  // from 8 left of the first to 15 past the last
+  static constexpr int chunk_floats = chunk_rows * chunk_cols;
+  static constexpr std::size_t shared = table_bytes + 2 * chunk_floats * sizeof(float);
+};
+using block_shape = shape<4, 2, 4>;
+
+// Output (y, x) tap by tap in fp32, for the few that the products left NaN or infinite.
+__device__ float strict_output(const image<float>& f, const float* taps, int y, int x) {
+  float sum = 0;
+  for (int i = 0; i < f.kh; ++i)
+    for (int j = 0; j < f.kw; ++j)
+      sum += taps[i * f.kw + j] * read(f, y - f.kh / 2 + i, x - f.kw / 2 + j);
+  return sum;
+}
+
+// A lane's 16 bytes of B's table, at a shared-memory address. A volatile load: the same entry is
+// read again 8 steps later (as the other block of slots), and ptxas, left free to keep the first
+// load's registers for it, kept 8 steps' worth (128 registers) live and spilled.
+__device__ __forceinline__ uint4 phase_fragment(unsigned at) {
+  uint4 v;
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(at));
+  return v;
+}
+
+// An image value at a shared-memory address, volatile for the same reason: A's blocks and tiles
+// share values, which each is loaded for on its own (below).
+__device__ __forceinline__ float shared_value(unsigned at) {
+  float v;
+  asm volatile("ld.volatile.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(at));
+  return v;
+}
+
+// Where `mine`: done = acc and acc = 0, as predicated moves in place (a select into a new
+// register would cost moves to rebuild the accumulators' four registers in a row).
+__device__ __forceinline__ void take_if(bool mine, float& done, float& acc) {
+  asm("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p mov.f32 %0, %1;\n"
+      " @p mov.f32 %1, 0f00000000;\n}\n"
+      : "+f"(done), "+f"(acc)
+      : "r"(unsigned(mine)));
+}
+
+// `fragments`: the table of B's phases (host_table); `taps`: the call's kh x kw mask.
+template <class S>
+__global__ void __launch_bounds__(S::threads, S::blocks)
+    whole_mask_filter(image<float> f, const uint4* fragments, const float* taps, int block_rows) {
+  extern __shared__ uint4 shared[];
+  uint4* table = shared;
+  float* chunks = reinterpret_cast<float*>(shared + table_entries);
+  const int tid = int(threadIdx.x);
+  for (int v = tid; v < table_entries; v += S::threads) table[v] = fragments[v];
+
+  const int y0 = int(blockIdx.y) * block_rows, x0 = int(blockIdx.x) * S::cols;
+  const int rows_here = block_rows < f.rows - y0 ? block_rows : f.rows - y0;
+  const int count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
+  const int ys = y0 - f.kh / 2, xs = x0 - lead_cols;  // the first staged element
+  const bool by_copies = xs >= 0 && xs + S::chunk_cols <= f.cols && f.ld_in % 4 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(f.in) % 16 == 0;
+  // Chunk c into buffer c % 2 by cp.async, waited for at the next barrier, so that no register
+  // holds it on the way: by 16-byte pieces where it lies inside the image (rows 16-byte aligned),
+  // else element by element through the mode (the constant stored as it is).
+  const auto stage = [&](int c) {
+    float* to = chunks + (c % 2) * S::chunk_floats;
+    const int y = ys + chunk_rows * c;
+    if (by_copies && y >= 0 && y + chunk_rows <= f.rows) {
+      constexpr int units = S::chunk_cols / 4, all = chunk_rows * units;
+      const float* from = f.in + std::size_t(y) * f.ld_in + xs;
+#pragma unroll
+      for (int k = 0; k < (all + S::threads - 1) / S::threads; ++k)
+        if (unit_in_tile<all, S::threads>(tid, k)) {
+          const int v = tid + k * S::threads, r = v / units, q = v % units;
+          copy_async_inside<16>(to + r * S::chunk_cols + 4 * q,
+                                from + std::size_t(r) * f.ld_in + 4 * q);
+        }
+    } else {
+#pragma unroll 1
+      for (int v = tid; v < S::chunk_floats; v += S::threads) {
+        const int r = y + v / S::chunk_cols, q = xs + v % S::chunk_cols;
+        const std::int64_t row = r >= 0 && r < f.rows ? r : boundary_index(r, f.rows, f.mode);
+        const std::int64_t col = q >= 0 && q < f.cols ? q : boundary_index(q, f.cols, f.mode);
+        if (row < 0 || col < 0) to[v] = f.cval;
+        else copy_async<4>(to + v, f.in + std::size_t(row) * f.ld_in + std::size_t(col), true);
+      }
+    }
+    commit_copies();
+  };
+  stage(0);
+
+  const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int wx = warp * 16 * S::tiles;  // the warp's first output column in the block
+  const unsigned table_at = shared_address(table + lane);
+  float acc[S::tiles][2][4] = {};   // [tile][slots 0-7, 8-15][m16n8 element]
+  float done[S::tiles][2][2] = {};  // [tile][x, x + 8][slot 2t, 2t + 1]: completed, not stored
+  bool nonfinite = false;           // an output this thread stored is NaN or infinite
+  for (int c = 0; c < count; ++c) {
+    wait_copies<0>();
+    __syncthreads();  // chunk c is whole; every warp is done with chunk c - 1's buffer
+    if (c + 1 < count) stage(c + 1);
+    const unsigned a_at = shared_address(chunks + (c % 2) * S::chunk_floats + wx + g + t);
+    const int first_done = chunk_rows * c - (f.kh - 1);  // the output row slot 0 completes
+#pragma unroll
+    for (int u = 0; u < chunk_rows; ++u) {
+      // Lane (g, t)'s A of tile m, block kb: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4),
+      // the row's values at x0 + g + t + 4 v for v = 4m + 2kb + (0, 2, 1, 3). Each loaded and
+      // split on its own, though blocks and tiles share values: the products take A as four
+      // registers in a row, and values shared between them cost a move each (two moves an
+      // HMMA, by the SASS), more than a load and a split.
+      unsigned a_big[S::tiles][2][4], a_small[S::tiles][2][4];
+#pragma unroll
+      for (int m = 0; m < S::tiles; ++m)
+#pragma unroll
+        for (int kb = 0; kb < 2; ++kb)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            const int v = 4 * m + 2 * kb + (r == 1 ? 2 : r == 2 ? 1 : r);
+            split_image_value(shared_value(a_at + 4 * (u * S::chunk_cols + 4 * v)), a_big[m][kb][r],
+                              a_small[m][kb][r]);
+          }
+      unsigned b_big[2][2][2], b_small[2][2][2];  // [slots' block][k block][register]
+#pragma unroll
+      for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+        for (int kb = 0; kb < 2; ++kb) {
+          const uint4 b = phase_fragment(table_at + (((u + 8 * nb) % phases) * 2 + kb) * 512);
+          b_big[nb][kb][0] = b.x, b_big[nb][kb][1] = b.y;
+          b_small[nb][kb][0] = b.z, b_small[nb][kb][1] = b.w;
+        }
+        // Each product's kind over every block, slots' block and tile, so that the products in
+        // flight do not wait on one another: small big, big small, then big big, as m14 adds them.
+#pragma unroll
+      for (int kind = 0; kind < 3; ++kind)
+#pragma unroll
+        for (int kb = 0; kb < 2; ++kb)
+#pragma unroll
+          for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+            for (int m = 0; m < S::tiles; ++m) {
+              if (kind == 0) mma_16x8x8_tf32(acc[m][nb], a_small[m][kb], b_big[nb][kb]);
+              if (kind == 1) mma_16x8x8_tf32(acc[m][nb], a_big[m][kb], b_small[nb][kb]);
+              if (kind == 2) mma_16x8x8_tf32(acc[m][nb], a_big[m][kb], b_big[nb][kb]);
+            }
+      // Slot u has completed an output row: column u % 8 of the slots' block u / 8, held by the
+      // lanes with t = (u % 8) / 2 as elements u % 2 (output x0 + g) and 2 + u % 2 (x0 + g + 8)
+      // of each tile. They move it aside and zero the slot for its next output; every 8 steps
+      // all lanes store their two rows at once (stored at each step by the 8 lanes that hold it,
+      // behind a branch, the rung took 0.735 ms at 15 x 15 on the H100 against 0.678).
+      const int nb = u / 8, e = u % 2;
+      const bool mine = t == (u % 8) / 2;
+#pragma unroll
+      for (int m = 0; m < S::tiles; ++m)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) take_if(mine, done[m][h][e], acc[m][nb][2 * h + e]);
+      if (u % 8 == 7) {
+#pragma unroll
+        for (int row = 0; row < 2; ++row) {
+          const int q = first_done + 8 * nb + 2 * t + row;
+          if (q < 0 || q >= rows_here) continue;
+          float* o = f.out + std::size_t(y0 + q) * f.ld_out;
+#pragma unroll
+          for (int m = 0; m < S::tiles; ++m)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int x = x0 + wx + 16 * m + 8 * h + g;
+              if (x < f.cols) o[x] = done[m][h][row];
+              nonfinite |= !isfinite(done[m][h][row]);
+            }
+        }
+      }
+    }
+  }
+  // The outputs that came out NaN or infinite, taken again tap by tap (rare: an infinity or a
+  // NaN in the image). The block's stores are visible to it after the barrier.
+  if (__syncthreads_or(nonfinite)) {
+    for (int o = tid; o < rows_here * S::cols; o += S::threads) {
+      const int y = y0 + o / S::cols, x = x0 + o % S::cols;
+      float* at = f.out + std::size_t(y) * f.ld_out + x;
+      if (x < f.cols && !isfinite(*at)) *at = strict_output(f, taps, y, x);
+    }
+  }
+}
+
+// B's 16 phases as lane (g, t) of mma m16n8k8 takes them: for phase p and k block kb, B's (t, g)
+// and (t + 4, g) of block kb, that is slot g's mask row i = (p - g + kh - 1) mod 16 at A's
+// columns j = 8 kb + t and 8 kb + t + 4 (mask column j - 8 + kw/2); big parts then small parts.
+std::vector<uint4> host_table(const float* mask, int kh, int kw) {
+  std::vector<uint4> out(table_entries);
+  for (int p = 0; p < phases; ++p)
+    for (int kb = 0; kb < 2; ++kb)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4, i = ((p - g + kh - 1) % slots + slots) % slots;
+        const auto tap = [&](int j) {
+          const int col = j - lead_cols + kw / 2;
+          return i < kh && col >= 0 && col < kw ? mask[i * kw + col] : 0.0f;
+        };
+        uint4& v = out[std::size_t((p * 2 + kb) * 32 + lane)];
+        split_on_host(tap(8 * kb + t), v.x, v.z);
+        split_on_host(tap(8 * kb + t + 4), v.y, v.w);
+      }
+  return out;
+}
+
+// The rows of outputs a block takes: of the multiples of 16, the one whose grid runs in the
+// fewest chunks per SM's turn, counting the kh - 1 rows each block reads past its outputs and
+// the waves of blocks the GPU holds (`resident` at once).
+int rows_per_block(int rows, int cols, int kh, unsigned resident, int block_cols) {
+  const long col_blocks = (cols + block_cols - 1) / block_cols;
+  int best = chunk_rows;
+  long best_cost = -1;
+  for (int r = chunk_rows; r < rows + chunk_rows; r += chunk_rows) {
+    const long row_blocks = (rows + r - 1) / r;
+    if (row_blocks > 65535) continue;
+    const long waves = (row_blocks * col_blocks + resident - 1) / resident;
+    const long cost = waves * ((r + kh - 1 + chunk_rows - 1) / chunk_rows);
+    if (best_cost < 0 || cost < best_cost) best = r, best_cost = cost;
+  }
+  return best;
+}
+
+void launch(const image<float>& f, const uint4* table, const float* taps, cudaStream_t s) {
+  using S = block_shape;
+  allow_shared(whole_mask_filter<S>, S::shared);
+  static const unsigned resident = resident_blocks(whole_mask_filter<S>, S::threads, S::shared);
+  const int block_rows = rows_per_block(f.rows, f.cols, f.kh, resident, S::cols);
+  whole_mask_filter<S>
+      <<<tiles_over(f.rows, f.cols, block_rows, S::cols), S::threads, S::shared, s>>>(
+          f, table, taps, block_rows);
+  PPLAB_CUDA_LAUNCHED();
+}
+
+// Through dispatch, as the other rungs: only its f32 instance does anything (c11_can_run).
+struct rung {
+  template <class T>
+  static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
+    if constexpr (std::is_same_v<T, float>) {
+      // The table and the taps go to the scratch on the stream: a pageable copy is staged
+      // before it returns.
+      std::vector<uint4> b = host_table(mask, f.kh, f.kw);
+      const std::size_t taps = std::size_t(f.kh) * std::size_t(f.kw);
+      b.resize(table_entries + (taps + 3) / 4);
+      std::memcpy(b.data() + table_entries, mask, taps * sizeof(float));
+      PPLAB_CUDA(cudaMemcpyAsync(scratch, b.data(), table_bytes + taps * sizeof(float),
+                                 cudaMemcpyHostToDevice, s));
+      const auto* table = static_cast<const uint4*>(scratch);
+      launch(f, table, reinterpret_cast<const float*>(table + table_entries), s);
+    }
+  }
+};
+
+}  // namespace
+
+bool c11_can_run(const convolution_problem& p) {
+  static const bool built = kernel_built_for(whole_mask_filter<block_shape>, 80);
+  return built && p.type == dtype::f32 && float_or_double(p) && p.kh <= max_side &&
+         p.kw <= max_side && fits(p, chunk_rows) && block_shape::shared <= max_shared_per_block();
+}
+std::size_t c11_scratch(const convolution_problem& p) {
+  return table_bytes + p.kh * p.kw * sizeof(float);
+}
+void c11_run(const convolution_call& c) { dispatch<rung>(c); }
+
+}  // namespace pplab::detail::gpu_conv
