@@ -215,11 +215,12 @@ struct convolution_case {
   void extra_ceilings(session& s, detail::executor&, const problem& pr, row& out) const {
     const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
     const auto& p = pr.p;
-    double per_tap = 0;
+    double tensor_taps = 0;  // a product's multiply-adds per output
     if (out.rung == "convolution/cuda/c09_split_tf32")
-      per_tap = double(8 * ((p.kw + 14) / 8)) / double(p.kw);
-    else if (out.rung == "convolution/cuda/c11_split_tf32_whole_mask")
-      per_tap = 256.0 / double(p.kh * p.kw);
+      tensor_taps = double(p.kh * 8 * ((p.kw + 14) / 8));
+    else if (out.rung == "convolution/cuda/c11_split_tf32_whole_mask") tensor_taps = 256.0;
+    // Against the taps the row's GFLOP/s counts: kh + kw for a separable mask.
+    const double per_tap = tensor_taps / double(p.separable ? p.kh + p.kw : p.kh * p.kw);
     if (per_tap == 0 || std::isnan(s.ceiling(tf32)) || std::isnan(out.GFLOPs)) return;
     char note[160];
     std::snprintf(note, sizeof note,

@@ -25,14 +25,16 @@
 // Floor, 8192^2 (any mask to 16 x 16): 8192^2 / 16 outputs x 12 mma a step = 50.3 M mma of 2048
 // flops, 103 GFLOP: 0.33 ms at the lab's mma.sync TF32 rate (314 TFLOP/s on the H100), against
 // c09's 145 GFLOP at 15 x 15 and 0.54 ms for the 15 x 15 multiply-adds at the FMA peak. Predicted
-// at m14's 60-70% of the rate: 0.47-0.55 ms. Measured on the H100 (bench/results/h100-2026-11-28-
-// convolution-c11-*): 0.735 ms first (43% of the rate, whatever the mask), then 0.650-0.657 ms,
-// 6.1x NPP at 15 x 15 and 1.13x c06. The miss is instructions: Nsight Compute counted 6 a product
-// (305.9 M warp instructions for 51.1 M mma), 0.53 issued per scheduler per cycle, the tensor
-// pipe 53% busy; the SASS showed two moves a product rebuilding A's and the accumulators'
-// registers in a row, and the store of each step's completed row behind a branch. Storing every
-// 8 steps (0.735 -> 0.678 ms) and A loaded per block (0.678 -> 0.655) took part of it; the moves
-// that remain (about 700 in a chunk's 384 products) are the next step.
+// at m14's 60-70% of the rate: 0.47-0.55 ms. Measured on an H100 in one lab run (bench/results/
+// h100-2026-11-28-convolution-c11-b9beb44.*): 0.665 ms at 15 x 15, 6.10x NPP, 1.12x c06, 1.29x
+// c09, 81.5% of the strict FMA bound, the tensor cores at 49-50% of that rate at every mask. The
+// miss is instructions: the first build (0.735-0.748 ms on an H100 and an H200) issued 6 a
+// product by Nsight Compute (305.9 M warp instructions for 51.1 M mma on the H200), 0.53 a
+// scheduler a cycle, the tensor pipe 53% busy (...-c11-shapes-ncu.txt); its SASS had two moves a
+// product rebuilding A's and the accumulators' registers in a row, and each step's completed row
+// stored behind a branch. Storing every 8 steps (0.735 -> 0.678 ms) and A per block (0.678 ->
+// 0.655; ...-c11-steps.txt) took part of that; the moves that remain (about 700 in the 384
+// products of a chunk's SASS) are the next step.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
