@@ -259,7 +259,9 @@ TEST_P(Convolution, U8ImagesEveryChannelCount) {
         check_u8(r, s, channels, false, mode, rng, outer, true);
       }
   for (const saturation_tried& t : {full, outer})
-    if (t.cases > 0) EXPECT_GT(t.saturated, 0u) << "the cases never tried saturation";
+    if (t.cases > 0) {
+      EXPECT_GT(t.saturated, 0u) << "the cases never tried saturation";
+    }
 }
 
 std::vector<const convolution_rung*> all_rungs() {
@@ -392,6 +394,31 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
   expect_error(
       errc::invalid_argument, [&] { u8_call(3, false, dtype::u8, 11); }, "row stride");
   u8_call(3, true);  // a valid call runs
+  // "split_tf32" names a precision: f32 images alone, and on the GPU alone.
+  std::vector<double> img64(12, 1.0), out64(12);
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate(backend::seq, dtype::f64, img64.data(), 3, 4, 0, mask.data(), 3, 3, out64.data(),
+                  0, {}, {"split_tf32"});
+      },
+      "split_tf32 filters f32 images, not f64");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        filter_options o;
+        o.channels = 3;
+        correlate(backend::seq, dtype::u8, rgb.data(), 3, 4, 0, mask.data(), 3, 3, rgb_out.data(),
+                  0, o, {"split_tf32"});
+      },
+      "not u8 images");
+  expect_error(
+      errc::unsupported,
+      [&] {
+        correlate(backend::cpu, dtype::f32, img.data(), 3, 4, 0, mask.data(), 3, 3, out.data(), 0,
+                  {}, {"split_tf32"});
+      },
+      "split_tf32 runs on the cuda backend");
   expect_error(
       errc::invalid_argument, [&] { call(3, 3, mask.data(), dtype::f32, img.data() + 1); },
       "overlaps");

@@ -210,7 +210,9 @@ bool image_path(const std::string& path) {
 
 void run(const filter_cli& o, bool flip) {
   const char* what = flip ? "convolve" : "correlate";
-  const backend where = o.backend.resolve("convolution", o.variant);
+  // "split_tf32" names a precision, not a rung: the API picks its rung, on the GPU.
+  const backend where = o.variant == "split_tf32" ? (require(backend::cuda), backend::cuda)
+                                                  : o.backend.resolve("convolution", o.variant);
   std::optional<io::output_file> out;
   planes p;
   mask_values m;
@@ -331,7 +333,8 @@ void add_filter(CLI::App& app, bool flip) {
   o->backend.add_to(*cmd);
   cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (c06_register_strip); see `pplab list "
-                  "convolution`");
+                  "convolution`; split_tf32: f32 on the TF32 tensor cores, image and mask split "
+                  "in two (the GPU's best such rung for the mask)");
   cmd->callback([o, flip] { run(*o, flip); });
 }
 

@@ -396,7 +396,9 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
     return out
 
 
-def _filter(image, weights, mode, cval, output, backend, variant, flip):
+def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
+    if precision not in ("strict", "split_tf32"):
+        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
     image = _for_pplab(_array(image))
     import numpy
     if _library(weights) == "torch":
@@ -420,25 +422,34 @@ def _filter(image, weights, mode, cval, output, backend, variant, flip):
             raise ValueError("the output of a %s image is %s" % (name, name))
         if name == "uint8" and out_name not in ("uint8", "float32"):
             raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
+    if precision == "split_tf32":
+        if name != "float32":
+            raise ValueError("precision 'split_tf32' is for float32 images, not %s" % name)
+        variant = variant or "split_tf32"
+        backend = backend or "cuda"
     out = _empty(image, shape, out_name)
     _run(_pplab.filter, image, weights, out, mode, float(cval), flip, channels, backend,
          variant)
     return out
 
 
-def correlate(image, weights, mode="reflect", cval=0.0, *, output=None, backend=None,
-              variant=None):
+def correlate(image, weights, mode="reflect", cval=0.0, *, output=None, precision="strict",
+              backend=None, variant=None):
     """scipy.ndimage.correlate(image, weights, mode=mode, cval=cval) for a 2-D float32 or float64
     image, or a uint8 image of rows x cols (x 1, 3 or 4 channels, each filtered on its own); the
     weights odd-sided, 1 to 31. A uint8 image gives uint8 (rounded to nearest, ties to even,
-    saturated) or, with output=numpy.float32, float32."""
-    return _filter(image, weights, mode, cval, output, backend, variant, False)
+    saturated) or, with output=numpy.float32, float32.
+
+    precision 'strict' multiplies and adds in the image's type; 'split_tf32' filters a float32
+    image on the GPU's tensor cores, image and weights split into two TF32 parts each, near
+    float32's accuracy (cuda only; docs/convolution.md gives its measured error)."""
+    return _filter(image, weights, mode, cval, output, backend, variant, False, precision)
 
 
-def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, backend=None,
-             variant=None):
+def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision="strict",
+             backend=None, variant=None):
     """scipy.ndimage.convolve: correlate with the weights flipped in both axes."""
-    return _filter(image, weights, mode, cval, output, backend, variant, True)
+    return _filter(image, weights, mode, cval, output, backend, variant, True, precision)
 
 
 def lab(pattern=None, *, backend=None, quick=True, size=None, rungs=(), budget_s=1.0,

@@ -169,6 +169,31 @@ def test_filters_of_gpu_arrays(rng, lib):
     np.testing.assert_allclose(to_host(got), want, rtol=1e-5, atol=1e-3)
 
 
+# precision="split_tf32": the tensor-core rungs (c09 for small masks, c11 from 11 x 11), within
+# the split's bound of the reference (src/core/verify.hpp's split_tf32_tolerance): fp32's error of
+# a sum of 3 K terms plus 2^-18 a term, of the sum of the terms' magnitudes.
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("side", [3, 15, 17])
+def test_split_tf32_filters_of_gpu_arrays(rng, lib, side):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    image = rng.standard_normal((301, 517)).astype(np.float32)
+    weights = rng.standard_normal((side, side))
+    w32 = weights.astype(np.float32).astype(np.float64)
+    per_term = 2 * (3 * side * side + 2) * 2.0 ** -23 + 2.0 ** -18
+
+    def within_bound(got, filtered, mode, mask):
+        want = filtered(image.astype(np.float64), mask, mode=mode, cval=0.5)
+        scale = filtered(np.abs(image).astype(np.float64), np.abs(mask), mode=mode, cval=0.5)
+        return np.all(np.abs(to_host(got) - want) <= per_term * scale + 2.0 ** -24 * np.abs(want))
+
+    for mode in ("reflect", "constant", "wrap"):
+        got = pplab.correlate(to_gpu(lib, image), weights, mode, cval=0.5, precision="split_tf32")
+        assert is_gpu_array_of(lib, got)
+        assert within_bound(got, ndimage.correlate, mode, w32), mode
+    flipped = pplab.convolve(to_gpu(lib, image), weights, "nearest", precision="split_tf32")
+    assert within_bound(flipped, ndimage.convolve, "nearest", w32)
+
+
 def test_arrays_made_on_another_stream(rng):
     if torch is None or "torch" not in LIBRARIES:
         pytest.skip("PyTorch with CUDA is not installed")

@@ -336,6 +336,12 @@ def test_filters_refuse_bad_calls():
         pplab.correlate(image, np.ones(3))
     with pytest.raises(ValueError, match="output"):
         pplab.correlate(image, np.ones((3, 3)), output=np.float64)
+    with pytest.raises(ValueError, match="precision must be"):
+        pplab.correlate(image, np.ones((3, 3)), precision="tf32")
+    with pytest.raises(ValueError, match="for float32 images, not float64"):
+        pplab.convolve(image.astype(np.float64), np.ones((3, 3)), precision="split_tf32")
+    with pytest.raises(RuntimeError, match="split_tf32 runs on the cuda backend"):
+        pplab.correlate(image, np.ones((3, 3)), precision="split_tf32", backend="cpu")
 
 
 def test_listing_and_the_lab(tmp_path):

@@ -66,6 +66,24 @@ std::uint64_t hash_of(const double* mask, std::size_t n) {
   return h;
 }
 
+// The variant "split_tf32" names a precision rather than a rung: the first of the policy's split
+// rungs that can run the problem.
+std::string_view split_tf32_rung(const std::string& what, backend where,
+                                 const detail::convolution_problem& p) {
+  if (p.type != dtype::f32)
+    fail(errc::invalid_argument,
+         what + ": split_tf32 filters f32 images, not " +
+             (p.type == dtype::u8 ? std::string("u8 images") : std::string(name_of(p.type))));
+  for (std::string_view id : detail::split_tf32_policy(where, p)) {
+    const detail::convolution_rung* r = detail::find_by_id_or_end<detail::convolution_rung>(id);
+    if (r && r->can_run(p)) return id;
+  }
+  fail(errc::unsupported, what +
+                              ": split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
+                              "cores (sm_80 on); not on backend " +
+                              std::string(name_of(where)));
+}
+
 // `on_device`: in and out are in the memory of the cuda backend's GPU, and stay there.
 void filter_call(const char* what, bool flip, backend where, dtype t, const void* in,
                  std::size_t rows, std::size_t cols, std::size_t ld_in, const double* mask,
@@ -131,8 +149,10 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
     std::vector<float> m32;
     if (detail::compute_type(p) == dtype::f32) m32.assign(m.begin(), m.end());
     const void* typed = m32.empty() ? static_cast<const void*>(m.data()) : m32.data();
+    const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(what, where, p) : how.rung,
+                            how.ran};
     const detail::convolution_rung& r =
-        detail::chosen_rung<detail::convolution_rung>(where, p, how);
+        detail::chosen_rung<detail::convolution_rung>(where, p, named);
     if (!on_device) {
       detail::run_rung(r, ex, {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
       return;

@@ -57,6 +57,8 @@ std::string tune_key(const convolution_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const convolution_problem& p);
+// The variant "split_tf32"'s rungs for backend b, in order of preference (policy.cpp).
+std::vector<std::string_view> split_tf32_policy(backend b, const convolution_problem& p);
 
 inline bool float_or_double(const convolution_problem& p) {
   return (p.type == dtype::f32 || p.type == dtype::f64) && p.channels == 1 && !p.u8_out;
