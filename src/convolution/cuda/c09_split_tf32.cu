@@ -189,16 +189,9 @@ struct rung {
   template <class T>
   static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
     if constexpr (std::is_same_v<T, float>) {
-      // B's blocks and the taps go to the scratch on the stream: a pageable copy is staged
-      // before it returns.
-      std::vector<uint4> b = fragments(mask, f.kh, f.kw);
-      const std::size_t taps = std::size_t(f.kh) * std::size_t(f.kw), blocks = b.size();
-      b.resize(blocks + (taps + 3) / 4);
-      std::memcpy(b.data() + blocks, mask, taps * sizeof(float));
-      PPLAB_CUDA(cudaMemcpyAsync(scratch, b.data(), blocks * sizeof(uint4) + taps * sizeof(float),
-                                 cudaMemcpyHostToDevice, s));
+      const float* taps_on_gpu = fragments_and_taps_to(scratch, fragments(mask, f.kh, f.kw), mask,
+                                                       std::size_t(f.kh) * std::size_t(f.kw), s);
       const auto* frags = static_cast<const uint4*>(scratch);
-      const auto* taps_on_gpu = reinterpret_cast<const float*>(frags + blocks);
       switch (blocks_of(f.kw)) {
       case 1:
         return launch<1>(f, frags, taps_on_gpu, s);

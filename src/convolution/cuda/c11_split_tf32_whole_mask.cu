@@ -297,16 +297,9 @@ struct rung {
   template <class T>
   static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
     if constexpr (std::is_same_v<T, float>) {
-      // The table and the taps go to the scratch on the stream: a pageable copy is staged
-      // before it returns.
-      std::vector<uint4> b = host_table(mask, f.kh, f.kw);
-      const std::size_t taps = std::size_t(f.kh) * std::size_t(f.kw);
-      b.resize(table_entries + (taps + 3) / 4);
-      std::memcpy(b.data() + table_entries, mask, taps * sizeof(float));
-      PPLAB_CUDA(cudaMemcpyAsync(scratch, b.data(), table_bytes + taps * sizeof(float),
-                                 cudaMemcpyHostToDevice, s));
-      const auto* table = static_cast<const uint4*>(scratch);
-      launch(f, table, reinterpret_cast<const float*>(table + table_entries), s);
+      const float* taps = fragments_and_taps_to(scratch, host_table(mask, f.kh, f.kw), mask,
+                                                std::size_t(f.kh) * std::size_t(f.kw), s);
+      launch(f, static_cast<const uint4*>(scratch), taps, s);
     }
   }
 };

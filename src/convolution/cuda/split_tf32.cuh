@@ -2,7 +2,12 @@
 // What the split-TF32 rungs (c09, c11) share: each operand as the sum of two TF32 values, big +
 // small, so that three TF32 products (small big, big small, big big, summed in fp32) give an f32
 // product within fp32's error bound, as matmul's m14 does ("3xTF32").
+#include <cuda_runtime.h>
+
 #include <cstring>
+#include <vector>
+
+#include "core/cuda/check.cuh"
 
 namespace pplab::detail::gpu_conv {
 
@@ -29,6 +34,19 @@ inline void split_on_host(float x, unsigned& big, unsigned& small) {
   const float rest = x - b;
   std::memcpy(&small, &rest, 4);
   if ((small & 0x7f800000u) != 0x7f800000u) small = (small + 0x1000u) & 0xffffe000u;
+}
+
+// The rung's fragments of B (split on the host) and then the call's kh x kw taps (for the outputs
+// filtered tap by tap), copied to the rung's scratch on the stream: a pageable copy is staged
+// before it returns. Returns where the taps start on the GPU; the fragments start at `scratch`.
+inline const float* fragments_and_taps_to(void* scratch, std::vector<uint4> b, const float* mask,
+                                          std::size_t taps, cudaStream_t s) {
+  const std::size_t blocks = b.size();
+  b.resize(blocks + (taps + 3) / 4);
+  std::memcpy(b.data() + blocks, mask, taps * sizeof(float));
+  PPLAB_CUDA(cudaMemcpyAsync(scratch, b.data(), blocks * sizeof(uint4) + taps * sizeof(float),
+                             cudaMemcpyHostToDevice, s));
+  return reinterpret_cast<const float*>(static_cast<const uint4*>(scratch) + blocks);
 }
 
 }  // namespace pplab::detail::gpu_conv
