@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -67,17 +68,22 @@ std::uint64_t hash_of(const double* mask, std::size_t n) {
 }
 
 // The variant "split_tf32" names a precision rather than a rung: the first of the policy's split
-// rungs that can run the problem.
+// rungs that can run the problem and whose scratch fits, as the API's own choice.
 std::string_view split_tf32_rung(const std::string& what, backend where,
                                  const detail::convolution_problem& p) {
   if (p.type != dtype::f32)
     fail(errc::invalid_argument,
          what + ": split_tf32 filters f32 images, not " +
              (p.type == dtype::u8 ? std::string("u8 images") : std::string(name_of(p.type))));
-  for (std::string_view id : detail::split_tf32_policy(where, p)) {
-    const detail::convolution_rung* r = detail::find_by_id_or_end<detail::convolution_rung>(id);
-    if (r && r->can_run(p)) return id;
-  }
+  std::optional<std::size_t> free;
+  const auto free_bytes = [&] {
+    if (!free) free = detail::executor_for(where).free_bytes();
+    return *free;
+  };
+  if (const detail::convolution_rung* r = detail::first_fitting<detail::convolution_rung>(
+          detail::split_tf32_policy(where, p), p, free_bytes,
+          detail::find_by_id_or_end<detail::convolution_rung>))
+    return r->info.id;
   fail(errc::unsupported, what +
                               ": split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
                               "cores (sm_80 on); not on backend " +

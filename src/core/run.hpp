@@ -71,6 +71,24 @@ inline std::string size_class(std::size_t n) {
 std::string tuned_rung(std::string_view pattern, backend b,
                        const std::function<std::string()>& key);
 
+// Of the rungs `ids` names (`named(id)`: the rung, or null to pass it by), the first that can run
+// p and whose scratch fits the free memory; if none fits, the first that can run p (its
+// allocation then says how much memory it lacked); null if none can. The API's choice (below) and
+// the variants that name a precision (split_tf32) walk their lists with it.
+template <class Rung, class Named>
+const Rung* first_fitting(const std::vector<std::string_view>& ids,
+                          const typename Rung::problem_type& p,
+                          const std::function<std::size_t()>& free_bytes, Named named) {
+  const Rung* runnable = nullptr;
+  for (std::string_view id : ids) {
+    const Rung* r = named(id);
+    if (!r || !r->can_run(p)) continue;
+    if (scratch_fits(r->scratch(p), free_bytes)) return r;
+    if (!runnable) runnable = r;
+  }
+  return runnable;
+}
+
 // The rung the API runs for backend b, with the free memory told (the tests' way to see the
 // choice on a full device): the tuned rung for p's class when there is one that can run p and
 // whose scratch fits (it may be a vendor baseline; never a rung the API may not run unasked,
@@ -87,16 +105,13 @@ const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
         scratch_fits(r->scratch(p), free_bytes))
       return *r;
   }
-  const Rung* runnable = nullptr;  // the first that can run p, fitting or not
-  for (std::string_view id : policy(b, p)) {
-    const Rung* r = find<Rung>(id);
-    if (!r || r->info.where != b || r->info.step < 1 || !r->info.api_may_run())
+  const Rung* r = first_fitting<Rung>(policy(b, p), p, free_bytes, [&](std::string_view id) {
+    const Rung* named = find<Rung>(id);
+    if (!named || named->info.where != b || named->info.step < 1 || !named->info.api_may_run())
       fail_policy_names(b, id);
-    if (!r->can_run(p)) continue;
-    if (scratch_fits(r->scratch(p), free_bytes)) return *r;
-    if (!runnable) runnable = r;
-  }
-  if (runnable) return *runnable;
+    return named;
+  });
+  if (r) return *r;
   fail_no_rung_can_run(pattern_of<Rung>(), b);
 }
 

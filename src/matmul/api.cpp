@@ -37,14 +37,10 @@ std::string_view split_tf32_rung(backend where, const detail::matmul_problem& p)
     if (!free) free = detail::executor_for(where).free_bytes();
     return *free;
   };
-  std::string_view runnable;
-  for (std::string_view id : detail::split_tf32_policy(where, p)) {
-    const detail::matmul_rung* r = detail::find_by_id_or_end<detail::matmul_rung>(id);
-    if (!r || !r->can_run(p)) continue;
-    if (detail::scratch_fits(r->scratch(p), free_bytes)) return id;
-    if (runnable.empty()) runnable = id;
-  }
-  if (!runnable.empty()) return runnable;
+  if (const detail::matmul_rung* r = detail::first_fitting<detail::matmul_rung>(
+          detail::split_tf32_policy(where, p), p, free_bytes,
+          detail::find_by_id_or_end<detail::matmul_rung>))
+    return r->info.id;
   fail(errc::unsupported, "matmul: split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
                           "cores (sm_80 on); not on backend " +
                               std::string(name_of(where)));
