@@ -96,8 +96,10 @@ __device__ __forceinline__ float shared_value(unsigned at) {
   return v;
 }
 
-// Where `mine`: done = acc and acc = 0, as predicated moves in place (a select into a new
-// register would cost moves to rebuild the accumulators' four registers in a row).
+// Where `mine`: done = acc and acc = 0, asked as predicated moves in place, since a select into a
+// new register costs moves to rebuild the accumulators' four registers in a row. ptxas still
+// emits selects (128 FSEL in a chunk's SASS, 8 a step: bench/results/h100-2026-11-28-convolution-
+// c11-steps.txt); with this and A per block the rung went from 0.678 to 0.655 ms on the H100.
 __device__ __forceinline__ void take_if(bool mine, float& done, float& acc) {
   asm("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p mov.f32 %0, %1;\n"
       " @p mov.f32 %1, 0f00000000;\n}\n"
