@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -75,13 +74,8 @@ std::string_view split_tf32_rung(const std::string& what, backend where,
     fail(errc::invalid_argument,
          what + ": split_tf32 filters f32 images, not " +
              (p.type == dtype::u8 ? std::string("u8 images") : std::string(name_of(p.type))));
-  std::optional<std::size_t> free;
-  const auto free_bytes = [&] {
-    if (!free) free = detail::executor_for(where).free_bytes();
-    return *free;
-  };
   if (const detail::convolution_rung* r = detail::first_fitting<detail::convolution_rung>(
-          detail::split_tf32_policy(where, p), p, free_bytes,
+          detail::split_tf32_policy(where, p), p, detail::free_bytes_when_asked(where),
           detail::find_by_id_or_end<detail::convolution_rung>))
     return r->info.id;
   fail(errc::unsupported, what +

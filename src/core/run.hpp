@@ -71,6 +71,15 @@ inline std::string size_class(std::size_t n) {
 std::string tuned_rung(std::string_view pattern, backend b,
                        const std::function<std::string()>& key);
 
+// The free memory of b's executor as the choices below ask it: once, and only when a large
+// scratch needs it (scratch_fits), so that a call whose rungs need little never asks the device.
+inline std::function<std::size_t()> free_bytes_when_asked(backend b) {
+  return [b, free = std::optional<std::size_t>()]() mutable {
+    if (!free) free = executor_for(b).free_bytes();
+    return *free;
+  };
+}
+
 // Of the rungs `ids` names (`named(id)`: the rung, or null to pass it by), the first that can run
 // p and whose scratch fits the free memory; if none fits, the first that can run p (its
 // allocation then says how much memory it lacked); null if none can. The API's choice (below) and
@@ -117,11 +126,7 @@ const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
 
 // The same, the free memory asked of b's executor (once, and only for a large scratch).
 template <class Rung> const Rung& default_rung(backend b, const typename Rung::problem_type& p) {
-  std::optional<std::size_t> free;
-  return default_rung_within<Rung>(b, p, [&] {
-    if (!free) free = executor_for(b).free_bytes();
-    return *free;
-  });
+  return default_rung_within<Rung>(b, p, free_bytes_when_asked(b));
 }
 
 // Scratch for rung r on problem p: none for a rung without a scratch function (the call

@@ -32,13 +32,8 @@ std::string_view split_tf32_rung(backend where, const detail::matmul_problem& p)
   if (p.type != dtype::f32)
     fail(errc::invalid_argument,
          "matmul: split_tf32 multiplies f32 matrices, not " + std::string(name_of(p.type)));
-  std::optional<std::size_t> free;
-  const auto free_bytes = [&] {
-    if (!free) free = detail::executor_for(where).free_bytes();
-    return *free;
-  };
   if (const detail::matmul_rung* r = detail::first_fitting<detail::matmul_rung>(
-          detail::split_tf32_policy(where, p), p, free_bytes,
+          detail::split_tf32_policy(where, p), p, detail::free_bytes_when_asked(where),
           detail::find_by_id_or_end<detail::matmul_rung>))
     return r->info.id;
   fail(errc::unsupported, "matmul: split_tf32 runs on the cuda backend, on a GPU with TF32 tensor "
