@@ -43,7 +43,7 @@
 
 #include "convolution/cuda/conv_cuda.cuh"
 #include "convolution/cuda/split_tf32.cuh"
-#include "convolution/cuda/tile_staging.cuh"
+#include "convolution/cuda/whole_mask.cuh"
 #include "core/cuda/async_copy.cuh"
 #include "core/cuda/launch.cuh"
 #include "core/cuda/tensor_cores.cuh"
@@ -51,11 +51,8 @@
 namespace pplab::detail::gpu_conv {
 namespace {
 
-constexpr int slots = 16;          // B's columns: the mask rows an image row reaches at once
-constexpr int max_side = 16;       // A's columns (taps of a mask row) and the slots' turn
-constexpr int chunk_rows = slots;  // image rows staged at a time: one turn of the slots
-constexpr int lead_cols = 8;       // the staged columns start 8 left of the block's first output
-constexpr int phases = slots, table_entries = phases * 2 * 32;  // (phase, k block, lane)
+using namespace whole_mask;
+constexpr int table_entries = phases * 2 * 32;  // (phase, k block, lane)
 constexpr std::size_t table_bytes = table_entries * sizeof(uint4);
 
 // W warps of MT m16 tiles each, at least `min_blocks` blocks an SM (registers: 128 a thread).
@@ -68,15 +65,6 @@ template <int W, int MT, int min_blocks> struct shape {
 };
 using block_shape = shape<4, 2, 4>;
 
-// Output (y, x) tap by tap in fp32, for the few that the products left NaN or infinite.
-__device__ float strict_output(const image<float>& f, const float* taps, int y, int x) {
-  float sum = 0;
-  for (int i = 0; i < f.kh; ++i)
-    for (int j = 0; j < f.kw; ++j)
-      sum += taps[i * f.kw + j] * read(f, y - f.kh / 2 + i, x - f.kw / 2 + j);
-  return sum;
-}
-
 // A lane's 16 bytes of B's table, at a shared-memory address. A volatile load: the same entry is
 // read again 8 steps later (as the other block of slots), and ptxas, left free to keep the first
 // load's registers for it, kept 8 steps' worth (128 registers) live and spilled.
@@ -86,25 +74,6 @@ __device__ __forceinline__ uint4 phase_fragment(unsigned at) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                : "r"(at));
   return v;
-}
-
-// An image value at a shared-memory address, volatile for the same reason: A's blocks and tiles
-// share values, which each is loaded for on its own (below).
-__device__ __forceinline__ float shared_value(unsigned at) {
-  float v;
-  asm volatile("ld.volatile.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(at));
-  return v;
-}
-
-// Where `mine`: done = acc and acc = 0, asked as predicated moves in place, since a select into a
-// new register costs moves to rebuild the accumulators' four registers in a row. ptxas still
-// emits selects (128 FSEL in a chunk's SASS, 8 a step: bench/results/h100-2026-11-28-convolution-
-// c11-steps.txt); with this and A per block the rung went from 0.678 to 0.655 ms on the H100.
-__device__ __forceinline__ void take_if(bool mine, float& done, float& acc) {
-  asm("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p mov.f32 %0, %1;\n"
-      " @p mov.f32 %1, 0f00000000;\n}\n"
-      : "+f"(done), "+f"(acc)
-      : "r"(unsigned(mine)));
 }
 
 // `fragments`: the table of B's phases (host_table); `taps`: the call's kh x kw mask.
@@ -121,35 +90,10 @@ __global__ void __launch_bounds__(S::threads, S::blocks)
   const int rows_here = block_rows < f.rows - y0 ? block_rows : f.rows - y0;
   const int count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
   const int ys = y0 - f.kh / 2, xs = x0 - lead_cols;  // the first staged element
-  const bool by_copies = xs >= 0 && xs + S::chunk_cols <= f.cols && f.ld_in % 4 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(f.in) % 16 == 0;
-  // Chunk c into buffer c % 2 by cp.async, waited for at the next barrier, so that no register
-  // holds it on the way: by 16-byte pieces where it lies inside the image (rows 16-byte aligned),
-  // else element by element through the mode (the constant stored as it is).
-  const auto stage = [&](int c) {
-    float* to = chunks + (c % 2) * S::chunk_floats;
-    const int y = ys + chunk_rows * c;
-    if (by_copies && y >= 0 && y + chunk_rows <= f.rows) {
-      constexpr int units = S::chunk_cols / 4, all = chunk_rows * units;
-      const float* from = f.in + std::size_t(y) * f.ld_in + xs;
-#pragma unroll
-      for (int k = 0; k < (all + S::threads - 1) / S::threads; ++k)
-        if (unit_in_tile<all, S::threads>(tid, k)) {
-          const int v = tid + k * S::threads, r = v / units, q = v % units;
-          copy_async_inside<16>(to + r * S::chunk_cols + 4 * q,
-                                from + std::size_t(r) * f.ld_in + 4 * q);
-        }
-    } else {
-#pragma unroll 1
-      for (int v = tid; v < S::chunk_floats; v += S::threads) {
-        const int r = y + v / S::chunk_cols, q = xs + v % S::chunk_cols;
-        const std::int64_t row = r >= 0 && r < f.rows ? r : boundary_index(r, f.rows, f.mode);
-        const std::int64_t col = q >= 0 && q < f.cols ? q : boundary_index(q, f.cols, f.mode);
-        if (row < 0 || col < 0) to[v] = f.cval;
-        else copy_async<4>(to + v, f.in + std::size_t(row) * f.ld_in + std::size_t(col), true);
-      }
-    }
-    commit_copies();
+  const bool copies = by_copies<S::chunk_cols>(f, xs);
+  const auto stage = [&](int c) {  // chunk c into buffer c % 2
+    stage_chunk<S::chunk_cols, S::threads>(f, chunks + (c % 2) * S::chunk_floats,
+                                           ys + chunk_rows * c, xs, copies, tid);
   };
   stage(0);
 
@@ -235,15 +179,7 @@ __global__ void __launch_bounds__(S::threads, S::blocks)
       }
     }
   }
-  // The outputs that came out NaN or infinite, taken again tap by tap (rare: an infinity or a
-  // NaN in the image). The block's stores are visible to it after the barrier.
-  if (__syncthreads_or(nonfinite)) {
-    for (int o = tid; o < rows_here * S::cols; o += S::threads) {
-      const int y = y0 + o / S::cols, x = x0 + o % S::cols;
-      float* at = f.out + std::size_t(y) * f.ld_out + x;
-      if (x < f.cols && !isfinite(*at)) *at = strict_output(f, taps, y, x);
-    }
-  }
+  redo_nonfinite<S::threads>(f, taps, nonfinite, y0, x0, rows_here, S::cols, tid);
 }
 
 // B's 16 phases as lane (g, t) of mma m16n8k8 takes them: for phase p and k block kb, B's (t, g)
@@ -254,33 +190,13 @@ std::vector<uint4> host_table(const float* mask, int kh, int kw) {
   for (int p = 0; p < phases; ++p)
     for (int kb = 0; kb < 2; ++kb)
       for (int lane = 0; lane < 32; ++lane) {
-        const int g = lane / 4, t = lane % 4, i = ((p - g + kh - 1) % slots + slots) % slots;
-        const auto tap = [&](int j) {
-          const int col = j - lead_cols + kw / 2;
-          return i < kh && col >= 0 && col < kw ? mask[i * kw + col] : 0.0f;
-        };
+        const int g = lane / 4, t = lane % 4;
+        const auto tap = [&](int j) { return slot_tap(mask, kh, kw, p, g, j); };
         uint4& v = out[std::size_t((p * 2 + kb) * 32 + lane)];
         split_on_host(tap(8 * kb + t), v.x, v.z);
         split_on_host(tap(8 * kb + t + 4), v.y, v.w);
       }
   return out;
-}
-
-// The rows of outputs a block takes: of the multiples of 16, the one whose grid runs in the
-// fewest chunks per SM's turn, counting the kh - 1 rows each block reads past its outputs and
-// the waves of blocks the GPU holds (`resident` at once).
-int rows_per_block(int rows, int cols, int kh, unsigned resident, int block_cols) {
-  const long col_blocks = (cols + block_cols - 1) / block_cols;
-  int best = chunk_rows;
-  long best_cost = -1;
-  for (int r = chunk_rows; r < rows + chunk_rows; r += chunk_rows) {
-    const long row_blocks = (rows + r - 1) / r;
-    if (row_blocks > 65535) continue;
-    const long waves = (row_blocks * col_blocks + resident - 1) / resident;
-    const long cost = waves * ((r + kh - 1 + chunk_rows - 1) / chunk_rows);
-    if (best_cost < 0 || cost < best_cost) best = r, best_cost = cost;
-  }
-  return best;
 }
 
 void launch(const image<float>& f, const uint4* table, const float* taps, cudaStream_t s) {

@@ -1,0 +1,135 @@
+#pragma once
+// What the whole-mask split-TF32 rungs (c11 on mma.sync, c12 on wgmma) share around their
+// products: each image row multiplied by all 16 slots (mask rows) at once, the image streamed down
+// a column of blocks in chunks of 16 rows (one turn of the slots), and the outputs the products
+// left NaN or infinite taken again tap by tap in fp32.
+#include <cstdint>
+
+#include "convolution/cuda/conv_cuda.cuh"
+#include "convolution/cuda/tile_staging.cuh"
+#include "core/cuda/async_copy.cuh"
+
+namespace pplab::detail::gpu_conv::whole_mask {
+
+constexpr int slots = 16;          // the mask rows an image row reaches at once
+constexpr int max_side = 16;       // taps of a mask row in the product's K, and the slots' turn
+constexpr int chunk_rows = slots;  // image rows staged at a time: one turn of the slots
+constexpr int lead_cols = 8;       // the staged columns start 8 left of the block's first output
+constexpr int phases = slots;      // the turns of the mask among the slots, one an image row
+
+// Output (y, x) tap by tap in fp32, for the few that the products left NaN or infinite.
+__device__ inline float strict_output(const image<float>& f, const float* taps, int y, int x) {
+  float sum = 0;
+  for (int i = 0; i < f.kh; ++i)
+    for (int j = 0; j < f.kw; ++j)
+      sum += taps[i * f.kw + j] * read(f, y - f.kh / 2 + i, x - f.kw / 2 + j);
+  return sum;
+}
+
+// An image value at a shared-memory address, as a volatile load: the rungs load the values that
+// their products' operands share on their own, and ptxas, left free, would keep one load's
+// register and copy it into each operand instead.
+__device__ __forceinline__ float shared_value(unsigned at) {
+  float v;
+  asm volatile("ld.volatile.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(at));
+  return v;
+}
+
+// Where `mine`: to = acc and acc = 0 (a slot's completed sum moved aside and the slot zeroed for
+// its next output), asked as predicated moves in place, since a select into a new register costs
+// moves to rebuild the accumulators' registers in a row. ptxas still emits selects for c11 (128
+// FSEL in a chunk's SASS, 8 a step: bench/results/h100-2026-11-28-convolution-c11-steps.txt);
+// with this and A per block c11 went from 0.678 to 0.655 ms on the H100.
+__device__ __forceinline__ void take_if(bool mine, float& to, float& acc) {
+  asm("{\n .reg .pred p;\n setp.ne.u32 p, %2, 0;\n @p mov.f32 %0, %1;\n"
+      " @p mov.f32 %1, 0f00000000;\n}\n"
+      : "+f"(to), "+f"(acc)
+      : "r"(unsigned(mine)));
+}
+
+// Where `mine`: to = part + acc and acc = 0, as take_if (a slot's sum kept in two parts).
+__device__ __forceinline__ void add_take_if(bool mine, float& to, float part, float& acc) {
+  asm("{\n .reg .pred p;\n setp.ne.u32 p, %3, 0;\n @p add.f32 %0, %2, %1;\n"
+      " @p mov.f32 %1, 0f00000000;\n}\n"
+      : "+f"(to), "+f"(acc)
+      : "f"(part), "r"(unsigned(mine)));
+}
+
+// Whether a block's chunks, `width` columns from column xs, can come in 16-byte pieces where they
+// lie inside the image: inside it across, and the rows 16-byte aligned.
+template <int width> __device__ __forceinline__ bool by_copies(const image<float>& f, int xs) {
+  return xs >= 0 && xs + width <= f.cols && f.ld_in % 4 == 0 &&
+         reinterpret_cast<std::uintptr_t>(f.in) % 16 == 0;
+}
+
+// The chunk of chunk_rows x width image values from (y, xs) into `to` by cp.async, committed and
+// waited for at the caller's next barrier, so that no register holds it on the way: in 16-byte
+// pieces where it lies inside the image (`copies`: by_copies), else element by element through the
+// boundary mode (the constant stored as it is).
+template <int width, int threads>
+__device__ __forceinline__ void stage_chunk(const image<float>& f, float* to, int y, int xs,
+                                            bool copies, int tid) {
+  constexpr int floats = chunk_rows * width;
+  if (copies && y >= 0 && y + chunk_rows <= f.rows) {
+    constexpr int units = width / 4, all = chunk_rows * units;
+    const float* from = f.in + std::size_t(y) * f.ld_in + xs;
+#pragma unroll
+    for (int k = 0; k < (all + threads - 1) / threads; ++k)
+      if (unit_in_tile<all, threads>(tid, k)) {
+        const int v = tid + k * threads, r = v / units, q = v % units;
+        copy_async_inside<16>(to + r * width + 4 * q, from + std::size_t(r) * f.ld_in + 4 * q);
+      }
+  } else {
+#pragma unroll 1
+    for (int v = tid; v < floats; v += threads) {
+      const int r = y + v / width, q = xs + v % width;
+      const std::int64_t row = r >= 0 && r < f.rows ? r : boundary_index(r, f.rows, f.mode);
+      const std::int64_t col = q >= 0 && q < f.cols ? q : boundary_index(q, f.cols, f.mode);
+      if (row < 0 || col < 0) to[v] = f.cval;
+      else copy_async<4>(to + v, f.in + std::size_t(row) * f.ld_in + std::size_t(col), true);
+    }
+  }
+  commit_copies();
+}
+
+// The outputs of the block's rows x cols tile from (y0, x0) that came out NaN or infinite (an
+// infinity or a NaN in the image, which the zero taps multiply too), taken again tap by tap, so
+// that they reach the outputs they reach in strict arithmetic and no others. Every thread of the
+// block calls it (a barrier): `nonfinite` is whether an output the thread stored is one.
+template <int threads>
+__device__ inline void redo_nonfinite(const image<float>& f, const float* taps, bool nonfinite,
+                                      int y0, int x0, int rows, int cols, int tid) {
+  if (!__syncthreads_or(nonfinite)) return;  // the block's stores are visible to it after this
+  for (int o = tid; o < rows * cols; o += threads) {
+    const int y = y0 + o / cols, x = x0 + o % cols;
+    float* at = f.out + std::size_t(y) * f.ld_out + x;
+    if (x < f.cols && !isfinite(*at)) *at = strict_output(f, taps, y, x);
+  }
+}
+
+// The rows of outputs a block takes: of the multiples of 16, the one whose grid runs in the
+// fewest chunks per SM's turn, counting the kh - 1 rows each block reads past its outputs and
+// the waves of blocks the GPU holds (`resident` at once).
+inline int rows_per_block(int rows, int cols, int kh, unsigned resident, int block_cols) {
+  const long col_blocks = (cols + block_cols - 1) / block_cols;
+  int best = chunk_rows;
+  long best_cost = -1;
+  for (int r = chunk_rows; r < rows + chunk_rows; r += chunk_rows) {
+    const long row_blocks = (rows + r - 1) / r;
+    if (row_blocks > 65535) continue;
+    const long waves = (row_blocks * col_blocks + resident - 1) / resident;
+    const long cost = waves * ((r + kh - 1 + chunk_rows - 1) / chunk_rows);
+    if (best_cost < 0 || cost < best_cost) best = r, best_cost = cost;
+  }
+  return best;
+}
+
+// The mask's tap that slot `slot` takes at phase p (image row p mod 16) from the product's K
+// column j (image column x - lead_cols + j for output x): mask row (p - slot + kh - 1) mod 16,
+// zero past the mask.
+inline float slot_tap(const float* mask, int kh, int kw, int p, int slot, int j) {
+  const int i = ((p - slot + kh - 1) % slots + slots) % slots, col = j - lead_cols + kw / 2;
+  return i < kh && col >= 0 && col < kw ? mask[i * kw + col] : 0.0f;
+}
+
+}  // namespace pplab::detail::gpu_conv::whole_mask
