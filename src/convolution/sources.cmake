@@ -22,6 +22,7 @@ set(cuda_sources convolution/cuda/c01_naive_global.cu convolution/cuda/c02_const
   convolution/cuda/c05_halo_from_cache.cu convolution/cuda/c06_register_strip.cu
   convolution/cuda/c07_separable.cu convolution/cuda/c08_u8_channels.cu convolution/cuda/c09_split_tf32.cu
   convolution/cuda/c10_u8_planes.cu convolution/cuda/c11_split_tf32_whole_mask.cu
+  convolution/cuda/c12_split_tf32_wgmma.cu
   convolution/cuda/register.cu)
 # NPP's FilterBorder, the cuda baseline (c00), where the toolkit has NPP (cmake/dependencies.cmake).
 if(PPLAB_HAVE_NPP)

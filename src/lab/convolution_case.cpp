@@ -209,24 +209,27 @@ struct convolution_case {
   }
   // The split rungs run on the TF32 tensor cores: their rows stay against the strict roofline
   // (above 100% where they beat the FMA peak), and the note says how busy they kept the tensor
-  // cores, counting every multiply-add of their products against the TF32 peak: three products
-  // each, of c09's bands (8 KS columns for each 8 outputs of a mask row, KS = (kw + 14) / 8) or
-  // of c11's 16 x 16 mask (16 taps of 16 slots per output, whatever the mask).
+  // cores, counting every multiply-add of their products against the peak of the instruction
+  // they issue (mma.sync; c12 wgmma): three products each, of c09's bands (8 KS columns for each
+  // 8 outputs of a mask row, KS = (kw + 14) / 8) or of c11's and c12's 16 x 16 mask (16 taps of
+  // 16 slots per output, whatever the mask).
   void extra_ceilings(session& s, detail::executor&, const problem& pr, row& out) const {
-    const std::string tf32 = "gpu_tf32_tensor_GFLOPs";
+    const bool wgmma = out.rung == "convolution/cuda/c12_split_tf32_wgmma";
+    const std::string tf32 = wgmma ? "gpu_tf32_wgmma_GFLOPs" : "gpu_tf32_tensor_GFLOPs";
     const auto& p = pr.p;
     double tensor_taps = 0;  // a product's multiply-adds per output
     if (out.rung == "convolution/cuda/c09_split_tf32")
       tensor_taps = double(p.kh * 8 * ((p.kw + 14) / 8));
-    else if (out.rung == "convolution/cuda/c11_split_tf32_whole_mask") tensor_taps = 256.0;
+    else if (wgmma || out.rung == "convolution/cuda/c11_split_tf32_whole_mask") tensor_taps = 256.0;
     // Against the taps the row's GFLOP/s counts: kh + kw for a separable mask.
     const double per_tap = tensor_taps / double(p.separable ? p.kh + p.kw : p.kh * p.kw);
     if (per_tap == 0 || std::isnan(s.ceiling(tf32)) || std::isnan(out.GFLOPs)) return;
-    char note[160];
+    char note[192];
     std::snprintf(note, sizeof note,
-                  "%.1f%% of the TF32 tensor cores' peak (%.2fx the taps: the products' "
+                  "%.1f%% of the TF32 tensor cores' peak by %s (%.2fx the taps: the products' "
                   "padded taps, three products each)",
-                  100 * 3 * per_tap * out.GFLOPs / s.ceiling(tf32), 3 * per_tap);
+                  100 * 3 * per_tap * out.GFLOPs / s.ceiling(tf32), wgmma ? "wgmma" : "mma.sync",
+                  3 * per_tap);
     out.add_note(note);
   }
 

@@ -36,6 +36,9 @@ void c10_run(const convolution_call&);
 bool c11_can_run(const convolution_problem&);
 std::size_t c11_scratch(const convolution_problem&);
 void c11_run(const convolution_call&);
+bool c12_can_run(const convolution_problem&);
+std::size_t c12_scratch(const convolution_problem&);
+void c12_run(const convolution_call&);
 }  // namespace gpu_conv
 
 void register_convolution_cuda(std::vector<convolution_rung>& r) {
@@ -127,6 +130,13 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                c11_can_run,
                c11_scratch,
                c11_run});
+  r.push_back({{"convolution/cuda/c12_split_tf32_wgmma", backend::cuda, 12,
+                "f32 on the TF32 tensor cores within fp32's error: c11's whole-mask products as "
+                "warpgroup products (wgmma, sm_90a), two sets of sums in turn (opt-in)",
+                false, true, false, /*opt_in=*/true, /*tf32_split=*/true},
+               c12_can_run,
+               c12_scratch,
+               c12_run});
 }
 
 }  // namespace pplab::detail

@@ -97,6 +97,23 @@ __device__ inline std::uint64_t wgmma_tile_128b(const void* at) {
          | std::uint64_t(1) << 62;         // the 128-byte swizzle
 }
 
+// The descriptor of a K-major tile in shared memory without swizzle: core matrices of 8 rows of
+// 16 bytes (4 TF32 values) each, 128 bytes in a row; `k_step` bytes from one core matrix to the
+// next along K (the leading offset), `row_step` bytes from one group of 8 rows to the next (the
+// stride offset). `at` is the tile's shared-memory address, 16-byte aligned.
+__device__ inline std::uint64_t wgmma_tile_plain(unsigned at, unsigned k_step, unsigned row_step) {
+  return std::uint64_t((at & 0x3ffff) >> 4) | std::uint64_t(k_step >> 4) << 16 |
+         std::uint64_t(row_step >> 4) << 32;
+}
+
+// Makes this thread's ordinary stores to shared memory visible to the warpgroup products that read
+// it by descriptor (they read through the async proxy); a barrier after it, before the products.
+__device__ inline void wgmma_shared_stores_fence() {
+#ifdef PPLAB_WGMMA
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
 // Orders this thread's register writes before the warpgroup's next products read them.
 __device__ inline void wgmma_fence() {
 #ifdef PPLAB_WGMMA
@@ -140,6 +157,23 @@ __device__ inline void wgmma_64x128x8_tf32(float (&d)[64], std::uint64_t a, std:
                  "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
                  "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b));
+#else
+  __trap();
+#endif
+}
+
+// d += a b for a 64 x 16 tile of C, K = 8: a (64 x 8) from registers, b (16 x 8, B transposed)
+// in shared memory by descriptor, sums in fp32. The warpgroup's warp w brings rows 16 w to 16 w +
+// 15 of a as mma_16x8x8_tf32 brings A's 16 rows, and holds the same rows of C: lane (g, t) holds,
+// for j = 0, 1, d[4j .. 4j + 3] = C's (g, 8j + 2t), (g, 8j + 2t + 1), (g + 8, 8j + 2t), (g + 8, 8j
+// + 2t + 1). Asynchronous: d is ready, and a's registers free, after wgmma_commit and wgmma_wait.
+__device__ inline void wgmma_64x16x8_tf32(float (&d)[8], const unsigned (&a)[4], std::uint64_t b) {
+#ifdef PPLAB_WGMMA
+  asm volatile("wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, "
+               "%7}, {%8, %9, %10, %11}, %12, 1, 1, 1;\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+                 "+f"(d[7])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 #else
   __trap();
 #endif
