@@ -26,9 +26,12 @@
 // at 3 blocks an SM, 2 tiles at 4, 1 tile at 5; rows in pairs, 0.73 / 0.87 / 0.66
 // with 2 tiles at 3, 2 tiles at 2, 1 tile at 5 (kept: the simpler code). Nsight Compute over
 // the first (3 blocks an SM): the tensor pipe 31% busy, 0.49 instructions issued a scheduler a
-// cycle, 0.82 of 2.7 warps eligible, shared memory 55% of its throughput: no unit is full. That
-// c11 takes the same 0.66 ms on other instructions suggests a bound both share that is not yet
-// found (their staging, their chunks' barrier, or the block's rows in series).
+// cycle, 0.82 of 2.7 warps eligible, L1 and shared memory 55% of their throughput: no unit is
+// full. Nor did wider products help: B 32 columns wide (the slots of even and odd outputs, A's 64
+// rows every other output, 128 outputs a product and each image value loaded once) took 0.70 and
+// 0.75 ms (...-c12-n32-not-kept.*), L1 and shared memory again at 55%. That c11 takes the same
+// 0.66 ms on other instructions suggests a bound the two share that is not yet found (their
+// staging, their chunks' barrier, or the block's rows in series).
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
