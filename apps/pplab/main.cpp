@@ -1,4 +1,5 @@
-// pplab: reduction, histogram and tiled matrix multiplication on every level of hardware.
+// pplab: reduction, histogram, tiled matrix multiplication and 2-D convolution on every level of
+// hardware.
 // Errors go to stderr as `pplab: error: ...`, exit status 1 for bad data, 2 for bad usage; in a
 // job of several ranks (mpi) rank 0 prints an error every rank met, and the job ends through
 // MPI_Abort with that status.
@@ -43,8 +44,8 @@ extern "C" void on_interrupt(int sig) {
 int main(int argc, char** argv) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  CLI::App app{"pplab: reduction, histogram and tiled matrix multiplication, each with its whole "
-               "ladder of optimizations, measured on this machine.\n"
+  CLI::App app{"pplab: reduction, histogram, tiled matrix multiplication and 2-D convolution, each "
+               "with its whole ladder of optimizations, measured on this machine.\n"
                "Start with `pplab lab --quick`; `pplab SUBCOMMAND --help` explains each one."};
   app.require_subcommand(1);
   app.set_version_flag("--version", pplab::version());
@@ -67,7 +68,10 @@ int main(int argc, char** argv) {
     return pplab::end_with_error(e.what(), e.code() == pplab::errc::invalid_argument ? 2 : 1,
                                  dynamic_cast<const pplab::agreed_error*>(&e));
   } catch (const std::bad_alloc&) {
-    return pplab::end_with_error("out of memory; try a smaller input (--n)", 1, false);
+    return pplab::end_with_error(
+        "out of memory: the input, or the memory its call needs, does not fit; try a "
+        "smaller one",
+        1, false);
   } catch (const std::exception& e) {
     return pplab::end_with_error(e.what(), 1, false);
   }
