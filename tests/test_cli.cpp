@@ -119,6 +119,9 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   expect_failure(in + "--mask box:4", 2, "odd");
   expect_failure(in + "--mask gaussian:sigma=4", 2, "at most 3.75");
   expect_failure(in + "--mask laplace", 2, "unknown mask");
+  expect_failure("correlate --input " + path("x.npy") + " --mask box:3 --out " + path("y.jpg"), 2,
+                 ".png, .ppm, .pgm or .pnm");
+  EXPECT_FALSE(fs::exists(path("y.jpg"))) << "an output named for no known format was written";
   EXPECT_FALSE(fs::exists(path("y.npy"))) << "a refused filter wrote its output";
   // A 2 x 3 RGB image, every channel its own constant: a box filter keeps each, in its channel.
   {

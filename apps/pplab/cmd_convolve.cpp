@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 
 #include "common.hpp"
 #include "pplab/stopwatch.hpp"
@@ -222,6 +223,15 @@ void run(const filter_cli& o, bool flip) {
   try {
     opts.mode = parse_boundary(o.mode);
     opts.cval = o.cval;
+    // The format follows the name: a name it does not know (x.jpg, x.txt) is refused, not
+    // written as .npy under it.
+    const auto ends_with = [&](std::string_view ext) {
+      return o.out_path.size() >= ext.size() &&
+             o.out_path.compare(o.out_path.size() - ext.size(), ext.size(), ext) == 0;
+    };
+    if (!o.out_path.empty() && !ends_with(".npy") && !image_path(o.out_path))
+      fail(errc::invalid_argument,
+           "--out " + o.out_path + ": writes .npy, or an image as .png, .ppm, .pgm or .pnm");
     if (!o.out_path.empty() && prints(where)) out.emplace(o.out_path);
     m = load_mask(o.mask);
     p = load_planes(o, where);
@@ -324,9 +334,10 @@ void add_filter(CLI::App& app, bool flip) {
   cmd->add_option("--mode", o->mode,
                   "outside the image: reflect (default), constant, nearest, mirror, wrap");
   cmd->add_option("--cval", o->cval, "the value outside the image in constant mode (default 0)");
-  cmd->add_option("--out", o->out_path,
-                  "write the result: .npy (the input's dtype; f32 for images), or .png/.ppm/.pgm "
-                  "(rounded and saturated to 0-255)");
+  cmd->add_option(
+      "--out", o->out_path,
+      "write the result: .npy (the input's dtype; f32 for images), or .png/.ppm/.pgm/.pnm "
+      "(rounded and saturated to 0-255)");
   cmd->add_flag("--u8", o->u8, "with --out F.npy: u8, rounded and saturated, instead of float");
   cmd->add_flag("--json", o->json,
                 "print one JSON object {op, rows, cols, channels, dtype, mask, mode, ms, rung}");
