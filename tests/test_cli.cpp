@@ -120,7 +120,7 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   expect_failure(in + "--mask gaussian:sigma=4", 2, "at most 3.75");
   expect_failure(in + "--mask laplace", 2, "unknown mask");
   expect_failure("correlate --input " + path("x.npy") + " --mask box:3 --out " + path("y.jpg"), 2,
-                 ".png, .ppm, .pgm or .pnm");
+                 "it writes .npy, .png, .ppm, .pgm, .pnm");
   EXPECT_FALSE(fs::exists(path("y.jpg"))) << "an output named for no known format was written";
   EXPECT_FALSE(fs::exists(path("y.npy"))) << "a refused filter wrote its output";
   // A 2 x 3 RGB image, every channel its own constant: a box filter keeps each, in its channel.
@@ -258,6 +258,10 @@ TEST_F(Cli, MatmulWritesTheProduct) {
   EXPECT_EQ(cv[0], -2.0);
   EXPECT_EQ(cv[1], -2.0);
   expect_failure("matmul --a " + path("a.npy") + " --b " + path("a.npy"), 2, "shapes do not match");
+  expect_failure("matmul --a " + path("a.npy") + " --b " + path("b.npy") + " --out " +
+                     path("c.csv"),
+                 2, "'.csv' is no format this command writes; it writes .npy");
+  EXPECT_FALSE(fs::exists(path("c.csv"))) << "an output named for no known format was written";
 }
 
 // The nccl backend: where two GPUs answer, the same answer as the library's seq backend on the

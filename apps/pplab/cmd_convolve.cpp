@@ -223,15 +223,8 @@ void run(const filter_cli& o, bool flip) {
   try {
     opts.mode = parse_boundary(o.mode);
     opts.cval = o.cval;
-    // The format follows the name: a name it does not know (x.jpg, x.txt) is refused, not
-    // written as .npy under it.
-    const auto ends_with = [&](std::string_view ext) {
-      return o.out_path.size() >= ext.size() &&
-             o.out_path.compare(o.out_path.size() - ext.size(), ext.size(), ext) == 0;
-    };
-    if (!o.out_path.empty() && !ends_with(".npy") && !image_path(o.out_path))
-      fail(errc::invalid_argument,
-           "--out " + o.out_path + ": writes .npy, or an image as .png, .ppm, .pgm or .pnm");
+    if (!o.out_path.empty())
+      check_output_name(o.out_path, {".npy", ".png", ".ppm", ".pgm", ".pnm"});
     if (!o.out_path.empty() && prints(where)) out.emplace(o.out_path);
     m = load_mask(o.mask);
     p = load_planes(o, where);

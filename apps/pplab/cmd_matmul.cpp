@@ -77,6 +77,7 @@ void run(const matmul_cli& o) {
   std::exception_ptr failed;
   std::string shapes;
   try {
+    if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
     if (!o.out_path.empty() && job_rank(where) == 0) out.emplace(o.out_path);
     // On a job each rank reads only its blocks (SUMMA's layout), A's and B's from their shapes.
     std::size_t m = 0, n = 0, k = 0;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
+#include <string_view>
 
 #include "pplab/lab.hpp"
 
@@ -101,6 +103,20 @@ backend backend_options::resolve(std::string_view pattern, const std::string& ru
 }
 
 bool prints(backend where) { return job_rank(where) == 0; }
+
+void check_output_name(const std::string& path, std::initializer_list<std::string_view> formats) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot == 0) return;  // no extension: the first format
+  const std::string_view ext = std::string_view(name).substr(dot);
+  std::string listed;
+  for (std::string_view f : formats) {
+    if (f == ext) return;
+    listed += (listed.empty() ? "" : ", ") + std::string(f);
+  }
+  fail(errc::invalid_argument, "--out " + path + ": '" + std::string(ext) +
+                                   "' is no format this command writes; it writes " + listed);
+}
 
 loaded load_data(const data_options& o, backend where) {
   const int me = job_rank(where), ranks = job_ranks(where);

@@ -3,8 +3,10 @@
 // helpers for JSON and numbers.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pplab/generate.hpp"
@@ -47,6 +49,12 @@ struct loaded {
 loaded load_data(const data_options& o, backend where);
 // True on the one process that prints a job's answer: rank 0, or the only process.
 bool prints(backend where);
+
+// An --out name whose extension names no format the command writes (x.jpg where it writes .npy)
+// is refused as bad usage (exit 2), before any work, rather than written under that name; a name
+// without an extension (/dev/stdout, out) takes the command's first format. `formats`: the
+// extensions it writes, with their dots, as the message lists them ("either .npy or .png").
+void check_output_name(const std::string& path, std::initializer_list<std::string_view> formats);
 
 // A one-line description of where the data came from, for human output.
 std::string describe(const data_options& o, const io::input& in);
