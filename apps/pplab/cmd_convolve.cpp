@@ -279,7 +279,7 @@ void run(const filter_cli& o, bool flip) {
                  p.cols,
                  p.channels.size() > 1 ? fmt::format(" x {} channels", p.channels.size()) : "",
                  name_of(p.channels.front().type), m.kh, m.kw, name_of(opts.mode), s * 1e3,
-                 px / s * 1e-9, used);
+                 px / s * 1e-9, used.empty() ? "an empty image: no rung ran" : used);
     }
     if (out) {
       if (image_path(o.out_path)) {
