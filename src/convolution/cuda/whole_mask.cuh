@@ -26,9 +26,10 @@ __device__ inline float strict_output(const image<float>& f, const float* taps, 
   return sum;
 }
 
-// An image value at a shared-memory address, as a volatile load: the rungs load the values that
-// their products' operands share on their own, and ptxas, left free, would keep one load's
-// register and copy it into each operand instead.
+// An image value at a shared-memory address, as a volatile load, so that ptxas issues each load
+// where it is written: c11 loads the values its products' operands share once for each operand
+// (left free, ptxas kept one load's register and copied it into each operand); c12 loads each
+// value once.
 __device__ __forceinline__ float shared_value(unsigned at) {
   float v;
   asm volatile("ld.volatile.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(at));
