@@ -35,10 +35,7 @@
 // stored behind a branch. Storing every 8 steps (0.735 -> 0.678 ms) and A per block (0.678 ->
 // 0.655; ...-c11-steps.txt) took part of that; the moves that remain (about 700 in the 384
 // products of a chunk's SASS) are the next step.
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "convolution/cuda/conv_cuda.cuh"
@@ -199,29 +196,6 @@ std::vector<uint4> host_table(const float* mask, int kh, int kw) {
   return out;
 }
 
-void launch(const image<float>& f, const uint4* table, const float* taps, cudaStream_t s) {
-  using S = block_shape;
-  allow_shared(whole_mask_filter<S>, S::shared);
-  static const unsigned resident = resident_blocks(whole_mask_filter<S>, S::threads, S::shared);
-  const int block_rows = rows_per_block(f.rows, f.cols, f.kh, resident, S::cols);
-  whole_mask_filter<S>
-      <<<tiles_over(f.rows, f.cols, block_rows, S::cols), S::threads, S::shared, s>>>(
-          f, table, taps, block_rows);
-  PPLAB_CUDA_LAUNCHED();
-}
-
-// Through dispatch, as the other rungs: only its f32 instance does anything (c11_can_run).
-struct rung {
-  template <class T>
-  static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
-    if constexpr (std::is_same_v<T, float>) {
-      const float* taps = fragments_and_taps_to(scratch, host_table(mask, f.kh, f.kw), mask,
-                                                std::size_t(f.kh) * std::size_t(f.kw), s);
-      launch(f, static_cast<const uint4*>(scratch), taps, s);
-    }
-  }
-};
-
 }  // namespace
 
 bool c11_can_run(const convolution_problem& p) {
@@ -232,6 +206,8 @@ bool c11_can_run(const convolution_problem& p) {
 std::size_t c11_scratch(const convolution_problem& p) {
   return table_bytes + p.kh * p.kw * sizeof(float);
 }
-void c11_run(const convolution_call& c) { dispatch<rung>(c); }
+void c11_run(const convolution_call& c) {
+  dispatch<whole_mask::rung<whole_mask_filter<block_shape>, block_shape, host_table>>(c);
+}
 
 }  // namespace pplab::detail::gpu_conv

@@ -34,7 +34,6 @@
 // staging, their chunks' barrier, or the block's rows in series).
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "convolution/cuda/conv_cuda.cuh"
@@ -202,29 +201,6 @@ std::vector<uint4> host_table(const float* mask, int kh, int kw) {
   return out;
 }
 
-void launch(const image<float>& f, const uint4* table, const float* taps, cudaStream_t s) {
-  using S = block_shape;
-  allow_shared(warpgroup_filter<S>, S::shared);
-  static const unsigned resident = resident_blocks(warpgroup_filter<S>, S::threads, S::shared);
-  const int block_rows = rows_per_block(f.rows, f.cols, f.kh, resident, S::cols);
-  warpgroup_filter<S>
-      <<<tiles_over(f.rows, f.cols, block_rows, S::cols), S::threads, S::shared, s>>>(
-          f, table, taps, block_rows);
-  PPLAB_CUDA_LAUNCHED();
-}
-
-// Through dispatch, as the other rungs: only its f32 instance does anything (c12_can_run).
-struct rung {
-  template <class T>
-  static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
-    if constexpr (std::is_same_v<T, float>) {
-      const float* taps = fragments_and_taps_to(scratch, host_table(mask, f.kh, f.kw), mask,
-                                                std::size_t(f.kh) * std::size_t(f.kw), s);
-      launch(f, static_cast<const uint4*>(scratch), taps, s);
-    }
-  }
-};
-
 }  // namespace
 
 bool c12_can_run(const convolution_problem& p) {
@@ -235,6 +211,8 @@ bool c12_can_run(const convolution_problem& p) {
 std::size_t c12_scratch(const convolution_problem& p) {
   return table_bytes + p.kh * p.kw * sizeof(float);
 }
-void c12_run(const convolution_call& c) { dispatch<rung>(c); }
+void c12_run(const convolution_call& c) {
+  dispatch<whole_mask::rung<warpgroup_filter<block_shape>, block_shape, host_table>>(c);
+}
 
 }  // namespace pplab::detail::gpu_conv

@@ -4,10 +4,14 @@
 // a column of blocks in chunks of 16 rows (one turn of the slots), and the outputs the products
 // left NaN or infinite taken again tap by tap in fp32.
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "convolution/cuda/conv_cuda.cuh"
+#include "convolution/cuda/split_tf32.cuh"
 #include "convolution/cuda/tile_staging.cuh"
 #include "core/cuda/async_copy.cuh"
+#include "core/cuda/launch.cuh"
 
 namespace pplab::detail::gpu_conv::whole_mask {
 
@@ -132,5 +136,25 @@ inline float slot_tap(const float* mask, int kh, int kw, int p, int slot, int j)
   const int i = ((p - slot + kh - 1) % slots + slots) % slots, col = j - lead_cols + kw / 2;
   return i < kh && col >= 0 && col < kw ? mask[i * kw + col] : 0.0f;
 }
+
+// A whole-mask rung through dispatch: `kernel` (shape S: S::threads, S::shared, S::cols) with
+// B's table built on the host by `table` and the call's taps after it in the scratch, down columns
+// of S::cols outputs in blocks of the rows rows_per_block picks. Only the f32 instance does
+// anything (the rungs' can_run).
+template <auto kernel, class S, std::vector<uint4> (*table)(const float*, int, int)> struct rung {
+  template <class T>
+  static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
+    if constexpr (std::is_same_v<T, float>) {
+      const float* taps = fragments_and_taps_to(scratch, table(mask, f.kh, f.kw), mask,
+                                                std::size_t(f.kh) * std::size_t(f.kw), s);
+      allow_shared(kernel, S::shared);
+      static const unsigned resident = resident_blocks(kernel, S::threads, S::shared);
+      const int block_rows = rows_per_block(f.rows, f.cols, f.kh, resident, S::cols);
+      kernel<<<tiles_over(f.rows, f.cols, block_rows, S::cols), S::threads, S::shared, s>>>(
+          f, static_cast<const uint4*>(scratch), taps, block_rows);
+      PPLAB_CUDA_LAUNCHED();
+    }
+  }
+};
 
 }  // namespace pplab::detail::gpu_conv::whole_mask
