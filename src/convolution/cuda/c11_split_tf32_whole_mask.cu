@@ -12,11 +12,11 @@
 //     16 turns of B (the phases) are built and split on the host, 16 KiB in shared memory, and
 //     read as 16-byte loads a lane per step (slots 8..15 read the phase 8 steps behind).
 //   - A warp owns 2 m16 tiles (32 outputs along the row), a block 4 warps and 128 outputs along
-//     the row, and goes down a column of the image for `block_rows` outputs (chosen by the host
-//     to fill the GPU's waves), kh - 1 more rows of input than outputs. The image comes in
-//     chunks of 16 rows (one turn of the slots) into two buffers by cp.async, a chunk ahead: in
-//     16-byte pieces where the chunk lies inside the image, else element by element through the
-//     boundary mode.
+//     the row, and goes down a column of the image for a band of output rows (384 rows, and 128
+//     in the last two waves: whole_mask::plan_bands), kh - 1 more rows of input than outputs. The
+//     image comes in chunks of 16 rows (one turn of the slots) into two buffers by cp.async, a
+//     chunk ahead: in 16-byte pieces where the chunk lies inside the image, else element by element
+//     through the boundary mode.
 //   - A lane's A values of a tile are the row's x0 + g + t + 4v (v = 0..5), each split into big
 //     + small (split_tf32.cuh); three TF32 products of each pair of blocks, as m14 adds them.
 //   - Masks to 16 x 16, any boundary mode. An output that comes out NaN or infinite (an infinity
@@ -76,15 +76,14 @@ __device__ __forceinline__ uint4 phase_fragment(unsigned at) {
 // `fragments`: the table of B's phases (host_table); `taps`: the call's kh x kw mask.
 template <class S>
 __global__ void __launch_bounds__(S::threads, S::blocks)
-    whole_mask_filter(image<float> f, const uint4* fragments, const float* taps, int block_rows) {
+    whole_mask_filter(image<float> f, const uint4* fragments, const float* taps, bands layout) {
   extern __shared__ uint4 shared[];
   uint4* table = shared;
   float* chunks = reinterpret_cast<float*>(shared + table_entries);
   const int tid = int(threadIdx.x);
-  for (int v = tid; v < table_entries; v += S::threads) table[v] = fragments[v];
-
-  const int y0 = int(blockIdx.y) * block_rows, x0 = int(blockIdx.x) * S::cols;
-  const int rows_here = block_rows < f.rows - y0 ? block_rows : f.rows - y0;
+  const int y0 = layout.first_row(int(blockIdx.y)), x0 = int(blockIdx.x) * S::cols;
+  const int height = layout.height(int(blockIdx.y));
+  const int rows_here = height < f.rows - y0 ? height : f.rows - y0;
   const int count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
   const int ys = y0 - f.kh / 2, xs = x0 - lead_cols;  // the first staged element
   const bool copies = by_copies<S::chunk_cols>(f, xs);
@@ -92,7 +91,8 @@ __global__ void __launch_bounds__(S::threads, S::blocks)
     stage_chunk<S::chunk_cols, S::threads>(f, chunks + (c % 2) * S::chunk_floats,
                                            ys + chunk_rows * c, xs, copies, tid);
   };
-  stage(0);
+  stage(0);  // in flight while B's table is copied
+  for (int v = tid; v < table_entries; v += S::threads) table[v] = fragments[v];
 
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int wx = warp * 16 * S::tiles;  // the warp's first output column in the block

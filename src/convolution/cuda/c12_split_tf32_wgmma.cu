@@ -65,15 +65,13 @@ using block_shape = shape<1, 5>;  // the fastest of three (the header)
 // `table`: B's phases (host_table); `taps`: the call's kh x kw mask.
 template <class S>
 __global__ void __launch_bounds__(S::threads, S::blocks)
-    warpgroup_filter(image<float> f, const uint4* table, const float* taps, int block_rows) {
+    warpgroup_filter(image<float> f, const uint4* table, const float* taps, bands layout) {
   extern __shared__ uint4 shared[];
   float* chunks = reinterpret_cast<float*>(shared + table_units);
   const int tid = int(threadIdx.x);
-  for (int v = tid; v < table_units; v += S::threads) shared[v] = table[v];
-  wgmma_shared_stores_fence();  // before the first chunk's barrier
-
-  const int y0 = int(blockIdx.y) * block_rows, x0 = int(blockIdx.x) * S::cols;
-  const int rows_here = block_rows < f.rows - y0 ? block_rows : f.rows - y0;
+  const int y0 = layout.first_row(int(blockIdx.y)), x0 = int(blockIdx.x) * S::cols;
+  const int height = layout.height(int(blockIdx.y));
+  const int rows_here = height < f.rows - y0 ? height : f.rows - y0;
   const int count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
   const int ys = y0 - f.kh / 2, xs = x0 - lead_cols;  // the first staged element
   const bool copies = by_copies<S::chunk_cols>(f, xs);
@@ -81,7 +79,9 @@ __global__ void __launch_bounds__(S::threads, S::blocks)
     stage_chunk<S::chunk_cols, S::threads>(f, chunks + (c % 2) * S::chunk_floats,
                                            ys + chunk_rows * c, xs, copies, tid);
   };
-  stage(0);
+  stage(0);  // in flight while B's table is copied
+  for (int v = tid; v < table_units; v += S::threads) shared[v] = table[v];
+  wgmma_shared_stores_fence();  // before the first chunk's barrier
 
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   // B of phase p, k block kb and part q (0 big, 1 small) is tile (p * 2 + kb) * 2 + q: slot s's

@@ -112,9 +112,9 @@ __device__ inline void redo_nonfinite(const image<float>& f, const float* taps, 
   }
 }
 
-// The rows of outputs a block takes: of the multiples of 16, the one whose grid runs in the
-// fewest chunks per SM's turn, counting the kh - 1 rows each block reads past its outputs and
-// the waves of blocks the GPU holds (`resident` at once).
+// The rows of outputs a block takes when the grid is one wave: of the multiples of 16, the one
+// whose grid runs in the fewest chunks per SM's turn, counting the kh - 1 rows each block reads
+// past its outputs and the waves of blocks the GPU holds (`resident` at once).
 inline int rows_per_block(int rows, int cols, int kh, unsigned resident, int block_cols) {
   const long col_blocks = (cols + block_cols - 1) / block_cols;
   int best = chunk_rows;
@@ -129,6 +129,37 @@ inline int rows_per_block(int rows, int cols, int kh, unsigned resident, int blo
   return best;
 }
 
+// The bands of output rows the blocks take, blockIdx.y the band: `tall` rows each above row
+// `split`, `low` rows each from it down. The GPU starts blocks in the order of their index, so the
+// tall bands run first and the short ones fill the SMs as they come free at the end.
+struct bands {
+  int tall, low, split;  // split: a multiple of tall
+  __host__ __device__ int first_row(int band) const {
+    const int n = split / tall;
+    return band < n ? band * tall : split + (band - n) * low;
+  }
+  __host__ __device__ int height(int band) const { return band < split / tall ? tall : low; }
+  int count(int rows) const { return split / tall + (rows - split + low - 1) / low; }
+};
+
+// The bands of a call: tall bands of 384 rows, and the last rows in bands of 128, about two
+// waves of them. As one wave of long blocks (rows_per_block alone) the SMs did not finish
+// together: at 15 x 15 on an H200 c12's SMs were busy 75% of the kernel's time on average and
+// c11's 79%. Measured by Nsight Compute, one 8192^2 launch each
+// (bench/results/h200-2026-11-28-convolution-whole-mask-bands.txt): one wave 0.664 / 0.670 ms
+// (c12 / c11); bands of 256 rows 0.556 / 0.598; 512 and 128 0.538 / 0.574; 384 and 128 0.531 /
+// 0.580; 1024 and 128 0.603 / 0.644. An image too small for that keeps one wave of blocks as
+// short as rows_per_block makes them.
+inline bands plan_bands(int rows, int cols, int kh, unsigned resident, int block_cols) {
+  constexpr int tall = 384, low = 128, waves = 2;
+  const int one_wave = rows_per_block(rows, cols, kh, resident, block_cols);
+  if (one_wave <= low) return {one_wave, one_wave, 0};
+  const long col_blocks = (cols + block_cols - 1) / block_cols;
+  const long low_rows = (waves * long(resident) + col_blocks - 1) / col_blocks * low;
+  const bands b{tall, low, int(rows > low_rows ? (rows - low_rows) / tall * tall : 0)};
+  return b.count(rows) <= 65535 ? b : bands{one_wave, one_wave, 0};
+}
+
 // The mask's tap that slot `slot` takes at phase p (image row p mod 16) from the product's K
 // column j (image column x - lead_cols + j for output x): mask row (p - slot + kh - 1) mod 16,
 // zero past the mask.
@@ -139,7 +170,7 @@ inline float slot_tap(const float* mask, int kh, int kw, int p, int slot, int j)
 
 // A whole-mask rung through dispatch: `kernel` (shape S: S::threads, S::shared, S::cols) with
 // B's table built on the host by `table` and the call's taps after it in the scratch, down columns
-// of S::cols outputs in blocks of the rows rows_per_block picks. Only the f32 instance does
+// of S::cols outputs in the bands of rows plan_bands picks. Only the f32 instance does
 // anything (the rungs' can_run).
 template <auto kernel, class S, std::vector<uint4> (*table)(const float*, int, int)> struct rung {
   template <class T>
@@ -149,9 +180,9 @@ template <auto kernel, class S, std::vector<uint4> (*table)(const float*, int, i
                                                 std::size_t(f.kh) * std::size_t(f.kw), s);
       allow_shared(kernel, S::shared);
       static const unsigned resident = resident_blocks(kernel, S::threads, S::shared);
-      const int block_rows = rows_per_block(f.rows, f.cols, f.kh, resident, S::cols);
-      kernel<<<tiles_over(f.rows, f.cols, block_rows, S::cols), S::threads, S::shared, s>>>(
-          f, static_cast<const uint4*>(scratch), taps, block_rows);
+      const bands b = plan_bands(f.rows, f.cols, f.kh, resident, S::cols);
+      const dim3 grid(unsigned((f.cols + S::cols - 1) / S::cols), unsigned(b.count(f.rows)));
+      kernel<<<grid, S::threads, S::shared, s>>>(f, static_cast<const uint4*>(scratch), taps, b);
       PPLAB_CUDA_LAUNCHED();
     }
   }
