@@ -180,6 +180,7 @@ std::string record_json(const lab::result& lab, bool quick) {
     if (r.latency_bound) j["latency_bound"] = true, j["vs_launch"] = num(r.vs_launch);
     if (!r.floor.empty()) j["floor"] = r.floor;
     if (r.racy) j["racy"] = true;
+    if (r.other_units) j["other_units"] = true;
     if (r.api_pick) j["api_pick"] = true;
     if (!r.tune_key.empty()) j["tune_key"] = r.tune_key;
     if (r.fastest) j["fastest"] = true;

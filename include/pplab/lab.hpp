@@ -47,6 +47,9 @@ struct row {
   double vs_baseline = none, vs_below = none, vs_rung1 = none;
   bool verified = false;
   bool racy = false;  // loses counts on purpose: its note says how many; not a failure
+  // Runs on other units than its ceiling counts (the split-TF32 rungs' tensor cores against the
+  // fp32 FMA peak): past 100% of it is the point, not a sign of a weak ceiling probe.
+  bool other_units = false;
   double max_rel_err = none;
   std::string note;
   void add_note(const std::string& text) {

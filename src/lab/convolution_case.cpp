@@ -223,7 +223,9 @@ struct convolution_case {
     else if (wgmma || out.rung == "convolution/cuda/c11_split_tf32_whole_mask") tensor_taps = 256.0;
     // Against the taps the row's GFLOP/s counts: kh + kw for a separable mask.
     const double per_tap = tensor_taps / double(p.separable ? p.kh + p.kw : p.kh * p.kw);
-    if (per_tap == 0 || std::isnan(s.ceiling(tf32)) || std::isnan(out.GFLOPs)) return;
+    if (per_tap == 0) return;
+    out.other_units = true;
+    if (std::isnan(s.ceiling(tf32)) || std::isnan(out.GFLOPs)) return;
     char note[192];
     std::snprintf(note, sizeof note,
                   "%.1f%% of the TF32 tensor cores' peak by %s (%.2fx the taps: the products' "

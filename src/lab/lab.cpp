@@ -390,7 +390,7 @@ result run(const settings& s) {
   fill_ratios(out);
   mark_fastest(out);
   for (const row& r : out.rows)
-    if (r.pct_of_ceiling > 100.5) {
+    if (r.pct_of_ceiling > 100.5 && !r.other_units) {
       char msg[256];
       std::snprintf(msg, sizeof msg,
                     "%s (%s) reads %.1f%% of %s: that ceiling's probe is not the "
