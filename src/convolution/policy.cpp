@@ -53,17 +53,21 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
 }
 
 // The rungs of the variant "split_tf32" (f32 on the TF32 tensor cores within fp32's error), in
-// order. c11 multiplies each image row by the whole mask, at a cost that does not depend on the
-// mask (to 16 x 16); c09's bands cost about kh x KS (KS = (kw + 14) / 8 bands). H100, 8192 x 8192
-// f32, one lab run (bench/results/h100-2026-11-28-convolution-c11-b9beb44.*): c11 0.655-0.665 ms
-// at every mask; c09 0.336 at 3 x 3 (kh KS = 6), 0.421 at 7 x 7 (14), 0.698 at 11 x 11 (33),
-// 0.855 at 15 x 15 (45). So c11 first from kh KS = 33 on, c09 below and past 16 x 16.
+// order, each taken where it can run. c12 and c11 multiply each image row by the whole mask, at
+// a cost that does not depend on the mask (c12 to 15 x 16 on sm_90a, c11 to 16 x 16); c09's bands
+// cost about kh x KS (KS = (kw + 14) / 8 bands). H200, 8192 x 8192 f32, one lab run
+// (bench/results/h200-2026-11-28-convolution-c12-bands-26cfcb6.*): c12 0.529-0.531 ms and c11
+// 0.575-0.578 at every mask; c09 0.328 at 3 x 3 (kh KS = 3), 0.373 at 5 x 5 (10), 0.419 at 7 x 7
+// (14), 0.695 at 11 x 11 (33), 0.860 at 15 x 15 (45), about 0.42 + 0.0145 per unit past 14, which
+// reaches c12 at 22 and c11 at 25. So the whole-mask rungs first from kh KS = 24 on, c09 below and
+// past 16 x 16.
 std::vector<std::string_view> split_tf32_policy(backend b, const convolution_problem& p) {
   if (b != backend::cuda) return {};
   constexpr std::string_view c09 = "convolution/cuda/c09_split_tf32",
-                             c11 = "convolution/cuda/c11_split_tf32_whole_mask";
-  if (p.kh <= 16 && p.kw <= 16 && p.kh * ((p.kw + 14) / 8) >= 33) return {c11, c09};
-  return {c09, c11};
+                             c11 = "convolution/cuda/c11_split_tf32_whole_mask",
+                             c12 = "convolution/cuda/c12_split_tf32_wgmma";
+  if (p.kh <= 16 && p.kw <= 16 && p.kh * ((p.kw + 14) / 8) >= 24) return {c12, c11, c09};
+  return {c09, c12, c11};
 }
 
 std::string tune_key(const convolution_problem& p) {
