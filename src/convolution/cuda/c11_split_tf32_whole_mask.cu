@@ -33,8 +33,11 @@
 // scheduler a cycle, the tensor pipe 53% busy (...-c11-shapes-ncu.txt); its SASS had two moves a
 // product rebuilding A's and the accumulators' registers in a row, and each step's completed row
 // stored behind a branch. Storing every 8 steps (0.735 -> 0.678 ms) and A per block (0.678 ->
-// 0.655; ...-c11-steps.txt) took part of that; the moves that remain (about 700 in the 384
-// products of a chunk's SASS) are the next step.
+// 0.655; ...-c11-steps.txt) took part of that. The rest of the miss was the grid: one wave of
+// long blocks kept the SMs busy 79% of the time on average; in bands of rows
+// (whole_mask::plan_bands) the rung takes 0.576 ms at 15 x 15 on an H200 in one lab run
+// (...-c12-bands-26cfcb6.*): 94.1% of the strict FMA bound, 7.05x NPP, 57% of the mma.sync rate.
+// The moves that remain (about 700 in the 384 products of a chunk's SASS) are the next step.
 #include <cstdint>
 #include <vector>
 

@@ -29,9 +29,13 @@
 // cycle, 0.82 of 2.7 warps eligible, L1 and shared memory 55% of their throughput: no unit is
 // full. Nor did wider products help: B 32 columns wide (the slots of even and odd outputs, A's 64
 // rows every other output, 128 outputs a product and each image value loaded once) took 0.70 and
-// 0.75 ms (...-c12-n32-not-kept.*), L1 and shared memory again at 55%. That c11 takes the same
-// 0.66 ms on other instructions suggests a bound the two share that is not yet found (their
-// staging, their chunks' barrier, or the block's rows in series).
+// 0.75 ms (...-c12-n32-not-kept.*), L1 and shared memory again at 55%. The bound c11 shared was
+// the grid: one wave of long blocks left the SMs idle a quarter of the time (75% busy on
+// average), and in bands of rows (whole_mask::plan_bands) the rung takes 0.530 ms at 15 x 15 in
+// one lab run (...-c12-bands-26cfcb6.*): 102.2% of the strict FMA bound, 7.65x NPP, 1.09x c11,
+// 1.41x c06, 40% of the wgmma rate. Its products and the rest of its work overlap little:
+// without two of the three kinds it takes 0.46 ms, without any products 0.31
+// (...-whole-mask-bands.txt).
 #include <cstdint>
 #include <cstring>
 #include <vector>

@@ -146,9 +146,9 @@ struct bands {
 // waves of them. As one wave of long blocks (rows_per_block alone) the SMs did not finish
 // together: at 15 x 15 on an H200 c12's SMs were busy 75% of the kernel's time on average and
 // c11's 79%. Measured by Nsight Compute, one 8192^2 launch each
-// (bench/results/h200-2026-11-28-convolution-whole-mask-bands.txt): one wave 0.664 / 0.670 ms
-// (c12 / c11); bands of 256 rows 0.556 / 0.598; 512 and 128 0.538 / 0.574; 384 and 128 0.531 /
-// 0.580; 1024 and 128 0.603 / 0.644. An image too small for that keeps one wave of blocks as
+// (bench/results/h200-2026-11-28-convolution-whole-mask-bands.txt): one wave 0.660 / 0.670 ms
+// (c12 / c11); bands of 256 rows 0.556 / 0.598; 512 and 128 0.537 / 0.573; 384 and 128 0.531 /
+// 0.579; 1024 and 128 0.603 / 0.641. An image too small for that keeps one wave of blocks as
 // short as rows_per_block makes them.
 inline bands plan_bands(int rows, int cols, int kh, unsigned resident, int block_cols) {
   constexpr int tall = 384, low = 128, waves = 2;
