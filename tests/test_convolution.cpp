@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "convolution/boundary.hpp"
+#include "convolution/cuda/bands.hpp"
 #include "convolution/rung.hpp"
 #include "core/run.hpp"
 #include "pplab/convolution.hpp"
@@ -296,6 +297,41 @@ TEST(ConvolutionBoundary, IndicesFollowScipysExtensions) {
 
 // A 3 x 3 image and mask worked out by hand: correlation, convolution (the mask flipped), and
 // the constant value.
+// The whole-mask rungs' (c11, c12) bands of rows, host code the GPU runs too: for images small
+// and large, narrow and wide, and GPUs that hold few or many blocks, the bands cover every row
+// once, in order, each a whole number of chunks high, and fit the grid's 65535 rows of blocks.
+TEST(ConvolutionBands, CoverEveryRowOnceInOrder) {
+  using detail::gpu_conv::whole_mask::chunk_rows;
+  std::size_t planned = 0, two_heights = 0;
+  for (int rows : {1, 15, 16, 17, 383, 1000, 4093, 8192, 20000, 1 << 20})
+    for (int cols : {1, 64, 4099, 8192, 65536})
+      for (int kh : {1, 15})
+        for (unsigned resident : {1u, 528u, 660u, 4096u})
+          for (int block_cols : {64, 128}) {
+            const auto b =
+                detail::gpu_conv::whole_mask::plan_bands(rows, cols, kh, resident, block_cols);
+            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", kh " +
+                         std::to_string(kh) + ", " + std::to_string(resident) +
+                         " blocks at once, " + std::to_string(block_cols) + " columns a block");
+            const int n = b.count(rows);
+            ASSERT_GE(n, 1);
+            ASSERT_LE(n, 65535);
+            int next = 0;
+            for (int i = 0; i < n; ++i) {
+              ASSERT_EQ(b.first_row(i), next) << "band " << i;
+              ASSERT_GT(b.height(i), 0);
+              ASSERT_EQ(b.height(i) % chunk_rows, 0);
+              ASSERT_LT(b.first_row(i), rows) << "band " << i << " starts past the image";
+              next += b.height(i);
+            }
+            ASSERT_GE(next, rows) << "rows left without a band";
+            ++planned;
+            two_heights += b.split > 0 && b.tall != b.low;
+          }
+  EXPECT_GT(two_heights, 0u) << "no case reached the tall and the short bands together";
+  EXPECT_GT(planned, two_heights) << "no case kept one height";
+}
+
 TEST(ConvolutionApi, SmallCasesByHand) {
   const double in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   const double mask[9] = {0, 0, 0, 0, 0, 1, 0, 0, 0};  // the right neighbour
