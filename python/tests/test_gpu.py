@@ -169,9 +169,9 @@ def test_filters_of_gpu_arrays(rng, lib):
     np.testing.assert_allclose(to_host(got), want, rtol=1e-5, atol=1e-3)
 
 
-# precision="split_tf32": the tensor-core rungs (c09 for small masks, c11 from 11 x 11), within
-# the split's bound of the reference (src/core/verify.hpp's split_tf32_tolerance): fp32's error of
-# a sum of 3 K terms plus 2^-18 a term, of the sum of the terms' magnitudes.
+# precision="split_tf32": the tensor-core rungs (c09 for small masks, c12 or c11 from 11 x 11),
+# within the split's bound of the reference (src/core/verify.hpp's split_tf32_tolerance): fp32's
+# error of a sum of 3 K terms plus 2^-18 a term, of the sum of the terms' magnitudes.
 @pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("side", [3, 15, 17])
 def test_split_tf32_filters_of_gpu_arrays(rng, lib, side):
