@@ -119,6 +119,12 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   expect_failure(in + "--mask box:4", 2, "odd");
   expect_failure(in + "--mask gaussian:sigma=4", 2, "at most 3.75");
   expect_failure(in + "--mask laplace", 2, "unknown mask");
+  expect_failure("correlate --shape 5x --mask box:3", 2, "--shape wants RxC");
+  // An empty generated image is an empty answer, as an empty file is.
+  const result empty = run("correlate --shape 0x5 --mask box:3 --out " + path("empty.npy"));
+  ASSERT_EQ(empty.code, 0) << empty.err;
+  EXPECT_NE(empty.out.find("no rung ran"), std::string::npos) << empty.out;
+  EXPECT_EQ(io::read_npy(path("empty.npy")).shape, (std::vector<std::size_t>{0, 5}));
   expect_failure("correlate --input " + path("x.npy") + " --mask box:3 --out " + path("y.jpg"), 2,
                  "it writes .npy, .png, .ppm, .pgm, .pnm");
   EXPECT_FALSE(fs::exists(path("y.jpg"))) << "an output named for no known format was written";

@@ -145,7 +145,7 @@ planes load_planes(const filter_cli& o, backend where) {
     const auto [y, e2] = e1 == std::errc() && x < end && *x == 'x'
                              ? std::from_chars(x + 1, end, c)
                              : std::from_chars_result{x, std::errc::invalid_argument};
-    if (e2 != std::errc() || y != end || r == 0 || c == 0)
+    if (e2 != std::errc() || y != end)  // an empty shape (0x5) is an empty image, as from a file
       fail(errc::invalid_argument,
            "--shape wants RxC, two sizes such as 4096x4096; got '" + o.shape + "'");
     io::array a;
