@@ -73,16 +73,9 @@ __global__ void __launch_bounds__(S::threads, S::blocks)
   extern __shared__ uint4 shared[];
   float* chunks = reinterpret_cast<float*>(shared + table_units);
   const int tid = int(threadIdx.x);
-  const int y0 = layout.first_row(int(blockIdx.y)), x0 = int(blockIdx.x) * S::cols;
-  const int height = layout.height(int(blockIdx.y));
-  const int rows_here = height < f.rows - y0 ? height : f.rows - y0;
-  const int count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
-  const int ys = y0 - f.kh / 2, xs = x0 - lead_cols;  // the first staged element
-  const bool copies = by_copies<S::chunk_cols>(f, xs);
-  const auto stage = [&](int c) {  // chunk c into buffer c % 2
-    stage_chunk<S::chunk_cols, S::threads>(f, chunks + (c % 2) * S::chunk_floats,
-                                           ys + chunk_rows * c, xs, copies, tid);
-  };
+  const block_column<S> column(f, layout);
+  const int y0 = column.y0, x0 = column.x0, rows_here = column.rows_here, count = column.count;
+  const auto stage = [&](int c) { column.stage(f, chunks, c, tid); };
   stage(0);  // in flight while B's table is copied
   for (int v = tid; v < table_units; v += S::threads) shared[v] = table[v];
   wgmma_shared_stores_fence();  // before the first chunk's barrier

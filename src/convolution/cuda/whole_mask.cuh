@@ -97,6 +97,28 @@ __device__ __forceinline__ void stage_chunk(const image<float>& f, float* to, in
   commit_copies();
 }
 
+// A block's share of the image: its band of output rows (blockIdx.y in `layout`) in its column of
+// S::cols outputs (blockIdx.x), and the chunks it stages down that column, a chunk ahead, into two
+// buffers of S::chunk_floats.
+template <class S> struct block_column {
+  int y0, x0, rows_here, count;  // the first output, the outputs down, the chunks to stage
+  int ys, xs;                    // the first staged element: kh / 2 rows up, lead_cols left
+  bool copies;                   // whether the chunks come in 16-byte pieces (by_copies)
+  __device__ block_column(const image<float>& f, const bands& layout)
+      : y0(layout.first_row(int(blockIdx.y))), x0(int(blockIdx.x) * S::cols) {
+    const int height = layout.height(int(blockIdx.y));
+    rows_here = height < f.rows - y0 ? height : f.rows - y0;
+    count = (rows_here + f.kh - 1 + chunk_rows - 1) / chunk_rows;
+    ys = y0 - f.kh / 2, xs = x0 - lead_cols;
+    copies = by_copies<S::chunk_cols>(f, xs);
+  }
+  // Chunk c into buffer c % 2 of `chunks` (stage_chunk).
+  __device__ void stage(const image<float>& f, float* chunks, int c, int tid) const {
+    stage_chunk<S::chunk_cols, S::threads>(f, chunks + (c % 2) * S::chunk_floats,
+                                           ys + chunk_rows * c, xs, copies, tid);
+  }
+};
+
 // The outputs of the block's rows x cols tile from (y0, x0) that came out NaN or infinite (an
 // infinity or a NaN in the image, which the zero taps multiply too), taken again tap by tap, so
 // that they reach the outputs they reach in strict arithmetic and no others. Every thread of the
