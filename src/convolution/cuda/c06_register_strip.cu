@@ -1,11 +1,12 @@
 // convolution/cuda/c06_register_strip: past the notes, register blocking. A block of 32 x 8 threads
-// owns a 32 x 64 tile of outputs, each thread a vertical strip of S = 8 of them (f32 7 x 7: 32 x
-// 128, S = 16). The tile's input with its halo goes to shared memory as in c04; then each thread
-// walks the S + K - 1 input rows its strip needs, once: it loads the row's K taps from shared
-// memory into registers and adds them into every output of the strip that the row reaches (up to K
-// of the S sums, each with its own mask row). Shared loads per output fall from K x K (c04) to
+// owns a tile of outputs 64 rows tall, each thread a vertical strip of S = 8 of them in one column
+// (a 32 x 64 tile), or in two neighbouring columns at f32 5 x 5 and 7 x 7 (a 64 x 64 tile, below).
+// The tile's input with its halo goes to shared memory as in c04; then each thread walks the
+// S + K - 1 input rows its strip needs, once: it loads the row's taps from shared memory into
+// registers and adds them into every output of the strip that the row reaches (up to K of the S
+// sums, each with its own mask row). Shared loads per output fall from K x K (c04) to
 // K (S + K - 1) / S, and with K a compile-time constant every loop unrolls, the mask's offsets are
-// immediates into the constant bank, and the S sums stay in registers. The tile's loads are all in
+// immediates into the constant bank, and the sums stay in registers. The tile's loads are all in
 // flight before the first is stored (tile_staging.cuh), or, from f32 5 x 5 and f64 7 x 7 up, the
 // copy engine copies the tile (tile_copy_engine.cuh). Square masks of 3 to 15, and f32 ones to 31
 // (past 21 x 21 the mask's rows in chunks of 8, below); other masks run c04.
@@ -15,20 +16,26 @@
 namespace pplab::detail::gpu_conv {
 namespace {
 
-constexpr int tile = 32, block_rows = 8;
-// Outputs a thread: 16 for the f32 7 x 7 mask (a 32 x 128 tile: K (S + K - 1) / S = 9.6 shared
-// loads an output instead of 12.25, and 6 halo rows for 128 where there were 6 for 64), 8 for the
-// others. On an H200, 7 x 7 went from 0.223 to 0.210 ms (60.6% of the copy ceiling); 5 x 5 with 16
-// took 0.170 ms against 0.168-0.169 with 8
-// (bench/results/h200-2026-11-27-convolution-c06-taller-strips.*).
-constexpr int strip_outputs(bool f32, int k) { return f32 && k == 7 ? 16 : 8; }
-template <class T, int K> constexpr int S = strip_outputs(sizeof(T) == 4, K);
+constexpr int tile = 32, block_rows = 8, S = 8;
+// Outputs across a thread: two at f32 5 x 5 and 7 x 7, one elsewhere. Two neighbouring outputs
+// share K - 1 of their K taps in a row, so a thread loads K + 1 values a row for 2K multiply-adds
+// (in 8-byte shared loads) where one column took K for K, and stores its outputs in pairs. The
+// memory-bound masks were held by their instructions as much as by the bytes (about 62% of the
+// scheduler cycles issuing at 5 x 5); with the tile copied by the engine the pairs still fit the
+// 40 registers that keep six blocks an SM. On an H200, 8192 x 8192, in one lab run against one
+// column (bench/results/h200-2026-11-28-convolution-c06-two-columns-variants.*): 5 x 5 0.163 ->
+// 0.153 ms (77.9% -> 82.8% of the copy ceiling, 1.63x NPP), 7 x 7 0.190 (strips of 16 in one
+// column) -> 0.177 ms; 3 x 3 (pairs, the tile by the engine) 0.144 -> 0.150 ms, so it keeps one
+// column and the threads' staging. The kept code's run: ...-c06-two-columns.*. (Before the engine,
+// pairs took 48 registers for the threads' staging and ran slower: ...-c06-two-columns-not-kept.*.)
+constexpr int columns(bool f32, int k) { return f32 && (k == 5 || k == 7) ? 2 : 1; }
+template <class T, int K> constexpr int C = columns(sizeof(T) == 4, K);
 
 // The staged tile: a block's outputs with the mask's halo, h rows of w columns.
-template <class T, int K> constexpr int tile_h = (S<T, K> * block_rows) + K - 1;
-template <int K> constexpr int tile_w = staged_width(tile, K / 2);
+template <int K> constexpr int tile_h = (block_rows * S) + K - 1;
+template <class T, int K> constexpr int tile_w = staged_width((C<T, K> * tile), K / 2);
 template <int K, class T> constexpr std::size_t strip_shared() {
-  return std::size_t(tile_h<T, K>) * tile_w<K> * sizeof(T);
+  return std::size_t(tile_h<K>) * tile_w<T, K> * sizeof(T);
 }
 
 // The tile by the copy engine (tile_copy_engine.cuh) at f32 from 5 x 5 and f64 from 7 x 7, where
@@ -40,26 +47,66 @@ template <int K, class T> constexpr std::size_t strip_shared() {
 // ...-copy-engine-lab.txt).
 template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 5 : 7);
 
-// Adds mask rows i0 .. i0 + C - 1 (those below K) into a strip's S sums: each of the S + C - 1
-// input rows they reach (those inside the tile's S + K - 1) loaded once, its K values added into
-// every sum the row reaches. `in`: the strip's first input row at this thread's column, rows w
-// apart. With C = K (i0 = 0) the whole mask, every index known at compile time.
-template <class T, int K, int S, int C>
-__device__ __forceinline__ void add_rows(const T* in, int w, int i0, T (&acc)[S]) {
+// Adds mask rows i0 .. i0 + R - 1 (those below K) into a strip's S x C sums: each of the S + R - 1
+// input rows they reach (those inside the tile's S + K - 1) loaded once, its K + C - 1 values
+// added into every sum the row reaches. `in`: the strip's first input row at this thread's first
+// tap, rows w apart. With R = K (i0 = 0) the whole mask, every index known at compile time. With
+// C = 2 (f32) a row is read in 8-byte pieces from the even column at or before the first tap
+// (`skip` values early; the tile's rows start 16-byte aligned).
+template <int K, int C> constexpr int skip = C == 2 ? (lead(K / 2) - K / 2) % 2 : 0;
+template <class T, int K, int C, int R>
+__device__ __forceinline__ void add_rows(const T* in, int w, int i0, T (&acc)[S][C]) {
+  constexpr int first = skip<K, C>, n = C == 2 ? (first + K + 2) / 2 * 2 : K;  // values a row
+  in -= first;
 #pragma unroll
-  for (int q = 0; q < S + C - 1; ++q) {  // input row i0 + q of the strip (halo included)
-    if (C < K && i0 + q >= S + K - 1) break;
-    T v[K];
+  for (int q = 0; q < S + R - 1; ++q) {  // input row i0 + q of the strip (halo included)
+    if (R < K && i0 + q >= S + K - 1) break;
+    T v[n];
     const T* row = in + (i0 + q) * w;
+    if constexpr (C == 2) {
+      static_assert(sizeof(T) == 4, "pairs of f32 columns");
 #pragma unroll
-    for (int j = 0; j < K; ++j) v[j] = row[j];
+      for (int j = 0; j < n; j += 2) {
+        const float2 two = *reinterpret_cast<const float2*>(row + j);
+        v[j] = two.x, v[j + 1] = two.y;
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < n; ++j) v[j] = row[j];
+    }
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-      const int i = q - s;  // the chunk's mask row that input row q is for output s
-      if (i >= 0 && i < C && (C == K || i0 + i < K)) {
+      const int i = q - s;  // the mask row that input row q is for output s
+      if (i >= 0 && i < R && (R == K || i0 + i < K)) {
 #pragma unroll
-        for (int j = 0; j < K; ++j) acc[s] += tap<T>((i0 + i) * K + j) * v[j];
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+          for (int c = 0; c < C; ++c) acc[s][c] += tap<T>((i0 + i) * K + j) * v[first + j + c];
       }
+    }
+  }
+}
+
+// A thread's S x C outputs from row y, column x into the image's output (those inside it): with
+// C = 2 in 8-byte stores where the pair lies inside and the rows allow it.
+template <class T, int C>
+__device__ __forceinline__ void store_columns(const image<T>& f, const T (&acc)[S][C], int y,
+                                              int x) {
+  T* o = f.out + std::size_t(y) * f.ld_out + std::size_t(x);
+  const int left = f.rows - y;
+  [[maybe_unused]] const bool pairs =
+      C == 2 && x + 1 < f.cols && f.ld_out % 2 == 0 && reinterpret_cast<std::uintptr_t>(o) % 8 == 0;
+#pragma unroll
+  for (int s = 0; s < S; ++s, o += f.ld_out) {
+    if (s >= left) break;
+    if constexpr (C == 2) {
+      if (pairs) *reinterpret_cast<float2*>(o) = make_float2(acc[s][0], acc[s][1]);
+      else {
+        o[0] = acc[s][0];
+        if (x + 1 < f.cols) o[1] = acc[s][1];
+      }
+    } else {
+      o[0] = acc[s][0];
     }
   }
 }
@@ -78,25 +125,29 @@ template <class T, int K>
 __device__ __forceinline__ void filter_strip(const image<T>& f, const tile_map& tiles) {
   extern __shared__ __align__(128) unsigned char raw[];
   T* in = reinterpret_cast<T*>(raw);
-  constexpr int S = gpu_conv::S<T, K>, r = K / 2, h = tile_h<T, K>, w = tile_w<K>;
-  const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
+  constexpr int C = gpu_conv::C<T, K>, r = K / 2, h = tile_h<K>, w = tile_w<T, K>;
+  const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile * C;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>>(f, tiles, in, y0 - r, x0 - lead(r),
-                                                                tid);
-  const int x = x0 + tx;
+  // A tile of two columns a thread that the threads stage (on the image's edges) goes in two
+  // halves, which keeps the 40 registers.
+  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>, C == 2>(f, tiles, in, y0 - r,
+                                                                        x0 - lead(r), tid);
+  const int x = x0 + C * tx;
   if (x >= f.cols) return;
   const int first = ty * S;  // the strip's first row in the tile
-  T acc[S];
+  T acc[S][C];
 #pragma unroll
-  for (int s = 0; s < S; ++s) acc[s] = 0;
-  const T* const strip_in = in + first * w + tx + lead(r) - r;
+  for (int s = 0; s < S; ++s)
+#pragma unroll
+    for (int c = 0; c < C; ++c) acc[s][c] = 0;
+  const T* const strip_in = in + first * w + C * tx + lead(r) - r;
   if constexpr (!by_chunks<K>) {
-    add_rows<T, K, S, K>(strip_in, w, 0, acc);
+    add_rows<T, K, C, K>(strip_in, w, 0, acc);
   } else {  // mask rows in chunks of 8, each chunk's S + 7 input rows loaded once
 #pragma unroll 1
-    for (int i0 = 0; i0 < K; i0 += 8) add_rows<T, K, S, 8>(strip_in, w, i0, acc);
+    for (int i0 = 0; i0 < K; i0 += 8) add_rows<T, K, C, 8>(strip_in, w, i0, acc);
   }
-  store_strip(f, acc, y0 + first, x);
+  store_columns(f, acc, y0 + first, x);
 }
 
 // The f32 masks up to 9 x 9 are bound by memory and want every warp an SM can hold: six blocks,
@@ -128,9 +179,9 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
     else if constexpr (two_blocks<T, K>) return strip_two_blocks<T, K>;
     else return strip<T, K>;
   }();
-  kernel<<<tiles_over(f.rows, f.cols, block_rows * S<T, K>, tile), dim3(tile, block_rows),
+  kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile * C<T, K>), dim3(tile, block_rows),
            strip_shared<K, T>(), s>>>(
-      f, tile_map_for<T, tile_h<T, K>, tile_w<K>, by_engine<T, K>>(f, kernel));
+      f, tile_map_for<T, tile_h<K>, tile_w<T, K>, by_engine<T, K>>(f, kernel));
   PPLAB_CUDA_LAUNCHED();
 }
 
@@ -145,12 +196,12 @@ struct rung {
 
 }  // namespace
 
-std::size_t c06_tile_rows(const convolution_problem& p) {
-  return std::size_t(block_rows * strip_outputs(p.type == dtype::f32, int(p.kh)));
+std::size_t c06_tile_cols(const convolution_problem& p) {
+  return std::size_t(tile * columns(p.type == dtype::f32, int(p.kh)));
 }
 bool c06_can_run(const convolution_problem& p) {
   return p.kh == p.kw && p.kh >= 3 && p.kh <= (p.type == dtype::f32 ? 31 : 15) &&
-         fits(p, c06_tile_rows(p));
+         fits(p, block_rows * S);
 }
 void c06_run(const convolution_call& c) { dispatch<rung>(c); }
 

@@ -22,7 +22,7 @@ bool c05_can_run(const convolution_problem&);
 void c05_run(const convolution_call&);
 bool c06_can_run(const convolution_problem&);
 void c06_run(const convolution_call&);
-std::size_t c06_tile_rows(const convolution_problem&);
+std::size_t c06_tile_cols(const convolution_problem&);
 bool c07_can_run(const convolution_problem&);
 void c07_run(const convolution_call&);
 bool c08_can_run(const convolution_problem&);
@@ -89,12 +89,12 @@ void register_convolution_cuda(std::vector<convolution_rung>& r) {
                [](const convolution_problem& p) { return tile_intensity(p, 32, 32); }});
   r.push_back(
       {{"convolution/cuda/c06_register_strip", backend::cuda, 6,
-        "each thread a strip of 8 outputs (16 at f32 7 x 7), each input row's taps loaded "
-        "once into registers"},
+        "each thread a strip of 8 outputs (two columns of 8 at f32 5 x 5 and 7 x 7), each "
+        "input row's taps loaded once into registers"},
        c06_can_run,
        nullptr,
        c06_run,
-       [](const convolution_problem& p) { return tile_intensity(p, 32, c06_tile_rows(p)); }});
+       [](const convolution_problem& p) { return tile_intensity(p, c06_tile_cols(p), 64); }});
   r.push_back({{"convolution/cuda/c07_separable", backend::cuda, 7,
                 "an outer-product mask as two 1-D passes fused in one kernel, through shared "
                 "memory"},

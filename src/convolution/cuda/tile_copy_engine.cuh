@@ -51,8 +51,10 @@ tile_map tile_map_for(const image<T>& f, Kernel kernel) {
 
 // The h x w tile at (y, x) into `in` (128-byte aligned), whole and visible to every thread of the
 // block on return: with `engine`, by the copy engine where the map is usable and the tile lies
-// inside the image; else by stage_tile and a barrier. The branch is uniform across the block.
-template <class T, int h, int w, int threads, bool engine>
+// inside the image; else by stage_tile and a barrier, with `halves` in two halves of the rows (each
+// half's loads in flight before its stores, so that a wide tile's staging holds fewer registers).
+// The branch is uniform across the block.
+template <class T, int h, int w, int threads, bool engine, bool halves = false>
 __device__ __forceinline__ void stage_tile_whole(const image<T>& f, const tile_map& tiles, T* in,
                                                  int y, int x, int tid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -76,7 +78,13 @@ __device__ __forceinline__ void stage_tile_whole(const image<T>& f, const tile_m
     return;
   }
 #endif
-  stage_tile<T, h, w, threads>(f, in, y, x, tid);
+  if constexpr (halves) {
+    constexpr int top = h / 2;
+    stage_tile<T, top, w, threads>(f, in, y, x, tid);
+    stage_tile<T, h - top, w, threads>(f, in + top * w, y + top, x, tid);
+  } else {
+    stage_tile<T, h, w, threads>(f, in, y, x, tid);
+  }
   __syncthreads();  // the tile and its halo are whole
 }
 
