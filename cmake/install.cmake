@@ -2,7 +2,6 @@
 # pplab::lab, and as components the backend modules: pplab::cuda, pplab::nccl and pplab::mpi
 # (libpplab loads them itself; a program links one only to call its own functions, such as
 # pplab::use_mpi_communicator).
-include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 # Installed, the libraries find each other beside themselves (libpplab_lab.so needs libpplab.so:
 # an executable's run path does not reach its libraries' own needs) and the tool finds them in

@@ -5,6 +5,38 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed")
 endif()
+# An install writes under its prefix and nowhere else: every file the install names, and the
+# install's own record of them, lies in the prefix.
+set(prefix ${WORK_DIR}/prefix)
+file(READ ${BUILD_DIR}/install_manifest.txt written)
+string(REPLACE "\n" ";" written "${written}")
+list(LENGTH written n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "cmake --install recorded no file it wrote")
+endif()
+foreach(f IN LISTS written)
+  string(FIND "${f}" "${prefix}/" at)
+  if(NOT at EQUAL 0)
+    message(FATAL_ERROR "cmake --install wrote outside its prefix ${prefix}: ${f}")
+  endif()
+  if(NOT EXISTS "${f}")
+    message(FATAL_ERROR "cmake --install recorded ${f} but it is not there")
+  endif()
+endforeach()
+# The installed Python package imports from the prefix alone (its library found by its run path)
+# and answers.
+if(PYTHON)
+  file(GLOB site ${prefix}/lib/python*/site-packages)
+  if(NOT EXISTS ${site}/pplab/__init__.py)
+    message(FATAL_ERROR "cmake --install put no Python package in ${prefix}/lib/pythonX.Y/site-packages")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${site} ${PYTHON} -c
+                          "import pplab, numpy; assert pplab.__file__.startswith('${site}/'), pplab.__file__; assert pplab.sum(numpy.arange(10)) == 45"
+                  WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the installed Python package does not import from ${site}")
+  endif()
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${WORK_DIR}/build
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
 if(rc)
