@@ -17,9 +17,11 @@ namespace pplab::io {
 // An output file written whole or not at all. The bytes go to a temporary file beside the path,
 // which is renamed over it once every byte is written and the file closed without error, so an
 // interrupt or a full disk never leaves half a file. It is opened at construction: a path that
-// cannot be written is reported before any long computation, not after it. A path that exists
-// and is not a regular file (a device such as /dev/full, a FIFO) is written in place, with its
-// errors checked the same way.
+// cannot be written is reported before any long computation, not after it. The temporary file is
+// created exclusively under an unguessable name, so a link planted beside the path is never
+// followed. A path that exists as a character device (/dev/null, /dev/full, a terminal) or a pipe
+// with a reader (/dev/stdout into a pipe) is written in place, with its errors checked the same
+// way; a FIFO that no program reads, a socket or a block device is refused.
 class output_file {
 public:
   explicit output_file(std::string path);

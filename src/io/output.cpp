@@ -1,11 +1,14 @@
 #include "pplab/io.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "pplab/error.hpp"
 
@@ -32,6 +35,24 @@ void untrack(const char* path) {
   }
 }
 
+// The temporary file beside the path, created exclusively (O_EXCL refuses any name that exists,
+// a planted symbolic link included, and O_NOFOLLOW says so twice) under a name no other program
+// can guess ahead: <path>.tmp.<pid>.<random>. Made with mode 0666 less the umask, as a plain
+// fopen would, so the renamed file has the permissions the user expects.
+int create_temporary(const std::string& path, std::string& temp) {
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    char tail[32];
+    std::snprintf(tail, sizeof tail, ".tmp.%ld.%08x", static_cast<long>(::getpid()),
+                  static_cast<unsigned>(entropy()));
+    temp = path + tail;
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 }  // namespace
 
 void output_file::remove_unfinished() noexcept {
@@ -41,18 +62,42 @@ void output_file::remove_unfinished() noexcept {
 
 output_file::output_file(std::string path) : path_(std::move(path)) {
   if (path_.empty()) fail(errc::invalid_argument, "the output path is empty; name a file");
+  const std::string cannot = "cannot write '" + path_ + "': ";
   struct stat st {};
   const bool exists = ::stat(path_.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode))
-    fail(errc::io, "cannot write '" + path_ + "': it is a directory; name a file in it");
-  if (exists && !S_ISREG(st.st_mode)) {
-    f_ = std::fopen(path_.c_str(), "wb");
+  int fd = -1;
+  if (exists && S_ISDIR(st.st_mode)) {
+    fail(errc::io, cannot + "it is a directory; name a file in it");
+  } else if (exists && S_ISFIFO(st.st_mode)) {
+    // A pipe (a FIFO, or /dev/stdout into a pipe) is written in place. Opened without waiting,
+    // a FIFO that no program reads fails at once (ENXIO) rather than blocking forever.
+    fd = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == ENXIO)
+      fail(errc::io, cannot + "it is a named pipe (FIFO) that no program is reading; start its "
+                              "reader first, or name a regular file");
+    if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  } else if (exists && S_ISCHR(st.st_mode)) {
+    fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);  // /dev/null, /dev/full, a terminal
+  } else if (exists && !S_ISREG(st.st_mode)) {
+    fail(errc::io, cannot + "it is neither a regular file nor a pipe or character device (a "
+                            "socket or a block device); name a regular file");
   } else {
-    temp_ = path_ + ".tmp." + std::to_string(::getpid());
-    track(temp_.c_str());
-    f_ = std::fopen(temp_.c_str(), "wb");
+    fd = create_temporary(path_, temp_);
+    if (fd >= 0) track(temp_.c_str());
   }
-  if (!f_) fail(errc::io, "cannot write '" + path_ + "': " + std::strerror(errno));
+  if (fd >= 0 && !(f_ = ::fdopen(fd, "wb"))) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+  }
+  if (!f_) {
+    const int e = errno;
+    if (fd >= 0 && !temp_.empty()) {
+      untrack(temp_.c_str());
+      ::unlink(temp_.c_str());
+    }
+    fail(errc::io, cannot + std::strerror(e));
+  }
 }
 
 output_file::~output_file() {
