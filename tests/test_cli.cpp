@@ -117,7 +117,22 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   expect_failure(in + "--mask " + path("bytes.npy"), 2, "u8");
   expect_failure(in + "--mask box:3 --mode same", 2, "unknown boundary mode");
   expect_failure(in + "--mask box:4", 2, "odd");
-  expect_failure(in + "--mask gaussian:sigma=4", 2, "at most 3.75");
+  expect_failure(in + "--mask gaussian:sigma=4", 2, "below 3.875");
+  expect_failure(in + "--mask gaussian:sigma=3.875", 2, "below 3.875");
+  expect_failure(in + "--mask gaussian:sigma=3e18", 2, "below 3.875");
+  expect_failure(in + "--mask gaussian:sigma=1e300", 2, "below 3.875");
+  // The widest Gaussian that fits (31 taps) runs; a tiny one is the identity, as in SciPy.
+  {
+    const result wide = run("correlate --input " + path("x.npy") +
+                            " --mask gaussian:sigma=3.874 --json");
+    ASSERT_EQ(wide.code, 0) << wide.err;
+    EXPECT_NE(wide.out.find("\"mask\":[31,31]"), std::string::npos) << wide.out;
+    const result tiny = run("correlate --input " + path("x.npy") +
+                            " --mask gaussian:sigma=1e-300 --out " + path("tiny.npy"));
+    ASSERT_EQ(tiny.code, 0) << tiny.err;
+    EXPECT_EQ(read_all(path("tiny.npy")), read_all(path("x.npy")));
+    fs::remove(path("tiny.npy"));
+  }
   expect_failure(in + "--mask laplace", 2, "unknown mask");
   expect_failure("correlate --shape 5x --mask box:3", 2, "--shape wants RxC");
   // An empty generated image is an empty answer, as an empty file is.
@@ -143,6 +158,34 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   for (std::size_t c = 0; c < 3; ++c) {
     const auto* v = static_cast<const std::uint8_t*>(out.channels[c].data());
     for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(int(v[i]), c == 0 ? 10 : c == 1 ? 100 : 250);
+  }
+}
+
+// --u8 writes a float image's filtered values rounded and saturated, whatever its float width:
+// an f64 image of 100.0 is 100 everywhere, never its bytes read as f32.
+TEST_F(Cli, U8OutputOfFloatImagesIsTheirRoundedValues) {
+  for (dtype t : {dtype::f32, dtype::f64}) {
+    io::array a;
+    a.type = t;
+    a.shape = {4, 5};
+    a.bytes.resize(20 * size_of(t));
+    for (std::size_t i = 0; i < 20; ++i) {
+      const double v = i == 7 ? 300.0 : i == 8 ? -5.0 : 100.25;
+      if (t == dtype::f64)
+        static_cast<double*>(a.data())[i] = v;
+      else
+        static_cast<float*>(a.data())[i] = float(v);
+    }
+    io::write_npy(path("f.npy"), a);
+    const result r = run("correlate --input " + path("f.npy") + " --mask box:1 --u8 --out " +
+                         path("u8.npy"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const io::array out = io::read_npy(path("u8.npy"));
+    ASSERT_EQ(out.type, dtype::u8);
+    ASSERT_EQ(out.shape, (std::vector<std::size_t>{4, 5}));
+    const auto* v = static_cast<const std::uint8_t*>(out.data());
+    for (std::size_t i = 0; i < 20; ++i)
+      EXPECT_EQ(int(v[i]), i == 7 ? 255 : i == 8 ? 0 : 100) << name_of(t) << " at " << i;
   }
 }
 

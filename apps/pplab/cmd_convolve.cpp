@@ -42,18 +42,23 @@ double number_after(const std::string& spec, const std::string& key, const std::
 }
 
 // SciPy's gaussian_filter taps: exp(-x^2 / (2 sigma^2)) for |x| <= int(4 sigma + 0.5), normalized;
-// the 2-D mask their outer product.
+// the 2-D mask their outer product. The radius is checked as a double before it becomes an
+// integer (a huge sigma would overflow it), and a tiny sigma is the one tap 1, as in SciPy.
 mask_values gaussian(const std::string& spec, double sigma) {
-  const long radius = long(4.0 * sigma + 0.5);
-  if (2 * radius + 1 > long(max_mask_side))
+  const double radius = std::floor(4.0 * sigma + 0.5);
+  const double max_radius = double(max_mask_side / 2);
+  if (radius > max_radius)
     fail(errc::invalid_argument,
          fmt::format("--mask {}: a Gaussian of sigma {} has {} taps a side (4 sigma each way); "
-                     "masks are at most {}, so sigma is at most 3.75",
-                     spec, sigma, 2 * radius + 1, max_mask_side));
-  std::vector<double> one(std::size_t(2 * radius + 1));
+                     "masks are at most {}, so sigma must be below {}",
+                     spec, sigma, 2 * radius + 1, max_mask_side, (max_radius + 0.5) / 4.0));
+  const long r = long(radius);
+  std::vector<double> one(std::size_t(2 * r + 1));
   double sum = 0;
-  for (long x = -radius; x <= radius; ++x)
-    sum += one[std::size_t(x + radius)] = std::exp(-0.5 * double(x * x) / (sigma * sigma));
+  for (long x = -r; x <= r; ++x) {
+    const double t = double(x) / sigma;  // (x / sigma)^2, not x^2 / sigma^2: 0 at x = 0 always
+    sum += one[std::size_t(x + r)] = std::exp(-0.5 * t * t);
+  }
   mask_values m{{}, one.size(), one.size()};
   for (double a : one)
     for (double b : one) m.v.push_back(a / sum * b / sum);
@@ -186,18 +191,20 @@ planes load_planes(const filter_cli& o, backend where) {
   return p;
 }
 
-// A filtered f32 plane as u8: rounded to the nearest, saturated to 0..255 (NaN as 0). A u8 plane
-// (filtered by the u8 rungs, which round and saturate so) is already one.
+// A filtered f32 or f64 plane as u8: rounded to the nearest, saturated to 0..255 (NaN as 0). A u8
+// plane (filtered by the u8 rungs, which round and saturate so) is already one.
 io::array to_u8(const io::array& a) {
   if (a.type == dtype::u8) return a;
+  if (a.type != dtype::f32 && a.type != dtype::f64)
+    fail(errc::unsupported, fmt::format("a {} plane cannot be written as u8", name_of(a.type)));
   io::array b;
   b.type = dtype::u8;
   b.shape = a.shape;
   b.bytes.resize(a.size());
-  const auto* v = static_cast<const float*>(a.data());
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const float x =
-        std::isnan(v[i]) ? 0.0f : std::fmin(std::fmax(std::nearbyint(v[i]), 0.0f), 255.0f);
+    const double v = a.type == dtype::f64 ? static_cast<const double*>(a.data())[i]
+                                          : double(static_cast<const float*>(a.data())[i]);
+    const double x = std::isnan(v) ? 0.0 : std::fmin(std::fmax(std::nearbyint(v), 0.0), 255.0);
     b.bytes[i] = std::byte(std::uint8_t(x));
   }
   return b;
