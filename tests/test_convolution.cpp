@@ -398,6 +398,58 @@ TEST(ConvolutionApi, OuterProductsAreFactored) {
   EXPECT_FALSE(detail::factor_mask(mixed, 3, 3, col, row));
   const double zero[4] = {0, 0, 0, 0};
   EXPECT_FALSE(detail::factor_mask(zero, 1, 4, col, row));
+  // A Gaussian built in double, as the CLI and SciPy build it, is within a few roundings of one.
+  std::vector<double> g1(7), gauss;
+  double sum = 0;
+  for (int x = -3; x <= 3; ++x) sum += g1[std::size_t(x + 3)] = std::exp(-0.5 * x * x / 2.25);
+  for (double a : g1)
+    for (double b : g1) gauss.push_back(a / sum * b / sum);
+  EXPECT_TRUE(detail::factor_mask(gauss.data(), 7, 7, col, row));
+  // NaN and infinite weights are never factored (NaN fails every comparison).
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
+  const double with_nan[4] = {1, nan, 1, 1}, nan_only[4] = {nan, nan, nan, nan},
+               with_inf[4] = {1, inf, 1, 1};
+  EXPECT_FALSE(detail::factor_mask(with_nan, 2, 2, col, row));
+  EXPECT_FALSE(detail::factor_mask(nan_only, 2, 2, col, row));
+  EXPECT_FALSE(detail::factor_mask(with_inf, 2, 2, col, row));
+  // A small weight off the pattern is not lost beside a large one: the test is relative to each
+  // weight, not to the largest.
+  const double tiny_off[4] = {1e6, 0, 0, 1e-10}, large_off[4] = {1e20, 0, 0, 1000};
+  EXPECT_FALSE(detail::factor_mask(tiny_off, 2, 2, col, row));
+  EXPECT_FALSE(detail::factor_mask(large_off, 2, 2, col, row));
+}
+
+// Such masks give the cpu backend the reference's answer: its separable rung (5 x 5 and up) must
+// never run a mask that is not an outer product, which it would change.
+TEST(ConvolutionApi, MasksThatAreNotOuterProductsKeepEveryTap) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::vector<double>> masks(3, std::vector<double>(25, 0.0));
+  for (std::size_t i = 5; i < 25; ++i) masks[0][i] = 1e6;  // four rows of 1e6 ...
+  masks[0][0] = 1e-10;                                        // ... and one tap of 1e-10 above
+  masks[1][0] = 1e20, masks[1][24] = 1000;                    // two corners, 17 decades apart
+  masks[2].assign(25, 1.0), masks[2][12] = nan;               // a NaN in the middle
+  // Ones in every third pixel, one pixel of 1e15 that the small taps see alone somewhere.
+  const std::size_t rows = 9, cols = 11;
+  std::vector<double> img(rows * cols);
+  for (std::size_t i = 0; i < img.size(); ++i) img[i] = i % 3 == 1 ? 1.0 : 0.0;
+  img[4 * cols + 5] = 1e15;
+  for (const std::vector<double>& m : masks) {
+    std::vector<double> want(img.size()), got(img.size());
+    filter_options o;
+    o.mode = boundary::constant;
+    correlate(backend::seq, dtype::f64, img.data(), rows, cols, 0, m.data(), 5, 5, want.data(), 0,
+              o);
+    correlate(backend::cpu, dtype::f64, img.data(), rows, cols, 0, m.data(), 5, 5, got.data(), 0,
+              o);
+    for (std::size_t i = 0; i < img.size(); ++i) {
+      if (std::isnan(want[i]))
+        EXPECT_TRUE(std::isnan(got[i])) << "mask " << &m - masks.data() << " at " << i;
+      else
+        EXPECT_NEAR(got[i], want[i], 1e-12 * std::abs(want[i]))
+            << "mask " << &m - masks.data() << " at " << i;
+    }
+  }
 }
 
 TEST(ConvolutionApi, BadCallsAreRefused) {

@@ -125,8 +125,8 @@ void run_rung(const convolution_rung& r, executor& ex, const convolution_call& h
 // The largest error a correct rung may make on each output, against the reference (seq c01,
 // which accumulates in double as SciPy does): dot_tolerance (core/verify.hpp) of the mask's taps
 // times the sum of |mask| x |input| over them (`scale`, computed by reference_scale).
-// The factors col (kh) and row (kw) of a mask that is an outer product to within a few rounding
-// steps of its largest value (exactly so for box, Gaussian and Sobel masks), or nothing.
+// The factors col (kh) and row (kw) of a finite mask that is an outer product to within a few
+// roundings of each weight (box, Gaussian and Sobel masks are), or nothing.
 bool factor_mask(const double* mask, std::size_t kh, std::size_t kw, std::vector<double>& col,
                  std::vector<double>& row);
 
