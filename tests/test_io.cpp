@@ -1,12 +1,14 @@
 // The readers: .npy round trips, both byte orders, versions 1 to 3, clear errors for Fortran
 // order, object arrays, truncation at every length and random bytes; text and raw files.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "pplab/error.hpp"
 #include "pplab/io.hpp"
@@ -362,6 +364,84 @@ TEST(Files, DirectoriesDevicesFifosAndEmptyPathsAreRefused) {
   refused(fifo, "not a regular file");  // a read would wait for a writer forever
   std::filesystem::remove(fifo);
   refused("", "empty");
+}
+
+// An output never writes through a link planted where its temporary file would go: the temporary
+// is created exclusively under an unguessable name, then renamed over the path.
+TEST(OutputFile, APlantedLinkIsNeverFollowed) {
+  const std::string dir = temp_path("out_dir");
+  std::filesystem::create_directories(dir);
+  const std::string victim = dir + "/victim", out = dir + "/out.npy";
+  write_bytes(victim, "precious");
+  // The names the old, predictable temporary had, and the pid's prefix of the new one.
+  for (const std::string& suffix : {".tmp." + std::to_string(::getpid()), std::string(".tmp.")})
+    std::filesystem::create_symlink(victim, out + suffix);
+  {
+    io::output_file f(out);
+    f.write("new bytes");
+    f.commit();
+  }
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "precious");
+  std::ifstream written(out);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(written)), {}), "new bytes");
+  EXPECT_FALSE(std::filesystem::is_symlink(out));
+  // Nothing else was left beside it: the two links, the victim and the output.
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 4);
+  std::filesystem::remove_all(dir);
+}
+
+// A FIFO that no program reads is refused at once, never waited on. Character
+// devices are written in place.
+TEST(OutputFile, AFifoWithoutAReaderIsRefusedNotWaitedOn) {
+  const std::string fifo = temp_path("out_fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    io::output_file f(fifo);
+    ADD_FAILURE() << "a FIFO without a reader was opened";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::io);
+    EXPECT_NE(std::string(e.what()).find("no program is reading"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(fifo);
+  {
+    io::output_file f("/dev/null");
+    f.write("x");
+    f.commit();
+  }
+  io::output_file full("/dev/full");
+  full.write(std::string(1 << 16, 'x'));
+  EXPECT_THROW(full.commit(), error);
+}
+
+// An image without a pixel is refused as a picture (the PNG encoder cannot make one and the
+// readers refuse one), before anything is written: no file, no temporary.
+TEST(ImageOutput, AnEmptyImageIsRefusedAndNothingIsLeft) {
+  const std::string dir = temp_path("empty_images");
+  std::filesystem::create_directories(dir);
+  for (const char* ext : {".png", ".pgm"})
+    for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{0, 5}, {5, 0}, {0, 0}}) {
+      io::array plane;
+      plane.type = dtype::u8;
+      plane.shape = shape;
+      const std::string out = dir + "/empty" + ext;
+      try {
+        io::output_file f(out);
+        io::write_image(f, {plane});
+        ADD_FAILURE() << out << " of " << shape[0] << " x " << shape[1] << " was written";
+      } catch (const error& e) {
+        EXPECT_EQ(e.code(), errc::bad_data);
+        EXPECT_NE(std::string(e.what()).find("write it as .npy"), std::string::npos) << e.what();
+      }
+      EXPECT_TRUE(std::filesystem::is_empty(dir)) << "something was left in " << dir;
+    }
+  std::filesystem::remove_all(dir);
 }
 
 // An image whose header claims more pixels than the file holds is refused before anything is

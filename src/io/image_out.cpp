@@ -36,6 +36,13 @@ void write_image(output_file& out, const std::vector<array>& channels) {
       fail(errc::invalid_argument,
            path + ": an image's channels must be u8 planes of one shape (rows x cols)");
   const std::size_t rows = shape[0], cols = shape[1], n = channels.size();
+  // PNG and PNM need a pixel (the readers refuse an image without one, and the PNG encoder
+  // cannot make one): an empty result belongs in a .npy.
+  if (rows == 0 || cols == 0)
+    fail(errc::bad_data, path + ": an image of " + std::to_string(rows) + " x " +
+                             std::to_string(cols) +
+                             " pixels cannot be written as a picture (PNG and PNM need at least "
+                             "one row and one column); write it as .npy");
   std::vector<unsigned char> pixels(rows * cols * n);
   for (std::size_t c = 0; c < n; ++c) {
     const auto* plane = static_cast<const unsigned char*>(channels[c].data());
