@@ -189,6 +189,20 @@ TEST_F(Cli, U8OutputOfFloatImagesIsTheirRoundedValues) {
   }
 }
 
+// Output names match their formats in any case, as input names do: X.NPY is a .npy, Y.PGM a PGM.
+TEST_F(Cli, OutputExtensionsIgnoreCase) {
+  const result npy = run("correlate --shape 6x7 --mask box:3 --out " + path("X.NPY"));
+  ASSERT_EQ(npy.code, 0) << npy.err;
+  EXPECT_EQ(io::read_npy(path("X.NPY")).shape, (std::vector<std::size_t>{6, 7}));
+  const result pgm = run("correlate --shape 6x7 --mask box:3 --out " + path("Y.PGM"));
+  ASSERT_EQ(pgm.code, 0) << pgm.err;
+  EXPECT_EQ(read_all(path("Y.PGM")).rfind("P5\n7 6\n255\n", 0), 0u);
+  const result mm = run("matmul --a " + path("X.NPY") + " --b " + path("X.NPY") + " --out " +
+                        path("Z.Npy"));
+  EXPECT_EQ(mm.code, 2) << "6x7 times 6x7 is a shape error, not a name error: " << mm.err;
+  EXPECT_EQ(mm.err.find("no format"), std::string::npos) << mm.err;
+}
+
 TEST_F(Cli, ReduceJsonMatchesTheLibraryOnTheSameGeneratedData) {
   const result r = run("reduce --op sum --dtype i32 --n 100003 --seed 9 --json");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -160,8 +160,7 @@ planes load_planes(const filter_cli& o, backend where) {
     generate(dtype::f32, a.data(), r * c, distribution::uniform, o.seed);
     in.channels.push_back(std::move(a));
     in.names.push_back("");
-  } else if (job_ranks(where) > 1 && o.input.size() > 4 &&
-             o.input.compare(o.input.size() - 4, 4, ".npy") == 0) {
+  } else if (job_ranks(where) > 1 && lowercase_extension(o.input) == ".npy") {
     // Each rank of a job reads its own rows of the file, not the whole of it.
     io::array a = io::read_npy_block(o.input, [&](std::size_t rows, std::size_t cols) {
       p.rows = rows, p.cols = cols;
@@ -211,9 +210,8 @@ io::array to_u8(const io::array& a) {
 }
 
 bool image_path(const std::string& path) {
-  for (const char* ext : {".png", ".ppm", ".pgm", ".pnm"})
-    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ext) == 0) return true;
-  return false;
+  const std::string ext = lowercase_extension(path);
+  return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".pnm";
 }
 
 void run(const filter_cli& o, bool flip) {

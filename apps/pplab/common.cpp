@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <string_view>
@@ -104,17 +105,24 @@ backend backend_options::resolve(std::string_view pattern, const std::string& ru
 
 bool prints(backend where) { return job_rank(where) == 0; }
 
-void check_output_name(const std::string& path, std::initializer_list<std::string_view> formats) {
+std::string lowercase_extension(const std::string& path) {
   const std::string name = std::filesystem::path(path).filename().string();
   const std::size_t dot = name.rfind('.');
-  if (dot == std::string::npos || dot == 0) return;  // no extension: the first format
-  const std::string_view ext = std::string_view(name).substr(dot);
+  if (dot == std::string::npos || dot == 0) return "";
+  std::string ext = name.substr(dot);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+void check_output_name(const std::string& path, std::initializer_list<std::string_view> formats) {
+  const std::string ext = lowercase_extension(path);
+  if (ext.empty()) return;  // no extension: the first format
   std::string listed;
   for (std::string_view f : formats) {
     if (f == ext) return;
     listed += (listed.empty() ? "" : ", ") + std::string(f);
   }
-  fail(errc::invalid_argument, "--out " + path + ": '" + std::string(ext) +
+  fail(errc::invalid_argument, "--out " + path + ": '" + ext +
                                    "' is no format this command writes; it writes " + listed);
 }
 

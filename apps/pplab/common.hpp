@@ -55,6 +55,9 @@ bool prints(backend where);
 // without an extension (/dev/stdout, out) takes the command's first format. `formats`: the
 // extensions it writes, with their dots, as the message lists them ("either .npy or .png").
 void check_output_name(const std::string& path, std::initializer_list<std::string_view> formats);
+// A file name's extension with its dot, in lower case (".npy" for X.NPY; "" for none), as the
+// readers match extensions.
+std::string lowercase_extension(const std::string& path);
 
 // A one-line description of where the data came from, for human output.
 std::string describe(const data_options& o, const io::input& in);

@@ -24,6 +24,58 @@ _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "ma
         "mean": "mean"}
 
 
+_BACKENDS = ("seq", "cpu", "cuda", "nccl", "mpi")
+_MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
+          "grid-wrap")
+_MAX_BINS = 1 << 24  # pplab's histograms: 1 to 2**24 bins
+
+
+def _type_name(value):
+    return type(value).__name__
+
+
+def _check_backend(backend):
+    """backend=: None (cpu for host arrays, cuda for GPU arrays) or a backend's name."""
+    if backend is None:
+        return None
+    if not isinstance(backend, str):
+        raise TypeError("backend must be one of %s or None, not %s"
+                        % (", ".join(repr(b) for b in _BACKENDS), _type_name(backend)))
+    if backend not in _BACKENDS:
+        raise ValueError("backend must be one of %s or None (cpu for host arrays, cuda for GPU "
+                         "arrays), not %r" % (", ".join(repr(b) for b in _BACKENDS), backend))
+    return backend
+
+
+def _check_variant(variant):
+    """variant=: None (the backend's pick) or a rung's id, as pplab.rungs() lists them."""
+    if variant is not None and not isinstance(variant, str):
+        raise TypeError("variant must be a rung's id (a str; pplab.rungs() lists them) or None, "
+                        "not %s" % _type_name(variant))
+    return variant
+
+
+def _check_integer(value, name, lowest, highest=None):
+    """An integer argument (a Python or NumPy integer, not a bool) within [lowest, highest]."""
+    import numbers
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s must be an integer, not %s" % (name, _type_name(value)))
+    value = int(value)
+    if value < lowest or (highest is not None and value > highest):
+        within = ("at least %d" % lowest if highest is None
+                  else "between %d and %d" % (lowest, highest))
+        raise ValueError("%s must be %s; got %d" % (name, within, value))
+    return value
+
+
+def _check_number(value, name):
+    """A real number argument (a Python or NumPy number, not a str or a bool), as given."""
+    import numbers
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a real number, not %s" % (name, _type_name(value)))
+    return value
+
+
 def _library(x):
     """'numpy', 'cupy', 'torch' or None: whose array x is."""
     root = type(x).__module__.split(".")[0]
@@ -69,7 +121,11 @@ def _run(call, x, *args):
 
 def _array(x):
     """x itself when pplab can read it in place; anything else through numpy.asarray (a list, a
-    scalar: one copy, as NumPy would make)."""
+    scalar: one copy, as NumPy would make). A masked array is refused: its masked values are
+    still in its data, and pplab would count them."""
+    if type(x).__module__.startswith("numpy.ma"):
+        raise TypeError("a masked array (numpy.ma): pplab reads every value, masked ones too; "
+                        "pass x.compressed() for the unmasked values, or x.filled(v)")
     if hasattr(x, "__dlpack__") or hasattr(x, "__cuda_array_interface__"):
         return x
     try:
@@ -137,8 +193,9 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
     axis=-1): an array of x's shape less its last axis, int64, uint64 or float64, in x's
     library and on x's device (host arrays: the rows shared among the cpu backend's threads; GPU
     arrays: a warp per row, or a block per row for a few long rows); no other axis yet."""
-    if op not in _OPS:
+    if not isinstance(op, str) or op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
+    backend, variant = _check_backend(backend), _check_variant(variant)
     x = _for_pplab(_array(x))
     if axis is not None:
         shape = _shape(x)
@@ -220,13 +277,14 @@ def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A
     outside the range not counted, NaN refused when the range comes from the data, and float32
     data binned against float32 edges computed as NumPy computes them. hist is int64 in a's
     library and on a's device; bin_edges is a NumPy array of NumPy's dtype (docs/python.md)."""
-    import numbers
-    if not isinstance(bins, numbers.Integral) or bins < 1:
-        raise ValueError("bins must be a positive integer, not %r" % (bins,))
+    bins = _check_integer(bins, "bins", 1, _MAX_BINS)
+    backend, variant = _check_backend(backend), _check_variant(variant)
     a = _for_pplab(_array(a))
     lo = hi = None
     if range is not None:
-        first, last = range
+        if isinstance(range, (str, bytes)) or not hasattr(range, "__len__") or len(range) != 2:
+            raise ValueError("range must be (min, max), two numbers, not %r" % (range,))
+        first, last = (_check_number(v, "range's " + end) for v, end in zip(range, ("min", "max")))
         if first > last:
             raise ValueError("max must be larger than min in range parameter.")
         if not (_finite(float(first)) and _finite(float(last))):
@@ -278,12 +336,12 @@ def _finite(v):
 def bincount(x, minlength=0, *, backend=None, variant=None):
     """numpy.bincount(x, minlength): how often each value 0, 1, ... occurs in x, an array of
     non-negative integers (bytes too); int64, in x's library and on x's device."""
+    minlength = _check_integer(minlength, "minlength", 0)
+    backend, variant = _check_backend(backend), _check_variant(variant)
     x = _for_pplab(_array(x))
     name = _dtype_name(x)
     if not (name.startswith("int") or name.startswith("uint")):
         raise TypeError("bincount takes integers, not %s" % name)
-    if minlength < 0:
-        raise ValueError("minlength must not be negative")
     if _size(x) == 0:
         import numpy
         return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
@@ -296,6 +354,10 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
             raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                              % min(x, backend=backend))
         n = int(max(x, backend=backend)) + 1
+        if n > _MAX_BINS:
+            raise ValueError("bincount: the largest value here is %d; pplab counts values 0 to "
+                             "2**24 - 1 (16777215), one bin each, as its histograms have at most "
+                             "2**24 bins (numpy.bincount would allocate %d counts)" % (n - 1, n))
         lo, hi = 0.0, float(n)
     if _on_gpu(x):
         return _bincount_on_gpu(x, n, lo, hi, minlength, backend, variant)
@@ -342,6 +404,7 @@ def histogram_channels(image, *, backend=None):
     """The 256-bin histogram of each channel of a u8 image (rows x cols x channels, or rows x
     cols for one channel): an int64 array of channels x 256. Each channel is copied out of the
     interleaved pixels once (pplab's histograms read contiguous data)."""
+    backend = _check_backend(backend)
     image = _for_pplab(_array(image))
     if _dtype_name(image) != "uint8":
         raise TypeError("histogram_channels takes a uint8 image, not %s" % _dtype_name(image))
@@ -378,6 +441,7 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
     precision 'strict' multiplies and adds in the arrays' type (as torch.matmul with TF32 off);
     'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
     near float32's accuracy (cuda only; docs/python.md gives its measured error)."""
+    backend, variant = _check_backend(backend), _check_variant(variant)
     a, b = _for_pplab(_array(a)), _for_pplab(_array(b))
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
@@ -399,12 +463,22 @@ def matmul(a, b, *, precision="strict", backend=None, variant=None):
 def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise ValueError("mode must be one of %s, not %r"
+                         % (", ".join(repr(m) for m in _MODES[:5]), mode))
+    cval = float(_check_number(cval, "cval"))
+    backend, variant = _check_backend(backend), _check_variant(variant)
     image = _for_pplab(_array(image))
     import numpy
     if _library(weights) == "torch":
         weights = weights.detach().cpu().numpy()
     elif _library(weights) == "cupy":
         weights = weights.get()
+    weights = numpy.asarray(_array(weights))
+    if weights.dtype.kind not in "biuf":
+        raise TypeError("weights must be real numbers, not %s%s" % (
+            weights.dtype, "; filter the real and imaginary parts apart"
+            if weights.dtype.kind == "c" else ""))
     weights = numpy.ascontiguousarray(weights, dtype=numpy.float64)
     name = _dtype_name(image)
     shape = tuple(image.shape)
@@ -414,22 +488,35 @@ def _filter(image, weights, mode, cval, output, backend, variant, flip, precisio
     elif len(shape) != 2:
         raise ValueError("correlate and convolve take 2-D images (or uint8 images of rows x cols "
                          "x channels); this one is %d-D" % len(shape))
+    out = None
     if output is None:
         out_name = name
+    elif (not isinstance(output, (type, str, numpy.dtype)) and hasattr(output, "shape")
+          and hasattr(output, "dtype")):  # an array to write into (numpy.float32 has both too)
+        out, out_name = output, _dtype_name(output)
+        if _library(out) != _library(image) or _on_gpu(out) != _on_gpu(image):
+            raise ValueError("output must be an array of the image's library (%s) on the image's "
+                             "device" % (_library(image) or type(image).__name__))
+        if tuple(out.shape) != shape:
+            raise ValueError("output has shape %s; the image's is %s" % (tuple(out.shape), shape))
     else:
-        out_name = numpy.dtype(output).name
-        if name != "uint8" and out_name != name:
-            raise ValueError("the output of a %s image is %s" % (name, name))
-        if name == "uint8" and out_name not in ("uint8", "float32"):
-            raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
+        try:
+            out_name = numpy.dtype(output).name
+        except TypeError:
+            raise TypeError("output must be an array or a dtype, not %s"
+                            % _type_name(output)) from None
+    if name != "uint8" and out_name != name:
+        raise ValueError("the output of a %s image is %s, not %s" % (name, name, out_name))
+    if name == "uint8" and out_name not in ("uint8", "float32"):
+        raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
     if precision == "split_tf32":
         if name != "float32":
             raise ValueError("precision 'split_tf32' is for float32 images, not %s" % name)
         variant = variant or "split_tf32"
         backend = backend or "cuda"
-    out = _empty(image, shape, out_name)
-    _run(_pplab.filter, image, weights, out, mode, float(cval), flip, channels, backend,
-         variant)
+    if out is None:
+        out = _empty(image, shape, out_name)
+    _run(_pplab.filter, image, weights, out, mode, cval, flip, channels, backend, variant)
     return out
 
 
@@ -459,8 +546,25 @@ def lab(pattern=None, *, backend=None, quick=True, size=None, rungs=(), budget_s
     dict (the JSON of `pplab lab --json`); writes the SVG chart to `chart` if given, prints the
     table if `table`. size: 'quick' (the default), 'full' or 'tiny'."""
     import json
+    import numbers
+    if pattern is not None and not isinstance(pattern, str):
+        raise TypeError("pattern must be a pattern's name (a str) or None, not %s"
+                        % _type_name(pattern))
+    backend = _check_backend(backend)
+    if isinstance(rungs, str):
+        rungs = (rungs,)
+    rungs = list(rungs)
+    for r in rungs:
+        if not isinstance(r, str):
+            raise TypeError("rungs must be strs (parts of rung ids), not %s" % _type_name(r))
+    if isinstance(budget_s, bool) or not isinstance(budget_s, numbers.Real):
+        raise TypeError("budget_s must be a number of seconds, not %s" % _type_name(budget_s))
+    if size is not None and not isinstance(size, str):
+        raise TypeError("size must be 'quick', 'full' or 'tiny', not %s" % _type_name(size))
+    if chart is not None and not isinstance(chart, str):
+        chart = str(chart)  # a pathlib.Path
     scale = size or ("quick" if quick else "full")
-    return json.loads(_pplab.lab(pattern, backend, scale, list(rungs), float(budget_s),
+    return json.loads(_pplab.lab(pattern, backend, scale, rungs, float(budget_s),
                                  bool(progress), bool(table), chart))
 
 
@@ -471,4 +575,7 @@ def backends():
 
 def rungs(pattern=None):
     """The registered rungs (of one pattern: 'reduce', 'histogram', 'matmul', 'convolution')."""
+    if pattern is not None and not isinstance(pattern, str):
+        raise TypeError("pattern must be a pattern's name (a str) or None, not %s"
+                        % _type_name(pattern))
     return _pplab.rungs(pattern)

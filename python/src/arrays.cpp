@@ -166,7 +166,9 @@ array_view from_dlpack(py::handle obj, const py::tuple& dev, std::uintptr_t stre
   return a;
 }
 
-array_view from_cuda_interface(py::handle obj, const std::string& what) {
+namespace {
+
+array_view parse_cuda_interface(py::handle obj, const std::string& what) {
   const py::dict cai = obj.attr("__cuda_array_interface__");
   const py::tuple data = cai["data"];
   const std::string typestr = cai["typestr"].cast<std::string>();
@@ -175,18 +177,31 @@ array_view from_cuda_interface(py::handle obj, const std::string& what) {
   a.writable = !data[1].cast<bool>();
   a.on_gpu = true;
   const char kind = typestr.size() > 2 ? typestr[1] : '?';
-  const std::size_t itemsize = typestr.size() > 2 ? std::stoul(typestr.substr(2)) : 0;
-  if ((typestr[0] == '>' && itemsize > 1) || (kind != 'f' && kind != 'i' && kind != 'u'))
+  std::size_t itemsize = 0;
+  if (typestr.size() > 2 && typestr.find_first_not_of("0123456789", 2) == std::string::npos &&
+      typestr.size() < 5)
+    itemsize = std::stoul(typestr.substr(2));
+  if (itemsize == 0 || (typestr[0] == '>' && itemsize > 1) ||
+      (kind != 'f' && kind != 'i' && kind != 'u'))
     bad_type(what, typestr);
   a.type = from_dlpack_type({std::uint8_t(kind == 'f'   ? kDLFloat
                                           : kind == 'i' ? kDLInt
                                                         : kDLUInt),
                              std::uint8_t(itemsize * 8), 1},
                             what);
-  for (py::handle s : py::tuple(cai["shape"])) a.shape.push_back(s.cast<std::int64_t>());
+  for (py::handle s : py::tuple(cai["shape"])) {
+    a.shape.push_back(s.cast<std::int64_t>());
+    if (a.shape.back() < 0) throw std::invalid_argument("a negative size in its shape");
+  }
   if (cai.contains("strides") && !cai["strides"].is_none()) {
-    for (py::handle s : py::tuple(cai["strides"]))
-      a.strides.push_back(s.cast<std::int64_t>() / std::int64_t(itemsize));
+    for (py::handle s : py::tuple(cai["strides"])) {
+      const std::int64_t bytes = s.cast<std::int64_t>();
+      if (bytes % std::int64_t(itemsize) != 0)
+        throw std::invalid_argument("a stride that is not a whole number of elements");
+      a.strides.push_back(bytes / std::int64_t(itemsize));
+    }
+    if (a.strides.size() != a.shape.size())
+      throw std::invalid_argument("strides and shape of different lengths");
   } else {
     a.strides.assign(a.shape.size(), 1);
     for (std::size_t d = a.shape.size(); d-- > 1;) a.strides[d - 1] = a.strides[d] * a.shape[d];
@@ -196,6 +211,26 @@ array_view from_cuda_interface(py::handle obj, const std::string& what) {
     a.producer_stream = cai["stream"].cast<std::uintptr_t>();
   a.keep = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(obj));
   return a;
+}
+
+}  // namespace
+
+// A dictionary that lacks a key, or holds a value of the wrong kind, is a ValueError that says
+// what the interface needs, never a cast or conversion error from inside.
+array_view from_cuda_interface(py::handle obj, const std::string& what) {
+  std::string why;
+  try {
+    return parse_cuda_interface(obj, what);
+  } catch (const py::cast_error&) {
+    why = "a value of the wrong kind: a number where a number belongs, tuples for data and shape";
+  } catch (const py::builtin_exception&) {
+    throw;  // pplab's own ValueError or TypeError (a dtype it does not take)
+  } catch (const std::exception& e) {  // a missing key, a bad typestr or shape
+    why = e.what();
+  }
+  throw py::value_error(what + ": a malformed __cuda_array_interface__ (" + why +
+                        "); it needs 'data' (pointer, read-only), 'typestr' such as '<f4' and "
+                        "'shape', and may have 'strides' and 'stream'");
 }
 
 thread_local std::string stream_library;

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -334,6 +335,7 @@ py::list backends_call() {
 }
 
 py::list rungs_call(const std::optional<std::string>& pattern) {
+  if (pattern) lab::check_pattern(*pattern);
   py::list out;
   for (const rung_info& r : lab::all_rungs()) {
     if (pattern && r.pattern() != *pattern) continue;
@@ -362,8 +364,19 @@ std::string lab_call(const std::optional<std::string>& pattern,
     throw py::value_error("size must be 'quick', 'full' or 'tiny', not '" + scale + "'");
   if (pattern) s.only_pattern = lab::check_pattern(*pattern);
   if (backend_name) s.only_backend = parse_backend(*backend_name);
+  if (!(budget_s > 0 && budget_s <= 60))  // as `pplab lab --budget`
+    throw py::value_error("budget_s is seconds of timing per rung, above 0 and at most 60; got " +
+                          py::repr(py::float_(budget_s)).cast<std::string>());
   s.only_rungs = rungs;
   s.budget_s = budget_s;
+  if (!rungs.empty()) {  // a filter that matches nothing is a mistake, not an empty lab
+    const std::vector<std::string> planned = lab::planned_rungs(s);
+    for (const std::string& part : rungs)
+      if (std::none_of(planned.begin(), planned.end(),
+                       [&](const std::string& id) { return id.find(part) != std::string::npos; }))
+        throw py::value_error("rungs: no rung the lab would run here has '" + part +
+                              "' in its id (pplab.rungs() lists them)");
+  }
   if (progress)
     s.progress = [](const std::string& what) {
       std::fprintf(stderr, "\r\033[K%s", what.c_str());

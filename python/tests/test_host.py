@@ -328,7 +328,7 @@ def test_filters_refuse_bad_calls():
         pplab.correlate(image, np.ones((2, 3)))
     with pytest.raises(ValueError, match="1 to 31"):
         pplab.correlate(image, np.ones((33, 1)))
-    with pytest.raises(ValueError, match="unknown boundary mode"):
+    with pytest.raises(ValueError, match="mode must be one of"):
         pplab.correlate(image, np.ones((3, 3)), mode="same")
     with pytest.raises(ValueError, match="2-D"):
         pplab.correlate(np.ones((4, 4, 4), dtype=np.float32), np.ones((3, 3)))
@@ -420,3 +420,73 @@ def test_the_readmes_example_runs_and_is_right():
     image = np.ones((512, 512), np.float32)
     np.testing.assert_allclose(out, scipy_ndimage.correlate(image, np.full((5, 5), 1 / 25, np.float32)),
                                rtol=1e-6)
+
+
+# Every wrong argument is a TypeError or ValueError in pplab's words that names the argument,
+# never pybind's "incompatible function arguments", a cast error, or a silent answer.
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: pplab.sum(np.ones(3), backend=3), TypeError, "backend must be"),
+    (lambda: pplab.sum(np.ones(3), backend="gpu"), ValueError, "backend must be"),
+    (lambda: pplab.sum(np.ones(3), variant=3), TypeError, "variant must be"),
+    (lambda: pplab.sum(np.ones(3), variant="nope"), ValueError, r"pplab.rungs\('reduce'\)"),
+    (lambda: pplab.correlate(np.ones((4, 4)), np.ones((3, 3)), mode=None), ValueError, "mode must"),
+    (lambda: pplab.correlate(np.ones((4, 4)), np.ones((3, 3)), cval="a"), TypeError, "cval must"),
+    (lambda: pplab.correlate(np.ones((4, 4)), np.ones((3, 3)), output=np.empty((3, 3))),
+     ValueError, "output has shape"),
+    (lambda: pplab.correlate(np.ones((4, 4)), np.ones((3, 3)), output=[1]), TypeError,
+     "output must be an array or a dtype"),
+    (lambda: pplab.histogram(np.ones(3), bins=2**64), ValueError, "bins must be between"),
+    (lambda: pplab.histogram(np.ones(3), bins=2.5), TypeError, "bins must be an integer"),
+    (lambda: pplab.histogram(np.ones(3), 4, range=("1", "10")), TypeError, "range's min"),
+    (lambda: pplab.histogram(np.ones(3), 4, range=(1, 2, 3)), ValueError, "range must be"),
+    (lambda: pplab.histogram(np.array([1.0, np.nan])), ValueError, r"range=\(lo, hi\)"),
+    (lambda: pplab.bincount(np.array([1]), minlength="a"), TypeError, "minlength must"),
+    (lambda: pplab.bincount(np.array([1]), minlength=-1), ValueError, "minlength must"),
+    (lambda: pplab.bincount(np.array([2**24])), ValueError, "2\\*\\*24"),
+    (lambda: pplab.bincount(np.array([2**64 - 1], dtype=np.uint64)), ValueError, "2\\*\\*24"),
+    (lambda: pplab.rungs("nope"), ValueError, "unknown pattern"),
+    (lambda: pplab.rungs(3), TypeError, "pattern must"),
+    (lambda: pplab.lab("reduce", size="tiny", rungs=["zzz"]), ValueError, "zzz"),
+    (lambda: pplab.lab("reduce", size="tiny", budget_s=-1), ValueError, "budget_s"),
+    (lambda: pplab.lab("reduce", size="tiny", budget_s=float("nan")), ValueError, "budget_s"),
+    (lambda: pplab.lab("reduce", size="tiny", budget_s="1"), TypeError, "budget_s"),
+])
+def test_wrong_arguments_are_named(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+# A malformed __cuda_array_interface__ is a ValueError that says what the interface needs.
+@pytest.mark.parametrize("cai", [
+    {"shape": ("a",), "typestr": "<f4", "data": (0, False), "version": 3},
+    {"shape": (3,), "typestr": "<fx", "data": (0, False), "version": 3},
+    {"shape": (3,), "data": (0, False), "version": 3},
+    {"shape": (-3,), "typestr": "<f4", "data": (0, False), "version": 3},
+])
+def test_a_malformed_cuda_array_interface_is_a_value_error(cai):
+    fake = type("Fake", (), {"__cuda_array_interface__": cai})()
+    with pytest.raises((ValueError, TypeError), match="__cuda_array_interface__|typestr|type"):
+        pplab.sum(fake)
+
+
+# What pplab would read wrongly is refused: complex weights (their imaginary part) and masked
+# arrays (their masked values).
+def test_complex_weights_and_masked_arrays_are_refused():
+    with pytest.raises(TypeError, match="real"):
+        pplab.correlate(np.ones((4, 4)), np.ones((3, 3)) * (1 + 1j))
+    masked = np.ma.masked_array([1, 2, 3], mask=[0, 0, 1])
+    for call in (pplab.sum, pplab.max, lambda x: pplab.histogram(x, 3)):
+        with pytest.raises(TypeError, match="masked array"):
+            call(masked)
+    assert pplab.sum(masked.compressed()) == 3
+
+
+# output= an array: written in place and returned, as scipy.ndimage does.
+def test_filter_output_array_is_written_and_returned():
+    scipy_ndimage = pytest.importorskip("scipy.ndimage")
+    image = np.arange(30, dtype=np.float64).reshape(5, 6)
+    weights = np.arange(9, dtype=np.float64).reshape(3, 3)
+    out = np.full((5, 6), np.nan)
+    got = pplab.correlate(image, weights, output=out)
+    assert got is out
+    np.testing.assert_allclose(out, scipy_ndimage.correlate(image, weights), rtol=1e-12)

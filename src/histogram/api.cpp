@@ -112,14 +112,17 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
       const auto [mn, mx] = min_max();
       if (std::isnan(mn) || std::isnan(mx))
         fail(errc::bad_data, "histogram: cannot infer the range: the data holds NaN; give a range "
-                             "(--range LO:HI) and NaN will be counted apart");
+                             "(range=(lo, hi); --range LO:HI on the command line) and NaN will "
+                             "be counted apart");
       if (!std::isfinite(mn) || !std::isfinite(mx))
         fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
-                                 "] is not finite; give a finite range (--range LO:HI)");
+                                 "] is not finite; give a finite range (range=(lo, hi); --range LO:HI "
+                                 "on the command line)");
       if (!std::isfinite(mx - mn))
         fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
                                  "] is wider than a double can hold (max - min overflows); "
-                                 "give a narrower range (--range LO:HI)");
+                                 "give a narrower range (range=(lo, hi); --range LO:HI on the "
+                                 "command line)");
       p.lo = mn, p.hi = mx;
       if (mn == mx) {
         if (p.edges == edge_rule::f32_arithmetic)  // as NumPy 2 widens a float32 minimum
@@ -129,7 +132,8 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
       if (!(p.lo < p.hi))
         fail(errc::bad_data,
              "histogram: every value is " + num(mn) +
-                 ", too large to widen by 0.5 into a range; give one (--range LO:HI)");
+                 ", too large to widen by 0.5 into a range; give one (range=(lo, hi); "
+                 "--range LO:HI on the command line)");
     }
   }
   if (p.bins < 1 || p.bins > max_bins)
@@ -158,7 +162,8 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
            "histogram: " + std::to_string(p.bins) + " bins over [" + num(p.lo) + ", " + num(p.hi) +
                "] are too narrow for NumPy's float32 binning: its float32 index can miss its own "
                "edges there, so its counts cannot be matched; use fewer bins or a range nearer "
-               "zero, or edges in double (without --numpy; edge_rule::f64)");
+               "zero, or edges in double (edge_rule::f64: float64 data in Python, the "
+               "command line without --numpy)");
   }
   return p;
 }
