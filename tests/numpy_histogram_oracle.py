@@ -2,9 +2,10 @@
 """`pplab histogram --numpy` against numpy.histogram, the oracle, bit for bit: float32 data (whose
 edges NumPy computes as float32 numbers), float64 and integers, with a range given and inferred,
 from 10 to a million bins, with values on NumPy's edges and a float step either side of them.
-The NumPy running this script is the oracle. `--numpy` follows NumPy 2, which computes an
-inferred range's float32 edges in float32 (NumPy 1.x in double): under NumPy 1.x those cases are
-held to NumPy 2's edges, computed here as NumPy 2's linspace does, and counted by NumPy itself.
+The NumPy running this script is the oracle, asked for by its major version (`--numpy=1` or
+`--numpy=2`). NumPy 2 computes an inferred range's float32 edges in float32 (NumPy 1.x in double):
+under NumPy 1.x those cases also run `--numpy=2`, held to NumPy 2's edges computed here as NumPy
+2's linspace does, and counted by NumPy itself.
 Usage: numpy_histogram_oracle.py PPLAB BACKEND... (exit 77, skipped, without NumPy)."""
 import json
 import os
@@ -19,7 +20,7 @@ except ImportError as e:
     sys.exit(77)
 
 pplab, asked = sys.argv[1], sys.argv[2:]
-NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+NUMPY_MAJOR = 2 if int(np.__version__.split(".")[0]) >= 2 else 1
 
 
 def command(backend):
@@ -81,23 +82,24 @@ with tempfile.TemporaryDirectory() as d:
                     up = np.nextafter(picks, np.float32(np.inf))
                     down = np.nextafter(picks, np.float32(-np.inf))
                     x[: picks.size] = np.where(side < 0, down, np.where(side > 0, up, picks))
-                if dtype == np.float32 and rng_arg is None and not NUMPY2:
-                    want, want_edges = numpy2_inferred(x, bins)
-                else:
-                    want, want_edges = np.histogram(x, bins, rng_arg)
+                oracles = [(NUMPY_MAJOR, np.histogram(x, bins, rng_arg))]
+                if dtype == np.float32 and rng_arg is None and NUMPY_MAJOR == 1:
+                    oracles.append((2, numpy2_inferred(x, bins)))
                 np.save(f"{d}/x.npy", x)
-                for b in backends:
+                for b, (major, (want, want_edges)) in (
+                        (b, o) for b in backends for o in oracles):
                     # mpi starts a job per case: float32 alone there, the point of the rules
                     if b.startswith("mpi") and dtype != np.float32:
                         continue
                     pre, name = command(b)
                     args = pre + ["histogram", "--input", f"{d}/x.npy", "--bins", str(bins),
-                                  "--numpy", "--json", "--backend", name]
+                                  f"--numpy={major}", "--json", "--backend", name]
                     if rng_arg is not None:
                         args += ["--range", f"{rng_arg[0]!r}:{rng_arg[1]!r}"]
                     r = subprocess.run(args, capture_output=True, text=True)
                     checked += 1
-                    what = f"{b} {np.dtype(dtype).name} bins {bins} range {rng_arg}"
+                    what = (f"{b} {np.dtype(dtype).name} bins {bins} range {rng_arg} "
+                            f"as NumPy {major}")
                     if r.returncode != 0:
                         print(f"FAIL {what}: {r.stderr.strip()}")
                         failures += 1

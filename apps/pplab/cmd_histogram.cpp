@@ -15,7 +15,8 @@ struct histogram_cli {
   std::size_t bins = 0;
   backend_options backend;
   std::string range, variant;
-  bool numpy = false, json = false, csv = false;
+  int numpy = 0;  // numpy.histogram's rules as NumPy 1 or 2; 0: pplab's own (edges in double)
+  bool json = false, csv = false;
 };
 
 std::pair<double, double> parse_range(const std::string& s) {
@@ -108,8 +109,8 @@ void run(const histogram_cli& o) {
   if (o.json && o.csv) fail(errc::invalid_argument, "choose one of --json and --csv");
   histogram_options opt;
   opt.bins = o.bins;
-  opt.closed_last = o.numpy;
-  if (o.numpy) opt.edges = edge_rule::numpy;
+  opt.closed_last = o.numpy != 0;
+  if (o.numpy) opt.edges = o.numpy == 1 ? edge_rule::numpy1 : edge_rule::numpy;
   if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
   const backend where = o.backend.resolve("histogram", o.variant);
   const loaded data = load_data(o.data, where);
@@ -148,8 +149,9 @@ void run(const histogram_cli& o) {
   for (std::size_t c = 0; c < results.size(); ++c) {
     const histogram_result& h = results[c];
     const std::string title = fmt::format(
-        "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}", describe(o.data, data),
-        several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")");
+        "histogram of {}{}: {} bins over [{:.6g}, {:.6g}{}{}", describe(o.data, data),
+        several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")",
+        o.numpy ? fmt::format(" (numpy.histogram's rules, as NumPy {})", o.numpy) : "");
     const bool natural = in.natural_bytes && h.bins() == 256 && h.lo == 0;
     print_chart(h, title,
                 !natural ? labels::ranges
@@ -171,10 +173,18 @@ void add_histogram(CLI::App& app) {
   cmd->add_option("--bins", o->bins, "number of bins, 1 to 2^24")
       ->check(CLI::Range(std::size_t(1), max_bins));
   cmd->add_option("--range", o->range, "LO:HI, the range the bins cover (default: see above)");
-  cmd->add_flag("--numpy", o->numpy,
-                "numpy.histogram's rules, bit for bit as NumPy 2: 10 bins over [min, max] for "
-                "every dtype unless given, the last bin closed, [lo, hi], and float32 data "
-                "binned against float32 edges");
+#ifndef PPLAB_NUMPY_MAJOR
+#define PPLAB_NUMPY_MAJOR 2
+#endif
+  // `--numpy` alone: the NumPy this build found (PPLAB_NUMPY_MAJOR); `--numpy=1` or `=2` chooses.
+  cmd->add_flag("--numpy{" + std::to_string(PPLAB_NUMPY_MAJOR) + "}", o->numpy,
+                "numpy.histogram's rules, bit for bit: 10 bins over [min, max] for every dtype "
+                "unless given, the last bin closed, [lo, hi], and float32 data binned against "
+                "float32 edges, computed as NumPy " +
+                    std::to_string(PPLAB_NUMPY_MAJOR) +
+                    " (the one this build found) computes them; --numpy=1 or --numpy=2 for the "
+                    "other (NumPy 2 computes an inferred range's float32 edges in float32)")
+      ->check(CLI::IsMember({1, 2}));
   o->backend.add_to(*cmd);
   cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "

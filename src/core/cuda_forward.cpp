@@ -9,10 +9,19 @@
 namespace pplab::detail {
 
 namespace {
+// Why the build left the backend out, as its configure step saw it (cmake/dependencies.cmake).
+#ifndef PPLAB_CUDA_LEFT_OUT
+#define PPLAB_CUDA_LEFT_OUT 3
+#endif
 std::string why_no_cuda() {
-  return module_built(backend::cuda)
-             ? module_why_absent(backend::cuda)
-             : "this build has no CUDA backend (nvcc was not found when it was built)";
+  if (module_built(backend::cuda)) return module_why_absent(backend::cuda);
+  switch (PPLAB_CUDA_LEFT_OUT) {
+    case 1: return "this build has no CUDA backend (it was configured with PPLAB_CUDA=OFF)";
+    case 2:
+      return "this build has no CUDA backend (no GPU answered when it was configured; "
+             "-DPPLAB_CUDA=ON builds it wherever nvcc is found)";
+    default: return "this build has no CUDA backend (nvcc was not found when it was configured)";
+  }
 }
 }  // namespace
 
