@@ -798,6 +798,34 @@ TEST_F(Cli, MpiMatmulWritesTheWholeProduct) {
   EXPECT_NE(bad.err.find("shapes do not match"), std::string::npos) << bad.err;
 }
 
+// A job whose ranks are not all pplab ends at the start with an error that names the world's
+// size and who answered, not a hang: beside a program that is no MPI program at all (MPI's own
+// start waits for it), and beside an MPI program that is not pplab (rank 0 lists who came).
+TEST_F(Cli, MpiJobsWithAnotherProgramEndAtTheStart) {
+#ifdef PPLAB_MPI_BYSTANDER
+  const std::string job = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                          "OMP_NUM_THREADS=1 PPLAB_MPI_START_S=3 timeout 100 " PPLAB_MPIEXEC
+                          " --oversubscribe -n ";
+  const std::string pplab = std::string(PPLAB_CLI) + " reduce --op sum --n 10 --backend mpi";
+  for (const auto& [command, words] : std::vector<std::pair<std::string, std::string>>{
+           {job + "1 " + pplab + " : -n 1 sleep 60", "MPI did not start within 3 s"},
+           {job + "2 " + pplab + " : -n 1 " PPLAB_MPI_BYSTANDER,
+            "the job has 3 ranks, but within 3 s (PPLAB_MPI_START_S) only ranks 0, 1 answered as "
+            "pplab; ranks 2 did not"},
+           {job + "1 " PPLAB_MPI_BYSTANDER " : -n 1 " + pplab,
+            "rank 1 of 2: rank 0 did not answer as pplab"}}) {
+    const result r = shell(command);
+    EXPECT_NE(r.code, 0) << command;
+    EXPECT_NE(r.code, 124) << "the job hung until the timeout: " << command;
+    EXPECT_NE(r.err.find(words), std::string::npos) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("every rank of an mpirun job must run pplab"), std::string::npos)
+        << r.err;
+  }
+#else
+  GTEST_SKIP() << "this build has no mpi backend";
+#endif
+}
+
 // Faults end the job with one clear error and a non-zero status, never a hang.
 TEST_F(Cli, MpiFaultsEndTheJobWithOneError) {
   const auto expect_job_failure = [&](int ranks, const std::string& args, int code,
