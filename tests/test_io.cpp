@@ -535,11 +535,22 @@ const std::string small_png(
     "\xc1\xf7\xbb\x07\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
     85);
 
-// The two files that made the decoder write past a table or copy from a null pointer are refused
-// before it runs: a JPEG Huffman table of more than 256 codes, a PNG whose image data starts with
-// an empty chunk.
-TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
+// Files that broke the earlier decoder (stb_image: a JPEG Huffman table of more than 256 codes,
+// a scan naming a table no DHT defines) end in an error; a valid PNG whose image data starts with
+// an empty chunk is read. A JPEG or PNG cut short is refused, never filled in (libjpeg would
+// repair a short JPEG with gray; pplab makes its warnings errors).
+TEST(ImageInput, HostileFilesAreRefusedAndValidOnesRead) {
   const std::string path = temp_path("x.img");
+  const auto refused = [&](const std::string& bytes, const std::string& what) {
+    write_bytes(path, bytes);
+    try {
+      io::read_input(path, "image", nullptr);
+      ADD_FAILURE() << what << " was decoded";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::bad_data) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot be decoded"), std::string::npos) << e.what();
+    }
+  };
   std::string jpeg = small_jpeg;
   const std::size_t dht = jpeg.find("\xff\xc4");
   ASSERT_NE(dht, std::string::npos);
@@ -549,13 +560,19 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
   table += std::string(16 * 0x7f, '\x01');  // 2032 symbols, as many as the counts promise
   table[2] = char((table.size() - 2) >> 8), table[3] = char((table.size() - 2) & 0xff);
   jpeg.insert(dht, table);
-  write_bytes(path, jpeg);
-  try {
-    io::read_input(path, "image", nullptr);
-    ADD_FAILURE() << "a Huffman table of 2032 codes was decoded";
-  } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find("more than the 256"), std::string::npos) << e.what();
-  }
+  refused(jpeg, "a Huffman table of 2032 codes");
+  // A scan whose first component names DC table 3, which no DHT defines.
+  std::string undefined = small_jpeg;
+  const std::size_t sos = undefined.find("\xff\xda");
+  ASSERT_NE(sos, std::string::npos);
+  undefined[sos + 6] = char(0x30 | (undefined[sos + 6] & 0x0f));
+  refused(undefined, "a scan naming an undefined Huffman table");
+  refused(small_jpeg.substr(0, small_jpeg.size() - 40), "a JPEG cut short");
+  refused(small_png.substr(0, small_png.size() - 30), "a PNG cut short");
+  std::string bad_crc = small_png;
+  bad_crc[45] = char(bad_crc[45] ^ 0x10);  // a byte of the image data: its chunk's CRC fails
+  refused(bad_crc, "a PNG whose image data fails its CRC");
+  // 3 x 2 RGB, its image data in two chunks, the first empty: valid, and read.
   write_bytes(
       path, std::string(
                 "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x03"
@@ -563,25 +580,9 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
                 "\x54\x35\xaf\x06\x1e\x00\x00\x00\x0b\x49\x44\x41\x54\x78\x9c\x63\x60\xc0\x04\x00"
                 "\x00\x14\x00\x01\x7d\xfe\x1e\xee\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
                 80));
-  try {
-    io::read_input(path, "image", nullptr);
-    ADD_FAILURE() << "a PNG whose image data starts with an empty chunk was decoded";
-  } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find("empty chunk"), std::string::npos) << e.what();
-  }
-  // A scan whose first component names DC table 3, which no DHT defines (stb_image decodes it
-  // from uninitialized memory).
-  std::string undefined = small_jpeg;
-  const std::size_t sos = undefined.find("\xff\xda");
-  ASSERT_NE(sos, std::string::npos);
-  undefined[sos + 6] = char(0x30 | (undefined[sos + 6] & 0x0f));
-  write_bytes(path, undefined);
-  try {
-    io::read_input(path, "image", nullptr);
-    ADD_FAILURE() << "a scan naming an undefined Huffman table was decoded";
-  } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find("no DHT defines"), std::string::npos) << e.what();
-  }
+  const io::input empty_first = io::read_input(path, "image", nullptr);
+  ASSERT_EQ(empty_first.channels.size(), 3u);
+  EXPECT_EQ(empty_first.channels[0].shape, (std::vector<std::size_t>{2, 3}));
   write_bytes(path, small_jpeg);
   EXPECT_EQ(io::read_input(path, "image", nullptr).channels.size(), 3u);
   write_bytes(path, small_png);
@@ -589,14 +590,52 @@ TEST(ImageInput, FilesTheDecoderCannotSurviveAreRefused) {
   std::filesystem::remove(path);
 }
 
+// A 16-bit gray PNG (3 x 1: 1, 256, 65535) is read as u16 samples in the host's order, and a
+// palette PNG (2 x 1, entries (10, 20, 30) and (40, 50, 60)) as its colours.
+TEST(ImageInput, SixteenBitAndPalettePngs) {
+  const std::string path = temp_path("x.png");
+  write_bytes(path,
+              std::string("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00"
+                          "\x00\x03\x00\x00\x00\x01\x10\x00\x00\x00\x00\x6e\x1b\x97\x2b\x00\x00\x00"
+                          "\x0f\x49\x44\x41\x54\x78\x9c\x63\x60\x60\x64\x64\xf8\xff\x1f\x00\x03\x0d"
+                          "\x02\x01\x39\x57\xc2\x0a\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
+                          72));
+  const io::input wide = io::read_input(path, "", nullptr);
+  ASSERT_EQ(wide.channels.size(), 1u);
+  ASSERT_EQ(wide.channels[0].type, dtype::u16);
+  std::uint16_t v[3];
+  std::memcpy(v, wide.channels[0].bytes.data(), 6);
+  EXPECT_EQ(v[0], 1);
+  EXPECT_EQ(v[1], 256);
+  EXPECT_EQ(v[2], 65535);
+  EXPECT_FALSE(wide.natural_bytes);
+  write_bytes(path,
+              std::string("\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00"
+                          "\x00\x02\x00\x00\x00\x01\x08\x03\x00\x00\x00\xc3\xfc\x8f\xb8\x00\x00\x00"
+                          "\x06\x50\x4c\x54\x45\x0a\x14\x1e\x28\x32\x3c\xd5\x1b\xb4\xe9\x00\x00\x00"
+                          "\x0b\x49\x44\x41\x54\x78\x9c\x63\x60\x60\x04\x00\x00\x04\x00\x02\xbf\x7a"
+                          "\x3f\x4a\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
+                          86));
+  const io::input colours = io::read_input(path, "", nullptr);
+  ASSERT_EQ(colours.channels.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(std::to_integer<int>(colours.channels[c].bytes[0]), 10 + 10 * int(c));
+    EXPECT_EQ(std::to_integer<int>(colours.channels[c].bytes[1]), 40 + 10 * int(c));
+  }
+  std::filesystem::remove(path);
+}
+
 // Mutation fuzzing of the image path (run under AddressSanitizer and UBSan in CI): each mutated
-// JPEG or PNG ends in a pplab::error or in whole channels, never in a crash or undefined behaviour.
+// JPEG, PNG, PNM or BMP ends in a pplab::error or in whole channels, never in a crash or
+// undefined behaviour.
 TEST(ImageInput, MutatedImagesEndInAnErrorOrWholeChannels) {
   const std::uint64_t seed_value = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed_value) + " (PPLAB_SEED=" + std::to_string(seed_value) +
                " runs it again)");
   std::mt19937_64 rng(seed_value);
-  for (const std::string* seed : {&small_jpeg, &small_png})
+  const std::string small_pnm = "P6\n3 2\n255\n" + std::string(18, '\x42');
+  const std::string small_bmp = bmp_4x2_header() + std::string(24, '\x07');
+  for (const std::string* seed : {&small_jpeg, &small_png, &small_pnm, &small_bmp})
     for (int trial = 0; trial < 2000; ++trial) {
       std::string s = *seed;
       const int kind = trial % 4;
