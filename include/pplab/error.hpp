@@ -12,6 +12,7 @@ enum class errc {
   io,                // a file cannot be opened, read or written (exit 1)
   unsupported,       // valid, but not supported by this build or rung (exit 1)
   device,            // a CUDA, NCCL or MPI call failed (exit 1)
+  interrupted,       // stopped from outside before it finished (pplab/interrupt.hpp; exit 1)
 };
 
 class error : public std::runtime_error {

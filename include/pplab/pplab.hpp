@@ -6,6 +6,7 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "histogram.hpp"
+#include "interrupt.hpp"
 #include "job.hpp"
 #include "machine.hpp"
 #include "matmul.hpp"

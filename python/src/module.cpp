@@ -21,6 +21,25 @@
 namespace pplab::python {
 namespace {
 
+// A Ctrl-C while pplab works: Python's own handler only sets a flag, which it runs once the
+// interpreter runs again. pplab's long host work asks this check between its pieces
+// (pplab/interrupt.hpp), on the calling thread: it takes the GIL, runs Python's pending signal
+// handlers, and keeps the exception one raised (KeyboardInterrupt) for the call to end with.
+thread_local PyObject* pending[3] = {nullptr, nullptr, nullptr};  // type, value, traceback
+
+bool python_interrupted() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Fetch(&pending[0], &pending[1], &pending[2]);
+  return true;
+}
+
+// Releases the GIL for pplab's work, with the interrupt check in place for its duration.
+struct released {
+  py::gil_scoped_release gil;
+  interrupt_scope checks{&python_interrupted};
+};
+
 // pplab's stream on the GPU, which a GPU array's producer is asked to make its data ready on
 // (0 where there is no usable GPU).
 std::uintptr_t pplab_stream() {
@@ -65,7 +84,7 @@ backend backend_for(const array_view& a, const std::optional<std::string>& name,
                             "; pplab's cuda backend runs on the current GPU, " +
                             std::to_string(device) + " (select it first)");
     if (a.producer_stream > 2) {  // __cuda_array_interface__'s pending work, on its stream
-      py::gil_scoped_release unlocked;
+      released unlocked;
       if (!detail::wait_for_stream(reinterpret_cast<void*>(a.producer_stream)))
         fail(errc::device, what + ": waiting for the array's stream failed");
     }
@@ -102,7 +121,7 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   std::string ran;
   scalar s;
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     if (p.a.on_gpu) {
       if (!rung.empty())
         fail(errc::invalid_argument, "variant: a GPU array runs the cuda backend's default rung");
@@ -165,13 +184,13 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
     if (!c.a.on_gpu || c.a.type != want || c.a.size() != rows)
       throw py::type_error("reduce_rows: the answers are a GPU array of " + std::to_string(rows) +
                            " " + numpy_name(want));
-    py::gil_scoped_release unlocked;
+    released unlocked;
     reduce_rows_device(p.a.type, p.a.data, rows, cols, cols, o, c.a.data);
     return py::none();
   }
   std::vector<scalar> answers(rows);
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     reduce_rows(p.where, p.a.type, p.a.data, rows, cols, cols, o, answers.data());
   }
   const auto fill = [&](auto tag) {
@@ -225,14 +244,14 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
     if (!c.a.on_gpu || (c.a.type != dtype::i64 && c.a.type != dtype::u64))
       throw py::type_error("histogram: the counts are an int64 GPU array");
     {
-      py::gil_scoped_release unlocked;
+      released unlocked;
       r = histogram_device_into(p.a.type, p.a.data, p.a.size(),
                                 static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
     }
     return py::make_tuple(py::none(), edges_of(r), py::none(), py::none(), py::none(), r.rung);
   }
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     r = p.a.on_gpu ? histogram_device(p.a.type, p.a.data, p.a.size(), o, {rung})
                    : histogram(p.where, p.a.type, p.a.data, p.a.size(), o, {rung});
   }
@@ -264,7 +283,7 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
   std::string ran;
   const std::string rung = variant.value_or("");
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     if (a.a.on_gpu)
       matmul_device(a.a.type, m, n, k, alpha, a.a.data, lda, b.a.data, ldb, beta, c.a.data, ldc,
                     {rung, &ran});
@@ -307,7 +326,7 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
   std::string ran;
   const std::string rung = variant.value_or("");
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     const std::size_t kh = std::size_t(mask.shape(0)), kw = std::size_t(mask.shape(1));
     if (in.a.on_gpu)
       (flip ? convolve_device : correlate_device)(in.a.type, in.a.data, rows, cols, ld_in,
@@ -384,7 +403,7 @@ std::string lab_call(const std::optional<std::string>& pattern,
     };
   lab::result r;
   {
-    py::gil_scoped_release unlocked;
+    released unlocked;
     r = lab::run(s);
     if (progress) std::fprintf(stderr, "\r\033[K");
   }
@@ -420,6 +439,14 @@ PYBIND11_MODULE(_pplab, m) {
         return;
       case errc::io:
         PyErr_SetString(PyExc_OSError, e.what());
+        return;
+      case errc::interrupted:  // the exception Python's signal handler raised
+        if (pending[0]) {
+          PyErr_Restore(pending[0], pending[1], pending[2]);
+          pending[0] = pending[1] = pending[2] = nullptr;
+        } else {
+          PyErr_SetNone(PyExc_KeyboardInterrupt);
+        }
         return;
       default:
         PyErr_SetString(PyExc_RuntimeError, e.what());

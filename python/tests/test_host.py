@@ -490,3 +490,31 @@ def test_filter_output_array_is_written_and_returned():
     got = pplab.correlate(image, weights, output=out)
     assert got is out
     np.testing.assert_allclose(out, scipy_ndimage.correlate(image, weights), rtol=1e-12)
+
+
+# Ctrl-C while pplab works (the GIL released) stops the call between its pieces with the
+# KeyboardInterrupt Python raised, rather than when it returns: a full lab of the seq reductions
+# would run for minutes; it stops within a row of the signal.
+def test_ctrl_c_stops_a_long_call():
+    import _thread
+    import threading
+    import time
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pplab.lab("reduce", backend="seq", size="full", budget_s=2.0)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 60
+    assert pplab.sum(np.ones(10)) == 10  # and pplab answers again
+
+
+# A product past 2^33 multiply-adds runs in bands of K on the host (so that Ctrl-C is taken
+# between them): the same product, to the float64 product's rounding.
+def test_a_long_host_product_in_bands_is_the_product(rng):
+    a = rng.standard_normal((2048, 2048))
+    b = rng.standard_normal((2048, 2048))
+    got = pplab.matmul(a, b, backend="cpu")
+    np.testing.assert_allclose(got, a @ b, rtol=1e-9, atol=1e-9)

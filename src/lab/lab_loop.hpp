@@ -31,6 +31,7 @@
 #include "core/generate.hpp"
 #include "core/registry.hpp"
 #include "core/run.hpp"
+#include "pplab/interrupt.hpp"
 #include "pplab/lab.hpp"
 #include "pplab/matmul.hpp"
 
@@ -104,7 +105,9 @@ public:
   result& out;
 
   bool wants(std::string_view p, backend b) const { return lab::wants(opts, p, b); }
+  // Between the lab's steps: where a stop asked from outside (pplab/interrupt.hpp) is taken.
   void progress(const std::string& what) const {
+    stop_if_interrupted();
     if (opts.progress) opts.progress(what);
   }
   detail::time_plan plan(int host_min_reps) const;

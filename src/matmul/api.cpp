@@ -2,11 +2,14 @@
 #include <optional>
 #include <string>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 #include "pplab/device.hpp"
+#include "pplab/interrupt.hpp"
 #include "pplab/job.hpp"
 #include "pplab/matmul.hpp"
 
@@ -135,7 +138,29 @@ void detail::run_rung(const matmul_rung& r, executor& ex, const matmul_call& hos
     buffer scratch = scratch_for(ex, r.scratch(p));
     matmul_call call = host;
     call.scratch = scratch.get(), call.stream = ex.stream();
-    r.run(call);
+    // A long product runs in bands of K (C = alpha A1 B1 + beta C, then C += alpha Ak Bk), so
+    // that a stop asked from outside (pplab/interrupt.hpp) is taken between bands. A band is at
+    // least 2^33 multiply-adds and a whole number of 256 columns of A (the packed rung's kc
+    // block, whose results it leaves as they were): a second or more on most machines, and no
+    // change below 2^33 multiply-adds.
+    // On one machine's cores only (seq, cpu): an mpi rung's pointers are its rank's blocks.
+    const double per_k = 2.0 * double(p.m) * double(p.n);
+    const bool one_host = r.info.where == backend::seq || r.info.where == backend::cpu;
+    const std::size_t band =
+        one_host && per_k > 0
+            ? std::max<std::size_t>(256, std::size_t(std::ceil(0x1p33 / per_k / 256)) * 256)
+            : p.k;
+    const std::size_t e = size_of(p.type);
+    for (std::size_t k0 = 0;;) {
+      stop_if_interrupted();
+      call.p.k = std::min(band, p.k - k0);
+      call.a = static_cast<const char*>(host.a) + k0 * e;
+      call.b = static_cast<const char*>(host.b) + k0 * host.ldb * e;
+      call.beta = k0 == 0 ? host.beta : 1.0;
+      r.run(call);
+      k0 += call.p.k;
+      if (k0 >= p.k) break;
+    }
     return;
   }
   // This process's blocks (the whole matrices unless the backend runs a job of several).
