@@ -484,6 +484,7 @@ TEST_F(Cli, SixteenBitImagesAreReadWhole) {
                     "\x21\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
                     70));
   const result p = run("reduce --op sum --input " + path("deep.png") + " --json");
+  if (p.err.find("this build reads no PNG") != std::string::npos) GTEST_SKIP() << p.err;
   ASSERT_EQ(p.code, 0) << p.err;
   EXPECT_EQ(nlohmann::json::parse(p.out)["value"].get<std::uint64_t>(), 0x1234u + 0xfffeu);
 }
