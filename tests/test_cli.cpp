@@ -281,6 +281,13 @@ TEST_F(Cli, HistogramRangeBinsNumpyAndCsv) {
   r = run("histogram --input " + path("v.txt") + " --bins 2 --range=0:1 --numpy --json");
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["counts"], nlohmann::json({1, 3}));
+  // --numpy names NumPy's major version, 1 or 2; the text output says which it followed.
+  for (const char* major : {"1", "2"}) {
+    r = run("histogram --input " + path("v.txt") + " --bins 2 --range 0:1 --numpy=" + major);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find(std::string("as NumPy ") + major), std::string::npos) << r.out;
+  }
+  expect_failure("histogram --input " + path("v.txt") + " --numpy=3", 2, "--numpy=1 or --numpy=2");
   r = run("histogram --input " + path("v.txt") + " --bins 4 --range -1:3 --csv");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 4 + 3);

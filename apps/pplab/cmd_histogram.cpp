@@ -107,6 +107,11 @@ void print_chart(const histogram_result& h, const std::string& title, labels how
 
 void run(const histogram_cli& o) {
   if (o.json && o.csv) fail(errc::invalid_argument, "choose one of --json and --csv");
+  // Checked here, not by a CLI11 validator: some CLI11 versions check the unset default (0) too.
+  if (o.numpy != 0 && o.numpy != 1 && o.numpy != 2)
+    fail(errc::invalid_argument, "--numpy=" + std::to_string(o.numpy) +
+                                     ": give --numpy alone, or --numpy=1 or --numpy=2 (NumPy 1's "
+                                     "or 2's rules)");
   histogram_options opt;
   opt.bins = o.bins;
   opt.closed_last = o.numpy != 0;
@@ -183,8 +188,7 @@ void add_histogram(CLI::App& app) {
                 "float32 edges, computed as NumPy " +
                     std::to_string(PPLAB_NUMPY_MAJOR) +
                     " (the one this build found) computes them; --numpy=1 or --numpy=2 for the "
-                    "other (NumPy 2 computes an inferred range's float32 edges in float32)")
-      ->check(CLI::IsMember({1, 2}));
+                    "other (NumPy 2 computes an inferred range's float32 edges in float32)");
   o->backend.add_to(*cmd);
   cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "
