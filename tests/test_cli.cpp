@@ -123,8 +123,8 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   expect_failure(in + "--mask gaussian:sigma=1e300", 2, "below 3.875");
   // The widest Gaussian that fits (31 taps) runs; a tiny one is the identity, as in SciPy.
   {
-    const result wide = run("correlate --input " + path("x.npy") +
-                            " --mask gaussian:sigma=3.874 --json");
+    const result wide =
+        run("correlate --input " + path("x.npy") + " --mask gaussian:sigma=3.874 --json");
     ASSERT_EQ(wide.code, 0) << wide.err;
     EXPECT_NE(wide.out.find("\"mask\":[31,31]"), std::string::npos) << wide.out;
     const result tiny = run("correlate --input " + path("x.npy") +
@@ -171,14 +171,12 @@ TEST_F(Cli, U8OutputOfFloatImagesIsTheirRoundedValues) {
     a.bytes.resize(20 * size_of(t));
     for (std::size_t i = 0; i < 20; ++i) {
       const double v = i == 7 ? 300.0 : i == 8 ? -5.0 : 100.25;
-      if (t == dtype::f64)
-        static_cast<double*>(a.data())[i] = v;
-      else
-        static_cast<float*>(a.data())[i] = float(v);
+      if (t == dtype::f64) static_cast<double*>(a.data())[i] = v;
+      else static_cast<float*>(a.data())[i] = float(v);
     }
     io::write_npy(path("f.npy"), a);
-    const result r = run("correlate --input " + path("f.npy") + " --mask box:1 --u8 --out " +
-                         path("u8.npy"));
+    const result r =
+        run("correlate --input " + path("f.npy") + " --mask box:1 --u8 --out " + path("u8.npy"));
     ASSERT_EQ(r.code, 0) << r.err;
     const io::array out = io::read_npy(path("u8.npy"));
     ASSERT_EQ(out.type, dtype::u8);
@@ -197,8 +195,8 @@ TEST_F(Cli, OutputExtensionsIgnoreCase) {
   const result pgm = run("correlate --shape 6x7 --mask box:3 --out " + path("Y.PGM"));
   ASSERT_EQ(pgm.code, 0) << pgm.err;
   EXPECT_EQ(read_all(path("Y.PGM")).rfind("P5\n7 6\n255\n", 0), 0u);
-  const result mm = run("matmul --a " + path("X.NPY") + " --b " + path("X.NPY") + " --out " +
-                        path("Z.Npy"));
+  const result mm =
+      run("matmul --a " + path("X.NPY") + " --b " + path("X.NPY") + " --out " + path("Z.Npy"));
   EXPECT_EQ(mm.code, 2) << "6x7 times 6x7 is a shape error, not a name error: " << mm.err;
   EXPECT_EQ(mm.err.find("no format"), std::string::npos) << mm.err;
 }
@@ -811,9 +809,9 @@ TEST_F(Cli, MpiMatmulWritesTheWholeProduct) {
 // start waits for it), and beside an MPI program that is not pplab (rank 0 lists who came).
 TEST_F(Cli, MpiJobsWithAnotherProgramEndAtTheStart) {
 #ifdef PPLAB_MPI_BYSTANDER
-  const std::string job = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                          "OMP_NUM_THREADS=1 PPLAB_MPI_START_S=3 timeout 100 " PPLAB_MPIEXEC
-                          " --oversubscribe -n ";
+  const std::string job =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "OMP_NUM_THREADS=1 PPLAB_MPI_START_S=3 timeout 100 " PPLAB_MPIEXEC " --oversubscribe -n ";
   const std::string pplab = std::string(PPLAB_CLI) + " reduce --op sum --n 10 --backend mpi";
   for (const auto& [command, words] : std::vector<std::pair<std::string, std::string>>{
            {job + "1 " + pplab + " : -n 1 sleep 60", "MPI did not start within 3 s"},
@@ -826,8 +824,7 @@ TEST_F(Cli, MpiJobsWithAnotherProgramEndAtTheStart) {
     EXPECT_NE(r.code, 0) << command;
     EXPECT_NE(r.code, 124) << "the job hung until the timeout: " << command;
     EXPECT_NE(r.err.find(words), std::string::npos) << command << "\n" << r.err;
-    EXPECT_NE(r.err.find("every rank of an mpirun job must run pplab"), std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("every rank of an mpirun job must run pplab"), std::string::npos) << r.err;
   }
 #else
   GTEST_SKIP() << "this build has no mpi backend";

@@ -426,9 +426,9 @@ TEST(ConvolutionApi, MasksThatAreNotOuterProductsKeepEveryTap) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::vector<double>> masks(3, std::vector<double>(25, 0.0));
   for (std::size_t i = 5; i < 25; ++i) masks[0][i] = 1e6;  // four rows of 1e6 ...
-  masks[0][0] = 1e-10;                                        // ... and one tap of 1e-10 above
-  masks[1][0] = 1e20, masks[1][24] = 1000;                    // two corners, 17 decades apart
-  masks[2].assign(25, 1.0), masks[2][12] = nan;               // a NaN in the middle
+  masks[0][0] = 1e-10;                                     // ... and one tap of 1e-10 above
+  masks[1][0] = 1e20, masks[1][24] = 1000;                 // two corners, 17 decades apart
+  masks[2].assign(25, 1.0), masks[2][12] = nan;            // a NaN in the middle
   // Ones in every third pixel, one pixel of 1e15 that the small taps see alone somewhere.
   const std::size_t rows = 9, cols = 11;
   std::vector<double> img(rows * cols);

@@ -122,8 +122,8 @@ void check_output_name(const std::string& path, std::initializer_list<std::strin
     if (f == ext) return;
     listed += (listed.empty() ? "" : ", ") + std::string(f);
   }
-  fail(errc::invalid_argument, "--out " + path + ": '" + ext +
-                                   "' is no format this command writes; it writes " + listed);
+  fail(errc::invalid_argument,
+       "--out " + path + ": '" + ext + "' is no format this command writes; it writes " + listed);
 }
 
 loaded load_data(const data_options& o, backend where) {

@@ -3,11 +3,11 @@
 // Python package: a Ctrl-C while pplab works with the GIL released) installs a check on the
 // thread that calls pplab; long host work asks it between its pieces, on that thread, and when it
 // says stop, the call throws pplab::error (errc::interrupted), its outputs unfinished.
-// Asked between: the lab's rows, and a host matmul's bands of rows (docs/python.md).
+// Asked between: the lab's rows, and a host matmul's bands of K (docs/python.md).
 namespace pplab {
 
-// True when the call should stop. Called on the thread that installed it, a few times a second
-// at most; it may take a lock (the GIL).
+// True when the call should stop. Called on the thread that installed it, between pieces of work
+// (every row of the lab, every band of a product); it may take a lock (the GIL).
 using interrupt_check = bool (*)();
 
 // Installs `check` for this thread for the scope's life (nested scopes restore the outer one).

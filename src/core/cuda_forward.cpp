@@ -16,11 +16,13 @@ namespace {
 std::string why_no_cuda() {
   if (module_built(backend::cuda)) return module_why_absent(backend::cuda);
   switch (PPLAB_CUDA_LEFT_OUT) {
-    case 1: return "this build has no CUDA backend (it was configured with PPLAB_CUDA=OFF)";
-    case 2:
-      return "this build has no CUDA backend (no GPU answered when it was configured; "
-             "-DPPLAB_CUDA=ON builds it wherever nvcc is found)";
-    default: return "this build has no CUDA backend (nvcc was not found when it was configured)";
+  case 1:
+    return "this build has no CUDA backend (it was configured with PPLAB_CUDA=OFF)";
+  case 2:
+    return "this build has no CUDA backend (no GPU answered when it was configured; "
+           "-DPPLAB_CUDA=ON builds it wherever nvcc is found)";
+  default:
+    return "this build has no CUDA backend (nvcc was not found when it was configured)";
   }
 }
 }  // namespace

@@ -61,8 +61,9 @@ void fail_no_rung_can_run(std::string_view pattern, backend b) {
 
 void fail_no_such_rung(std::string_view pattern, std::string_view id) {
   const std::string what(pattern);
-  fail(errc::invalid_argument,
-       "no " + what + " rung '" + std::string(id) + "' (the rungs: pplab.rungs('" + what + "') in Python, `pplab list " + what + "` on the command line)");
+  fail(errc::invalid_argument, "no " + what + " rung '" + std::string(id) +
+                                   "' (the rungs: pplab.rungs('" + what +
+                                   "') in Python, `pplab list " + what + "` on the command line)");
 }
 
 void fail_ambiguous_rung(std::string_view pattern, std::string_view id, const std::string& all) {

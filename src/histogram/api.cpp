@@ -115,9 +115,10 @@ resolve_agreed(dtype t, std::size_t n, std::uint64_t total, const histogram_opti
                              "(range=(lo, hi); --range LO:HI on the command line) and NaN will "
                              "be counted apart");
       if (!std::isfinite(mn) || !std::isfinite(mx))
-        fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
-                                 "] is not finite; give a finite range (range=(lo, hi); --range LO:HI "
-                                 "on the command line)");
+        fail(errc::bad_data,
+             "histogram: the data's range [" + num(mn) + ", " + num(mx) +
+                 "] is not finite; give a finite range (range=(lo, hi); --range LO:HI "
+                 "on the command line)");
       if (!std::isfinite(mx - mn))
         fail(errc::bad_data, "histogram: the data's range [" + num(mn) + ", " + num(mx) +
                                  "] is wider than a double can hold (max - min overflows); "

@@ -52,8 +52,8 @@ void check_size(const std::string& path, std::size_t w, std::size_t h, std::size
 
 [[noreturn]] void cannot_decode(const std::string& path, const std::string& kind,
                                 const std::string& reason) {
-  fail(errc::bad_data, path + ": the " + kind + " cannot be decoded (" + reason +
-                           "): it is corrupt or truncated");
+  fail(errc::bad_data,
+       path + ": the " + kind + " cannot be decoded (" + reason + "): it is corrupt or truncated");
 }
 
 // ---- PNM: P5 (gray) and P6 (RGB), 8 or 16 bits a sample, read here ----
@@ -82,9 +82,9 @@ pixels read_pnm(const std::string& path, const std::vector<std::byte>& file) {
   ++p;  // the one whitespace byte after the maximum value
   const std::size_t sample = v[2] > 255 ? 2 : 1;
   const std::size_t have = p <= end ? std::size_t(end - p) : 0;
-  const std::size_t want = detail::checked_bytes(
-      {v[0], v[1], channels, sample},
-      path + ": an image of " + std::to_string(v[0]) + " x " + std::to_string(v[1]) + " pixels");
+  const std::size_t want = detail::checked_bytes({v[0], v[1], channels, sample},
+                                                 path + ": an image of " + std::to_string(v[0]) +
+                                                     " x " + std::to_string(v[1]) + " pixels");
   if (have < want)
     fail(errc::bad_data, path + ": the file is truncated: its header promises " +
                              std::to_string(v[0]) + " x " + std::to_string(v[1]) + " pixels (" +
@@ -160,8 +160,8 @@ bool decode_png(const std::string& path, const std::vector<std::byte>& file, pix
     throw;
   }
   for (std::size_t y = 0; y < out.height; ++y)
-    rows[y] = reinterpret_cast<png_bytep>(out.owned.get()) +
-              y * out.width * out.channels * out.sample;
+    rows[y] =
+        reinterpret_cast<png_bytep>(out.owned.get()) + y * out.width * out.channels * out.sample;
   png_read_image(png, rows.data());
   png_read_end(png, nullptr);
   png_destroy_read_struct(&png, &info, nullptr);
@@ -331,7 +331,8 @@ bool starts_with(const std::vector<std::byte>& file, const char* magic, std::siz
   return file.size() >= n && std::memcmp(file.data(), magic, n) == 0;
 }
 
-[[noreturn, maybe_unused]] void not_in_this_build(const std::string& path, const char* kind, const char* lib) {
+[[noreturn, maybe_unused]] void not_in_this_build(const std::string& path, const char* kind,
+                                                  const char* lib) {
   fail(errc::unsupported, path + ": this build reads no " + kind + " (" + lib +
                               " was not found when it was built; scripts/install-deps installs "
                               "it)");

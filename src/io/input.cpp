@@ -18,7 +18,6 @@
 #include "pplab/error.hpp"
 #include "pplab/io.hpp"
 
-
 namespace pplab::io {
 namespace {
 
