@@ -10,6 +10,7 @@
 #include "convolution/boundary.hpp"
 #include "convolution/cuda/bands.hpp"
 #include "convolution/rung.hpp"
+#include "core/pieces.hpp"
 #include "core/run.hpp"
 #include "pplab/convolution.hpp"
 #include "test_support.hpp"
@@ -276,6 +277,53 @@ INSTANTIATE_TEST_SUITE_P(AllRungs, Convolution, ::testing::ValuesIn(all_rungs())
 
 // The modes on the row "a b c d" (n = 4), far past both ends, as pplab/convolution.hpp draws them
 // (the strings are what scipy.ndimage.correlate1d reads there, SciPy 1.10).
+// A long host filter runs in bands of rows (core/pieces.hpp), each the image's rows around it:
+// with pieces made small, every seq and cpu rung gives the same bits as in one piece, in every
+// mode, with bands cut through masks of every height (u8 images' channels too).
+TEST(ConvolutionBands, HostRungsGiveTheSameBitsInBands) {
+  std::mt19937_64 rng(fresh_seed());
+  double& piece = detail::piece_work();
+  const double whole = piece;
+  for (const convolution_rung& r : detail::rungs_of<convolution_rung>()) {
+    if (r.info.where != backend::seq && r.info.where != backend::cpu) continue;
+    for (const shape s :
+         {shape{300, 37, 3, 3}, shape{257, 19, 7, 5}, shape{500, 9, 31, 3}, shape{130, 64, 1, 1}})
+      for (boundary mode : all_modes)
+        for (std::size_t channels : {std::size_t(1), std::size_t(3)}) {
+          const dtype t = channels == 3 ? dtype::u8 : (s.cols % 2 ? dtype::f32 : dtype::f64);
+          const detail::convolution_problem p{t,    s.rows, s.cols, s.kh,     s.kw,
+                                              mode, 0.5,    false,  channels, channels == 3};
+          if (!r.can_run(p)) continue;
+          SCOPED_TRACE(std::string(r.info.id) + " " + std::to_string(s.rows) + "x" +
+                       std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
+                       std::to_string(s.kw) + " " + std::string(name_of(mode)));
+          const std::size_t n = s.cols * channels, e = size_of(t),
+                            eo = size_of(detail::output_type(p));
+          std::vector<std::byte> in(s.rows * n * e);
+          for (std::byte& b : in) b = std::byte(rng() % 200);  // finite floats, any u8
+          if (t == dtype::f32)
+            for (std::size_t i = 0; i < s.rows * n; ++i)
+              reinterpret_cast<float*>(in.data())[i] = float(int(rng() % 2001) - 1000) / 7.0f;
+          if (t == dtype::f64)
+            for (std::size_t i = 0; i < s.rows * n; ++i)
+              reinterpret_cast<double*>(in.data())[i] = double(int(rng() % 2001) - 1000) / 7.0;
+          std::vector<double> mask(s.kh * s.kw);
+          for (double& m : mask) m = double(int(rng() % 21) - 10) / 16.0;
+          std::vector<float> mask32(mask.begin(), mask.end());
+          const void* typed = detail::compute_type(p) == dtype::f32
+                                  ? static_cast<const void*>(mask32.data())
+                                  : static_cast<const void*>(mask.data());
+          std::vector<std::byte> one(s.rows * n * eo, std::byte{0x55}), banded = one;
+          piece = whole;
+          detail::run_rung(r, {p, in.data(), n, typed, one.data(), n, nullptr, nullptr});
+          piece = double(n) * double(s.kh * s.kw) * 10;  // bands of 64 rows, or 32 (kh / 2)
+          detail::run_rung(r, {p, in.data(), n, typed, banded.data(), n, nullptr, nullptr});
+          piece = whole;
+          EXPECT_TRUE(one == banded) << "the bands' output differs from one piece's";
+        }
+  }
+}
+
 TEST(ConvolutionBoundary, IndicesFollowScipysExtensions) {
   const auto line = [](boundary m) {
     std::string s;

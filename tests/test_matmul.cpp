@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/generate.hpp"
+#include "core/pieces.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "matmul/rung.hpp"
@@ -179,6 +180,44 @@ std::vector<const matmul_rung*> all_rungs() {
 
 INSTANTIATE_TEST_SUITE_P(AllRungs, Matmul, ::testing::ValuesIn(all_rungs()),
                          [](const auto& info) { return test_name(info.param->info.id); });
+
+// A long host product runs in bands of K (core/pieces.hpp), C += alpha A_k B_k after the first:
+// with pieces made small, every seq and cpu rung gives the product (beta and strides too), and
+// the packed rung (whole 256-column blocks) the same bits as in one piece.
+TEST(MatmulBands, HostRungsGiveTheProductInBandsOfK) {
+  double& piece = detail::piece_work();
+  const double whole = piece;
+  const std::size_t m = 37, n = 29, k = 1000, lda = k + 3, ldb = n + 1, ldc = n + 2;
+  std::vector<double> a(m * lda), b(k * ldb), c0(m * ldc);
+  detail::generate(dtype::f64, a.data(), a.size(), detail::distribution::normal, 1);
+  detail::generate(dtype::f64, b.data(), b.size(), detail::distribution::normal, 2);
+  detail::generate(dtype::f64, c0.data(), c0.size(), detail::distribution::normal, 3);
+  for (const matmul_rung& r : detail::rungs_of<matmul_rung>()) {
+    const detail::matmul_problem p{dtype::f64, m, n, k};
+    if ((r.info.where != backend::seq && r.info.where != backend::cpu) || !r.can_run(p)) continue;
+    SCOPED_TRACE(r.info.id);
+    std::vector<double> one = c0, banded = c0;
+    piece = whole;
+    detail::run_rung(
+        r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, one.data(), ldc, nullptr, nullptr});
+    piece = 2.0 * m * n * 300;  // bands of 512 columns of A: two bands
+    detail::run_rung(
+        r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, banded.data(), ldc, nullptr, nullptr});
+    piece = whole;
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < ldc; ++j) {
+        const double w = one[i * ldc + j], g = banded[i * ldc + j];
+        if (j >= n) {
+          EXPECT_EQ(g, c0[i * ldc + j]) << "written past C's columns";
+          continue;
+        }
+        EXPECT_NEAR(g, w, 1e-12 * std::sqrt(double(k)) * 8) << i << "," << j;
+        if (r.info.id.find("m03_packed") != std::string_view::npos) {
+          EXPECT_EQ(g, w) << i << "," << j;
+        }
+      }
+  }
+}
 
 }  // namespace
 }  // namespace pplab::test

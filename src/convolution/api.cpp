@@ -14,9 +14,11 @@
 
 #include "convolution/boundary.hpp"
 #include "convolution/rung.hpp"
+#include "core/pieces.hpp"
 #include "core/verify.hpp"
 #include "pplab/convolution.hpp"
 #include "pplab/device.hpp"
+#include "pplab/interrupt.hpp"
 #include "pplab/job.hpp"
 
 namespace pplab {
@@ -263,13 +265,60 @@ void run_in_slabs(const convolution_rung& r, executor& ex, const convolution_cal
 // Host data on a device backend: a small image copied in row by row into a packed buffer (its
 // row stride stays on the host side) and the output copied out the same way; a large one in row
 // slabs (run_in_slabs).
+namespace {
+
+// A long filter on one machine's cores (seq, cpu) in bands of rows, so that a stop asked from
+// outside (pplab/interrupt.hpp) is taken between them: each band is the image's rows around it
+// (kh / 2 more each way, fewer at the image's edges), filtered as an image of its own; its rows
+// within kh / 2 of a cut are wrong there (the cut is no edge) and are the neighbours' rows: those
+// above were already right, so they are saved first and put back; those below are written again
+// by the next band. Every output is computed from the same values by the same rung, so the bits
+// are the same as in one piece. A band is at least 32 (kh / 2) rows, so the rows filtered twice
+// are at most 1/16 of the work. Not for wrap mode, whose edges reach the far side of the image.
+void run_in_bands(const convolution_rung& r, const convolution_call& call) {
+  const convolution_problem& p = call.p;
+  const std::size_t h = p.kh / 2, n = p.cols * p.channels;
+  const double per_row = double(n) * double(p.kh) * double(p.kw);
+  const bool one_host = r.info.where == backend::seq || r.info.where == backend::cpu;
+  const std::size_t band =
+      one_host && p.mode != boundary::wrap && per_row > 0
+          ? std::max<std::size_t>(std::max<std::size_t>(64, 32 * h),
+                                  std::size_t(std::ceil(piece_work() / per_row)))
+          : p.rows;
+  if (band >= p.rows) {
+    r.run(call);
+    return;
+  }
+  const std::size_t e = size_of(p.type), eo = size_of(output_type(p));
+  const auto* in = static_cast<const std::byte*>(call.in);
+  auto* out = static_cast<std::byte*>(call.out);
+  std::vector<std::byte> above(h * n * eo);  // the rows above a band that it writes again
+  for (std::size_t r0 = 0; r0 < p.rows;) {
+    stop_if_interrupted();
+    const std::size_t r1 = std::min(p.rows, r0 + band);
+    const std::size_t s0 = r0 >= h ? r0 - h : 0, s1 = std::min(p.rows, r1 + h);
+    for (std::size_t i = s0; i < r0; ++i)
+      std::memcpy(&above[(i - s0) * n * eo], out + i * call.ld_out * eo, n * eo);
+    convolution_call piece = call;
+    piece.p.rows = s1 - s0;
+    piece.in = in + s0 * call.ld_in * e;
+    piece.out = out + s0 * call.ld_out * eo;
+    r.run(piece);
+    for (std::size_t i = s0; i < r0; ++i)
+      std::memcpy(out + i * call.ld_out * eo, &above[(i - s0) * n * eo], n * eo);
+    r0 = r1;
+  }
+}
+
+}  // namespace
+
 void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host) {
   const convolution_problem& p = host.p;
   if (ex.host_memory()) {
     buffer scratch = scratch_for(ex, r.scratch(p));
     convolution_call call = host;
     call.scratch = scratch.get(), call.stream = ex.stream();
-    r.run(call);
+    run_in_bands(r, call);
     return;
   }
   const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), n = p.cols * p.channels;

@@ -1,6 +1,7 @@
 // The thread's interrupt check (pplab/interrupt.hpp).
 #include "pplab/interrupt.hpp"
 
+#include "core/pieces.hpp"
 #include "pplab/error.hpp"
 
 namespace pplab {
@@ -21,3 +22,12 @@ void stop_if_interrupted() {
 }
 
 }  // namespace pplab
+
+namespace pplab::detail {
+
+double& piece_work() {
+  static double work = 0x1p33;
+  return work;
+}
+
+}  // namespace pplab::detail

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/pieces.hpp"
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 #include "pplab/device.hpp"
@@ -140,15 +141,15 @@ void detail::run_rung(const matmul_rung& r, executor& ex, const matmul_call& hos
     call.scratch = scratch.get(), call.stream = ex.stream();
     // A long product runs in bands of K (C = alpha A1 B1 + beta C, then C += alpha Ak Bk), so
     // that a stop asked from outside (pplab/interrupt.hpp) is taken between bands. A band is at
-    // least 2^33 multiply-adds and a whole number of 256 columns of A (the packed rung's kc
-    // block, whose results it leaves as they were): a second or more on most machines, and no
-    // change below 2^33 multiply-adds.
+    // least piece_work() multiply-adds (2^33: a second or so) and a whole number of 256 columns
+    // of A (the packed rung's kc block, whose results it leaves as they were); a smaller product
+    // is one band.
     // On one machine's cores only (seq, cpu): an mpi rung's pointers are its rank's blocks.
     const double per_k = 2.0 * double(p.m) * double(p.n);
     const bool one_host = r.info.where == backend::seq || r.info.where == backend::cpu;
     const std::size_t band =
         one_host && per_k > 0
-            ? std::max<std::size_t>(256, std::size_t(std::ceil(0x1p33 / per_k / 256)) * 256)
+            ? std::max<std::size_t>(256, std::size_t(std::ceil(piece_work() / per_k / 256)) * 256)
             : p.k;
     const std::size_t e = size_of(p.type);
     for (std::size_t k0 = 0;;) {
