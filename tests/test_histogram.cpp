@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/generate.hpp"
+#include "core/pieces.hpp"
 #include "core/run.hpp"
 #include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
@@ -230,6 +231,40 @@ histogram_problem random_float_problem(std::mt19937_64& rng) {
 
 // The float binner (float arithmetic away from edges, the double binner near them) gives every
 // float the double binner's slot: random problems whose slack qualifies, every kind of value.
+// Many values on the host are counted in parts (core/pieces.hpp): with parts made small, every
+// seq and cpu rung gives the counts of one piece, outliers and NaN included, at sizes that are
+// and are not whole parts.
+TEST(HistogramParts, HostRungsCountTheSameInParts) {
+  std::size_t& piece = detail::piece_elements();
+  const std::size_t whole = piece;
+  for (const histogram_rung& r : detail::rungs_of<detail::histogram_rung>()) {
+    if ((r.info.where != backend::seq && r.info.where != backend::cpu) || r.info.racy) continue;
+    for (const dtype t : {dtype::u8, dtype::f32, dtype::i32})
+      for (const std::size_t n : {std::size_t(140000), std::size_t(65536 * 3 + 17)}) {
+        const bool natural = t == dtype::u8;
+        const detail::histogram_problem p{
+            t,     n,      natural ? 256u : 37u, natural ? 0.0 : -2.0, natural ? 256.0 : 3.5,
+            false, natural};
+        if (!r.can_run(p)) continue;
+        SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(t)) +
+                     " n=" + std::to_string(n));
+        std::vector<std::byte> in(n * size_of(t));
+        detail::generate(t, in.data(), n, detail::distribution::normal, n);
+        if (t == dtype::f32) reinterpret_cast<float*>(in.data())[n / 2] = std::nanf("");
+        std::vector<std::uint64_t> one(detail::slots(p), 7), parts = one;
+        piece = whole;
+        detail::run_rung(r, p, in.data(), one.data());
+        piece = 70000;  // over 256 x the 259 slots of bytes: each size here in 2 or 3 parts
+        detail::run_rung(r, p, in.data(), parts.data());
+        piece = whole;
+        EXPECT_EQ(one, parts);
+        std::uint64_t total = 0;
+        for (std::uint64_t c : parts) total += c;
+        EXPECT_EQ(total, n);
+      }
+  }
+}
+
 TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   std::mt19937_64 rng(fresh_seed());
   int problems = 0, float_edges = 0;

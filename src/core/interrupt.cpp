@@ -30,4 +30,9 @@ double& piece_work() {
   return work;
 }
 
+std::size_t& piece_elements() {
+  static std::size_t elements = std::size_t(1) << 28;
+  return elements;
+}
+
 }  // namespace pplab::detail

@@ -8,10 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/pieces.hpp"
 #include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
 #include "pplab/device.hpp"
 #include "pplab/histogram.hpp"
+#include "pplab/interrupt.hpp"
 
 namespace pplab {
 
@@ -247,7 +249,27 @@ void detail::run_rung(const histogram_rung& r, executor& ex, const histogram_pro
   const std::size_t width = slots(p);
   if (ex.host_memory()) {
     buffer scratch = scratch_for(ex, r.scratch(p));
-    r.run({p, host_in, host_counts, scratch.get(), ex.stream()});
+    // Many values on one machine's cores (seq, cpu) are counted in parts of piece_elements(),
+    // so that a stop asked from outside (pplab/interrupt.hpp) is taken between them; each part's
+    // counts are added to the whole's (integers: the same counts). Only where the counts are
+    // small beside a part (at most 1/256 of its values: 2^20 bins by default), so that making
+    // and adding them costs nothing beside counting the part.
+    const std::size_t piece = piece_elements();
+    const bool one_host = r.info.where == backend::seq || r.info.where == backend::cpu;
+    if (!one_host || p.n < 2 * piece || width * 256 > piece) {
+      r.run({p, host_in, host_counts, scratch.get(), ex.stream()});
+      return;
+    }
+    std::vector<std::uint64_t> part(width);
+    std::fill(host_counts, host_counts + width, 0);
+    for (std::size_t i0 = 0; i0 < p.n; i0 += piece) {
+      stop_if_interrupted();
+      histogram_problem q = p;
+      q.n = std::min(piece, p.n - i0);
+      r.run({q, static_cast<const std::byte*>(host_in) + i0 * size_of(p.type), part.data(),
+             scratch.get(), ex.stream()});
+      for (std::size_t s = 0; s < width; ++s) host_counts[s] += part[s];
+    }
     return;
   }
   if (!ex.addressable()) {
