@@ -55,6 +55,13 @@ def _check_variant(variant):
     return variant
 
 
+def _check_pattern(pattern):
+    """pattern=: None (all) or a pattern's name; the compiled call says which names there are."""
+    if pattern is not None and not isinstance(pattern, str):
+        raise TypeError("pattern must be a pattern's name (a str) or None, not %s"
+                        % _type_name(pattern))
+
+
 def _check_integer(value, name, lowest, highest=None):
     """An integer argument (a Python or NumPy integer, not a bool) within [lowest, highest]."""
     import numbers
@@ -547,9 +554,7 @@ def lab(pattern=None, *, backend=None, quick=True, size=None, rungs=(), budget_s
     table if `table`. size: 'quick' (the default), 'full' or 'tiny'."""
     import json
     import numbers
-    if pattern is not None and not isinstance(pattern, str):
-        raise TypeError("pattern must be a pattern's name (a str) or None, not %s"
-                        % _type_name(pattern))
+    _check_pattern(pattern)
     backend = _check_backend(backend)
     if isinstance(rungs, str):
         rungs = (rungs,)
@@ -575,7 +580,5 @@ def backends():
 
 def rungs(pattern=None):
     """The registered rungs (of one pattern: 'reduce', 'histogram', 'matmul', 'convolution')."""
-    if pattern is not None and not isinstance(pattern, str):
-        raise TypeError("pattern must be a pattern's name (a str) or None, not %s"
-                        % _type_name(pattern))
+    _check_pattern(pattern)
     return _pplab.rungs(pattern)
