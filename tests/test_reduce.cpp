@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/generate.hpp"
+#include "core/pieces.hpp"
 #include "core/run.hpp"
 #include "core/verify.hpp"
 #include "reduce/rung.hpp"
@@ -210,6 +211,45 @@ std::vector<const reduce_rung*> all_rungs() {
 
 INSTANTIATE_TEST_SUITE_P(AllRungs, Reduce, ::testing::ValuesIn(all_rungs()),
                          [](const auto& info) { return test_name(info.param->info.id); });
+
+// Many values on the host are reduced in parts (core/pieces.hpp), combined in order: with parts
+// made small, every seq and cpu rung gives the one piece's answer (integers, min and max
+// exactly; float sums and products within a sum's rounding), with NaN and at sizes that are
+// and are not whole parts. A mean is never cut (its integer sum is exact in one piece).
+TEST(ReduceParts, HostRungsGiveTheAnswerInParts) {
+  std::size_t& piece = detail::piece_elements();
+  const std::size_t whole = piece;
+  for (const reduce_rung& r : detail::rungs_of<reduce_rung>()) {
+    if (r.info.where != backend::seq && r.info.where != backend::cpu) continue;
+    for (const dtype t : {dtype::f32, dtype::f64, dtype::i32, dtype::u8})
+      for (const op o : {op::sum, op::min, op::max, op::mean})
+        for (const std::size_t n : {std::size_t(30000), std::size_t(25000)}) {
+          const detail::reduce_problem p{t, o, n};
+          if (!r.can_run(p)) continue;
+          SCOPED_TRACE(std::string(r.info.id) + " " + std::string(name_of(t)) + " " +
+                       std::string(name_of(o)) + " n=" + std::to_string(n));
+          std::vector<std::byte> in(n * size_of(t));
+          detail::generate(t, in.data(), n, detail::distribution::normal, n + int(o));
+          if (t == dtype::f32 && n == 25000) reinterpret_cast<float*>(in.data())[n - 3] = NAN;
+          piece = whole;
+          const scalar one = detail::run_rung(r, p, in.data());
+          piece = 4096;  // 6 to 8 parts, the last one short
+          const scalar parts = detail::run_rung(r, p, in.data());
+          piece = whole;
+          double rel = 0;
+          EXPECT_TRUE(detail::close_enough(parts, one, std::abs(one.f) + 1, n, false, rel))
+              << "error " << rel;
+          if (!is_float(t) || o != op::sum) {  // min, max, integer sums and means: the same
+            ASSERT_EQ(parts.k, one.k);
+            if (one.k == scalar::kind::f64)
+              EXPECT_TRUE(parts.f == one.f || (std::isnan(parts.f) && std::isnan(one.f)))
+                  << parts.f << " against " << one.f;
+            else if (one.k == scalar::kind::i64) EXPECT_EQ(parts.i, one.i);
+            else EXPECT_EQ(parts.u, one.u);
+          }
+        }
+  }
+}
 
 }  // namespace
 }  // namespace pplab::test

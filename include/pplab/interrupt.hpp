@@ -3,8 +3,8 @@
 // Python package: a Ctrl-C while pplab works with the GIL released) installs a check on the
 // thread that calls pplab; long host work asks it between its pieces, on that thread, and when it
 // says stop, the call throws pplab::error (errc::interrupted), its outputs unfinished.
-// Asked between: the lab's rows, a host matmul's bands of K, a host filter's bands of rows and a
-// host histogram's parts (core/pieces.hpp, docs/python.md).
+// Asked between: the lab's rows, a host matmul's bands of K, a host filter's bands of rows, and
+// a host histogram's or reduction's parts (core/pieces.hpp, docs/python.md).
 namespace pplab {
 
 // True when the call should stop. Called on the thread that installed it, between pieces of work

@@ -1,7 +1,7 @@
 #pragma once
 // Long host work in pieces (pplab/interrupt.hpp): between two pieces a stop asked from outside is
 // taken. A host matmul runs in bands of K and a host filter in bands of rows, each of about
-// piece_work() multiply-adds; a host histogram in parts of piece_elements() values.
+// piece_work() multiply-adds; a host histogram or reduction in parts of piece_elements() values.
 #include <cstddef>
 
 namespace pplab::detail {

@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/pieces.hpp"
 #include "core/verify.hpp"
 #include "pplab/device.hpp"
+#include "pplab/interrupt.hpp"
 #include "reduce/reduce_common.hpp"
 #include "reduce/rung.hpp"
 
@@ -80,7 +82,24 @@ scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p,
 }
 
 scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
-  if (ex.host_memory()) return run_in_place(r, ex, p, host_in);
+  // Many values on one machine's cores (seq, cpu) are reduced in parts of piece_elements(),
+  // combined in order as host data on a GPU is (combine_in_order), so that a stop asked from
+  // outside (pplab/interrupt.hpp) is taken between them. Not a mean, whose integer sum is exact
+  // in one piece (128 bits) and would be rounded in parts.
+  const bool one_host =
+      (r.info.where == backend::seq || r.info.where == backend::cpu) && p.what != op::mean;
+  const std::size_t piece = piece_elements();
+  if (ex.host_memory() && (!one_host || p.n < 2 * piece)) return run_in_place(r, ex, p, host_in);
+  if (ex.host_memory()) {
+    const std::size_t elem = size_of(p.type);
+    std::vector<scalar> parts;
+    for (std::size_t i0 = 0; i0 < p.n; i0 += piece) {
+      stop_if_interrupted();
+      parts.push_back(run_in_place(r, ex, reduce_problem{p.type, p.what, std::min(piece, p.n - i0)},
+                                   static_cast<const std::byte*>(host_in) + i0 * elem));
+    }
+    return combine_in_order(p, parts, piece);
+  }
   if (!ex.addressable()) {
     // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
     buffer in(ex, p.n * size_of(p.type));
