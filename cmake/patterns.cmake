@@ -1,10 +1,12 @@
 # A pattern is a module, src/<name>/ (docs/architecture.md). pplab_add_pattern(name) adds to
 # PPLAB_SOURCES the pattern's own sources and those of each host backend folder (seq, cpu), as
-# src/<name>/sources.cmake lists them; the folders of the backends that are modules of their own
-# (cuda, nccl, mpi: cmake/modules.cmake) go to that module's sources, and the calls into the
-# host's vendor libraries (vendors_sources, whose rungs the cpu folder registers) to the vendors
-# module. It writes the file that
-# joins those folders' register hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of
+# src/<name>/sources.cmake lists them: a folder's rungs in ladder order (<backend>_rungs, the
+# names of their files, each of which defines its rung's record) and its other files
+# (<backend>_sources). The folders of the backends that are modules of their own (cuda, nccl,
+# mpi: cmake/modules.cmake) go to that module's sources, and the calls into the host's vendor
+# libraries (vendors_sources, whose rungs the cpu folder lists) to the vendors module. It writes
+# each folder's register hook, which adds its records in order (cmake/folder_ladder.cpp.in), and
+# the file that joins the folders' hooks into the pattern's ladder (cmake/ladder.cpp.in): no file of
 # the core names a pattern, and a backend the build lacks needs no stand-in. What a backend folder
 # gives beyond rungs, it gives through its module's table: the folder names a function that adds
 # it (<backend>_exports), and the core reaches it through forwarders that answer with or without
@@ -29,6 +31,7 @@ endfunction()
 function(pplab_add_pattern name)
   set(pattern_sources "")
   foreach(b IN LISTS PPLAB_BACKENDS)
+    set(${b}_rungs "")
     set(${b}_sources "")
     set(${b}_exports "")
     set(${b}_forward_sources "")
@@ -37,6 +40,7 @@ function(pplab_add_pattern name)
   set(vendors_exports "")
   include(${PROJECT_SOURCE_DIR}/src/${name}/sources.cmake)
   set(all ${pattern_sources})
+  list(TRANSFORM all PREPEND ${PROJECT_SOURCE_DIR}/src/)
   # The host's vendor libraries' calls (rungs registered by the cpu folder): the vendors module.
   if(vendors_sources)
     list(TRANSFORM vendors_sources PREPEND ${PROJECT_SOURCE_DIR}/src/)
@@ -48,20 +52,39 @@ function(pplab_add_pattern name)
   set(PPLAB_LADDER_DECLS "")
   set(PPLAB_LADDER_CASES "")
   foreach(b IN LISTS PPLAB_BACKENDS)
-    list(APPEND all ${${b}_forward_sources})
+    list(TRANSFORM ${b}_forward_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE forward)
+    list(APPEND all ${forward})
     pplab_backend_built(${b} built)
-    if(NOT built OR NOT ${b}_sources)
+    if(NOT built OR NOT ${b}_rungs)
       continue()
     endif()
+    # The folder's rungs, in the order listed: each its file and its record (core/registry.hpp),
+    # added by the hook written here (cmake/folder_ladder.cpp.in).
+    set(ext .cpp)
+    if(b STREQUAL "cuda")
+      set(ext .cu)
+    endif()
+    set(PPLAB_FOLDER_DECLS "")
+    set(PPLAB_FOLDER_RECORDS "")
+    foreach(r IN LISTS ${b}_rungs)
+      list(APPEND ${b}_sources ${name}/${b}/${r}${ext})
+      string(APPEND PPLAB_FOLDER_DECLS "extern const ${name}_rung ${r};\n")
+      string(APPEND PPLAB_FOLDER_RECORDS "      {&${name}_${b}::${r}, \"${name}/${b}/${r}\"},\n")
+    endforeach()
+    set(PPLAB_PATTERN ${name})
+    set(PPLAB_BACKEND ${b})
+    set(hook ${PROJECT_BINARY_DIR}/ladders/${name}_${b}.cpp)
+    configure_file(${PROJECT_SOURCE_DIR}/cmake/folder_ladder.cpp.in ${hook} @ONLY)
+    list(TRANSFORM ${b}_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE folder)
+    list(APPEND folder ${hook})
     set(fill "register_${name}_${b}(v)")
     if(b IN_LIST PPLAB_MODULE_BACKENDS)
       set(fill "add_module_rungs(backend::${b}, \"register_${name}_${b}\", v)")
-      list(TRANSFORM ${b}_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE module_sources)
-      set(PPLAB_MODULE_${b}_SOURCES ${PPLAB_MODULE_${b}_SOURCES} ${module_sources} PARENT_SCOPE)
+      set(PPLAB_MODULE_${b}_SOURCES ${PPLAB_MODULE_${b}_SOURCES} ${folder} PARENT_SCOPE)
       set(PPLAB_MODULE_${b}_PATTERNS ${PPLAB_MODULE_${b}_PATTERNS} ${name} PARENT_SCOPE)
       set(PPLAB_MODULE_${b}_EXPORTS ${PPLAB_MODULE_${b}_EXPORTS} ${${b}_exports} PARENT_SCOPE)
     else()
-      list(APPEND all ${${b}_sources})
+      list(APPEND all ${folder})
       string(APPEND PPLAB_LADDER_DECLS "void register_${name}_${b}(std::vector<${name}_rung>&);\n")
     endif()
     string(APPEND PPLAB_LADDER_CASES "  case backend::${b}: {\n"
@@ -72,7 +95,6 @@ function(pplab_add_pattern name)
   set(PPLAB_PATTERN ${name})
   set(ladder ${PROJECT_BINARY_DIR}/ladders/${name}_ladder.cpp)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/ladder.cpp.in ${ladder} @ONLY)
-  list(TRANSFORM all PREPEND ${PROJECT_SOURCE_DIR}/src/)
   set(PPLAB_SOURCES ${PPLAB_SOURCES} ${all} ${ladder} PARENT_SCOPE)
   set(PPLAB_LAB_SOURCES ${PPLAB_LAB_SOURCES} ${PROJECT_SOURCE_DIR}/src/lab/${name}_case.cpp
       PARENT_SCOPE)

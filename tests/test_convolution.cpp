@@ -349,15 +349,15 @@ TEST(ConvolutionBoundary, IndicesFollowScipysExtensions) {
 // and large, narrow and wide, and GPUs that hold few or many blocks, the bands cover every row
 // once, in order, each a whole number of chunks high, and fit the grid's 65535 rows of blocks.
 TEST(ConvolutionBands, CoverEveryRowOnceInOrder) {
-  using detail::gpu_conv::whole_mask::chunk_rows;
+  using detail::convolution_cuda::whole_mask::chunk_rows;
   std::size_t planned = 0, two_heights = 0;
   for (int rows : {1, 15, 16, 17, 383, 1000, 4093, 8192, 20000, 1 << 20})
     for (int cols : {1, 64, 4099, 8192, 65536})
       for (int kh : {1, 15})
         for (unsigned resident : {1u, 528u, 660u, 4096u})
           for (int block_cols : {64, 128}) {
-            const auto b =
-                detail::gpu_conv::whole_mask::plan_bands(rows, cols, kh, resident, block_cols);
+            const auto b = detail::convolution_cuda::whole_mask::plan_bands(rows, cols, kh,
+                                                                            resident, block_cols);
             SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", kh " +
                          std::to_string(kh) + ", " + std::to_string(resident) +
                          " blocks at once, " + std::to_string(block_cols) + " columns a block");

@@ -4,9 +4,12 @@
 //
 // The core names no pattern. A pattern is a module, src/<pattern>/: its rung.hpp says what a
 // problem and a call of that pattern are (`using <pattern>_rung = basic_rung<Problem, Call>`),
-// and each of its backend folders has one register file that adds its rungs by explicit calls.
-// The build joins them (cmake/patterns.cmake): `rungs_of<Rung>()` is defined, for each pattern,
-// by a file that CMake writes with one call per backend folder compiled.
+// and each rung's file defines its record (`<pattern>_rung`: id, step, summary, flags, functions,
+// by designated initializers). The pattern's sources.cmake lists each backend folder's rungs in
+// order; the build writes from those lists each folder's hook that adds them by explicit calls
+// (add_ladder, below) and the file that joins the folders (cmake/patterns.cmake):
+// `rungs_of<Rung>()` is defined, for each pattern, by a file that CMake writes with one call per
+// backend folder compiled.
 //
 // The call contract, the same for every pattern: a rung says what it can run (`can_run`), how
 // much scratch it needs (`scratch_bytes`, in its backend's memory; the first 256 bytes arrive
@@ -15,6 +18,8 @@
 // memory for seq and cpu, device memory for cuda); the executor of that backend
 // (core/executor.hpp) puts them there.
 #include <cstddef>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +45,28 @@ template <class Problem, class Call> struct basic_rung {
   std::string (*explain)(const Problem&) = nullptr;
   std::size_t scratch(const Problem& p) const { return scratch_bytes ? scratch_bytes(p) : 0; }
 };
+
+// A folder's ladder, as its pattern's sources.cmake lists it (`<backend>_rungs`): each name is
+// a rung's file, src/<pattern>/<backend>/<name>.cpp (.cu in the cuda folder), and the record that
+// file defines, `<pattern>_<backend>::<name>`, whose id is "<pattern>/<backend>/<name>". The build
+// writes each folder's hook (cmake/folder_ladder.cpp.in), which adds the records in that order
+// through add_ladder; a record whose id or backend is not its file's (one copied from another
+// file and not renamed) stops the ladder at its first use.
+template <class Rung> struct named_record {
+  const Rung* record;
+  std::string_view id;  // the one its file's place gives
+};
+template <class Rung>
+void add_ladder(std::vector<Rung>& ladder, backend where,
+                std::initializer_list<named_record<Rung>> records) {
+  for (const named_record<Rung>& r : records) {
+    if (r.record->info.id != r.id || r.record->info.where != where)
+      throw std::logic_error("the record in " + std::string(r.id) + "'s file says it is " +
+                             std::string(r.record->info.id) + " on " +
+                             std::string(name_of(r.record->info.where)));
+    ladder.push_back(*r.record);
+  }
+}
 
 // The name of a rung type's pattern: "reduce".
 template <class Rung> constexpr std::string_view pattern_of() {

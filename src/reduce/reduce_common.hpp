@@ -99,6 +99,4 @@ template <class Impl> void dispatch_reduce(const reduce_call& c) {
   });
 }
 
-inline bool any_problem(const reduce_problem&) { return true; }
-
 }  // namespace pplab::detail

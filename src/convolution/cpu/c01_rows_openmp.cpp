@@ -5,7 +5,7 @@
 
 #include "convolution/host_kernel.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_cpu {
 namespace {
 
 struct rows_openmp {
@@ -15,8 +15,17 @@ struct rows_openmp {
   }
 };
 
+void run(const convolution_call& c) { dispatch_convolution<rows_openmp>(c); }
+
 }  // namespace
 
-void convolution_cpu_c01(const convolution_call& c) { dispatch_convolution<rows_openmp>(c); }
+extern const convolution_rung c01_rows_openmp{
+    .info = {.id = "convolution/cpu/c01_rows_openmp",
+             .where = backend::cpu,
+             .step = 1,
+             .summary = "seq c02 with the output rows shared among the threads"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::convolution_cpu

@@ -11,7 +11,7 @@
 
 #include "convolution/host_kernel.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_cpu {
 namespace {
 
 // The W outputs from x on: their sums in registers for the whole mask.
@@ -53,8 +53,17 @@ struct register_blocked {
   }
 };
 
+void run(const convolution_call& c) { dispatch_convolution<register_blocked>(c); }
+
 }  // namespace
 
-void convolution_cpu_c02(const convolution_call& c) { dispatch_convolution<register_blocked>(c); }
+extern const convolution_rung c02_register_blocked{
+    .info = {.id = "convolution/cpu/c02_register_blocked",
+             .where = backend::cpu,
+             .step = 2,
+             .summary = "blocks of outputs kept in vector registers: one mask load feeds a block"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::convolution_cpu

@@ -14,7 +14,7 @@
 #include "convolution/host_kernel.hpp"
 #include "pplab/job.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_cpu {
 namespace {
 
 // One input row (or the constant row) filtered along x with `row`, the boundary applied to
@@ -71,11 +71,19 @@ struct separable {
   }
 };
 
+bool can_run(const convolution_problem& p) { return float_or_double(p) && p.separable; }
+void run(const convolution_call& c) { dispatch_convolution<separable>(c); }
+
 }  // namespace
 
-bool convolution_cpu_c03_can_run(const convolution_problem& p) {
-  return float_or_double(p) && p.separable;
-}
-void convolution_cpu_c03(const convolution_call& c) { dispatch_convolution<separable>(c); }
+extern const convolution_rung c03_separable{
+    .info = {.id = "convolution/cpu/c03_separable",
+             .where = backend::cpu,
+             .step = 3,
+             .summary =
+                 "a mask that is an outer product as two 1-D passes through a cache-sized strip"},
+    .can_run = can_run,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::convolution_cpu

@@ -10,7 +10,7 @@
 #include "convolution/host_kernel.hpp"
 #include "pplab/job.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_cpu {
 namespace {
 
 // CH channels known at compile time, so that the passes that split a row into planes and join
@@ -88,9 +88,7 @@ template <std::size_t CH> void u8_channels(const convolution_call& c) {
   }
 }
 
-}  // namespace
-
-void convolution_cpu_c04(const convolution_call& c) {
+void run(const convolution_call& c) {
   switch (c.p.channels) {
   case 1:
     return u8_channels<1>(c);
@@ -101,4 +99,17 @@ void convolution_cpu_c04(const convolution_call& c) {
   }
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const convolution_rung c04_u8_channels{
+    .info =
+        {.id = "convolution/cpu/c04_u8_channels",
+         .where = backend::cpu,
+         .step = 4,
+         .summary =
+             "a u8 image's channels: rows converted once to padded f32 planes, then c02's blocks"},
+    .can_run = u8_image,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_cpu

@@ -2,7 +2,7 @@
 // The rows of the image each block of the whole-mask rungs (c11, c12) takes: plain host code, so
 // that the tests can hold the bands to covering every row once.
 
-namespace pplab::detail::gpu_conv::whole_mask {
+namespace pplab::detail::convolution_cuda::whole_mask {
 
 constexpr int slots = 16;          // the mask rows an image row reaches at once
 constexpr int chunk_rows = slots;  // image rows staged at a time: one turn of the slots
@@ -55,4 +55,4 @@ inline bands plan_bands(int rows, int cols, int kh, unsigned resident, int block
   return b.count(rows) <= 65535 ? b : bands{one_wave, one_wave, 0};
 }
 
-}  // namespace pplab::detail::gpu_conv::whole_mask
+}  // namespace pplab::detail::convolution_cuda::whole_mask

@@ -4,7 +4,7 @@
 // catch most of it), and each multiply-add waits on two loads: 2 loads per 2 flops.
 #include "convolution/cuda/conv_cuda.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 template <class T> __global__ void naive(image<T> f, const T* mask) {
@@ -29,10 +29,20 @@ struct rung {
   }
 };
 
+bool can_run(const convolution_problem& p) { return fits(p, 16); }
+std::size_t scratch(const convolution_problem& p) { return p.kh * p.kw * size_of(p.type); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
+
 }  // namespace
 
-bool c01_can_run(const convolution_problem& p) { return fits(p, 16); }
-std::size_t c01_scratch(const convolution_problem& p) { return p.kh * p.kw * size_of(p.type); }
-void c01_run(const convolution_call& c) { dispatch<rung>(c); }
+extern const convolution_rung c01_naive_global{
+    .info = {.id = "convolution/cuda/c01_naive_global",
+             .where = backend::cuda,
+             .step = 1,
+             .summary = "one thread per output, input and mask read from global memory"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

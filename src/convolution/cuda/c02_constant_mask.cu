@@ -3,7 +3,7 @@
 // the input's load is left per multiply-add.
 #include "convolution/cuda/constant_mask.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 template <class T> __global__ void constant_mask(image<T> f) {
@@ -25,9 +25,18 @@ struct rung {
   }
 };
 
+bool can_run(const convolution_problem& p) { return fits(p, 16); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
+
 }  // namespace
 
-bool c02_can_run(const convolution_problem& p) { return fits(p, 16); }
-void c02_run(const convolution_call& c) { dispatch<rung>(c); }
+extern const convolution_rung c02_constant_mask{
+    .info = {.id = "convolution/cuda/c02_constant_mask",
+             .where = backend::cuda,
+             .step = 2,
+             .summary = "the mask in constant memory: one broadcast per tap"},
+    .can_run = can_run,
+    .run = run,
+};
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

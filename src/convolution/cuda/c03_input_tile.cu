@@ -7,7 +7,7 @@
 // 15 x 15, 4.
 #include "convolution/cuda/constant_mask.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int in_tile = 32;
@@ -37,12 +37,25 @@ struct rung {
   }
 };
 
-}  // namespace
-
 // Output tiles of 2 rows at the largest masks: the grid has rows / 2 rows of blocks.
-bool c03_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return fits(p, std::size_t(in_tile) - 2 * (p.kh / 2));
 }
-void c03_run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c03_input_tile{
+    .info = {.id = "convolution/cuda/c03_input_tile",
+             .where = backend::cuda,
+             .step = 3,
+             .summary = "block = input tile with halo in shared memory; the halo's threads idle"},
+    .can_run = can_run,
+    .run = run,
+    .explain =
+        [](const convolution_problem& p) {
+          return tile_intensity(p, p.kw < 32 ? 33 - p.kw : 0, p.kh < 32 ? 33 - p.kh : 0);
+        },
+};
+
+}  // namespace pplab::detail::convolution_cuda

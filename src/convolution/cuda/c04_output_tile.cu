@@ -6,7 +6,7 @@
 // elements of a shared row per tap: no bank conflicts.
 #include "convolution/cuda/constant_mask.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int tile = 32, block_rows = 8, per_thread = tile / block_rows;
@@ -51,12 +51,23 @@ struct rung {
   }
 };
 
-}  // namespace
-
 // f64 at 31 x 31: 62 x 62 x 8 = 30 KiB, inside the default 48 KiB.
-bool c04_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return fits(p, tile) && shared_bytes(p) <= (std::size_t(48) << 10);
 }
-void c04_run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c04_output_tile{
+    .info = {.id = "convolution/cuda/c04_output_tile",
+             .where = backend::cuda,
+             .step = 4,
+             .summary =
+                 "block = output tile; the halo loaded by a loop, every thread computes four"},
+    .can_run = can_run,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, 32, 32); },
+};
+
+}  // namespace pplab::detail::convolution_cuda

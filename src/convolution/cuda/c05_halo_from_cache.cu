@@ -5,7 +5,7 @@
 // of whether it lies in the tile, and the halo's loads go to the cache.
 #include "convolution/cuda/constant_mask.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int tile = 32, block_rows = 8, per_thread = tile / block_rows;
@@ -47,9 +47,20 @@ struct rung {
   }
 };
 
+bool can_run(const convolution_problem& p) { return fits(p, tile); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
+
 }  // namespace
 
-bool c05_can_run(const convolution_problem& p) { return fits(p, tile); }
-void c05_run(const convolution_call& c) { dispatch<rung>(c); }
+extern const convolution_rung c05_halo_from_cache{
+    .info = {.id = "convolution/cuda/c05_halo_from_cache",
+             .where = backend::cuda,
+             .step = 5,
+             .summary =
+                 "only the tile's interior in shared memory; the halo read through the caches"},
+    .can_run = can_run,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, 32, 32); },
+};
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

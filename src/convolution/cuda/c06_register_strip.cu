@@ -13,7 +13,7 @@
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_copy_engine.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int tile = 32, block_rows = 8, S = 8;
@@ -125,7 +125,7 @@ template <class T, int K>
 __device__ __forceinline__ void filter_strip(const image<T>& f, const tile_map& tiles) {
   extern __shared__ __align__(128) unsigned char raw[];
   T* in = reinterpret_cast<T*>(raw);
-  constexpr int C = gpu_conv::C<T, K>, r = K / 2, h = tile_h<K>, w = tile_w<T, K>;
+  constexpr int C = convolution_cuda::C<T, K>, r = K / 2, h = tile_h<K>, w = tile_w<T, K>;
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile * C;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
   // A tile of two columns a thread that the threads stage (on the image's edges) goes in two
@@ -194,15 +194,26 @@ struct rung {
   }
 };
 
-}  // namespace
-
-std::size_t c06_tile_cols(const convolution_problem& p) {
+std::size_t tile_cols(const convolution_problem& p) {
   return std::size_t(tile * columns(p.type == dtype::f32, int(p.kh)));
 }
-bool c06_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return p.kh == p.kw && p.kh >= 3 && p.kh <= (p.type == dtype::f32 ? 31 : 15) &&
          fits(p, block_rows * S);
 }
-void c06_run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c06_register_strip{
+    .info = {.id = "convolution/cuda/c06_register_strip",
+             .where = backend::cuda,
+             .step = 6,
+             .summary = "each thread a strip of 8 outputs (two columns of 8 at f32 5 x 5 and 7 x "
+                        "7), each input row's taps loaded once into registers"},
+    .can_run = can_run,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, tile_cols(p), 64); },
+};
+
+}  // namespace pplab::detail::convolution_cuda

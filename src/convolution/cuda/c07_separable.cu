@@ -19,7 +19,7 @@
 #include "convolution/cuda/tile_copy_engine.cuh"
 #include "core/cuda/launch.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
@@ -122,13 +122,25 @@ struct rung {
   }
 };
 
-}  // namespace
-
 // Square masks of 3 to 31 (a Gaussian of sigma 2 is 17 x 17, of sigma 5 31 x 31): f64 at 15 x 15
 // takes 78 x 80 x 8 bytes, past the default 48 KiB, and at 31 x 31 94 x 96 x 8.
-bool c07_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 31;
 }
-void c07_run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c07_separable{
+    .info =
+        {.id = "convolution/cuda/c07_separable",
+         .where = backend::cuda,
+         .step = 7,
+         .summary =
+             "an outer-product mask as two 1-D passes fused in one kernel, through shared memory"},
+    .can_run = can_run,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, 32, 64); },
+};
+
+}  // namespace pplab::detail::convolution_cuda

@@ -18,7 +18,7 @@
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/u8_values.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int tile = 32, block_rows = 8, S = 8, threads = tile * block_rows;
@@ -251,15 +251,13 @@ template <int CH> void launch_channels(const interleaved& f, cudaStream_t s) {
   launch<CH, 0>(f, s);
 }
 
-}  // namespace
-
 // A tile of the largest mask (31 x 31) over 4 channels takes 94 x 62 x 4 floats, 91 KiB of
 // shared memory: within what one block may have on the GPUs the build targets (227 KiB on Hopper).
-bool c08_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return u8_image(p) && p.cols < (std::size_t(1) << 28) && ceil_div(p.rows, block_rows * S) < 65536;
 }
 
-void c08_run(const convolution_call& c) {
+void run(const convolution_call& c) {
   const convolution_problem& p = c.p;
   if (p.rows == 0 || p.cols == 0) return;
   const auto s = static_cast<cudaStream_t>(c.stream);
@@ -285,4 +283,17 @@ void c08_run(const convolution_call& c) {
   }
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c08_u8_channels{
+    .info = {.id = "convolution/cuda/c08_u8_channels",
+             .where = backend::cuda,
+             .step = 8,
+             .summary = "a u8 image's channels: c06's strips over all channels, the bytes kept "
+                        "interleaved in shared memory as f32"},
+    .can_run = can_run,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, 32, 64); },
+};
+
+}  // namespace pplab::detail::convolution_cuda

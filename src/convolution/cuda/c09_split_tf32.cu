@@ -33,7 +33,7 @@
 #include "core/cuda/launch.cuh"
 #include "core/cuda/tensor_cores.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int warps = 8, warp_rows = 32, warp_cols = 32, NT = warp_cols / 8;
@@ -184,7 +184,7 @@ void launch(const image<float>& f, const uint4* b, const float* mask, cudaStream
   PPLAB_CUDA_LAUNCHED();
 }
 
-// Through dispatch, as the other rungs: only its f32 instance does anything (c09_can_run).
+// Through dispatch, as the other rungs: only its f32 instance does anything (can_run).
 struct rung {
   template <class T>
   static void run(const image<T>& f, const T* mask, void* scratch, cudaStream_t s) {
@@ -208,16 +208,30 @@ struct rung {
   }
 };
 
-}  // namespace
-
-bool c09_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   static const bool built = kernel_built_for(split_tf32_filter<3>, 80);
   return built && p.type == dtype::f32 && float_or_double(p) && fits(p, block_out_rows) &&
          shared_bytes(int(p.kh), blocks_of(int(p.kw))) <= max_shared_per_block();
 }
-std::size_t c09_scratch(const convolution_problem& p) {
+std::size_t scratch(const convolution_problem& p) {
   return fragment_bytes(int(p.kh), int(p.kw)) + p.kh * p.kw * sizeof(float);
 }
-void c09_run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) { dispatch<rung>(c); }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c09_split_tf32{
+    .info = {.id = "convolution/cuda/c09_split_tf32",
+             .where = backend::cuda,
+             .step = 9,
+             .summary = "f32 on the TF32 tensor cores within fp32's error: each mask row a banded "
+                        "Toeplitz matrix, each product as three TF32 products (opt-in)",
+             .opt_in = true,
+             .tf32_split = true},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+    .explain = [](const convolution_problem& p) { return tile_intensity(p, 64, 128); },
+};
+
+}  // namespace pplab::detail::convolution_cuda

@@ -12,7 +12,7 @@
 #include "convolution/cuda/u8_values.cuh"
 #include "core/run.hpp"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 constexpr int threads = 256;
@@ -95,10 +95,8 @@ void run_channels(const convolution_call& c, const convolution_rung& r, std::siz
   PPLAB_CUDA_LAUNCHED();
 }
 
-}  // namespace
-
 // u8 images whose sides fit an int, with a plane rung for their mask (every mask has one: c04).
-bool c10_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   if (!u8_image(p) || p.rows >= (std::size_t(1) << 31) || p.cols >= (std::size_t(1) << 31))
     return false;
   for (std::string_view id : policy(backend::cuda, plane_of(p)))
@@ -106,11 +104,11 @@ bool c10_can_run(const convolution_problem& p) {
       return true;
   return false;
 }
-std::size_t c10_scratch(const convolution_problem& p) {
+std::size_t scratch(const convolution_problem& p) {
   const convolution_rung& r = plane_rung(p);
   return 2 * planes_bytes(p) + (r.scratch_bytes ? r.scratch(plane_of(p)) : 0);
 }
-void c10_run(const convolution_call& c) {
+void run(const convolution_call& c) {
   if (c.p.rows == 0 || c.p.cols == 0) return;
   const convolution_rung& r = plane_rung(c.p);
   const std::size_t bytes = planes_bytes(c.p);
@@ -124,4 +122,17 @@ void c10_run(const convolution_call& c) {
   }
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c10_u8_planes{
+    .info = {.id = "convolution/cuda/c10_u8_planes",
+             .where = backend::cuda,
+             .step = 10,
+             .summary = "a u8 image's channels split into f32 planes, each filtered by the f32 "
+                        "rung for its mask, joined back: every mask compiled"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_cuda

@@ -48,7 +48,7 @@
 #include "core/cuda/launch.cuh"
 #include "core/cuda/tensor_cores.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 using namespace whole_mask;
@@ -192,18 +192,31 @@ std::vector<uint4> host_table(const float* mask, int kh, int kw) {
   return out;
 }
 
-}  // namespace
-
-bool c11_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   static const bool built = kernel_built_for(whole_mask_filter<block_shape>, 80);
   return built && p.type == dtype::f32 && float_or_double(p) && p.kh <= max_side &&
          p.kw <= max_side && fits(p, chunk_rows) && block_shape::shared <= max_shared_per_block();
 }
-std::size_t c11_scratch(const convolution_problem& p) {
+std::size_t scratch(const convolution_problem& p) {
   return table_bytes + p.kh * p.kw * sizeof(float);
 }
-void c11_run(const convolution_call& c) {
+void run(const convolution_call& c) {
   dispatch<whole_mask::rung<whole_mask_filter<block_shape>, block_shape, host_table>>(c);
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c11_split_tf32_whole_mask{
+    .info = {.id = "convolution/cuda/c11_split_tf32_whole_mask",
+             .where = backend::cuda,
+             .step = 11,
+             .summary = "f32 on the TF32 tensor cores within fp32's error: each image row times "
+                        "the whole mask at once, the mask rows as the product's columns (opt-in)",
+             .opt_in = true,
+             .tf32_split = true},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_cuda

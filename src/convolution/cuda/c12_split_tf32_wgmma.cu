@@ -47,7 +47,7 @@
 #include "core/cuda/launch.cuh"
 #include "core/cuda/tensor_cores.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 using namespace whole_mask;
@@ -198,18 +198,32 @@ std::vector<uint4> host_table(const float* mask, int kh, int kw) {
   return out;
 }
 
-}  // namespace
-
-bool c12_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   static const bool built = kernel_built_for(warpgroup_filter<block_shape>, 90) && wgmma_in_build();
   return built && p.type == dtype::f32 && float_or_double(p) && p.kh < slots && p.kw <= max_side &&
          fits(p, chunk_rows) && block_shape::shared <= max_shared_per_block();
 }
-std::size_t c12_scratch(const convolution_problem& p) {
+std::size_t scratch(const convolution_problem& p) {
   return table_bytes + p.kh * p.kw * sizeof(float);
 }
-void c12_run(const convolution_call& c) {
+void run(const convolution_call& c) {
   dispatch<whole_mask::rung<warpgroup_filter<block_shape>, block_shape, host_table>>(c);
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace
+
+extern const convolution_rung c12_split_tf32_wgmma{
+    .info = {.id = "convolution/cuda/c12_split_tf32_wgmma",
+             .where = backend::cuda,
+             .step = 12,
+             .summary =
+                 "f32 on the TF32 tensor cores within fp32's error: c11's whole-mask products as "
+                 "warpgroup products (wgmma, sm_90a), two sets of sums in turn (opt-in)",
+             .opt_in = true,
+             .tf32_split = true},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_cuda

@@ -14,7 +14,7 @@
 
 #include "convolution/cuda/conv_cuda.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 namespace {
 
 __constant__ float mask_f32[max_mask_side * max_mask_side];
@@ -125,4 +125,4 @@ private:
 };
 
 }  // namespace
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

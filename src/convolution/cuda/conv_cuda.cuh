@@ -9,7 +9,7 @@
 #include "core/cuda/check.cuh"
 #include "core/executor.hpp"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 
 template <class T> struct image {
   int rows, cols, kh, kw;
@@ -85,4 +85,4 @@ inline dim3 tiles_over(int rows, int cols, int tile_rows, int tile_cols) {
               unsigned((rows + tile_rows - 1) / tile_rows));
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

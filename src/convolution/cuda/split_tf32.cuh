@@ -9,7 +9,7 @@
 
 #include "core/cuda/check.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 
 // An image value as big + small, TF32 values: big is x with its low 13 bits cleared, small the
 // rest (exact in fp32) as it is, whose low 13 bits the tensor cores do not read: truncated, not
@@ -49,4 +49,4 @@ inline const float* fragments_and_taps_to(void* scratch, std::vector<uint4> b, c
   return reinterpret_cast<const float*>(static_cast<const uint4*>(scratch) + blocks);
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

@@ -17,7 +17,7 @@
 #include "core/cuda/copy_engine.cuh"
 #include "core/cuda/launch.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 
 // What the copy engine needs to find a tile: the image's shape and address, and the tile's (the
 // box). Passed to the kernel by value as a __grid_constant__ parameter; `usable` is false where
@@ -88,4 +88,4 @@ __device__ __forceinline__ void stage_tile_whole(const image<T>& f, const tile_m
   __syncthreads();  // the tile and its halo are whole
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

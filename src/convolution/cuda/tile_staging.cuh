@@ -11,7 +11,7 @@
 #include "convolution/cuda/conv_cuda.cuh"
 #include "core/cuda/vector_access.cuh"
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 
 // A tile's staged columns start `lead` columns left of its first output: the mask's radius r
 // rounded up to a multiple of 4, so that on an image whose rows are 16-byte aligned (any cudaMalloc
@@ -98,4 +98,4 @@ __device__ __forceinline__ void store_strip(const image<T>& f, const T (&acc)[S]
     if (s < left) *o = acc[s];
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

@@ -3,7 +3,7 @@
 // where a conversion instruction would run at an eighth of the FMA pipe's rate.
 #include <cstdint>
 
-namespace pplab::detail::gpu_conv {
+namespace pplab::detail::convolution_cuda {
 
 // Rounded to nearest (ties to even), saturated to 0..255, NaN as 0 (fmaxf returns the number).
 // Adding 1.5 x 2^23 to a value in [0, 255] leaves it rounded in the low bits of the sum (ties to
@@ -17,4 +17,4 @@ __device__ __forceinline__ float to_f32(std::uint8_t b) {
   return __uint_as_float(0x4B000000u | b) - 8388608.0f;
 }
 
-}  // namespace pplab::detail::gpu_conv
+}  // namespace pplab::detail::convolution_cuda

@@ -14,7 +14,7 @@
 #include "core/cuda/async_copy.cuh"
 #include "core/cuda/launch.cuh"
 
-namespace pplab::detail::gpu_conv::whole_mask {
+namespace pplab::detail::convolution_cuda::whole_mask {
 
 // slots and chunk_rows: bands.hpp
 constexpr int max_side = 16;   // taps of a mask row in the product's K, and the slots' turn
@@ -162,4 +162,4 @@ template <auto kernel, class S, std::vector<uint4> (*table)(const float*, int, i
   }
 };
 
-}  // namespace pplab::detail::gpu_conv::whole_mask
+}  // namespace pplab::detail::convolution_cuda::whole_mask

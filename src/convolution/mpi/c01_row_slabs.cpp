@@ -17,7 +17,7 @@
 #include "convolution/rung.hpp"
 #include "core/mpi/world.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_mpi {
 namespace {
 
 // The global rows (or -1: a row of the constant value) that the slab [first, first + count)
@@ -128,9 +128,7 @@ void filter_slab(const convolution_call& c, part mine, const std::vector<std::in
   filter_rows(c, bottom.data(), 3 * rh, packed, rh, rh, out + (mine.count - rh) * c.ld_out * eo);
 }
 
-}  // namespace
-
-void convolution_mpi_c01(const convolution_call& c) {
+void run(const convolution_call& c) {
   const convolution_problem& p = c.p;
   const int me = mpi::rank(), ranks = mpi::size();
   const part mine = part_of(p.rows, me, ranks);
@@ -173,20 +171,23 @@ void convolution_mpi_c01(const convolution_call& c) {
 
 // The halo's bytes to any one rank must fit an int (MPI's counts): every real image does. A u8
 // image's rows of the constant are made of bytes, so its cval must be one.
-bool convolution_mpi_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   const bool byte_cval = p.mode != boundary::constant ||
                          (p.cval >= 0 && p.cval <= 255 && p.cval == double(std::uint8_t(p.cval)));
   return (float_or_double(p) || (u8_image(p) && byte_cval)) &&
          in_row_bytes(p) * (p.kh + 1) < (std::size_t(1) << 31);
 }
 
-void register_convolution_mpi(std::vector<convolution_rung>& r) {
-  r.push_back({{"convolution/mpi/c01_row_slabs", backend::mpi, 1,
-                "row slabs; the halo rows every rank needs moved by one MPI_Alltoallv; each slab "
-                "filtered by the local backend"},
-               convolution_mpi_can_run,
-               nullptr,
-               convolution_mpi_c01});
-}
+}  // namespace
 
-}  // namespace pplab::detail
+extern const convolution_rung c01_row_slabs{
+    .info = {.id = "convolution/mpi/c01_row_slabs",
+             .where = backend::mpi,
+             .step = 1,
+             .summary = "row slabs; the halo rows every rank needs moved by one MPI_Alltoallv; "
+                        "each slab filtered by the local backend"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_mpi

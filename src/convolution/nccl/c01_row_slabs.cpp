@@ -16,7 +16,7 @@
 #include "convolution/rung.hpp"
 #include "core/nccl/array.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_nccl {
 namespace {
 
 // Bytes [offset, offset + bytes) of array x when they lie in member i's own slice, else null.
@@ -128,9 +128,7 @@ struct gpu_filter {
   }
 };
 
-}  // namespace
-
-void convolution_nccl_c01(const convolution_call& c) {
+void run(const convolution_call& c) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
   nccl::gpu_array& out = nccl::array_at(c.out);
   const int gpus = nccl::world_size();
@@ -149,17 +147,21 @@ void convolution_nccl_c01(const convolution_call& c) {
 
 // Arrays split over the GPUs of one process (in a job of one process per GPU each holds its own
 // part, which this rung does not take).
-bool convolution_nccl_can_run(const convolution_problem& p) {
+bool can_run(const convolution_problem& p) {
   return (float_or_double(p) || u8_image(p)) && !nccl::job_of_processes();
 }
 
-void register_convolution_nccl(std::vector<convolution_rung>& r) {
-  r.push_back({{"convolution/nccl/c01_row_slabs", backend::nccl, 1,
-                "rows split over the GPUs of one process, each GPU's filtered in place by the "
-                "cuda rung; its edge rows again from bands with the halo read over NVLink"},
-               convolution_nccl_can_run,
-               nullptr,
-               convolution_nccl_c01});
-}
+}  // namespace
 
-}  // namespace pplab::detail
+extern const convolution_rung c01_row_slabs{
+    .info = {.id = "convolution/nccl/c01_row_slabs",
+             .where = backend::nccl,
+             .step = 1,
+             .summary =
+                 "rows split over the GPUs of one process, each GPU's filtered in place by the "
+                 "cuda rung; its edge rows again from bands with the halo read over NVLink"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_nccl

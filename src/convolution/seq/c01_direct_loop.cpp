@@ -6,7 +6,7 @@
 // rung takes it for u8), the output f32 or rounded and saturated to u8.
 #include "convolution/host_kernel.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_seq {
 namespace {
 
 // Every output of every channel: its taps through the boundary mode, each value and mask tap as
@@ -53,12 +53,21 @@ void direct_loop_u8(const convolution_call& c) {
   }
 }
 
-}  // namespace
-
-void convolution_seq_c01(const convolution_call& c) {
+void run(const convolution_call& c) {
   if (u8_image(c.p)) direct_loop_u8(c);
   else if (c.p.type == dtype::f32) direct_loop_float<float>(c);
   else direct_loop_float<double>(c);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const convolution_rung c01_direct_loop{
+    .info = {.id = "convolution/seq/c01_direct_loop",
+             .where = backend::seq,
+             .step = 1,
+             .summary = "every tap through the boundary mode, added in double: the reference"},
+    .can_run = [](const convolution_problem& p) { return float_or_double(p) || u8_image(p); },
+    .run = run,
+};
+
+}  // namespace pplab::detail::convolution_seq

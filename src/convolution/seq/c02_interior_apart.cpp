@@ -5,7 +5,7 @@
 // (host_kernel.hpp: interior_plain).
 #include "convolution/host_kernel.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::convolution_seq {
 namespace {
 
 struct interior_apart {
@@ -21,8 +21,18 @@ struct interior_apart {
   }
 };
 
+void run(const convolution_call& c) { dispatch_convolution<interior_apart>(c); }
+
 }  // namespace
 
-void convolution_seq_c02(const convolution_call& c) { dispatch_convolution<interior_apart>(c); }
+extern const convolution_rung c02_interior_apart{
+    .info = {.id = "convolution/seq/c02_interior_apart",
+             .where = backend::seq,
+             .step = 2,
+             .summary = "the boundary applied to rows once per output row and to columns only at "
+                        "the borders; the interior read straight"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::convolution_seq

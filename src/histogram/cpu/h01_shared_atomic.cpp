@@ -8,7 +8,7 @@
 
 #include "histogram/binning.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_cpu {
 namespace {
 
 struct shared_atomic {
@@ -25,8 +25,17 @@ struct shared_atomic {
   }
 };
 
+void run(const histogram_call& c) { dispatch_histogram<shared_atomic>(c); }
+
 }  // namespace
 
-void histogram_cpu_h01(const histogram_call& c) { dispatch_histogram<shared_atomic>(c); }
+extern const histogram_rung h01_shared_atomic{
+    .info = {.id = "histogram/cpu/h01_shared_atomic",
+             .where = backend::cpu,
+             .step = 1,
+             .summary = "one shared histogram, atomic increments"},
+    .can_run = any_histogram,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::histogram_cpu

@@ -10,8 +10,9 @@
 #include <algorithm>
 
 #include "histogram/binning.hpp"
+#include "histogram/cpu/private_copies.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_cpu {
 namespace {
 
 struct private_per_thread {
@@ -40,11 +41,21 @@ struct private_per_thread {
   }
 };
 
-}  // namespace
-
-std::size_t histogram_cpu_h02_scratch(const histogram_problem& p) {
+std::size_t scratch(const histogram_problem& p) {
   return std::size_t(omp_get_max_threads()) * slots(p) * sizeof(std::uint64_t);
 }
-void histogram_cpu_h02(const histogram_call& c) { dispatch_histogram<private_per_thread>(c); }
+void run(const histogram_call& c) { dispatch_histogram<private_per_thread>(c); }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h02_private_per_thread{
+    .info = {.id = "histogram/cpu/h02_private_per_thread",
+             .where = backend::cpu,
+             .step = 2,
+             .summary = "a private histogram per thread, merged by a reduction"},
+    .can_run = [](const histogram_problem& p) { return scratch(p) <= private_budget; },
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cpu

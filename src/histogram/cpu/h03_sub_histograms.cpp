@@ -20,8 +20,9 @@
 
 #include "histogram/binning.hpp"
 #include "histogram/cpu/byte_rows.hpp"
+#include "histogram/cpu/private_copies.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_cpu {
 namespace {
 
 constexpr std::size_t copies = 8;
@@ -38,9 +39,10 @@ void count_bytes(const std::uint8_t* x, std::size_t n, std::uint64_t* total) {
   for (std::size_t chunk = 0; chunk < n; chunk += flush_every) {
     std::memset(table, 0, sizeof table);
     const std::size_t stop = std::min(n, chunk + flush_every);
-    const std::size_t done = for_each_byte_in_rows(
-        x + chunk, stop - chunk,
-        [&](unsigned row, unsigned v, std::size_t) { ++table[row][v ^ flip]; });
+    const std::size_t done =
+        for_each_byte_in_rows(x + chunk, stop - chunk, [&](unsigned row, unsigned v, std::size_t) {
+          ++table[row][v ^ flip];
+        });
     for (std::size_t i = chunk + done; i < stop; ++i) ++table[0][x[i] ^ flip];
     for (unsigned v = 0; v < 256; ++v)
       for (unsigned k = 0; k < byte_rows; ++k) total[v] += table[k][v];
@@ -92,12 +94,22 @@ struct sub_histograms {
   }
 };
 
-}  // namespace
-
-std::size_t histogram_cpu_h03_scratch(const histogram_problem& p) {
+std::size_t scratch(const histogram_problem& p) {
   return std::size_t(omp_get_max_threads()) * slots(p) *
          (sizeof(std::uint64_t) + copies * sizeof(std::uint32_t));
 }
-void histogram_cpu_h03(const histogram_call& c) { dispatch_histogram<sub_histograms>(c); }
+void run(const histogram_call& c) { dispatch_histogram<sub_histograms>(c); }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h03_sub_histograms{
+    .info = {.id = "histogram/cpu/h03_sub_histograms",
+             .where = backend::cpu,
+             .step = 3,
+             .summary = "several 32-bit sub-histograms per thread: skew does not serialize"},
+    .can_run = [](const histogram_problem& p) { return scratch(p) <= private_budget; },
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cpu

@@ -16,7 +16,7 @@
 
 #include "histogram/binning.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_cpu {
 namespace {
 
 constexpr std::size_t round_per_thread = std::size_t(1) << 20;  // elements binned per round
@@ -66,8 +66,17 @@ struct partition_then_count {
   }
 };
 
+void run(const histogram_call& c) { dispatch_histogram<partition_then_count>(c); }
+
 }  // namespace
 
-void histogram_cpu_h04(const histogram_call& c) { dispatch_histogram<partition_then_count>(c); }
+extern const histogram_rung h04_partition_then_count{
+    .info = {.id = "histogram/cpu/h04_partition_then_count",
+             .where = backend::cpu,
+             .step = 4,
+             .summary = "one radix pass into L2-sized buckets, then count"},
+    .can_run = any_histogram,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::histogram_cpu

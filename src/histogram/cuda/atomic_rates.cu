@@ -28,11 +28,11 @@ template <bool contended> __global__ void shared_atomics(unsigned per_thread, un
 }
 
 // 64-bit adds (what the rungs' global counts take) at pseudo-random counters of `mask + 1`.
-__global__ void global_atomics(gpu_histogram::count_t* c, std::size_t mask, unsigned per_thread) {
-  std::size_t b = gpu_histogram::global_thread() * 0x9E3779B97F4A7C15ull;
+__global__ void global_atomics(histogram_cuda::count_t* c, std::size_t mask, unsigned per_thread) {
+  std::size_t b = histogram_cuda::global_thread() * 0x9E3779B97F4A7C15ull;
   for (unsigned k = 0; k < per_thread; ++k) {
     b = b * 6364136223846793005ull + 1442695040888963407ull;
-    atomicAdd(&c[(b >> 17) & mask], gpu_histogram::count_t(1));
+    atomicAdd(&c[(b >> 17) & mask], histogram_cuda::count_t(1));
   }
 }
 
@@ -69,7 +69,7 @@ std::vector<ceiling> gpu_atomic_rates_here(executor& ex, double budget_s) {
     const unsigned grid = resident_blocks(global_atomics, B);
     return rate(
         [&] {
-          global_atomics<<<grid, B, 0, s>>>(c.as<gpu_histogram::count_t>(), counters - 1,
+          global_atomics<<<grid, B, 0, s>>>(c.as<histogram_cuda::count_t>(), counters - 1,
                                             per_thread);
           PPLAB_CUDA_LAUNCHED();
         },

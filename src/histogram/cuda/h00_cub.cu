@@ -19,7 +19,7 @@
 #include "histogram/cuda/histogram_cuda.cuh"
 #include "histogram/image_baseline.hpp"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr std::size_t chunk = std::size_t(1) << 30;
@@ -75,10 +75,8 @@ struct temp_size {
   }
 };
 
-}  // namespace
-
 // CUB says how much it needs for the largest chunk; the 32-bit chunk counts come first.
-std::size_t h00_scratch(const histogram_problem& p) {
+std::size_t scratch(const histogram_problem& p) {
   std::size_t cub_bytes = 0;
   histogram_call probe{p, nullptr, nullptr, &cub_bytes, nullptr};
   probe.p.n = std::max<std::size_t>(p.n, 1);
@@ -92,12 +90,23 @@ std::size_t h00_scratch(const histogram_problem& p) {
   });
   return ceil_div(slots(p) * 4, 256) * 256 + cub_bytes;
 }
-bool h00_can_run(const histogram_problem& p) {
+bool can_run(const histogram_problem& p) {
   return slots(p) < std::size_t(std::numeric_limits<int>::max());
 }
-void h00_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h00_cub{
+    .info = {.id = "histogram/cuda/h00_cub",
+             .where = backend::cuda,
+             .step = 0,
+             .summary = "cub::DeviceHistogram::HistogramEven: the vendor baseline"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = [](const histogram_call& c) { dispatch<rung, dtypes::all>(c); },
+};
+
+}  // namespace pplab::detail::histogram_cuda
 
 namespace pplab::detail {
 namespace {
@@ -134,8 +143,8 @@ void cub_rgba_histogram_here(const void* pixels, std::size_t n_pixels, std::uint
     const std::size_t len = std::min(rgba_chunk, n_pixels - at);
     std::size_t bytes = cub_rgba_scratch_here(len) - 1024 * 4;
     cub_multi(temp, bytes, p + 4 * at, len, chunk_counts, s);
-    gpu_histogram::add_chunk<<<4, 256, 0, s>>>(reinterpret_cast<gpu_histogram::count_t*>(counts),
-                                               chunk_counts, 1024);
+    histogram_cuda::add_chunk<<<4, 256, 0, s>>>(reinterpret_cast<histogram_cuda::count_t*>(counts),
+                                                chunk_counts, 1024);
     PPLAB_CUDA_LAUNCHED();
   }
 }

@@ -10,7 +10,7 @@
 // 11% (few collisions, but some).
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -29,6 +29,15 @@ struct rung {
 
 }  // namespace
 
-void h01_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+extern const histogram_rung h01_racy_increment{
+    .info = {.id = "histogram/cuda/h01_racy_increment",
+             .where = backend::cuda,
+             .step = 1,
+             .summary = "counts[bin]++ without atomics: the data race, counts lost",
+             .racy = true,
+             .reproducible = false},
+    .can_run = supports<dtypes::teaching>,
+    .run = [](const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

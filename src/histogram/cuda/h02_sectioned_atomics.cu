@@ -10,7 +10,7 @@
 // wasted sectors; with 2^20 bins (atomics spread, 400 GB/s for h03) the sections cost 1.43x.
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -31,6 +31,13 @@ struct rung {
 
 }  // namespace
 
-void h02_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+extern const histogram_rung h02_sectioned_atomics{
+    .info = {.id = "histogram/cuda/h02_sectioned_atomics",
+             .where = backend::cuda,
+             .step = 2,
+             .summary = "a contiguous section per thread, global atomics: uncoalesced"},
+    .can_run = supports<dtypes::teaching>,
+    .run = [](const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

@@ -11,7 +11,7 @@
 // rung there so far.
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -31,6 +31,13 @@ struct rung {
 
 }  // namespace
 
-void h03_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const histogram_rung h03_interleaved_atomics{
+    .info = {.id = "histogram/cuda/h03_interleaved_atomics",
+             .where = backend::cuda,
+             .step = 3,
+             .summary = "interleaved (coalesced) partition, global atomics"},
+    .can_run = supports<dtypes::all>,
+    .run = [](const histogram_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

@@ -11,7 +11,7 @@
 // GB/s, 7.2x CUB): the float binning hides the contention.
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 512;
@@ -48,9 +48,16 @@ struct rung {
 
 }  // namespace
 
-bool h04_can_run(const histogram_problem& p) {
-  return supports<dtypes::teaching>(p) && slots(p) * 4 <= max_shared_per_block();
-}
-void h04_run(const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); }
+extern const histogram_rung h04_shared_privatized{
+    .info = {.id = "histogram/cuda/h04_shared_privatized",
+             .where = backend::cuda,
+             .step = 4,
+             .summary = "a private shared-memory histogram per block, flushed once"},
+    .can_run =
+        [](const histogram_problem& p) {
+          return supports<dtypes::teaching>(p) && slots(p) * 4 <= max_shared_per_block();
+        },
+    .run = [](const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

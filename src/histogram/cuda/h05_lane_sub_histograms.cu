@@ -23,9 +23,15 @@
 // in the same run (bench/results/h200-2026-11-27-histogram-power-of-two-8fbdca9.txt).
 #include "histogram/cuda/lane_sub_histograms.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 
-bool h05_can_run(const histogram_problem& p) { return lane_sub::can_run(p); }
-void h05_run(const histogram_call& c) { dispatch<lane_sub::rung<false>, dtypes::all>(c); }
+extern const histogram_rung h05_lane_sub_histograms{
+    .info = {.id = "histogram/cuda/h05_lane_sub_histograms",
+             .where = backend::cuda,
+             .step = 5,
+             .summary = "a shared copy per lane (bank-conflict free) and 16-byte loads"},
+    .can_run = lane_sub::can_run,
+    .run = [](const histogram_call& c) { dispatch<lane_sub::rung<false>, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

@@ -20,7 +20,7 @@
 
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 namespace cg = cooperative_groups;
@@ -101,13 +101,22 @@ struct rung {
   }
 };
 
-}  // namespace
-
 // Only where one block cannot hold the slots (h05's ground) and a cluster of 16 can.
-bool h06_can_run(const histogram_problem& p) {
+bool can_run(const histogram_problem& p) {
   return slots(p) * 4 > max_shared_per_block() && slots(p) < (std::size_t(1) << 24) &&
          layout_for(slots(p)).blocks > 0;
 }
-void h06_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h06_cluster_distributed{
+    .info = {.id = "histogram/cuda/h06_cluster_distributed",
+             .where = backend::cuda,
+             .step = 6,
+             .summary = "bins past one block: one histogram over a cluster's shared memory"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cuda

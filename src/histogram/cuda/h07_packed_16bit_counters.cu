@@ -18,7 +18,7 @@
 // all one value 4.18 ms (1024 threads on one word, each add returning it).
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 1024;
@@ -66,11 +66,21 @@ struct rung {
   }
 };
 
-}  // namespace
-
-bool h07_can_run(const histogram_problem& p) {
+bool can_run(const histogram_problem& p) {
   return (slots(p) + 1) / 2 * 4 <= max_shared_per_block();
 }
-void h07_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h07_packed_16bit_counters{
+    .info = {.id = "histogram/cuda/h07_packed_16bit_counters",
+             .where = backend::cuda,
+             .step = 7,
+             .summary =
+                 "two 16-bit counters per word: twice the bins in one block, all atomics local"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cuda

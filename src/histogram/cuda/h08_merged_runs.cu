@@ -10,9 +10,15 @@
 // the policy.
 #include "histogram/cuda/lane_sub_histograms.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 
-bool h08_can_run(const histogram_problem& p) { return lane_sub::can_run(p); }
-void h08_run(const histogram_call& c) { dispatch<lane_sub::rung<true>, dtypes::all>(c); }
+extern const histogram_rung h08_merged_runs{
+    .info = {.id = "histogram/cuda/h08_merged_runs",
+             .where = backend::cuda,
+             .step = 8,
+             .summary = "h05 with each thread's runs of one slot added by one atomic"},
+    .can_run = lane_sub::can_run,
+    .run = [](const histogram_call& c) { dispatch<lane_sub::rung<true>, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

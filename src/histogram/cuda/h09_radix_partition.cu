@@ -19,7 +19,7 @@
 
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr int bucket_bits = 14;
@@ -117,15 +117,27 @@ struct rung {
   }
 };
 
-}  // namespace
-
-std::size_t h09_scratch(const histogram_problem& p) {
+std::size_t scratch(const histogram_problem& p) {
   if (p.n == 0) return 0;
   return 2 * keys_bytes(p.n) + sort_bytes(p.n, slots(p));
 }
-bool h09_can_run(const histogram_problem& p) {
+bool can_run(const histogram_problem& p) {
   return slots(p) <= (std::size_t(1) << 32) && max_shared_per_block() >= bucket_slots * 4;
 }
-void h09_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h09_radix_partition{
+    .info =
+        {.id = "histogram/cuda/h09_radix_partition",
+         .where = backend::cuda,
+         .step = 9,
+         .summary =
+             "many bins: slots as keys, CUB radix sort by bucket, shared-memory counts per bucket"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cuda

@@ -77,7 +77,7 @@
 
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr int bucket_bits = 14;
@@ -308,16 +308,28 @@ struct rung {
   }
 };
 
-}  // namespace
-
-std::size_t h10_scratch(const histogram_problem& p) {
+std::size_t scratch(const histogram_problem& p) {
   if (p.n == 0) return 0;
   return layout(p.n, slots(p)).total;
 }
-bool h10_can_run(const histogram_problem& p) {
+bool can_run(const histogram_problem& p) {
   return buckets_of(slots(p)) <= max_buckets &&
          max_shared_per_block() >= (bucket_slots + 2 * pad) * 4;
 }
-void h10_run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
+void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h10_block_multisplit{
+    .info =
+        {.id = "histogram/cuda/h10_block_multisplit",
+         .where = backend::cuda,
+         .step = 10,
+         .summary =
+             "many bins: a hand-written split by bucket (16-bit low slots), shared-memory counts"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cuda

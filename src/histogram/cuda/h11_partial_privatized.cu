@@ -26,12 +26,12 @@
 // Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
 // (memcheck, racecheck, synccheck) on the H200.
 // Scratch: 6 bytes per slot and 16 KiB, whatever n is.
+#include "histogram/cuda/h11_parts.hpp"
 #include "histogram/cuda/histogram_cuda.cuh"
-#include "histogram/cuda/rungs.hpp"
 
 #include <cmath>
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -162,18 +162,26 @@ struct count_all {
 
 }  // namespace
 
-std::size_t h11_scratch(const histogram_problem& p) {
-  return p.n == 0 ? 0 : layout(slots(p), nullptr).total;
-}
-bool h11_can_run(const histogram_problem& p) { return supports<dtypes::teaching>(p); }
 const unsigned* h11_find_hot(const histogram_call& c, double hot_enough) {
   dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched, hot_enough);
   return layout(slots(c.p), c.scratch).words + verdict_word;
 }
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
-void h11_run(const histogram_call& c) {
-  dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched);
-  dispatch<count_all, dtypes::teaching>(c);
-}
 
-}  // namespace pplab::detail::gpu_histogram
+extern const histogram_rung h11_partial_privatized{
+    .info = {.id = "histogram/cuda/h11_partial_privatized",
+             .where = backend::cuda,
+             .step = 11,
+             .summary = "many bins, skewed: hot bins (from a sample) in shared memory, the rest "
+                        "global atomics"},
+    .can_run = supports<dtypes::teaching>,
+    .scratch_bytes =
+        [](const histogram_problem& p) { return p.n == 0 ? 0 : layout(slots(p), nullptr).total; },
+    .run =
+        [](const histogram_call& c) {
+          dispatch<find_hot, dtypes::teaching>(c, counts_first::untouched);
+          dispatch<count_all, dtypes::teaching>(c);
+        },
+};
+
+}  // namespace pplab::detail::histogram_cuda

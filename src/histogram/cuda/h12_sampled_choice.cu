@@ -19,29 +19,42 @@
 // Tested (test_histogram, test_cuda incl. 2^31 + 77 bytes, test_lab) and compute-sanitizer clean
 // (memcheck, racecheck, synccheck) on the H200 (...-76a62c3-gpu-check.txt).
 // Scratch: the larger of h10's and h11's (h10 reuses h11's once the verdict is read).
+#include "histogram/cuda/h11_parts.hpp"
 #include "histogram/cuda/histogram_cuda.cuh"
-#include "histogram/cuda/rungs.hpp"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr double hot_enough = 0.68;
 
-}  // namespace
-
-std::size_t h12_scratch(const histogram_problem& p) {
-  return std::max(h10_scratch(p), h11_scratch(p));  // h10 reuses h11's once the choice is made
-}
-bool h12_can_run(const histogram_problem& p) { return h10_can_run(p) && h11_can_run(p); }
-void h12_run(const histogram_call& c) {
-  if (c.p.n == 0) return h10_run(c);  // nothing to sample; zeroes the counts
+void run(const histogram_call& c) {
+  if (c.p.n == 0) return h10_block_multisplit.run(c);  // nothing to sample; zeroes the counts
   const auto s = static_cast<cudaStream_t>(c.stream);
   const unsigned* verdict = h11_find_hot(c, hot_enough);
   unsigned h11_chosen = 0;
   PPLAB_CUDA(cudaMemcpyAsync(&h11_chosen, verdict, 4, cudaMemcpyDeviceToHost, s));
   PPLAB_CUDA(cudaStreamSynchronize(s));
   if (h11_chosen) h11_count(c);
-  else h10_run(c);
+  else h10_block_multisplit.run(c);
 }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace
+
+extern const histogram_rung h12_sampled_choice{
+    .info = {.id = "histogram/cuda/h12_sampled_choice",
+             .where = backend::cuda,
+             .step = 12,
+             .summary = "many bins: h11 when a sample's hot slots hold most of the data, else h10"},
+    .can_run =
+        [](const histogram_problem& p) {
+          return h10_block_multisplit.can_run(p) && h11_partial_privatized.can_run(p);
+        },
+    .scratch_bytes =
+        [](const histogram_problem& p) {
+          // h10 reuses h11's once the choice is made
+          return std::max(h10_block_multisplit.scratch(p), h11_partial_privatized.scratch(p));
+        },
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_cuda

@@ -12,7 +12,7 @@
 #include "core/cuda/toolbox.cuh"
 #include "histogram/binning.hpp"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 
 using count_t = unsigned long long;  // what atomicAdd takes for 64 bits
 static_assert(sizeof(count_t) == sizeof(std::uint64_t));
@@ -98,4 +98,4 @@ template <class Launch> void in_windows(std::size_t n, std::size_t threads, Laun
   for (std::size_t at = 0; at < n; at += window) launch(at, std::min(window, n - at));
 }
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

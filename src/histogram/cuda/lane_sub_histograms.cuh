@@ -7,7 +7,7 @@
 // atomic when the slot changes.
 #include "histogram/cuda/histogram_cuda.cuh"
 
-namespace pplab::detail::gpu_histogram {
+namespace pplab::detail::histogram_cuda {
 
 namespace lane_sub {
 
@@ -77,4 +77,4 @@ inline bool can_run(const histogram_problem& p) { return slots(p) * 4 <= max_sha
 
 }  // namespace lane_sub
 
-}  // namespace pplab::detail::gpu_histogram
+}  // namespace pplab::detail::histogram_cuda

@@ -5,10 +5,11 @@
 // vector's adds on the last step; for many bins that, not the data, sets the time.
 #include "histogram/mpi/local_counts.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_mpi {
+namespace {
 
-void histogram_mpi_h01(const histogram_call& c) {
-  mpi_histogram::count_local_part(c);
+void run(const histogram_call& c) {
+  histogram_mpi::count_local_part(c);
   const int width = int(slots(c.p));
   const bool root = mpi::rank() == 0;
   mpi::check(MPI_Reduce(root ? MPI_IN_PLACE : c.counts, root ? c.counts : nullptr, width,
@@ -17,4 +18,15 @@ void histogram_mpi_h01(const histogram_call& c) {
   mpi::check(MPI_Bcast(c.counts, width, MPI_UINT64_T, 0, mpi::comm()), "MPI_Bcast");
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h01_reduce_to_root{
+    .info = {.id = "histogram/mpi/h01_reduce_to_root",
+             .where = backend::mpi,
+             .step = 1,
+             .summary = "counts added up MPI_Reduce's tree to rank 0, then broadcast"},
+    .can_run = any_histogram,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_mpi

@@ -7,10 +7,11 @@
 
 #include "histogram/mpi/local_counts.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_mpi {
+namespace {
 
-void histogram_mpi_h03(const histogram_call& c) {
-  mpi_histogram::count_local_part(c);
+void run(const histogram_call& c) {
+  histogram_mpi::count_local_part(c);
   const int ranks = mpi::size(), me = mpi::rank();
   const std::size_t width = slots(c.p);
   std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(counts.size());
@@ -28,4 +29,16 @@ void histogram_mpi_h03(const histogram_call& c) {
              "MPI_Allgatherv");
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h03_reduce_scatter{
+    .info = {.id = "histogram/mpi/h03_reduce_scatter",
+             .where = backend::mpi,
+             .step = 3,
+             .summary =
+                 "MPI_Reduce_scatter (each rank adds its share of the bins), then MPI_Allgatherv"},
+    .can_run = any_histogram,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_mpi

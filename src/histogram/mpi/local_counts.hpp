@@ -6,7 +6,7 @@
 #include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
 
-namespace pplab::detail::mpi_histogram {
+namespace pplab::detail::histogram_mpi {
 
 inline void count_local_part(const histogram_call& c) {
   std::exception_ptr failed;
@@ -19,4 +19,4 @@ inline void count_local_part(const histogram_call& c) {
   mpi::agree(failed);
 }
 
-}  // namespace pplab::detail::mpi_histogram
+}  // namespace pplab::detail::histogram_mpi

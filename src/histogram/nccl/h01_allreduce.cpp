@@ -8,11 +8,12 @@
 // yet).
 #include "histogram/nccl/local_counts.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_nccl {
+namespace {
 
-void histogram_nccl_h01(const histogram_call& c) {
+void run(const histogram_call& c) {
   const std::size_t width = slots(c.p);
-  std::vector<nccl::device_buffer> counts = nccl_histogram::local_counts(c, width);
+  std::vector<nccl::device_buffer> counts = histogram_nccl::local_counts(c, width);
   const std::vector<nccl::member>& ms = nccl::members();
   PPLAB_NCCL(ncclGroupStart());
   for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -28,4 +29,15 @@ void histogram_nccl_h01(const histogram_call& c) {
   nccl::synchronize();
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h01_allreduce{
+    .info = {.id = "histogram/nccl/h01_allreduce",
+             .where = backend::nccl,
+             .step = 1,
+             .summary = "one ncclAllReduce of the counts, in place"},
+    .can_run = any_histogram,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_nccl

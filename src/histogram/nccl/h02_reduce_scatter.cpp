@@ -7,12 +7,13 @@
 // 2 x H200: within 3% of h01 at 1024 and 2^20 bins (docs/nccl.md).
 #include "histogram/nccl/local_counts.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_nccl {
+namespace {
 
-void histogram_nccl_h02(const histogram_call& c) {
+void run(const histogram_call& c) {
   const std::size_t width = slots(c.p), gpus = std::size_t(nccl::world_size());
   const std::size_t share = (width + gpus - 1) / gpus;
-  std::vector<nccl::device_buffer> counts = nccl_histogram::local_counts(c, share * gpus);
+  std::vector<nccl::device_buffer> counts = histogram_nccl::local_counts(c, share * gpus);
   std::vector<nccl::device_buffer> mine;
   nccl::each([&](const nccl::member& m) { mine.emplace_back(m, share * 8); });
   const std::vector<nccl::member>& ms = nccl::members();
@@ -38,4 +39,16 @@ void histogram_nccl_h02(const histogram_call& c) {
   nccl::synchronize();
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const histogram_rung h02_reduce_scatter{
+    .info = {.id = "histogram/nccl/h02_reduce_scatter",
+             .where = backend::nccl,
+             .step = 2,
+             .summary = "ncclReduceScatter (each GPU adds its share of the slots), then the shares "
+                        "copied to the answer"},
+    .can_run = any_histogram,
+    .run = run,
+};
+
+}  // namespace pplab::detail::histogram_nccl

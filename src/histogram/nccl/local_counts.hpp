@@ -8,7 +8,7 @@
 #include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
 
-namespace pplab::detail::nccl_histogram {
+namespace pplab::detail::histogram_nccl {
 
 inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
@@ -28,4 +28,4 @@ inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, st
   return out;
 }
 
-}  // namespace pplab::detail::nccl_histogram
+}  // namespace pplab::detail::histogram_nccl

@@ -7,7 +7,7 @@
 
 #include "histogram/binning.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::histogram_seq {
 namespace {
 
 struct sequential {
@@ -19,16 +19,17 @@ struct sequential {
   }
 };
 
+void run(const histogram_call& c) { dispatch_histogram<sequential>(c); }
+
 }  // namespace
 
-void histogram_seq_h01(const histogram_call& c) { dispatch_histogram<sequential>(c); }
+extern const histogram_rung h01_sequential{
+    .info = {.id = "histogram/seq/h01_sequential",
+             .where = backend::seq,
+             .step = 1,
+             .summary = "one loop, one histogram: the reference"},
+    .can_run = any_histogram,
+    .run = run,
+};
 
-void register_histogram_seq(std::vector<histogram_rung>& r) {
-  r.push_back(
-      {{"histogram/seq/h01_sequential", backend::seq, 1, "one loop, one histogram: the reference"},
-       any_histogram,
-       nullptr,
-       histogram_seq_h01});
-}
-
-}  // namespace pplab::detail
+}  // namespace pplab::detail::histogram_seq

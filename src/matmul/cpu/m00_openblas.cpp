@@ -7,7 +7,7 @@
 #include "core/modules.hpp"
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_cpu {
 namespace {
 
 bool fits_blasint(const matmul_problem& p) {
@@ -15,18 +15,17 @@ bool fits_blasint(const matmul_problem& p) {
   return float_or_double(p) && p.m < limit && p.n < limit && p.k < limit;
 }
 
-void matmul_cpu_m00(const matmul_call& c) {
-  vendor_function<void(const matmul_call&)>("openblas_gemm")(c);
-}
+void run(const matmul_call& c) { vendor_function<void(const matmul_call&)>("openblas_gemm")(c); }
 
 }  // namespace
 
-void register_matmul_openblas(std::vector<matmul_rung>& r) {
-  r.push_back(
-      {{"matmul/cpu/m00_openblas", backend::cpu, 0, "OpenBLAS sgemm/dgemm: the vendor baseline"},
-       fits_blasint,
-       nullptr,
-       matmul_cpu_m00});
-}
+extern const matmul_rung m00_openblas{
+    .info = {.id = "matmul/cpu/m00_openblas",
+             .where = backend::cpu,
+             .step = 0,
+             .summary = "OpenBLAS sgemm/dgemm: the vendor baseline"},
+    .can_run = fits_blasint,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::matmul_cpu

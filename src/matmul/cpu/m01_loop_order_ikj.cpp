@@ -7,7 +7,7 @@
 // GFLOP/s, 8.4% of the FMA peak measured in the same run, 0.11x OpenBLAS.
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_cpu {
 namespace {
 
 struct loop_order_ikj {
@@ -26,8 +26,17 @@ struct loop_order_ikj {
   }
 };
 
+void run(const matmul_call& c) { dispatch_matmul<loop_order_ikj>(c); }
+
 }  // namespace
 
-void matmul_cpu_m01(const matmul_call& c) { dispatch_matmul<loop_order_ikj>(c); }
+extern const matmul_rung m01_loop_order_ikj{
+    .info = {.id = "matmul/cpu/m01_loop_order_ikj",
+             .where = backend::cpu,
+             .step = 1,
+             .summary = "i-k-j order: unit stride along rows of B and C, rows over threads"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::matmul_cpu

@@ -9,7 +9,7 @@
 // GFLOP/s, 15.1% of the FMA peak measured in the same run, 0.20x OpenBLAS.
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_cpu {
 namespace {
 
 template <std::size_t tile> struct cache_tiled {
@@ -39,9 +39,18 @@ template <std::size_t tile> struct cache_tiled {
   }
 };
 
+// Tile sizes tried: 32 and 64 (64 x 64 floats = 16 KiB of accumulator, half of L1).
+void run(const matmul_call& c) { dispatch_matmul<cache_tiled<64>>(c); }
+
 }  // namespace
 
-// Tile sizes tried: 32 and 64 (64 x 64 floats = 16 KiB of accumulator, half of L1).
-void matmul_cpu_m02(const matmul_call& c) { dispatch_matmul<cache_tiled<64>>(c); }
+extern const matmul_rung m02_cache_tiled{
+    .info = {.id = "matmul/cpu/m02_cache_tiled",
+             .where = backend::cpu,
+             .step = 2,
+             .summary = "64x64 tiles: each block of B reused from cache 64 times"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::matmul_cpu

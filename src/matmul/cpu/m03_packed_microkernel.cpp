@@ -19,7 +19,7 @@
 
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_cpu {
 namespace {
 
 // Tunables for a 256-bit FMA machine with 32 KiB L1, 512 KiB+ L2 per core (Zen 3, Haswell+).
@@ -163,8 +163,17 @@ struct packed_microkernel {
   }
 };
 
+void run(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
+
 }  // namespace
 
-void matmul_cpu_m03(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
+extern const matmul_rung m03_packed_microkernel{
+    .info = {.id = "matmul/cpu/m03_packed_microkernel",
+             .where = backend::cpu,
+             .step = 3,
+             .summary = "packed panels and a 6x16 register-blocked FMA micro-kernel"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::matmul_cpu

@@ -22,7 +22,7 @@
 // C is then the sum of the parts in slice order (a separate pass).
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 // A thread's share of one operand's tiles inside the matrix (every tile whole, rows 16-byte
 // aligned): one pointer to its first vector, moved one tile along K per step; its other vectors lie
@@ -120,4 +120,17 @@ void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices
   PPLAB_CUDA_LAUNCHED();
 }
 
-}  // namespace pplab::detail::gpu_matmul
+// The m08 rungs: F32 the f32 tiling (f64 steps K by 8, so that its two buffers fit the 48 KiB of
+// static shared memory).
+template <class F32> struct double_buffered_launch {
+  template <class T> static void run(const gemm<T>& g, cudaStream_t s) {
+    if (g.m == 0 || g.n == 0) return;
+    using P = std::conditional_t<sizeof(T) == 4, F32, narrow_threads_bk8>;
+    launch_double_buffered<T, P>(g, s);
+  }
+};
+template <class F32> void double_buffered_run(const matmul_call& c) {
+  dispatch_matmul<double_buffered_launch<F32>>(c, static_cast<cudaStream_t>(c.stream));
+}
+
+}  // namespace pplab::detail::matmul_cuda

@@ -7,7 +7,7 @@
 
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 void check(cublasStatus_t s, const char* what) {
@@ -43,15 +43,24 @@ struct cublas {
   }
 };
 
-}  // namespace
-
-bool m00_can_run(const matmul_problem& p) {
+bool can_run(const matmul_problem& p) {
   constexpr std::size_t limit = std::size_t(1) << 31;
   return float_or_double(p) && p.m < limit && p.n < limit && p.k < limit;
 }
-void m00_run(const matmul_call& c) {
+void run(const matmul_call& c) {
   const auto s = static_cast<cudaStream_t>(c.stream);
   dispatch_matmul<cublas>(c, s);
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m00_cublas{
+    .info = {.id = "matmul/cuda/m00_cublas",
+             .where = backend::cuda,
+             .step = 0,
+             .summary = "cuBLAS sgemm (strict fp32) / dgemm: the vendor baseline"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

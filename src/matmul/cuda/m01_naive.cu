@@ -7,10 +7,18 @@
 // caches'): 2 M N K x 4 bytes of load traffic for f32 against 4 (M K + K N + M N) of data.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
-void m01_run(const matmul_call& c) {
-  dispatch_matmul<per_element<true>>(c, static_cast<cudaStream_t>(c.stream));
-}
+extern const matmul_rung m01_naive{
+    .info = {.id = "matmul/cuda/m01_naive",
+             .where = backend::cuda,
+             .step = 1,
+             .summary = "one thread per element of C, warps down the rows: uncoalesced"},
+    .can_run = grid_fits,
+    .run =
+        [](const matmul_call& c) {
+          dispatch_matmul<per_element<true>>(c, static_cast<cudaStream_t>(c.stream));
+        },
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

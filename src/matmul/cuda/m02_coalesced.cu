@@ -5,10 +5,18 @@
 // per use: K loads of B per element of C, 2 flops per 8 bytes loaded in f32.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
-void m02_run(const matmul_call& c) {
-  dispatch_matmul<per_element<false>>(c, static_cast<cudaStream_t>(c.stream));
-}
+extern const matmul_rung m02_coalesced{
+    .info = {.id = "matmul/cuda/m02_coalesced",
+             .where = backend::cuda,
+             .step = 2,
+             .summary = "one thread per element of C, warps along the rows"},
+    .can_run = grid_fits,
+    .run =
+        [](const matmul_call& c) {
+          dispatch_matmul<per_element<false>>(c, static_cast<cudaStream_t>(c.stream));
+        },
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -8,7 +8,7 @@
 // times). The tile loads and the edges are the shared loaders' (matmul_cuda.cuh).
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 constexpr int BM = 64, BN = 64, BK = 8, TM = 8, NT = BM * BN / TM;
@@ -44,8 +44,14 @@ struct rung {
 
 }  // namespace
 
-void m04_run(const matmul_call& c) {
-  dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream));
-}
+extern const matmul_rung m04_register_strip{
+    .info = {.id = "matmul/cuda/m04_register_strip",
+             .where = backend::cuda,
+             .step = 4,
+             .summary = "1-D register tiling: 8 results down a column per thread, 64 x 64 tiles"},
+    .can_run = grid_fits,
+    .run =
+        [](const matmul_call& c) { dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream)); },
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -6,7 +6,7 @@
 // 16 threads of a half-warp read B's row 8 words apart: bank conflicts, which m06 removes.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, NT = BM * BN / (TM * TN);
@@ -47,8 +47,14 @@ struct rung {
 
 }  // namespace
 
-void m05_run(const matmul_call& c) {
-  dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream));
-}
+extern const matmul_rung m05_register_block{
+    .info = {.id = "matmul/cuda/m05_register_block",
+             .where = backend::cuda,
+             .step = 5,
+             .summary = "2-D register tiling: 8 x 8 results per thread, 128 x 128 tiles"},
+    .can_run = grid_fits,
+    .run =
+        [](const matmul_call& c) { dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream)); },
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

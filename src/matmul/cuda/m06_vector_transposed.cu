@@ -8,7 +8,7 @@
 // else by elements) and C is read and written 16 bytes at a time.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, NT = BM * BN / (TM * TN);
@@ -54,8 +54,14 @@ struct rung {
 
 }  // namespace
 
-void m06_run(const matmul_call& c) {
-  dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream));
-}
+extern const matmul_rung m06_vector_transposed{
+    .info = {.id = "matmul/cuda/m06_vector_transposed",
+             .where = backend::cuda,
+             .step = 6,
+             .summary = "16-byte loads, A's tile transposed: no shared-memory bank conflicts"},
+    .can_run = grid_fits,
+    .run =
+        [](const matmul_call& c) { dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream)); },
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -21,7 +21,7 @@
 // transposes for free on the store, wins.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 constexpr int STAGES = 3;
@@ -124,16 +124,24 @@ struct rung {
   }
 };
 
-}  // namespace
-
-bool m09_can_run(const matmul_problem& p) {
+bool can_run(const matmul_problem& p) {
   const std::size_t bytes = p.type == dtype::f32 ? shared_bytes<narrow_threads, float>
                                                  : shared_bytes<narrow_threads, double>;
   return grid_fits(p) && bytes <= max_shared_per_block();
 }
 
-void m09_run(const matmul_call& c) {
-  dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream));
-}
+void run(const matmul_call& c) { dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream)); }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m09_async_pipeline{
+    .info = {.id = "matmul/cuda/m09_async_pipeline",
+             .where = backend::cuda,
+             .step = 9,
+             .summary =
+                 "m07 fed by cp.async through 3 shared-memory stages, A's tile untransposed"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

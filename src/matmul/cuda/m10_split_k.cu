@@ -8,7 +8,7 @@
 // each way), small beside the arithmetic for the shapes that take more than one slice.
 #include "matmul/cuda/double_buffered.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 namespace {
 
 using P32 = narrow_sub4;
@@ -37,19 +37,27 @@ struct rung {
   }
 };
 
-}  // namespace
-
-std::size_t m10_scratch(const matmul_problem& p) {
+std::size_t scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || !float_or_double(p)) return 0;
   return slicing(p).parts_elements(p.m, p.n) * size_of(p.type);
 }
 
-bool m10_can_run(const matmul_problem& p) {
-  return grid_fits(p) && ceil_div(p.k, min_k_slice) < 65536;
-}
+bool can_run(const matmul_problem& p) { return grid_fits(p) && ceil_div(p.k, min_k_slice) < 65536; }
 
-void m10_run(const matmul_call& c) {
+void run(const matmul_call& c) {
   dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream), c.scratch);
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m10_split_k{
+    .info = {.id = "matmul/cuda/m10_split_k",
+             .where = backend::cuda,
+             .step = 10,
+             .summary = "m08 over slices of K when C has too few tiles for the SMs"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

@@ -18,9 +18,8 @@
 // Scratch: ceil(m, BM) x ceil(k, BK) + ceil(k, BK) x ceil(n, BN) elements.
 #include "matmul/cuda/padded.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
-void m08_run(const matmul_call&);
 template <class T> void m08_whole_tiles(const gemm<T>&, cudaStream_t);
 
 namespace {
@@ -36,18 +35,28 @@ struct rung {
   }
 };
 
-}  // namespace
-
-std::size_t m12_scratch(const matmul_problem& p) {
+std::size_t scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0 || !float_or_double(p)) return 0;
   return p.type == dtype::f32 ? padded<P32>(p.m, p.n, p.k).elements() * 4
                               : padded<P64>(p.m, p.n, p.k).elements() * 8;
 }
 
-void m12_run(const matmul_call& c) {
+void run(const matmul_call& c) {
   if (c.p.m == 0 || c.p.n == 0) return;
-  if (c.p.k == 0) return m08_run(c);  // C = beta C: nothing to pad
+  if (c.p.k == 0) return m08_double_buffered.run(c);  // C = beta C: nothing to pad
   dispatch_matmul<rung>(c, static_cast<cudaStream_t>(c.stream), c.scratch);
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m12_padded_whole_tiles{
+    .info = {.id = "matmul/cuda/m12_padded_whole_tiles",
+             .where = backend::cuda,
+             .step = 12,
+             .summary = "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
+    .can_run = grid_fits,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

@@ -32,7 +32,7 @@
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 namespace {
 
@@ -66,13 +66,19 @@ __global__ void __launch_bounds__(P::NT, 1)
   store_mma_tiles(g, acc, at.row0 + at.wr, at.col0 + at.wc, at.lane, c_aligned);
 }
 
+// The rung: f64 where this build holds the kernel for this GPU's tensor cores (sm_90 code).
 using rung = whole_tile_rung<P, double, tensor_core_kernel, 90>;
 
 }  // namespace
 
-// f64 where this build holds the kernel for this GPU's tensor cores (sm_90 code).
-bool m13_can_run(const matmul_problem& p) { return rung::can_run(p); }
-std::size_t m13_scratch(const matmul_problem& p) { return rung::scratch(p); }
-void m13_run(const matmul_call& c) { rung::run(c); }
+extern const matmul_rung m13_f64_tensor_cores{
+    .info = {.id = "matmul/cuda/m13_f64_tensor_cores",
+             .where = backend::cuda,
+             .step = 13,
+             .summary = "f64 on the fp64 tensor cores (mma.sync m16n8k4), tiles by cp.async"},
+    .can_run = rung::can_run,
+    .scratch_bytes = rung::scratch,
+    .run = rung::run,
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

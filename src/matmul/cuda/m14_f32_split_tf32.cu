@@ -45,7 +45,7 @@
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 namespace {
 
@@ -93,13 +93,22 @@ __global__ void __launch_bounds__(P::NT, 2)
   store_mma_tiles(g, acc, at.row0 + at.wr, at.col0 + at.wc, at.lane, c_aligned);
 }
 
+// The rung: f32 on a GPU whose tensor cores this build's kernel runs on (sm_80 code and later).
 using rung = whole_tile_rung<P, float, split_tf32_kernel, 80>;
 
 }  // namespace
 
-// f32 on a GPU whose tensor cores this build's kernel runs on (sm_80 code and later).
-bool m14_can_run(const matmul_problem& p) { return rung::can_run(p); }
-std::size_t m14_scratch(const matmul_problem& p) { return rung::scratch(p); }
-void m14_run(const matmul_call& c) { rung::run(c); }
+extern const matmul_rung m14_f32_split_tf32{
+    .info = {.id = "matmul/cuda/m14_f32_split_tf32",
+             .where = backend::cuda,
+             .step = 14,
+             .summary = "f32 on the TF32 tensor cores within fp32's error bound: each operand "
+                        "split in two, three products (opt-in)",
+             .opt_in = true,
+             .tf32_split = true},
+    .can_run = rung::can_run,
+    .scratch_bytes = rung::scratch,
+    .run = rung::run,
+};
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

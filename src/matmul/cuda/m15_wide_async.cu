@@ -51,9 +51,7 @@
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/tensor_core_rung.cuh"
 
-namespace pplab::detail::gpu_matmul {
-
-void m08_run(const matmul_call&);
+namespace pplab::detail::matmul_cuda {
 
 namespace {
 
@@ -221,28 +219,26 @@ struct m15_layout {
   std::size_t c_elements(std::size_t m) const { return stage_c ? m * to.np : 0; }
 };
 
-}  // namespace
-
 // f32 on a GPU this build's kernel runs on: cp.async needs sm_80 code or later (no GPU: no).
-bool m15_can_run(const matmul_problem& p) {
+bool can_run(const matmul_problem& p) {
   static const bool built = kernel_built_for(wide_async_kernel<false>, 80);
   return p.type == dtype::f32 && grid_fits(p) && built;
 }
 
-std::size_t m15_scratch(const matmul_problem& p) {
+std::size_t scratch(const matmul_problem& p) {
   if (p.m == 0 || p.n == 0 || p.k == 0) return 0;
   const m15_layout l(p);
   return (l.b_elements() + l.c_elements(p.m) + l.cut.parts_elements(p.m, p.n)) * sizeof(float);
 }
 
-void m15_run(const matmul_call& c) {
+void run(const matmul_call& c) {
   if (c.p.m == 0 || c.p.n == 0) return;
-  if (c.p.k == 0) return m08_run(c);  // C = beta C
+  if (c.p.k == 0) return m08_double_buffered.run(c);  // C = beta C
   const auto s = static_cast<cudaStream_t>(c.stream);
   const gemm<float> g = typed<float>(c);
   const m15_layout l(c.p);
   // B's tiles whole by shape but its rows not 16-byte aligned: no room for a copy was asked.
-  if (!l.pad_b && !rows_aligned(g.b, g.ldb)) return m08_run(c);
+  if (!l.pad_b && !rows_aligned(g.b, g.ldb)) return m08_double_buffered.run(c);
   float* scratch = static_cast<float*>(c.scratch);
   gemm<float> w = g;
   w.k = l.to.kp;
@@ -271,4 +267,17 @@ void m15_run(const matmul_call& c) {
   if (staged) launch_store_staged(g, w.c, w.ldc, s);
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m15_wide_async{
+    .info = {.id = "matmul/cuda/m15_wide_async",
+             .where = backend::cuda,
+             .step = 15,
+             .summary = "f32: 8 x 16 results per thread, tiles by cp.async (A transposed by 4-byte "
+                        "copies) issued among the multiply-adds"},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

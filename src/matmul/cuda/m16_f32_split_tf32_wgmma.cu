@@ -29,9 +29,9 @@
 
 #include "core/cuda/copy_engine.cuh"
 #include "core/cuda/tensor_cores.cuh"
-#include "matmul/cuda/tensor_core_rung.cuh"  // store_mma_tiles, m08_run
+#include "matmul/cuda/tensor_core_rung.cuh"  // store_mma_tiles
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 namespace {
 
@@ -160,21 +160,19 @@ bool built() {
   return yes;
 }
 
-}  // namespace
-
 // f32 where this build's kernel has the warpgroup products (sm_90a) and the grids fit (the
 // split's: K under 2^21).
-bool m16_can_run(const matmul_problem& p) {
+bool can_run(const matmul_problem& p) {
   return p.type == dtype::f32 && grid_fits(p) && ceil_div(p.k, 32) < 65536 && built();
 }
 
-std::size_t m16_scratch(const matmul_problem& p) {
+std::size_t scratch(const matmul_problem& p) {
   return 2 * (p.m + p.n) * padded_k(p.k) * sizeof(float);
 }
 
-void m16_run(const matmul_call& c) {
+void run(const matmul_call& c) {
   if (c.p.m == 0 || c.p.n == 0) return;
-  if (c.p.k == 0) return m08_run(c);  // C = beta C
+  if (c.p.k == 0) return m08_double_buffered.run(c);  // C = beta C
   const auto s = static_cast<cudaStream_t>(c.stream);
   const gemm<float> g = typed<float>(c);
   const std::size_t kp = padded_k(g.k);
@@ -205,4 +203,19 @@ void m16_run(const matmul_call& c) {
   PPLAB_CUDA_LAUNCHED();
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace
+
+extern const matmul_rung m16_f32_split_tf32_wgmma{
+    .info = {.id = "matmul/cuda/m16_f32_split_tf32_wgmma",
+             .where = backend::cuda,
+             .step = 16,
+             .summary = "m14's three TF32 products on Hopper's warpgroup products (wgmma), the "
+                        "operands split once by a first pass, tiles by the copy engine (opt-in)",
+             .opt_in = true,
+             .tf32_split = true},
+    .can_run = can_run,
+    .scratch_bytes = scratch,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cuda

@@ -15,7 +15,7 @@
 #include "core/cuda/vector_access.cuh"
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 // C = alpha * acc + beta * C; beta == 0 never reads C (NaN in C must not leak, as in BLAS).
 template <class T> __device__ inline void store(T* c, T acc, T alpha, T beta) {
@@ -26,6 +26,10 @@ template <class T> __device__ inline void store(T* c, T acc, T alpha, T beta) {
 inline dim3 grid_over(std::size_t m, std::size_t n, unsigned rows, unsigned cols) {
   return dim3(unsigned(ceil_div(n, cols)), unsigned(ceil_div(m, rows)));
 }
+
+// m08's record: the rung that takes what a faster one leaves (K = 0, whole tiles with unaligned
+// rows).
+extern const matmul_rung m08_double_buffered;
 
 // Every rung: f32 and f64, and a grid that fits (65535 blocks of rows; C past 2^31 in a
 // dimension is far past any GPU's memory anyway).
@@ -296,4 +300,4 @@ using small_tiles = warp_tiling<64, 64, 16, 32, 32, 1, 4, 4>;
 // consecutive chunks instead of 8 chunks 32 bytes apart (m08, m10).
 using narrow_sub4 = warp_tiling<128, 128, 16, 64, 32, 2, 4, 4>;
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -4,7 +4,7 @@
 // runs on any shape; the zeros add nothing to any sum, and C keeps its bounds tests.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 // The padded shapes: A is mp x kp (row stride kp), B kp x np (row stride np).
 template <class P> struct padded {
@@ -106,4 +106,4 @@ template <class P, class T> gemm<T> pad_operands(const gemm<T>& g, T* scratch, c
   return whole;
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -7,7 +7,7 @@
 #include "core/cuda/tensor_cores.cuh"
 #include "matmul/cuda/padded.cuh"
 
-namespace pplab::detail::gpu_matmul {
+namespace pplab::detail::matmul_cuda {
 
 // The tensor-core rungs' tiling: a 128 x 128 tile of C per block of 8 warps, each warp 64 x 32 of
 // it as 4 x 4 m16n8 tiles; K steps of BK elements of T through 3 shared-memory stages, the rows of
@@ -178,7 +178,6 @@ void run_whole_tiles(const matmul_call& c, std::size_t wave,
 
 // The whole host side of such a rung (m13, m14): `kernel` over P's whole tiles of T, built for
 // sm_`version` or later; m08 takes what it cannot (K = 0, whole but unaligned tiles).
-void m08_run(const matmul_call&);
 template <class P, class T, void (*kernel)(gemm<T>, bool, k_slices<T>), int version>
 struct whole_tile_rung {
   // Fewer tiles of C than blocks the GPU holds at once get K cut into slices.
@@ -194,7 +193,9 @@ struct whole_tile_rung {
   static std::size_t scratch(const matmul_problem& p) {
     return whole_tile_scratch<P, T>(p, wave());
   }
-  static void run(const matmul_call& c) { run_whole_tiles<P, T>(c, wave(), kernel, m08_run); }
+  static void run(const matmul_call& c) {
+    run_whole_tiles<P, T>(c, wave(), kernel, m08_double_buffered.run);
+  }
 };
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -9,9 +9,10 @@
 // compute's; m02 starts the next panel's broadcast first.
 #include "matmul/mpi/summa.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_mpi {
+namespace {
 
-void matmul_mpi_m01(const matmul_call& c) {
+void run(const matmul_call& c) {
   summa::state s(c);
   const summa::grid_comms comms(s.g);
   const std::vector<summa::panel> panels = summa::panels_of(s.g, c.p.k);
@@ -30,4 +31,15 @@ void matmul_mpi_m01(const matmul_call& c) {
   mpi::agree(s.failed);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const matmul_rung m01_summa{
+    .info = {.id = "matmul/mpi/m01_summa",
+             .where = backend::mpi,
+             .step = 1,
+             .summary = "SUMMA on a 2-D grid of ranks: panels broadcast along rows and columns"},
+    .can_run = float_or_double,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_mpi

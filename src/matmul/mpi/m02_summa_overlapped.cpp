@@ -6,9 +6,10 @@
 // are then not multiplying, so the overlap is worth most between hosts.
 #include "matmul/mpi/summa.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_mpi {
+namespace {
 
-void matmul_mpi_m02(const matmul_call& c) {
+void run(const matmul_call& c) {
   summa::state s(c);
   const summa::grid_comms comms(s.g);
   const std::vector<summa::panel> panels = summa::panels_of(s.g, c.p.k);
@@ -39,4 +40,15 @@ void matmul_mpi_m02(const matmul_call& c) {
   mpi::agree(s.failed);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const matmul_rung m02_summa_overlapped{
+    .info = {.id = "matmul/mpi/m02_summa_overlapped",
+             .where = backend::mpi,
+             .step = 2,
+             .summary = "SUMMA with the next panel's broadcasts started before this multiply"},
+    .can_run = float_or_double,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_mpi

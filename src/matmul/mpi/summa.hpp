@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/mpi/world.hpp"
+#include "matmul/matmul_common.hpp"
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 

@@ -10,31 +10,44 @@
 #include "matmul/matmul_common.hpp"
 #include "matmul/nccl/row_split.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_nccl {
+namespace {
 
-void matmul_nccl_m01(const matmul_call& c) {
+void run(const matmul_call& c) {
   const matmul_problem& p = c.p;
   const std::size_t e = size_of(p.type), gpus = std::size_t(nccl::world_size());
   const nccl::gpu_array &a = nccl::array_at(c.a), &b = nccl::array_at(c.b);
   nccl::gpu_array& cc = nccl::array_at(c.c);
   const std::vector<nccl::device_buffer> whole_b =
-      nccl_matmul::whole_b_everywhere(b, &nccl::member::stream, nullptr);
+      matmul_nccl::whole_b_everywhere(b, &nccl::member::stream, nullptr);
   // Buffers are freed in stream order after the work that uses them: locals suffice.
   nccl::each([&](std::size_t i, const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     const matmul_problem q{p.type, rows.count, p.n, p.k};
     nccl::device_buffer a_copy, c_copy;
     const char* a_rows =
-        nccl_matmul::rows_of(a, i, rows.first, rows.count, c.lda, p.k, e, a_copy, true);
+        matmul_nccl::rows_of(a, i, rows.first, rows.count, c.lda, p.k, e, a_copy, true);
     char* c_rows =
-        nccl_matmul::rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy, c.beta != 0);
+        matmul_nccl::rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy, c.beta != 0);
     const matmul_rung& r = default_rung<matmul_rung>(backend::cuda, q);
     nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
     r.run({q, c.alpha, c.beta, a_rows, c.lda, whole_b[i].get(), c.ldb, c_rows, c.ldc, scratch.get(),
            m.stream});
-    nccl_matmul::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
+    matmul_nccl::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
   });
   nccl::synchronize();
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const matmul_rung m01_rows_broadcast_b{
+    .info = {.id = "matmul/nccl/m01_rows_broadcast_b",
+             .where = backend::nccl,
+             .step = 1,
+             .summary = "rows of C split over the GPUs, B broadcast to every GPU, the cuda rung on "
+                        "each (one process)"},
+    .can_run = in_one_process,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_nccl

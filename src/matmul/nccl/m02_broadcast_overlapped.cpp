@@ -15,16 +15,17 @@
 #include "matmul/matmul_common.hpp"
 #include "matmul/nccl/row_split.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_nccl {
+namespace {
 
-void matmul_nccl_m02(const matmul_call& c) {
+void run(const matmul_call& c) {
   const matmul_problem& p = c.p;
   const std::size_t e = size_of(p.type), gpus = std::size_t(nccl::world_size());
   const nccl::gpu_array &a = nccl::array_at(c.a), &b = nccl::array_at(c.b);
   nccl::gpu_array& cc = nccl::array_at(c.c);
   std::deque<nccl::stream_mark> landed;
   const std::vector<nccl::device_buffer> whole_b =
-      nccl_matmul::whole_b_everywhere(b, &nccl::member::side, &landed);
+      matmul_nccl::whole_b_everywhere(b, &nccl::member::side, &landed);
   nccl::each([&](std::size_t i, const nccl::member& m) {
     const part rows = part_of(p.m, m.rank, int(gpus));
     // B's rows [own0, own1): those whose n elements lie whole in this GPU's slice of B.
@@ -38,9 +39,9 @@ void matmul_nccl_m02(const matmul_call& c) {
     }
     nccl::device_buffer a_copy, c_copy;
     const char* a_rows =
-        nccl_matmul::rows_of(a, i, rows.first, rows.count, c.lda, p.k, e, a_copy, true);
+        matmul_nccl::rows_of(a, i, rows.first, rows.count, c.lda, p.k, e, a_copy, true);
     char* c_rows =
-        nccl_matmul::rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy, c.beta != 0);
+        matmul_nccl::rows_of(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy, c.beta != 0);
     // One product of C's rows with B's rows [k0, k0 + kb) read from `b_rows` (B's row k0).
     const auto product = [&](std::size_t k0, std::size_t kb, const char* b_rows, double beta) {
       const matmul_problem q{p.type, rows.count, p.n, kb};
@@ -60,10 +61,22 @@ void matmul_nccl_m02(const matmul_call& c) {
     landed[i].wait_in(m.stream);
     if (own0 > 0) product(0, own0, whole_b[i].as<char>(), 1.0);
     if (own1 < p.k) product(own1, p.k - own1, whole_b[i].as<char>() + own1 * pitch, 1.0);
-    nccl_matmul::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
+    matmul_nccl::write_rows_back(cc, i, rows.first, rows.count, c.ldc, p.n, e, c_copy);
   });
   // Every stream waits for the side streams (landed), so the buffers' frees on `stream` come last.
   nccl::synchronize();
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const matmul_rung m02_broadcast_overlapped{
+    .info = {.id = "matmul/nccl/m02_broadcast_overlapped",
+             .where = backend::nccl,
+             .step = 2,
+             .summary = "m01 with B's broadcast hidden behind the product of the rows of B each "
+                        "GPU holds (one process)"},
+    .can_run = in_one_process,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_nccl

@@ -15,8 +15,11 @@
 #include "matmul/mpi/grid.hpp"
 #include "matmul/rung.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_nccl {
 namespace {
+
+// The blocks of a job of one process per GPU (m01 and m02 take arrays split over one process's).
+bool in_a_job(const matmul_problem& p) { return float_or_double(p) && nccl::job_of_processes(); }
 
 constexpr std::size_t max_panel = 4096;
 
@@ -67,9 +70,7 @@ std::vector<panel> panels_of(const rank_grid& g, std::size_t k) {
   return out;
 }
 
-}  // namespace
-
-void matmul_nccl_m03(const matmul_call& c) {
+void run(const matmul_call& c) {
   const matmul_problem& p = c.p;
   const nccl::member& m = nccl::members().at(0);
   const rank_grid g = grid_of(nccl::process_rank(), nccl::processes());
@@ -147,4 +148,16 @@ void matmul_nccl_m03(const matmul_call& c) {
   PPLAB_CUDA(cudaStreamSynchronize(m.stream));
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const matmul_rung m03_summa{
+    .info = {.id = "matmul/nccl/m03_summa",
+             .where = backend::nccl,
+             .step = 3,
+             .summary = "SUMMA on a job of one process per GPU: panels broadcast along the grid's "
+                        "rows and columns while the last panels multiply (mpirun)"},
+    .can_run = in_a_job,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_nccl

@@ -7,9 +7,15 @@
 #include <vector>
 
 #include "core/nccl/array.hpp"
+#include "matmul/matmul_common.hpp"
 #include "matmul/rung.hpp"
 
-namespace pplab::detail::nccl_matmul {
+namespace pplab::detail::matmul_nccl {
+
+// m01 and m02 take arrays split over the GPUs of one process (m03 the blocks of a job's process).
+inline bool in_one_process(const matmul_problem& p) {
+  return float_or_double(p) && !nccl::job_of_processes();
+}
 
 // B whole on every GPU: every GPU's slice of B broadcast from it to the others, one group of G
 // ncclBroadcast calls on each member's stream `on` (its `stream`, or its `side` stream to overlap
@@ -68,4 +74,4 @@ inline void write_rows_back(nccl::gpu_array& x, std::size_t i, std::size_t first
                       nccl::members()[i]);
 }
 
-}  // namespace pplab::detail::nccl_matmul
+}  // namespace pplab::detail::matmul_nccl

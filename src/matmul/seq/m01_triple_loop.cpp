@@ -5,7 +5,7 @@
 // GFLOP/s, 0.1% of the FMA peak measured in the same run.
 #include "matmul/matmul_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::matmul_seq {
 namespace {
 
 struct triple_loop {
@@ -20,16 +20,17 @@ struct triple_loop {
   }
 };
 
+void run(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
+
 }  // namespace
 
-void matmul_seq_m01(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
+extern const matmul_rung m01_triple_loop{
+    .info = {.id = "matmul/seq/m01_triple_loop",
+             .where = backend::seq,
+             .step = 1,
+             .summary = "i-j-k triple loop: B read down its columns"},
+    .can_run = float_or_double,
+    .run = run,
+};
 
-void register_matmul_seq(std::vector<matmul_rung>& r) {
-  r.push_back({{"matmul/seq/m01_triple_loop", backend::seq, 1,
-                "i-j-k triple loop: B read down its columns"},
-               float_or_double,
-               nullptr,
-               matmul_seq_m01});
-}
-
-}  // namespace pplab::detail
+}  // namespace pplab::detail::matmul_seq

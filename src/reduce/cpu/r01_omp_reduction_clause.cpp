@@ -7,7 +7,7 @@
 // GB/s, 28% of read bandwidth.
 #include "reduce/reduce_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_cpu {
 namespace {
 
 struct omp_reduction_clause {
@@ -73,6 +73,14 @@ struct omp_reduction_clause {
 
 }  // namespace
 
-void reduce_cpu_r01(const reduce_call& c) { dispatch_reduce<omp_reduction_clause>(c); }
+extern const reduce_rung r01_omp_reduction_clause{
+    .info = {.id = "reduce/cpu/r01_omp_reduction_clause",
+             .where = backend::cpu,
+             .step = 1,
+             .summary = "OpenMP reduction clause: per-thread copies combined by the runtime",
+             .reproducible = false},
+    .can_run = any_problem,
+    .run = dispatch_reduce<omp_reduction_clause>,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::reduce_cpu

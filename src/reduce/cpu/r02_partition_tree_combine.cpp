@@ -11,7 +11,7 @@
 
 #include "reduce/reduce_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_cpu {
 namespace {
 
 template <class A> struct alignas(64) padded { A value; };
@@ -40,6 +40,13 @@ struct partition_tree_combine {
 
 }  // namespace
 
-void reduce_cpu_r02(const reduce_call& c) { dispatch_reduce<partition_tree_combine>(c); }
+extern const reduce_rung r02_partition_tree_combine{
+    .info = {.id = "reduce/cpu/r02_partition_tree_combine",
+             .where = backend::cpu,
+             .step = 2,
+             .summary = "per-thread partials on their own cache lines, combined in a tree"},
+    .can_run = any_problem,
+    .run = dispatch_reduce<partition_tree_combine>,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::reduce_cpu

@@ -11,7 +11,7 @@
 
 #include "reduce/reduce_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_cpu {
 namespace {
 
 constexpr std::size_t block = 4096;
@@ -64,6 +64,13 @@ struct simd_accumulators {
 
 }  // namespace
 
-void reduce_cpu_r03(const reduce_call& c) { dispatch_reduce<simd_accumulators>(c); }
+extern const reduce_rung r03_simd_accumulators{
+    .info = {.id = "reduce/cpu/r03_simd_accumulators",
+             .where = backend::cpu,
+             .step = 3,
+             .summary = "independent SIMD accumulators over fixed blocks: memory speed, same bits"},
+    .can_run = any_problem,
+    .run = dispatch_reduce<simd_accumulators>,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::reduce_cpu

@@ -6,7 +6,7 @@
 
 #include "reduce/cuda/reduce_cuda.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 
 constexpr std::size_t last_block_max_blocks = 64 * 256;
 constexpr std::size_t last_block_scratch = 256 + last_block_max_blocks * max_acc_bytes;
@@ -51,4 +51,4 @@ void launch_last_block(const T* in, std::size_t n, void* scratch, scalar* out, s
   PPLAB_CUDA_LAUNCHED();
 }
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

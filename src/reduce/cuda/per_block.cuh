@@ -6,7 +6,7 @@
 
 #include "reduce/cuda/reduce_cuda.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 
 template <class T, op O, class Kernel>
 void launch_then_combine(Kernel kernel, std::size_t blocks, int threads, const T* in, std::size_t n,
@@ -66,4 +66,4 @@ __global__ void __launch_bounds__(B)
   if (threadIdx.x == 0) partial[blockIdx.x] = v;
 }
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

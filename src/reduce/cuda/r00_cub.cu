@@ -3,8 +3,7 @@
 // for float sums, 64-bit integers for integer sums) given as CUB's init value, and the same
 // NaN-propagating min and max, so the two are timed doing the same work. The answer is written
 // through a transform output iterator straight into the result, with no extra launch.
-// Beside it, registered as a reference (rung -1), CUB's own float Sum as users call it: it
-// accumulates in float, so it is verified against a float-sized error bound.
+// Beside it, as a reference (cub_float_sum), CUB's own float Sum as users call it.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2555 ms,
 // 4202 GB/s (87% of theoretical); 2^24: 0.0284 ms.
 #include <cub/device/device_reduce.cuh>
@@ -13,7 +12,7 @@
 
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 template <class T, op O> struct to_scalar {
@@ -46,29 +45,19 @@ struct rung {
 };
 
 // CUB's own Sum over floats, the answer widened to the scalar the call contract wants.
-__global__ void widen_answer(const float* sum, scalar* out) { store(out, double(*sum), 0); }
-
 }  // namespace
 
-// CUB asks for a few kilobytes of temporary storage; 1 MiB covers any n.
-std::size_t r00_scratch(const reduce_problem&) { return std::size_t(1) << 20; }
-void r00_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const reduce_rung r00_cub{
+    .info = {.id = "reduce/cuda/r00_cub",
+             .where = backend::cuda,
+             .step = 0,
+             .summary = "cub::DeviceReduce with the same accumulator: the vendor baseline"},
+    .can_run = supports<dtypes::all>,
+    .scratch_bytes =
+        [](const reduce_problem&) {
+          return std::size_t(1) << 20;  // CUB asks for a few kilobytes; 1 MiB covers any n
+        },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-bool cub_float_sum_can_run(const reduce_problem& p) {
-  return p.type == dtype::f32 && p.what == op::sum;
-}
-std::size_t cub_float_sum_scratch(const reduce_problem&) { return std::size_t(1) << 20; }
-void cub_float_sum_run(const reduce_call& c) {
-  const auto s = static_cast<cudaStream_t>(c.stream);
-  // scratch: [the float sum (256 B)] [CUB's temporary storage]
-  auto* sum = static_cast<float*>(c.scratch);
-  void* temp = static_cast<char*>(c.scratch) + 256;
-  std::size_t bytes = 0;
-  const auto* in = static_cast<const float*>(c.in);
-  PPLAB_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in, sum, c.p.n, s));
-  PPLAB_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, sum, c.p.n, s));
-  widen_answer<<<1, 1, 0, s>>>(sum, c.out);
-  PPLAB_CUDA_LAUNCHED();
-}
-
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -7,7 +7,7 @@
 // 716 GB/s (15% of theoretical); 2^24: 0.1044 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr int B = 256;
@@ -34,7 +34,14 @@ struct rung : tile_rung<rung, B, B> {
 
 }  // namespace
 
-std::size_t r01_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r01_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r01_interleaved_divergent{
+    .info = {.id = "reduce/cuda/r01_interleaved_divergent",
+             .where = backend::cuda,
+             .step = 1,
+             .summary = "shared-memory tree, t % (2*stride): divergent warps"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

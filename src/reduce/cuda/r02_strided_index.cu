@@ -7,7 +7,7 @@
 // 562 GB/s (12% of theoretical); 2^24: 0.1291 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr int B = 256;
@@ -35,7 +35,14 @@ struct rung : tile_rung<rung, B, B> {
 
 }  // namespace
 
-std::size_t r02_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r02_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r02_strided_index{
+    .info = {.id = "reduce/cuda/r02_strided_index",
+             .where = backend::cuda,
+             .step = 2,
+             .summary = "index 2*stride*t: no divergence, bank conflicts"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -7,7 +7,7 @@
 // theoretical); 2^24: 0.0895 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr int B = 256;
@@ -34,7 +34,14 @@ struct rung : tile_rung<rung, B, B> {
 
 }  // namespace
 
-std::size_t r03_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r03_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r03_sequential_addressing{
+    .info = {.id = "reduce/cuda/r03_sequential_addressing",
+             .where = backend::cuda,
+             .step = 3,
+             .summary = "stride halving from blockDim.x: compact, conflict-free"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

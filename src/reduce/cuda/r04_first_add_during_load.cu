@@ -5,7 +5,7 @@
 // 1615 GB/s (34% of theoretical); 2^24: 0.0531 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr int B = 256;
@@ -34,7 +34,14 @@ struct rung : tile_rung<rung, B, 2 * B> {
 
 }  // namespace
 
-std::size_t r04_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r04_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r04_first_add_during_load{
+    .info = {.id = "reduce/cuda/r04_first_add_during_load",
+             .where = backend::cuda,
+             .step = 4,
+             .summary = "two elements per thread, added while loading"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -7,7 +7,7 @@
 // 2184 GB/s (45% of theoretical); 2^24: 0.0436 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr int B = 256;
@@ -39,7 +39,14 @@ struct rung : tile_rung<rung, B, 2 * B> {
 
 }  // namespace
 
-std::size_t r05_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r05_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r05_unroll_last_warp{
+    .info = {.id = "reduce/cuda/r05_unroll_last_warp",
+             .where = backend::cuda,
+             .step = 5,
+             .summary = "last warp without block barriers (__syncwarp)"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -6,7 +6,7 @@
 // 2340 GB/s (49% of theoretical); 2^24: 0.0425 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 template <class T, op O, unsigned B>
@@ -40,7 +40,14 @@ struct rung : tile_rung<rung, B, 2 * B> {
 
 }  // namespace
 
-std::size_t r06_scratch(const reduce_problem& p) { return rung::scratch(p); }
-void r06_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r06_complete_unroll{
+    .info = {.id = "reduce/cuda/r06_complete_unroll",
+             .where = backend::cuda,
+             .step = 6,
+             .summary = "block size as a template parameter: fully unrolled"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

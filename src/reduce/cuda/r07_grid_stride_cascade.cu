@@ -7,7 +7,7 @@
 // 2495 GB/s (52% of theoretical); 2^24: 0.0421 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -50,8 +50,18 @@ struct rung {
 
 }  // namespace
 
-// Resident blocks never exceed 64 per SM x 256 SMs: scratch for that many partials.
-std::size_t r07_scratch(const reduce_problem&) { return bytes_for_partials(64 * 256); }
-void r07_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r07_grid_stride_cascade{
+    .info = {.id = "reduce/cuda/r07_grid_stride_cascade",
+             .where = backend::cuda,
+             .step = 7,
+             .summary = "resident grid, many elements per thread (cascading)"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes =
+        [](const reduce_problem&) {
+          // Resident blocks never exceed 64 per SM x 256 SMs: scratch for that many partials.
+          return bytes_for_partials(64 * 256);
+        },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -6,7 +6,7 @@
 // 2487 GB/s (52% of theoretical); 2^24: 0.0420 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -38,7 +38,14 @@ struct rung {
 
 }  // namespace
 
-std::size_t r08_scratch(const reduce_problem&) { return bytes_for_partials(64 * 256); }
-void r08_run(const reduce_call& c) { dispatch<rung, dtypes::wide>(c); }
+extern const reduce_rung r08_warp_shuffle{
+    .info = {.id = "reduce/cuda/r08_warp_shuffle",
+             .where = backend::cuda,
+             .step = 8,
+             .summary = "warp shuffles; shared memory only between warps"},
+    .can_run = supports<dtypes::wide>,
+    .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -7,7 +7,7 @@
 // 4246 GB/s (88% of theoretical); 2^24: 0.0285 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -29,7 +29,14 @@ struct rung {
 
 }  // namespace
 
-std::size_t r09_scratch(const reduce_problem&) { return bytes_for_partials(64 * 256); }
-void r09_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const reduce_rung r09_vector_loads{
+    .info = {.id = "reduce/cuda/r09_vector_loads",
+             .where = backend::cuda,
+             .step = 9,
+             .summary = "16-byte loads, four in flight per thread"},
+    .can_run = supports<dtypes::all>,
+    .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

@@ -10,7 +10,7 @@
 
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -53,7 +53,14 @@ struct rung {
 
 }  // namespace
 
-std::size_t r10_scratch(const reduce_problem&) { return max_blocks * max_acc_bytes; }
-void r10_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const reduce_rung r10_host_combine{
+    .info = {.id = "reduce/cuda/r10_host_combine",
+             .where = backend::cuda,
+             .step = 10,
+             .summary = "block partials combined on the host"},
+    .can_run = supports<dtypes::all>,
+    .scratch_bytes = [](const reduce_problem&) { return max_blocks * max_acc_bytes; },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

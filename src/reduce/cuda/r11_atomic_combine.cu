@@ -8,7 +8,7 @@
 // 4215 GB/s (88% of theoretical); 2^24: 0.0298 ms.
 #include "reduce/cuda/per_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 constexpr unsigned B = 256;
@@ -93,9 +93,18 @@ struct rung {
 
 }  // namespace
 
-// An integer mean sums in 128 bits, which no atomic takes.
-bool r11_can_run(const reduce_problem& p) { return !(p.what == op::mean && !is_float(p.type)); }
-std::size_t r11_scratch(const reduce_problem&) { return 8; }
-void r11_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const reduce_rung r11_atomic_combine{
+    .info = {.id = "reduce/cuda/r11_atomic_combine",
+             .where = backend::cuda,
+             .step = 11,
+             .summary = "block partials combined by atomics (not deterministic)",
+             .reproducible = false},
+    .can_run =
+        [](const reduce_problem& p) {
+          return !(p.what == op::mean && !is_float(p.type));  // a 128-bit sum: no atomic takes it
+        },
+    .scratch_bytes = [](const reduce_problem&) { return std::size_t(8); },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

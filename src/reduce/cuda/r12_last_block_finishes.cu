@@ -14,7 +14,7 @@
 // 4242 GB/s (88% of theoretical); 2^24: 0.0238 ms.
 #include "reduce/cuda/last_block.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 namespace {
 
 struct rung {
@@ -29,7 +29,14 @@ struct rung {
 
 }  // namespace
 
-std::size_t r12_scratch(const reduce_problem&) { return last_block_scratch; }
-void r12_run(const reduce_call& c) { dispatch<rung, dtypes::all>(c); }
+extern const reduce_rung r12_last_block_finishes{
+    .info = {.id = "reduce/cuda/r12_last_block_finishes",
+             .where = backend::cuda,
+             .step = 12,
+             .summary = "one launch: the last block combines, deterministic"},
+    .can_run = supports<dtypes::all>,
+    .scratch_bytes = [](const reduce_problem&) { return last_block_scratch; },
+    .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
+};
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

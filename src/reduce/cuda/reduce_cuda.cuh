@@ -9,7 +9,7 @@
 #include "core/cuda/toolbox.cuh"
 #include "reduce/reduce_common.hpp"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 
 // The dtypes a rung compiles for: all ten, or the 32- and 64-bit ones (teaching rungs, to keep
 // the build lean; they say so in can_run).
@@ -144,4 +144,4 @@ inline std::size_t bytes_for_partials(std::size_t blocks) {
   return partial_scratch(blocks) * max_acc_bytes;
 }
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda

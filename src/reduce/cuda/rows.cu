@@ -11,9 +11,10 @@
 // floats: 5.1 ms against torch.sum(dim=-1)'s 0.95 ms on an H100; a warp per row 1.07 ms), and it
 // waits at a barrier after every row: 16384 rows of 16384 floats took 0.43 ms against torch's 0.38
 // (bench/results/h100-2026-11-27-python-call-parts-rows-kernels.txt).
+#include "core/modules.hpp"
 #include "reduce/cuda/reduce_cuda.cuh"
 
-namespace pplab::detail::gpu_reduce {
+namespace pplab::detail::reduce_cuda {
 
 namespace {
 
@@ -77,4 +78,11 @@ void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t col
   });
 }
 
-}  // namespace pplab::detail::gpu_reduce
+}  // namespace pplab::detail::reduce_cuda
+
+namespace pplab::detail {
+// What the core reaches through the module's table (src/reduce/cuda_forward.cpp).
+void add_reduce_cuda_exports(module_exports& e) {
+  e.add("reduce_rows", &reduce_cuda::reduce_rows_here);
+}
+}  // namespace pplab::detail

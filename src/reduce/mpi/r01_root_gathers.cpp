@@ -8,10 +8,11 @@
 #include "core/mpi/world.hpp"
 #include "reduce/mpi/reduce_mpi.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_mpi {
 
-void reduce_mpi_r01(const reduce_call& c) {
-  using namespace mpi_reduce;
+namespace {
+
+void run(const reduce_call& c) {
   const partial mine = local_partial(c);
   const int ranks = mpi::size();
   std::vector<partial> all(mpi::rank() == 0 ? std::size_t(ranks) : 0);
@@ -22,4 +23,15 @@ void reduce_mpi_r01(const reduce_call& c) {
   *c.out = answer(c.p, out);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r01_root_gathers{
+    .info = {.id = "reduce/mpi/r01_root_gathers",
+             .where = backend::mpi,
+             .step = 1,
+             .summary = "partials gathered to rank 0, combined in rank order, broadcast"},
+    .can_run = any_problem,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_mpi

@@ -7,10 +7,11 @@
 #include "core/mpi/world.hpp"
 #include "reduce/mpi/reduce_mpi.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_mpi {
 
-void reduce_mpi_r02(const reduce_call& c) {
-  using namespace mpi_reduce;
+namespace {
+
+void run(const reduce_call& c) {
   const partial mine = local_partial(c);
   partial out = mine;
   if (const builtin b = builtin_for(c.p); b.op != MPI_OP_NULL)
@@ -22,4 +23,17 @@ void reduce_mpi_r02(const reduce_call& c) {
   *c.out = answer(c.p, out);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r02_tree_reduce{
+    .info = {.id = "reduce/mpi/r02_tree_reduce",
+             .where = backend::mpi,
+             .step = 2,
+             .summary =
+                 "MPI_Reduce up the library's tree, then broadcast (float order: the library's)",
+             .reproducible = false},
+    .can_run = any_problem,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_mpi

@@ -5,10 +5,11 @@
 #include "core/mpi/world.hpp"
 #include "reduce/mpi/reduce_mpi.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_mpi {
 
-void reduce_mpi_r03(const reduce_call& c) {
-  using namespace mpi_reduce;
+namespace {
+
+void run(const reduce_call& c) {
   const partial mine = local_partial(c);
   partial out = mine;
   if (const builtin b = builtin_for(c.p); b.op != MPI_OP_NULL)
@@ -20,4 +21,16 @@ void reduce_mpi_r03(const reduce_call& c) {
   *c.out = answer(c.p, out);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r03_allreduce{
+    .info = {.id = "reduce/mpi/r03_allreduce",
+             .where = backend::mpi,
+             .step = 3,
+             .summary = "one MPI_Allreduce (float order: the library's)",
+             .reproducible = false},
+    .can_run = any_problem,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_mpi

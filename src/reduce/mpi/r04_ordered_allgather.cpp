@@ -10,10 +10,11 @@
 #include "core/mpi/world.hpp"
 #include "reduce/mpi/reduce_mpi.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_mpi {
 
-void reduce_mpi_r04(const reduce_call& c) {
-  using namespace mpi_reduce;
+namespace {
+
+void run(const reduce_call& c) {
   const partial mine = local_partial(c);
   const int ranks = mpi::size();
   std::vector<partial> all(static_cast<std::size_t>(ranks));
@@ -22,4 +23,16 @@ void reduce_mpi_r04(const reduce_call& c) {
   *c.out = answer(c.p, in_rank_order(all.data(), ranks));
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r04_ordered_allgather{
+    .info = {.id = "reduce/mpi/r04_ordered_allgather",
+             .where = backend::mpi,
+             .step = 4,
+             .summary = "partials all-gathered, combined in rank order on every rank: one "
+                        "collective, the same bits every run"},
+    .can_run = any_problem,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_mpi

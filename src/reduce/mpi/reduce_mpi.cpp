@@ -7,7 +7,7 @@
 #include "reduce/reduce_common.hpp"
 #include "reduce/rung.hpp"
 
-namespace pplab::detail::mpi_reduce {
+namespace pplab::detail::reduce_mpi {
 
 partial local_partial(const reduce_call& c) {
   partial mine;
@@ -73,4 +73,4 @@ builtin builtin_for(const reduce_problem& p) {
   }
 }
 
-}  // namespace pplab::detail::mpi_reduce
+}  // namespace pplab::detail::reduce_mpi

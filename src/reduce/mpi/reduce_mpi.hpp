@@ -10,7 +10,7 @@
 #include "reduce/partials.hpp"
 #include "reduce/rung.hpp"
 
-namespace pplab::detail::mpi_reduce {
+namespace pplab::detail::reduce_mpi {
 
 using reduce_parts::answer;
 using reduce_parts::join;
@@ -37,4 +37,4 @@ struct builtin {
 };
 builtin builtin_for(const reduce_problem& p);
 
-}  // namespace pplab::detail::mpi_reduce
+}  // namespace pplab::detail::reduce_mpi

@@ -10,15 +10,16 @@
 
 #include "reduce/nccl/reduce_nccl.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_nccl {
 
-bool reduce_nccl_r01_can_run(const reduce_problem& p) {
+namespace {
+
+bool can_run(const reduce_problem& p) {
   if (p.what == op::mean) return false;
   return !(is_float(p.type) && (p.what == op::min || p.what == op::max));
 }
 
-void reduce_nccl_r01(const reduce_call& c) {
-  using namespace nccl_reduce;
+void run(const reduce_call& c) {
   std::vector<nccl::device_buffer> parts = local_partials(c);
   ncclDataType_t type = ncclFloat64;
   if (!is_float(c.p.type))
@@ -45,4 +46,16 @@ void reduce_nccl_r01(const reduce_call& c) {
   put_answer(c, all);
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r01_allreduce_partials{
+    .info = {.id = "reduce/nccl/r01_allreduce_partials",
+             .where = backend::nccl,
+             .step = 1,
+             .summary = "one ncclAllReduce of the GPUs' partials (float order: NCCL's)",
+             .reproducible = false},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_nccl

@@ -8,10 +8,11 @@
 // call on 2^20 per GPU 59 us (r01 57 us; a bare 4-byte all-reduce 23 us).
 #include "reduce/nccl/reduce_nccl.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_nccl {
 
-void reduce_nccl_r02(const reduce_call& c) {
-  using namespace nccl_reduce;
+namespace {
+
+void run(const reduce_call& c) {
   std::vector<nccl::device_buffer> parts = local_partials(c);
   const std::vector<nccl::member>& ms = nccl::members();
   const std::size_t gpus = std::size_t(nccl::world_size());
@@ -30,4 +31,15 @@ void reduce_nccl_r02(const reduce_call& c) {
   put_answer(c, reduce_parts::in_order(host.data(), int(gpus)));
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r02_device_order{
+    .info = {.id = "reduce/nccl/r02_device_order",
+             .where = backend::nccl,
+             .step = 2,
+             .summary = "partials all-gathered, joined in GPU order: the same bits every run"},
+    .can_run = any_problem,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_nccl

@@ -17,12 +17,13 @@
 #include "core/nccl/world.hpp"
 #include "reduce/nccl/reduce_nccl.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_nccl {
 
-bool reduce_nccl_r03_can_run(const reduce_problem&) { return !nccl::job_of_processes(); }
+namespace {
 
-void reduce_nccl_r03(const reduce_call& c) {
-  using namespace nccl_reduce;
+bool can_run(const reduce_problem&) { return !nccl::job_of_processes(); }
+
+void run(const reduce_call& c) {
   std::vector<nccl::device_buffer> parts = local_partials(c);
   // Into the slots the headers came from: each slot's copy in is ahead of its copy out on the
   // same stream.
@@ -35,4 +36,16 @@ void reduce_nccl_r03(const reduce_call& c) {
   put_answer(c, reduce_parts::in_order(host, int(nccl::members().size())));
 }
 
-}  // namespace pplab::detail
+}  // namespace
+
+extern const reduce_rung r03_partials_to_host{
+    .info = {.id = "reduce/nccl/r03_partials_to_host",
+             .where = backend::nccl,
+             .step = 3,
+             .summary = "one process: partials copied to the host, joined in GPU order (r02's "
+                        "answer, no collective)"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::reduce_nccl

@@ -4,7 +4,7 @@
 #include "reduce/reduce_common.hpp"
 #include "reduce/rung.hpp"
 
-namespace pplab::detail::nccl_reduce {
+namespace pplab::detail::reduce_nccl {
 
 // Pinned host memory, kept: small copies from and to it run asynchronously (a copy from
 // pageable memory holds this thread until it is staged). Reused safely: each call waits for its
@@ -54,4 +54,4 @@ void put_answer(const reduce_call& c, const partial& all) {
   PPLAB_CUDA(cudaStreamSynchronize(first.stream));
 }
 
-}  // namespace pplab::detail::nccl_reduce
+}  // namespace pplab::detail::reduce_nccl

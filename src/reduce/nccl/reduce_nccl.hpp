@@ -8,7 +8,7 @@
 #include "reduce/partials.hpp"
 #include "reduce/rung.hpp"
 
-namespace pplab::detail::nccl_reduce {
+namespace pplab::detail::reduce_nccl {
 
 using reduce_parts::partial;
 
@@ -23,4 +23,4 @@ partial* pinned_partials();
 // The answer, from the combined partial held on the host, written where the call's output lies.
 void put_answer(const reduce_call& c, const partial& all);
 
-}  // namespace pplab::detail::nccl_reduce
+}  // namespace pplab::detail::reduce_nccl

@@ -6,7 +6,7 @@
 // bandwidth.
 #include "reduce/reduce_common.hpp"
 
-namespace pplab::detail {
+namespace pplab::detail::reduce_seq {
 namespace {
 
 struct sequential_loop {
@@ -19,6 +19,13 @@ struct sequential_loop {
 
 }  // namespace
 
-void reduce_seq_r01(const reduce_call& c) { dispatch_reduce<sequential_loop>(c); }
+extern const reduce_rung r01_sequential_loop{
+    .info = {.id = "reduce/seq/r01_sequential_loop",
+             .where = backend::seq,
+             .step = 1,
+             .summary = "one accumulator, one element after another: the reference"},
+    .can_run = any_problem,
+    .run = dispatch_reduce<sequential_loop>,
+};
 
-}  // namespace pplab::detail
+}  // namespace pplab::detail::reduce_seq

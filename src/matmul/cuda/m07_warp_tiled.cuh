@@ -1,16 +1,17 @@
-// matmul/cuda/m07_warp_tiled: a level between the block and the thread. Each warp owns a WM x WN
-// tile of the block's C tile and walks it as sub-tiles small enough that its 32 lanes cover one
-// with TM x TN = 8 x 4 elements each (warp_tiling in matmul_cuda.cuh). What it buys: a warp's
-// shared-memory reads of A's column are 2 addresses and of B's row 4 consecutive 16-byte chunks
-// (broadcasts, no conflicts, whatever the block size), the threads of a warp work on one compact
-// region of C (its operands stay in the same few shared-memory lines), and the register tile per
-// thread becomes a tuning knob separate from the block tile. Registered with two tilings of the
-// same 128 x 128 x 16 block tile: 128 threads of 8 x 16 results (more registers, more reuse per
-// load) and 256 threads of 8 x 8 (more warps to hide latency). A stored transposed as in m06.
+#pragma once
+// matmul/cuda/m07_warp_tiled: the kernel of the two m07 rungs (m07_warp_tiled_8x16, _8x8). A level
+// between the block and the thread. Each warp owns a WM x WN tile of the block's C tile and walks
+// it as sub-tiles small enough that its 32 lanes cover one with TM x TN = 8 x 4 elements each
+// (warp_tiling in matmul_cuda.cuh). What it buys: a warp's shared-memory reads of A's column are 2
+// addresses and of B's row 4 consecutive 16-byte chunks (broadcasts, no conflicts, whatever the
+// block size), the threads of a warp work on one compact region of C (its operands stay in the same
+// few shared-memory lines), and the register tile per thread becomes a tuning knob separate from
+// the block tile. Registered with two tilings of the same 128 x 128 x 16 block tile: 128 threads of
+// 8 x 16 results (more registers, more reuse per load) and 256 threads of 8 x 8 (more warps to hide
+// latency). A stored transposed as in m06.
 #include "matmul/cuda/matmul_cuda.cuh"
 
-namespace pplab::detail::gpu_matmul {
-namespace {
+namespace pplab::detail::matmul_cuda {
 
 template <class T, class P>
 __global__ void __launch_bounds__(P::NT) warp_tiled(gemm<T> g, alignment<T> aligned) {
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(P::NT) warp_tiled(gemm<T> g, alignment<T> alig
   store_warp_results<P>(g, row0 + wr + tr, 1, col0 + wc + tc, acc, aligned.c);
 }
 
-template <class F32> struct rung {
+template <class F32> struct warp_tiled_launch {
   template <class T> static void run(const gemm<T>& g, cudaStream_t s) {
     if (g.m == 0 || g.n == 0) return;
     using P = tiling_for<T, F32>;
@@ -52,13 +53,8 @@ template <class F32> struct rung {
   }
 };
 
-}  // namespace
-
-void m07_wide_run(const matmul_call& c) {
-  dispatch_matmul<rung<wide_threads>>(c, static_cast<cudaStream_t>(c.stream));
-}
-void m07_narrow_run(const matmul_call& c) {
-  dispatch_matmul<rung<narrow_threads>>(c, static_cast<cudaStream_t>(c.stream));
+template <class F32> void warp_tiled_run(const matmul_call& c) {
+  dispatch_matmul<warp_tiled_launch<F32>>(c, static_cast<cudaStream_t>(c.stream));
 }
 
-}  // namespace pplab::detail::gpu_matmul
+}  // namespace pplab::detail::matmul_cuda

@@ -1,0 +1,18 @@
+// matmul/cuda/m03_tiled_w32: the tiling notes' tiled kernel (m03_tiled.cuh) with 32 x 32 tiles:
+// 1024 threads a block, each loaded element used 32 times (8 flops per loaded byte in f32), 8 KiB
+// of shared memory; one block's barrier stalls all 1024 threads.
+#include "matmul/cuda/m03_tiled.cuh"
+
+namespace pplab::detail::matmul_cuda {
+
+extern const matmul_rung m03_tiled_w32{
+    .info = {.id = "matmul/cuda/m03_tiled_w32",
+             .where = backend::cuda,
+             .step = 3,
+             .summary = "shared-memory tiles 32 x 32"},
+    .can_run = grid_fits,
+    .run = tiled_run<32>,
+    .explain = tiled_explain<32>,
+};
+
+}  // namespace pplab::detail::matmul_cuda

@@ -1,0 +1,17 @@
+// matmul/cuda/m07_warp_tiled_8x8: m07's warp-tiled kernel (m07_warp_tiled.cuh) on the 128 x 128 x
+// 16 block tile with 256 threads a block, each 8 x 8 results: more warps to hide the latency of the
+// loads.
+#include "matmul/cuda/m07_warp_tiled.cuh"
+
+namespace pplab::detail::matmul_cuda {
+
+extern const matmul_rung m07_warp_tiled_8x8{
+    .info = {.id = "matmul/cuda/m07_warp_tiled_8x8",
+             .where = backend::cuda,
+             .step = 7,
+             .summary = "warp tiles 64 x 32, 256 threads of 8 x 8 results"},
+    .can_run = grid_fits,
+    .run = warp_tiled_run<narrow_threads>,
+};
+
+}  // namespace pplab::detail::matmul_cuda
