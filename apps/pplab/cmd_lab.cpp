@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "common.hpp"
-#include "lab_report.hpp"
+#include "pplab/lab.hpp"
 #include "pplab/io.hpp"
 #include "pplab/stopwatch.hpp"
 
@@ -73,10 +73,10 @@ void run(const lab_cli& o) {
          "--json and --chart name the same file (" + o.json_path + "); give each its own path");
   std::optional<io::output_file> record, chart;
   if (root) record.emplace(o.json_path), chart.emplace(chart_path);
-  s.progress = progress_line(s, root && !o.no_progress);
+  s.progress = lab::progress_line(s, root && !o.no_progress);
   stopwatch clock;
   const lab::result lab = lab::run(s);
-  end_progress_line(s.progress);
+  lab::end_progress_line(s.progress);
   std::size_t wrong = 0;
   for (const lab::row& r : lab.rows) wrong += !r.verified && !r.racy;
   if (!root) {
@@ -97,10 +97,10 @@ void run(const lab_cli& o) {
       shown.push_back(fmt::format(fmt::runtime(text), lab.ceiling(key)));
   fmt::print("pplab lab{}: {} rows in {:.1f} s; ceilings: {}\n", o.quick ? " --quick" : "",
              lab.rows.size(), clock.seconds(), fmt::join(shown, ", "));
-  print_table(lab);
-  record->write(record_json(lab, o.quick));
+  pplab::lab::print_table(lab);
+  record->write(pplab::lab::record_json(lab, o.quick));
   record->commit();
-  chart->write(chart_svg(lab));
+  chart->write(pplab::lab::chart_svg(lab));
   chart->commit();
   fmt::print("\nrecord: {}   chart: {}{}\n", o.json_path, chart_path,
              wrong ? fmt::format("   {} rows FAILED verification", wrong) : "");

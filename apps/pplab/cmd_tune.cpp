@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common.hpp"
-#include "lab_report.hpp"
+#include "pplab/lab.hpp"
 #include "pplab/stopwatch.hpp"
 
 namespace pplab::cli {
@@ -47,9 +47,9 @@ void run(const tune_cli& o) {
   lab::result all;
   for (backend b : where) {
     s.only_backend = b;
-    s.progress = progress_line(s, !o.no_progress);
+    s.progress = lab::progress_line(s, !o.no_progress);
     lab::result one = lab::run(s);
-    end_progress_line(s.progress);
+    lab::end_progress_line(s.progress);
     all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
   }
   use_tuned_choices(true);

@@ -96,6 +96,20 @@ histogram_result histogram(nccl_t, std::span<const device_span<T>> parts,
   return histogram_device_parts(dtype_of<std::remove_cv_t<T>>(), each, options);
 }
 
+// The CUDA device this thread's device calls run on (-1 without a usable GPU); never throws. A
+// caller's GPU array must be in its memory.
+int current_device();
+
+// The stream pplab's device calls enqueue on outside a stream_scope (a cudaStream_t of the current
+// device; null without a usable GPU): where a caller's producer of device data (DLPack's
+// __dlpack__(stream=...)) is asked to make that data ready.
+void* pplab_stream();
+
+// Waits for the work queued on a caller's CUDA stream (a cudaStream_t); false if the wait failed or
+// there is no usable GPU. How data a producer is still writing on its own stream is waited for
+// before pplab reads it.
+bool wait_for_stream(void* stream);
+
 // While it lives, this thread's device calls enqueue on `stream` (a cudaStream_t; nullptr is
 // CUDA's legacy default stream) instead of pplab's own: the caller's earlier work on that stream
 // comes first, as it would for one of the caller's own kernels, and a call that answers on the

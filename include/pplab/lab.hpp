@@ -108,4 +108,16 @@ std::vector<std::string> planned_rungs(const settings& s);
 // progress line's total.
 std::size_t planned_runs(const settings& s);
 
+// Showing a run (src/lab/report.cpp), as `pplab lab` and pplab.lab.run in Python show it: the
+// table on stdout, the JSON record (its `quick` field says which sizes ran), the SVG chart.
+void print_table(const result& lab);
+std::string record_json(const result& lab, bool quick);
+std::string chart_svg(const result& lab);
+
+// The progress line on stderr for a run of settings s: "[k/N, about T s left] what runs", or
+// nothing (an empty function) when `shown` is false or stderr is not a terminal; a settings'
+// `progress`. Clear the line with end_progress_line() once the run is over.
+std::function<void(const std::string&)> progress_line(const settings& s, bool shown);
+void end_progress_line(const std::function<void(const std::string&)>& line);
+
 }  // namespace pplab::lab

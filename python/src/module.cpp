@@ -12,10 +12,7 @@
 #include <optional>
 
 #include "arrays.hpp"
-#include "core/device.hpp"
-#include "core/executor.hpp"
-#include "core/run.hpp"
-#include "lab_report.hpp"
+#include "pplab/lab.hpp"
 #include "pplab/pplab.hpp"
 
 namespace pplab::python {
@@ -42,10 +39,7 @@ struct released {
 
 // pplab's stream on the GPU, which a GPU array's producer is asked to make its data ready on
 // (0 where there is no usable GPU).
-std::uintptr_t pplab_stream() {
-  if (!available(backend::cuda)) return 0;
-  return reinterpret_cast<std::uintptr_t>(detail::executor_for(backend::cuda).stream());
-}
+std::uintptr_t stream_for_producers() { return reinterpret_cast<std::uintptr_t>(pplab_stream()); }
 
 // DLPack's device first: PyTorch builds __cuda_array_interface__ in Python at every access.
 bool lives_on_gpu(py::handle obj) {
@@ -78,14 +72,14 @@ backend backend_for(const array_view& a, const std::optional<std::string>& name,
                           std::string(name_of(b)) + "')");
   if (a.on_gpu) {
     require(backend::cuda);
-    const int device = detail::current_device();
+    const int device = current_device();
     if (a.device != device)
       throw py::value_error(what + " is on GPU " + std::to_string(a.device) +
                             "; pplab's cuda backend runs on the current GPU, " +
                             std::to_string(device) + " (select it first)");
     if (a.producer_stream > 2) {  // __cuda_array_interface__'s pending work, on its stream
       released unlocked;
-      if (!detail::wait_for_stream(reinterpret_cast<void*>(a.producer_stream)))
+      if (!wait_for_stream(reinterpret_cast<void*>(a.producer_stream)))
         fail(errc::device, what + ": waiting for the array's stream failed");
     }
   }
@@ -94,7 +88,7 @@ backend backend_for(const array_view& a, const std::optional<std::string>& name,
 
 placed take(py::handle obj, const std::optional<std::string>& backend_name, const std::string& what,
             bool writable = false) {
-  const std::uintptr_t stream = lives_on_gpu(obj) ? pplab_stream() : 0;
+  const std::uintptr_t stream = lives_on_gpu(obj) ? stream_for_producers() : 0;
   array_view a = writable ? writable_view_of(obj, stream, what) : view_of(obj, stream, what);
   const backend b = backend_for(a, backend_name, what);
   return {std::move(a), b};
@@ -407,15 +401,15 @@ std::string lab_call(const std::optional<std::string>& pattern,
     r = lab::run(s);
     if (progress) std::fprintf(stderr, "\r\033[K");
   }
-  if (table) cli::print_table(r);
+  if (table) lab::print_table(r);
   if (chart) {
     std::FILE* f = std::fopen(chart->c_str(), "w");
     if (!f) fail(errc::io, "cannot write the chart to " + *chart);
-    const std::string svg = cli::chart_svg(r);
+    const std::string svg = lab::chart_svg(r);
     const bool ok = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
     if (std::fclose(f) != 0 || !ok) fail(errc::io, "cannot write the chart to " + *chart);
   }
-  return cli::record_json(r, s.scale == lab::size::quick);
+  return lab::record_json(r, s.scale == lab::size::quick);
 }
 
 }  // namespace

@@ -39,16 +39,6 @@ std::size_t free_device_bytes() {
   return f ? f() : 0;
 }
 
-int current_device() {
-  auto* f = module_function<int()>(backend::cuda, "current_device");
-  return f ? f() : -1;
-}
-
-bool wait_for_stream(void* stream) {
-  auto* f = module_function<bool(void*)>(backend::cuda, "wait_for_stream");
-  return f && f(stream);
-}
-
 const gpu_info& gpu() {
   static auto* const f = module_function<const gpu_info&()>(backend::cuda, "gpu");
   if (f) return f();
@@ -61,6 +51,21 @@ const gpu_info& gpu() {
 }
 
 }  // namespace pplab::detail
+
+int pplab::current_device() {
+  auto* f = detail::module_function<int()>(backend::cuda, "current_device");
+  return f ? f() : -1;
+}
+
+void* pplab::pplab_stream() {
+  if (!available(backend::cuda)) return nullptr;
+  return detail::executor_for(backend::cuda).stream();
+}
+
+bool pplab::wait_for_stream(void* stream) {
+  auto* f = detail::module_function<bool(void*)>(backend::cuda, "wait_for_stream");
+  return f && f(stream);
+}
 
 // Without the module there is no stream to run on: a scope changes nothing (every device call
 // fails).

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 
+#include "pplab/device.hpp"
 #include "pplab/machine.hpp"
 
 namespace pplab::detail {
@@ -16,9 +17,8 @@ const gpu_info& gpu();
 // pool holds unused. 0 without a GPU; never throws.
 std::size_t free_device_bytes();
 
-// The CUDA device this thread runs on (-1 without a usable GPU).
-int current_device();
-// Waits for the work queued on a caller's CUDA stream; false if it failed (or there is no GPU).
-bool wait_for_stream(void* stream);
+// The device and stream calls of the public API (pplab/device.hpp).
+using pplab::current_device;
+using pplab::wait_for_stream;
 
 }  // namespace pplab::detail

@@ -2,8 +2,6 @@
 // SVG chart. Rows bound by a launch, not by bytes, are shown in microseconds beside the launch
 // latency measured in the same run; panels with another floor (a byte histogram's one counter
 // store per byte) show it too.
-#include "lab_report.hpp"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -18,13 +16,13 @@
 #include <vector>
 
 #include "git_stamp.hpp"
+#include "pplab/lab.hpp"
 #include "pplab/pplab.hpp"
 #include "pplab/stopwatch.hpp"
 
-namespace pplab::cli {
+namespace pplab::lab {
 namespace {
 
-using lab::row;
 
 std::string ratio(double v) { return std::isnan(v) ? "" : fmt::format("{:.2f}x", v); }
 
@@ -338,4 +336,4 @@ void end_progress_line(const std::function<void(const std::string&)>& line) {
   if (line) std::fprintf(stderr, "\r\033[K");
 }
 
-}  // namespace pplab::cli
+}  // namespace pplab::lab
