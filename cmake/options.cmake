@@ -41,7 +41,10 @@ endif()
 
 add_library(pplab_warnings INTERFACE)
 target_compile_options(pplab_warnings INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unknown-pragmas -ffp-contract=off>)
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unknown-pragmas -ffp-contract=off>
+  # A switch over an enumeration names every enumerator (no default): a new backend, op or dtype
+  # fails the build where it is not handled.
+  $<$<COMPILE_LANGUAGE:CXX>:-Werror=switch>)
 
 add_library(pplab_cpu_flags INTERFACE)
 if(PPLAB_NATIVE)

@@ -1,14 +1,39 @@
 #pragma once
 // Backends as tag values, Thrust/Kokkos style: pplab::reduce(pplab::cpu, data, pplab::sum).
+#include <array>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace pplab {
 
+// The backends. A new one is an enumerator here and an entry in backend_table below; every switch
+// over `backend` in pplab names each enumerator and has no default (the build makes a missing
+// case an error), so the compiler lists the code that must learn it (docs/architecture.md).
 enum class backend { seq, cpu, cuda, nccl, mpi };
-// Every backend, in the order the ladders and the lab list them.
-inline constexpr backend all_backends[] = {backend::seq, backend::cpu, backend::cuda, backend::nccl,
-                                           backend::mpi};
+
+// Each backend's name, in the order the ladders and the lab list them (the enumerators' order).
+struct backend_entry {
+  backend which;
+  std::string_view name;
+};
+inline constexpr backend_entry backend_table[] = {{backend::seq, "seq"},
+                                                  {backend::cpu, "cpu"},
+                                                  {backend::cuda, "cuda"},
+                                                  {backend::nccl, "nccl"},
+                                                  {backend::mpi, "mpi"}};
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(backend_table); ++i)
+    if (std::size_t(backend_table[i].which) != i) return false;
+  return true;
+}(), "backend_table lists every backend once, in the enumerators' order");
+
+// Every backend, in the table's order.
+inline constexpr std::array<backend, std::size(backend_table)> all_backends = [] {
+  std::array<backend, std::size(backend_table)> all{};
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = backend_table[i].which;
+  return all;
+}();
 
 std::string_view name_of(backend b) noexcept;
 backend parse_backend(std::string_view name);

@@ -24,7 +24,7 @@ _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "ma
         "mean": "mean"}
 
 
-_BACKENDS = ("seq", "cpu", "cuda", "nccl", "mpi")
+_BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in its order
 _MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
           "grid-wrap")
 _MAX_BINS = 1 << 24  # pplab's histograms: 1 to 2**24 bins

@@ -475,6 +475,11 @@ PYBIND11_MODULE(_pplab, m) {
       },
       py::arg("stream"), py::arg("library") = "");
   m.def("backends", &backends_call);
+  m.def("backend_names", [] {
+    std::vector<std::string> names;
+    for (const backend_entry& e : backend_table) names.emplace_back(e.name);
+    return names;
+  });
   m.def("rungs", &rungs_call, py::arg("pattern") = py::none());
   m.def("lab", &lab_call, py::arg("pattern"), py::arg("backend"), py::arg("size"), py::arg("rungs"),
         py::arg("budget_s"), py::arg("progress"), py::arg("table"), py::arg("chart"));

@@ -47,9 +47,8 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
     return {"convolution/mpi/c01_row_slabs"};
   case backend::nccl:
     return {"convolution/nccl/c01_row_slabs"};
-  default:
-    return {};
   }
+  unknown_backend(b);
 }
 
 // The rungs of the variant "split_tf32" (f32 on the TF32 tensor cores within fp32's error), in

@@ -196,6 +196,8 @@ using pplab::part_of;
 
 // The executor of a backend.
 executor& executor_for(backend b);
+// After an exhaustive switch over backend: a value outside the enumeration (a bug).
+[[noreturn]] void unknown_backend(backend b);
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 

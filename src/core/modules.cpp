@@ -157,15 +157,25 @@ std::string_view name_of(module_id m) noexcept {
     return "nccl";
   case module_id::mpi:
     return "mpi";
-  default:
+  case module_id::vendors:
     return "vendors";
   }
+  return "?";
 }
 
-module_id module_of(backend b) noexcept {
-  return b == backend::cuda   ? module_id::cuda
-         : b == backend::nccl ? module_id::nccl
-                              : module_id::mpi;
+std::optional<module_id> module_of(backend b) noexcept {
+  switch (b) {
+  case backend::seq:
+  case backend::cpu:
+    return std::nullopt;
+  case backend::cuda:
+    return module_id::cuda;
+  case backend::nccl:
+    return module_id::nccl;
+  case backend::mpi:
+    return module_id::mpi;
+  }
+  return std::nullopt;  // not a backend: no module
 }
 
 bool module_built(module_id m) { return linked_entry(m) || module_file(m); }

@@ -14,6 +14,7 @@
 // only through that table: the forwarders in src/core/<backend>_forward.cpp, the ladders'
 // `add_module_rungs`, and a pattern's own forwarders.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,8 @@ struct module_exports {
 // The modules: one per backend with libraries of its own, and the host's vendor libraries.
 enum class module_id { cuda, nccl, mpi, vendors };
 std::string_view name_of(module_id m) noexcept;
-// Backend b's module (cuda, nccl, mpi); b must be one of them.
-module_id module_of(backend b) noexcept;
+// Backend b's module, or none for a backend of the host (seq, cpu: libpplab itself).
+std::optional<module_id> module_of(backend b) noexcept;
 
 // Whether this build made module m.
 bool module_built(module_id m);
@@ -54,12 +55,22 @@ const module_exports* module_if_loaded(module_id m);
 std::string module_why_absent(module_id m);
 
 // The same, by the backend whose module it is.
-inline bool module_built(backend b) { return module_built(module_of(b)); }
-inline const module_exports* backend_module(backend b) { return load_module(module_of(b)); }
-inline const module_exports* backend_module_if_loaded(backend b) {
-  return module_if_loaded(module_of(b));
+inline bool module_built(backend b) {
+  const std::optional<module_id> m = module_of(b);
+  return m && module_built(*m);
 }
-inline std::string module_why_absent(backend b) { return module_why_absent(module_of(b)); }
+inline const module_exports* backend_module(backend b) {
+  const std::optional<module_id> m = module_of(b);
+  return m ? load_module(*m) : nullptr;
+}
+inline const module_exports* backend_module_if_loaded(backend b) {
+  const std::optional<module_id> m = module_of(b);
+  return m ? module_if_loaded(*m) : nullptr;
+}
+inline std::string module_why_absent(backend b) {
+  const std::optional<module_id> m = module_of(b);
+  return m ? module_why_absent(*m) : std::string();
+}
 
 // Function `name` of module m as a pointer of type F*, or null (no module, or no such name).
 template <class F> F* module_function(module_id m_id, std::string_view name) {
@@ -69,7 +80,8 @@ template <class F> F* module_function(module_id m_id, std::string_view name) {
   return it == m->functions.end() ? nullptr : reinterpret_cast<F*>(it->second);
 }
 template <class F> F* module_function(backend b, std::string_view name) {
-  return module_function<F>(module_of(b), name);
+  const std::optional<module_id> m = module_of(b);
+  return m ? module_function<F>(*m, name) : nullptr;
 }
 
 // Function `name` of the vendors module, which must be there: else pplab::error (unsupported)

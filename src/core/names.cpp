@@ -47,17 +47,15 @@ dtype parse_dtype(std::string_view name) {
                                    "'; choose one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64");
 }
 
-std::string_view name_of(backend b) noexcept {
-  static constexpr std::array<std::string_view, 5> names = {"seq", "cpu", "cuda", "nccl", "mpi"};
-  return names[std::size_t(b)];
-}
+std::string_view name_of(backend b) noexcept { return backend_table[std::size_t(b)].name; }
 
 backend parse_backend(std::string_view name) {
   const std::string s = lower(name);
   for (backend b : all_backends)
     if (s == name_of(b)) return b;
-  fail(errc::invalid_argument,
-       "unknown backend '" + std::string(name) + "'; choose one of seq cpu cuda nccl mpi");
+  std::string choices;
+  for (const backend_entry& e : backend_table) choices.append(" ").append(e.name);
+  fail(errc::invalid_argument, "unknown backend '" + std::string(name) + "'; choose one of" + choices);
 }
 
 std::string_view name_of(op o) noexcept {

@@ -2,6 +2,7 @@
 // check, the scratch rule, and the errors of the choice.
 #include "core/run.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "core/ceilings.hpp"
@@ -51,6 +52,11 @@ void fail_policy_names(backend b, std::string_view id) {
   fail(errc::unsupported, "internal error: the policy of backend '" + std::string(name_of(b)) +
                               "' names '" + std::string(id) +
                               "', which is not a registered, deterministic rung of it");
+}
+
+void unknown_backend(backend b) {
+  throw std::logic_error("pplab: backend value " + std::to_string(int(b)) +
+                         " is not in pplab::backend's table");
 }
 
 void fail_no_rung_can_run(std::string_view pattern, backend b) {

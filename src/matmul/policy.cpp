@@ -74,9 +74,8 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
     return {"matmul/nccl/m02_broadcast_overlapped", "matmul/nccl/m03_summa"};
   case backend::mpi:
     return {"matmul/mpi/m01_summa"};
-  default:
-    return {};
   }
+  unknown_backend(b);
 }
 
 // split_tf32 (f32 as three TF32 products, opt-in): m16's warpgroup products where C has a tile of

@@ -21,9 +21,8 @@ std::vector<std::string_view> policy(backend b, const reduce_problem&) {
   case backend::mpi:
     // The only combine whose float answer does not depend on the library's algorithm.
     return {"reduce/mpi/r04_ordered_allgather"};
-  default:
-    return {};
   }
+  unknown_backend(b);
 }
 
 std::string tune_key(const reduce_problem& p) {

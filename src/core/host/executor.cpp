@@ -82,9 +82,10 @@ executor& executor_for(backend b) {
     return cuda_executor();
   case backend::nccl:
     return nccl_executor();
-  default:
+  case backend::mpi:
     return mpi_executor();
   }
+  unknown_backend(b);
 }
 
 // ---- what every executor shares
