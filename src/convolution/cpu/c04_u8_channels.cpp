@@ -5,6 +5,9 @@
 // the boundary mode reads there: converted once per row, then every output of the row is an
 // interior output, kh x kw multiply-adds on blocks held in vector registers (weighted_span). The
 // results go back interleaved, as f32 or rounded and saturated to u8.
+// Measured (2-core AMD EPYC, bench/results/cpu-2core-2026-11-28-convolution-62d57fd.json): an RGB
+// u8 4096 x 4096 image with 5 x 5 to u8 in 38.5 ms, 27.8% of the FMA peak, 1.97x OpenCV's filter2D
+// on CV_8UC3.
 #include <omp.h>
 
 #include "convolution/host_kernel.hpp"

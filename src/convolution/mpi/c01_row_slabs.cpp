@@ -8,6 +8,10 @@
 // first and last kh/2 output rows again from small bands with the halo rows (filter_slab), so the
 // rows' boundary is the exchange's and the columns' the local rung's. The same bits as one
 // process: every output is the same sum in the same order.
+// Measured (2-core EPYC, 2 ranks with seq as the local backend,
+// bench/results/cpu-2core-2026-11-25-mpi-convolution-seq.json): 8192 x 8192 f32 with 7 x 7 in 938
+// ms against 1765 ms for one rank alone, 1.88x; the rest of the way to 2x is the exchange, the edge
+// rows computed twice and the one rank having the machine to itself.
 #include <algorithm>
 #include <cstring>
 #include <exception>

@@ -10,6 +10,9 @@
 // the halo) its rows and their halo are gathered whole into one band. No collective: the halo
 // moves by peer copies, each GPU's work on its own streams, all enqueued from the calling thread.
 // The same bits as one GPU: every output is the same rung's sum of the same taps.
+// Measured (2 x H100 joined by NVLink, bench/results/h100x2-2026-11-26-convolution-nccl.json): a
+// 16384 x 16384 f32 image with 7 x 7, reflect, in 0.625 ms against 1.106 ms on one GPU with c06,
+// 1.77x; half the image on one GPU takes 0.553 ms, so the split costs about 70 us.
 #include <algorithm>
 #include <vector>
 

@@ -4,6 +4,9 @@
 // ndimage adds it. The reference for every other rung. It does 2 loads and 2 index mappings per
 // multiply-add. A u8 image's channels are filtered each on its own, the mask in f32 (as every
 // rung takes it for u8), the output f32 or rounded and saturated to u8.
+// Measured (2-core AMD EPYC, bench/results/cpu-2core-2026-11-28-convolution-62d57fd.json): f32
+// 8192x8192 mask 7x7 nearest in 4699.3 ms (0.6% of the FMA peak): the reference, two index mappings
+// and two loads a multiply-add.
 #include "convolution/host_kernel.hpp"
 
 namespace pplab::detail::convolution_seq {

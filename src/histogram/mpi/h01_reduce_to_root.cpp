@@ -3,6 +3,10 @@
 // back to all. Integer sums: every combine gives the same counts.
 // What limits it: the counts cross the transport twice (up, then down) and rank 0 does a whole
 // vector's adds on the last step; for many bins that, not the data, sets the time.
+// Measured (the 16-core host of an H200 machine, 4 ranks of one thread each,
+// bench/results/h200-host-16core-2026-11-23-mpi-histogram-4.json, at an earlier commit): f32 2^28
+// values into 2^10 bins in 245.7 ms, 4.54x one rank alone; into 2^20 bins 424.6 ms, 3.89x, where
+// the 8 MiB of counts per rank make the combine show.
 #include "histogram/mpi/local_counts.hpp"
 
 namespace pplab::detail::histogram_mpi {

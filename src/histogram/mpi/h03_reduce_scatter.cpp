@@ -3,6 +3,10 @@
 // MPI_Allgatherv hands every rank the whole histogram. The ring all-reduce written out in its two
 // halves: the same bytes as h02 but each half visible (the counts could stay scattered for a
 // caller that only needs its share).
+// Measured (the 16-core host of an H200 machine, 4 ranks of one thread each,
+// bench/results/h200-host-16core-2026-11-23-mpi-histogram-4.json, at an earlier commit): f32 2^28
+// values into 2^10 bins in 238.6 ms, 4.67x one rank alone; into 2^20 bins 432.9 ms, 3.81x, where
+// the 8 MiB of counts per rank make the combine show.
 #include <vector>
 
 #include "histogram/mpi/local_counts.hpp"

@@ -3,6 +3,8 @@
 // CUBLAS_PEDANTIC_MATH, so no TF32 tensor cores stand in for fp32 FMAs (f64 uses the fp64
 // tensor cores, which a SIMT kernel cannot reach). Row-major C = A B is column-major
 // C^T = B^T A^T: cuBLAS is called with B first. beta == 0 does not read C (cuBLAS's rule).
+// Measured (H200, bench/results/h200-2026-11-28-cuda-be494fa.json): f32 4096x4096x4096 in 2.686 ms,
+// 51168 GFLOP/s (91.7% of the FMA peak).
 #include <cublas_v2.h>
 
 #include "matmul/cuda/matmul_cuda.cuh"

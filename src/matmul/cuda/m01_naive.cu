@@ -5,6 +5,8 @@
 // except the one element of B they all share.
 // Work: 2 M N K flops, and 2 K loads per element of C from global memory (no reuse but the
 // caches'): 2 M N K x 4 bytes of load traffic for f32 against 4 (M K + K N + M N) of data.
+// Measured (H200, bench/results/h200-2026-11-28-cuda-be494fa.json): f32 4096x4096x4096 in 140.755
+// ms, 976 GFLOP/s (1.7% of the FMA peak), 0.02x cuBLAS's speed.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::matmul_cuda {

@@ -6,6 +6,8 @@
 // columns per thread put them two to a bank). Four shared-memory loads per k instead of 16.
 // Global memory is read 16 bytes per thread per load where the matrix allows it (rows_aligned;
 // else by elements) and C is read and written 16 bytes at a time.
+// Measured (H200, bench/results/h200-2026-11-28-cuda-be494fa.json): f32 4096x4096x4096 in 3.789 ms,
+// 36275 GFLOP/s (65.0% of the FMA peak), 0.71x cuBLAS's speed.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::matmul_cuda {

@@ -4,6 +4,10 @@
 // What limits it: Open MPI moves a non-blocking collective forward only inside MPI calls (no
 // progress thread by default); on shared memory the copy is done by the ranks' own cores, which
 // are then not multiplying, so the overlap is worth most between hosts.
+// Measured (the 16-core host of an H200 machine, 4 ranks of 4 threads,
+// bench/results/h200-host-16core-2026-11-23-mpi-matmul-4x4.json, at an earlier commit): f32 4096^3
+// in 231.3 ms, 594 GFLOP/s, 2.57x one rank alone (the cpu backend with 16 threads in one process:
+// 1.69x).
 #include "matmul/mpi/summa.hpp"
 
 namespace pplab::detail::matmul_mpi {

@@ -3,6 +3,9 @@
 // than the API's (a float accumulator), so it is verified against a float-sized error bound
 // (rung_info::float_accumulator) and never run unasked. It shows what the ladder's double
 // accumulator costs against the sum most GPU code computes.
+// Measured (H200, bench/results/h200-2026-11-28-cuda-be494fa.json): f32 sum n=2^28 in 0.249 ms,
+// 4305 GB/s (97.1% of read bandwidth), 1.01x the speed of r00 (CUB with the double accumulator): at
+// 2^28 both are bound by reading the data, and the wider accumulator costs nothing.
 #include <cub/device/device_reduce.cuh>
 
 #include "reduce/cuda/per_block.cuh"
