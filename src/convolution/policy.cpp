@@ -3,10 +3,10 @@
 // mask of 5 x 5 or more in two passes (cpu c03: 3.77x c02 at 1024 x 1024 with 7 x 7 on the 2-core
 // machine, bench/results/cpu-2core-2026-11-25-convolution-quick.json; at 3 x 3 on 4096 x 4096
 // the two took the same time, 40 ms a call). GPU: c06's register strips for square masks of 3 to
-// 15, c04's output tiles for the rest (H100, 8192 x 8192 f32: c06 2.4x to 5.8x c04,
-// bench/results/h100-2026-11-25-convolution-2e0afd4.json), and f32 squares to 31 since c06 compiles
+// 15, c04's output tiles for the rest (H200, 8192 x 8192 f32: c06 3.3x to 7.8x c04,
+// bench/results/h200-2026-11-28-cuda-be494fa.json), and f32 squares to 31 since c06 compiles
 // them (H200: 2.7x to 5.3x c04, ...-convolution-c06-to-31.txt); a separable mask of 5 x 5 or more
-// in c07's fused passes (1.25x c06 at 7 x 7, 2.65x at 15 x 15: ...-convolution-56f1832.json),
+// in c07's fused passes (1.14x c06 at 7 x 7, 4.45x at 15 x 15, the same H200 run),
 // square separable masks to 31 x 31 included.
 #include "convolution/rung.hpp"
 #include "core/run.hpp"

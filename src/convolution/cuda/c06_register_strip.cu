@@ -29,8 +29,8 @@ constexpr int tile = 32, block_rows = 8, S = 8;
 // column (bench/results/h200-2026-11-28-convolution-c06-two-columns-variants.*): 5 x 5 0.163 ->
 // 0.153 ms (77.9% -> 82.8% of the copy ceiling, 1.63x NPP), 7 x 7 0.190 (strips of 16 in one
 // column) -> 0.177 ms; 3 x 3 (pairs, the tile by the engine) 0.144 -> 0.150 ms, so it keeps one
-// column and the threads' staging. The kept code's run: ...-c06-two-columns.*. (Before the engine,
-// pairs took 48 registers for the threads' staging and ran slower: ...-c06-two-columns-not-kept.*.)
+// column and the threads' staging. (Before the engine, pairs took 48 registers for the threads'
+// staging and ran slower: ...-c06-two-columns-not-kept.json in git's history.)
 constexpr int columns(bool f32, int k) { return f32 && (k == 5 || k == 7) ? 2 : 1; }
 template <class T, int K> constexpr int C = columns(sizeof(T) == 4, K);
 
@@ -46,8 +46,7 @@ template <int K, class T> constexpr std::size_t strip_shared() {
 // threads) and f64 5 x 5 it measured slower. On an H200, 8192 x 8192, Nsight Compute with the
 // clocks left free, threads -> engine: f32 5 x 5 170.5 -> 160.8 us, 7 x 7 212.0 -> 195.3, 9 x 9
 // 304.5 -> 288.4, 15 x 15 777.7 -> 761.3; f64 5 x 5 277.5 -> 290.2, 7 x 7 348.8 -> 315.0
-// (bench/results/h200-2026-11-27-convolution-copy-engine-kernel-times.txt; the lab's rows in
-// ...-copy-engine-lab.txt).
+// (bench/results/h200-2026-11-27-convolution-copy-engine-kernel-times.txt).
 template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 5 : 7);
 
 // Adds mask rows i0 .. i0 + R - 1 (those below K) into a strip's S x C sums: each of the S + R - 1

@@ -20,7 +20,7 @@
 // block's A values (6 four-byte loads a warp) 24 cycles of the SM's 128 bytes a cycle more,
 // against the products' 48 cycles. Predicted: 60-70% of the rate, 0.30-0.35 ms.
 // Measured on an H200, lab runs with c11 and NPP (bench/results/h200-2026-11-28-convolution-
-// c12-*): 0.658-0.661 ms at every mask, 1.01x c11, 6.14x NPP at 15 x 15, 32% of the wgmma rate:
+// c12-008b945.json): 0.658-0.661 ms at every mask, 1.01x c11, 6.14x NPP at 15 x 15, 32% of the wgmma rate:
 // no faster than c11, and the prediction missed by 2x. Six builds took 0.66-0.87 ms at 15 x 15:
 // a group a tile, the sets' parts taken a step apart, 0.69 / 0.67 / 0.66 ms with 2 tiles a block
 // at 3 blocks an SM, 2 tiles at 4, 1 tile at 5; rows in pairs, 0.73 / 0.87 / 0.66
@@ -29,7 +29,7 @@
 // cycle, 0.82 of 2.7 warps eligible, L1 and shared memory 55% of their throughput: no unit is
 // full. Nor did wider products help: B 32 columns wide (the slots of even and odd outputs, A's 64
 // rows every other output, 128 outputs a product and each image value loaded once) took 0.70 and
-// 0.75 ms (...-c12-n32-not-kept.*), L1 and shared memory again at 55%. The bound c11 shared was
+// 0.75 ms (...-c12-n32-not-kept.json in git's history), L1 and shared memory again at 55%. The bound c11 shared was
 // the grid: one wave of long blocks left the SMs idle a quarter of the time (75% busy on
 // average), and in bands of rows (whole_mask::plan_bands) the rung takes 0.530 ms at 15 x 15 in
 // one lab run (...-c12-bands-26cfcb6.*): 102.2% of the strict FMA bound, 7.65x NPP, 1.09x c11,

@@ -16,7 +16,7 @@
 // the binning runs twice (h05 bins 1024 float bins at ~3.2 TB/s, ~0.3 ms per pass over 1 GiB, so
 // passes 1 and 3 are bound by the read, not the arithmetic). Prediction: 1.0-1.2 ms, 15-18x CUB
 // (the issue's target: 14x, 1.32 ms); h09 2.89 ms.
-// Measured (H200, bench/results/h200-2026-11-23-histogram-731ed89.json, ratios in the same run):
+// Measured as first built (H200, ...-histogram-731ed89.json in git's history, ratios in one run):
 // 2^20 bins 2.48 ms, 7.8x CUB, 1.16x h09 and 1.07x h03 (global atomics); 90% of the values in
 // one of 2^20 bins 2.63 ms (1.07x h09; h03 178 ms). A miss of 2x against the prediction, and not
 // where it was feared: the time follows the element count, not the bytes or the buckets (122 G
@@ -37,7 +37,7 @@
 // of scatter's shared wavefronts in excess (same-bucket lanes ranked on one counter, which the
 // binner does not change). Ranking by a warp match, or by a ballot of lane 0's bucket, was
 // measured slower on uniform 2^20 bins (2.94 and 2.22 ms; branch wip/h10-warp-rank). Per kernel
-// (bench/results/h200-2026-11-23-ncu-h10-kernels-56e96f0.txt, 1.5 GHz): step 1 35% (69
+// (...-ncu-h10-kernels-56e96f0.txt in git's history, 1.5 GHz): step 1 35% (69
 // instructions per element, issue-bound), step 3 55% (102), step 4 9%: the binning, done in both,
 // is the cost. Binning once (h11 on branch wip/h11-tile-split-gather: tiles sorted in place,
 // runs gathered) measured 0.90x this.
@@ -67,7 +67,7 @@
 // synccheck) on the H200.
 // NumPy's float32 edges (what pplab.histogram bins float32 data against) were partitioned by the
 // exact slot: normal float32 data over [-4, 4) at 2^20 bins took 2.1 ms on the H200 against 1.36
-// ms with double edges (bench/results/h200-2026-11-26-python-profile-e903a71.txt: count_buckets
+// ms with double edges (...-python-profile-e903a71.txt in git's history: count_buckets
 // 0.73 against 0.28 ms). They now take the estimate too, from f32_edge_binner's own position
 // (float_slot_estimate::usable_for_f32_edges: its place error + 2 <= pad).
 // Scratch: O(n), 2 bytes per element (up to 2^28 at a time: 512 MiB) and two tables of 4 bytes per

@@ -10,7 +10,7 @@
 // plus two copies of 67 MB read and written (~0.09 ms at 3 TB/s), 3.11 ms. Measured on the H200
 // (bench/results/h200-2026-11-23-matmul-2ea7328.json): 3.187 ms, 0.90x cuBLAS against m08's
 // 3.357 ms, 0.86x. The 0.08 ms over the prediction was mostly the copies: Nsight Compute
-// (bench/results/h200-2026-11-23-ncu-m12-8bc9f43.txt) timed each at 74 us, 1.8 TB/s, one 4-byte
+// (...-ncu-m12-8bc9f43.txt in git's history) timed each at 74 us, 1.8 TB/s, one 4-byte
 // element per thread. With one 16-byte vector per thread (its elements read together, stored at
 // once) 33 us each, 4.1 TB/s, and 4093^3 3.127 ms, 0.93x cuBLAS, as predicted
 // (bench/results/h200-2026-11-24-matmul-4b55444.json). The policy takes this rung for odd sizes

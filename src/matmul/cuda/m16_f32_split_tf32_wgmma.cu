@@ -20,7 +20,7 @@
 // the products at ~95% of that rate: a step moves 64 KiB in and 144 KiB out to the tensor cores
 // (both warpgroups read all of B's tiles) in the 1,536 cycles its products take at 1,024 TF32
 // multiply-adds a cycle an SM, 135 bytes a cycle against 128. Predicted 60-70% of the wgmma rate.
-// Measured on the H200 (bench/results/h200-2026-11-27-matmul-m16-first.*, one lab run): 8192^3
+// Measured on the H200 (...-matmul-m16-first.json in git's history, one lab run): 8192^3
 // 9.58 ms, 71.6% of the 481 TFLOP/s the lab's wgmma probe reached, 2.24x cuBLAS strict SGEMM and
 // 1.68x m14; 4096^3 2.40x, 4093^3 2.44x (a second run, ...-matmul-m16-32ffc70.*: 8192^3 2.28x,
 // 4096^3 2.39x); C with fewer tiles than SMs (128 x 8192 x 8192) 0.69x,
