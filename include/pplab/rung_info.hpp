@@ -10,8 +10,9 @@ namespace pplab {
 // Words: a *rung* is one registered implementation ("reduce/cpu/r03_simd_accumulators"); its
 // *step* is its place on its pattern's ladder for its backend.
 struct rung_info {
-  std::string_view id;  // "<pattern>/<backend>/<xNN_idea>"
-  backend where;
+  // "<pattern>/<backend>/<xNN_idea>": the rung's file, src/<pattern>/<backend>/<xNN_idea>.*
+  std::string_view id{};
+  backend where{};
   // 1.. the ladder, 0 the vendor baseline (measured, never the default), -1 a reference measured
   // beside the ladder that computes a looser answer (CUB's float Sum).
   int step;

@@ -4,8 +4,8 @@
 //
 // The core names no pattern. A pattern is a module, src/<pattern>/: its rung.hpp says what a
 // problem and a call of that pattern are (`using <pattern>_rung = basic_rung<Problem, Call>`),
-// and each rung's file defines its record (`<pattern>_rung`: id, step, summary, flags, functions,
-// by designated initializers). The pattern's sources.cmake lists each backend folder's rungs in
+// and each rung's file defines its record (`<pattern>_rung`: step, summary, flags, functions, by
+// designated initializers; its id and backend are its file's place). The pattern's sources.cmake lists each backend folder's rungs in
 // order; the build writes from those lists each folder's hook that adds them by explicit calls
 // (add_ladder, below) and the file that joins the folders (cmake/patterns.cmake):
 // `rungs_of<Rung>()` is defined, for each pattern, by a file that CMake writes with one call per
@@ -48,23 +48,25 @@ template <class Problem, class Call> struct basic_rung {
 
 // A folder's ladder, as its pattern's sources.cmake lists it (`<backend>_rungs`): each name is
 // a rung's file, src/<pattern>/<backend>/<name>.cpp (.cu in the cuda folder), and the record that
-// file defines, `<pattern>_<backend>::<name>`, whose id is "<pattern>/<backend>/<name>". The build
-// writes each folder's hook (cmake/folder_ladder.cpp.in), which adds the records in that order
-// through add_ladder; a record whose id or backend is not its file's (one copied from another
-// file and not renamed) stops the ladder at its first use.
+// file defines, `<pattern>_<backend>::<name>`. The file's place is the rung's id and backend: the
+// record gives neither, and the folder's hook, written by the build from the list
+// (cmake/folder_ladder.cpp.in), adds each record in that order with the id
+// "<pattern>/<backend>/<name>" and its folder's backend.
 template <class Rung> struct named_record {
   const Rung* record;
-  std::string_view id;  // the one its file's place gives
+  std::string_view id;  // "<pattern>/<backend>/<name>", from the file's place
 };
 template <class Rung>
 void add_ladder(std::vector<Rung>& ladder, backend where,
                 std::initializer_list<named_record<Rung>> records) {
   for (const named_record<Rung>& r : records) {
-    if (r.record->info.id != r.id || r.record->info.where != where)
-      throw std::logic_error("the record in " + std::string(r.id) + "'s file says it is " +
-                             std::string(r.record->info.id) + " on " +
-                             std::string(name_of(r.record->info.where)));
-    ladder.push_back(*r.record);
+    if (!r.record->info.id.empty())  // the file's place says it; a record must not say otherwise
+      throw std::logic_error("the record in " + std::string(r.id) + "'s file names itself " +
+                             std::string(r.record->info.id));
+    Rung named = *r.record;
+    named.info.id = r.id;
+    named.info.where = where;
+    ladder.push_back(named);
   }
 }
 

@@ -29,10 +29,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c00_opencv_filter2d{
-    .info = {.id = "convolution/cpu/c00_opencv_filter2d",
-             .where = backend::cpu,
-             .step = 0,
-             .summary = "OpenCV's filter2D: the vendor baseline"},
+    .info = {.step = 0, .summary = "OpenCV's filter2D: the vendor baseline"},
     .can_run = can_run,
     .run = run,
 };

@@ -20,9 +20,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c00_opencv_sepfilter2d{
-    .info = {.id = "convolution/cpu/c00_opencv_sepfilter2d",
-             .where = backend::cpu,
-             .step = 0,
+    .info = {.step = 0,
              .summary =
                  "OpenCV's sepFilter2D, two 1-D passes: the separable masks' vendor baseline"},
     .can_run =

@@ -22,10 +22,7 @@ void run(const convolution_call& c) { dispatch_convolution<rows_openmp>(c); }
 }  // namespace
 
 extern const convolution_rung c01_rows_openmp{
-    .info = {.id = "convolution/cpu/c01_rows_openmp",
-             .where = backend::cpu,
-             .step = 1,
-             .summary = "seq c02 with the output rows shared among the threads"},
+    .info = {.step = 1, .summary = "seq c02 with the output rows shared among the threads"},
     .can_run = float_or_double,
     .run = run,
 };

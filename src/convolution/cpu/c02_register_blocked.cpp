@@ -61,9 +61,7 @@ void run(const convolution_call& c) { dispatch_convolution<register_blocked>(c);
 }  // namespace
 
 extern const convolution_rung c02_register_blocked{
-    .info = {.id = "convolution/cpu/c02_register_blocked",
-             .where = backend::cpu,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "blocks of outputs kept in vector registers: one mask load feeds a block"},
     .can_run = float_or_double,
     .run = run,

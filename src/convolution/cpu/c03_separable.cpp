@@ -80,9 +80,7 @@ void run(const convolution_call& c) { dispatch_convolution<separable>(c); }
 }  // namespace
 
 extern const convolution_rung c03_separable{
-    .info = {.id = "convolution/cpu/c03_separable",
-             .where = backend::cpu,
-             .step = 3,
+    .info = {.step = 3,
              .summary =
                  "a mask that is an outer product as two 1-D passes through a cache-sized strip"},
     .can_run = can_run,

@@ -106,9 +106,7 @@ void run(const convolution_call& c) {
 
 extern const convolution_rung c04_u8_channels{
     .info =
-        {.id = "convolution/cpu/c04_u8_channels",
-         .where = backend::cpu,
-         .step = 4,
+        {.step = 4,
          .summary =
              "a u8 image's channels: rows converted once to padded f32 planes, then c02's blocks"},
     .can_run = u8_image,

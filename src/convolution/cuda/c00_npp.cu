@@ -9,9 +9,7 @@
 namespace pplab::detail::convolution_cuda {
 
 extern const convolution_rung c00_npp{
-    .info = {.id = "convolution/cuda/c00_npp",
-             .where = backend::cuda,
-             .step = 0,
+    .info = {.step = 0,
              .summary = "NPP's FilterBorder on f32 images (nearest mode): the vendor baseline"},
     .can_run =
         [](const convolution_problem& p) {

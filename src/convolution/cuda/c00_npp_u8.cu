@@ -10,9 +10,7 @@
 namespace pplab::detail::convolution_cuda {
 
 extern const convolution_rung c00_npp_u8{
-    .info = {.id = "convolution/cuda/c00_npp_u8",
-             .where = backend::cuda,
-             .step = 0,
+    .info = {.step = 0,
              .summary =
                  "NPP's FilterBorder32f on u8 images of 1, 3 or 4 channels to u8 (nearest mode): "
                  "the vendor baseline, its outputs cut toward zero where pplab rounds",

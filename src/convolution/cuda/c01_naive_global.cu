@@ -39,10 +39,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c01_naive_global{
-    .info = {.id = "convolution/cuda/c01_naive_global",
-             .where = backend::cuda,
-             .step = 1,
-             .summary = "one thread per output, input and mask read from global memory"},
+    .info = {.step = 1, .summary = "one thread per output, input and mask read from global memory"},
     .can_run = can_run,
     .scratch_bytes = scratch,
     .run = run,

@@ -34,10 +34,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c02_constant_mask{
-    .info = {.id = "convolution/cuda/c02_constant_mask",
-             .where = backend::cuda,
-             .step = 2,
-             .summary = "the mask in constant memory: one broadcast per tap"},
+    .info = {.step = 2, .summary = "the mask in constant memory: one broadcast per tap"},
     .can_run = can_run,
     .run = run,
 };

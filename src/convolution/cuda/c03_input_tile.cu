@@ -49,9 +49,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c03_input_tile{
-    .info = {.id = "convolution/cuda/c03_input_tile",
-             .where = backend::cuda,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "block = input tile with halo in shared memory; the halo's threads idle"},
     .can_run = can_run,
     .run = run,

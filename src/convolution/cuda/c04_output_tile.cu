@@ -63,9 +63,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c04_output_tile{
-    .info = {.id = "convolution/cuda/c04_output_tile",
-             .where = backend::cuda,
-             .step = 4,
+    .info = {.step = 4,
              .summary =
                  "block = output tile; the halo loaded by a loop, every thread computes four"},
     .can_run = can_run,

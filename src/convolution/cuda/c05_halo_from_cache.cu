@@ -56,9 +56,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c05_halo_from_cache{
-    .info = {.id = "convolution/cuda/c05_halo_from_cache",
-             .where = backend::cuda,
-             .step = 5,
+    .info = {.step = 5,
              .summary =
                  "only the tile's interior in shared memory; the halo read through the caches"},
     .can_run = can_run,

@@ -208,9 +208,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c06_register_strip{
-    .info = {.id = "convolution/cuda/c06_register_strip",
-             .where = backend::cuda,
-             .step = 6,
+    .info = {.step = 6,
              .summary = "each thread a strip of 8 outputs (two columns of 8 at f32 5 x 5 and 7 x "
                         "7), each input row's taps loaded once into registers"},
     .can_run = can_run,

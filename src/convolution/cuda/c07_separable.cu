@@ -133,9 +133,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 
 extern const convolution_rung c07_separable{
     .info =
-        {.id = "convolution/cuda/c07_separable",
-         .where = backend::cuda,
-         .step = 7,
+        {.step = 7,
          .summary =
              "an outer-product mask as two 1-D passes fused in one kernel, through shared memory"},
     .can_run = can_run,

@@ -286,9 +286,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c08_u8_channels{
-    .info = {.id = "convolution/cuda/c08_u8_channels",
-             .where = backend::cuda,
-             .step = 8,
+    .info = {.step = 8,
              .summary = "a u8 image's channels: c06's strips over all channels, the bytes kept "
                         "interleaved in shared memory as f32"},
     .can_run = can_run,

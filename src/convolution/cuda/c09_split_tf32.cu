@@ -221,9 +221,7 @@ void run(const convolution_call& c) { dispatch<rung>(c); }
 }  // namespace
 
 extern const convolution_rung c09_split_tf32{
-    .info = {.id = "convolution/cuda/c09_split_tf32",
-             .where = backend::cuda,
-             .step = 9,
+    .info = {.step = 9,
              .summary = "f32 on the TF32 tensor cores within fp32's error: each mask row a banded "
                         "Toeplitz matrix, each product as three TF32 products (opt-in)",
              .opt_in = true,

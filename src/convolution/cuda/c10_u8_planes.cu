@@ -125,9 +125,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c10_u8_planes{
-    .info = {.id = "convolution/cuda/c10_u8_planes",
-             .where = backend::cuda,
-             .step = 10,
+    .info = {.step = 10,
              .summary = "a u8 image's channels split into f32 planes, each filtered by the f32 "
                         "rung for its mask, joined back: every mask compiled"},
     .can_run = can_run,

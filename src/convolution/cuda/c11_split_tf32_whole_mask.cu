@@ -26,15 +26,15 @@
 // flops, 103 GFLOP: 0.33 ms at the lab's mma.sync TF32 rate (314 TFLOP/s on the H100), against
 // c09's 145 GFLOP at 15 x 15 and 0.54 ms for the 15 x 15 multiply-adds at the FMA peak. Predicted
 // at m14's 60-70% of the rate: 0.47-0.55 ms. Measured on an H100 in one lab run (bench/results/
-// h100-2026-11-28-convolution-c11-b9beb44.json in git's history): 0.665 ms at 15 x 15, 6.10x NPP, 1.12x c06, 1.29x
-// c09, 81.5% of the strict FMA bound, the tensor cores at 49-50% of that rate at every mask. The
-// miss is instructions: the first build (0.735-0.748 ms on an H100 and an H200) issued 6 a
-// product by Nsight Compute (305.9 M warp instructions for 51.1 M mma on the H200), 0.53 a
-// scheduler a cycle, the tensor pipe 53% busy (...-c11-shapes-ncu.txt in git's history); its SASS had two moves a
-// product rebuilding A's and the accumulators' registers in a row, and each step's completed row
-// stored behind a branch. Storing every 8 steps (0.735 -> 0.678 ms) and A per block (0.678 ->
-// 0.655; ...-c11-steps.txt) took part of that. The rest of the miss was the grid: one wave of
-// long blocks kept the SMs busy 79% of the time on average; in bands of rows
+// h100-2026-11-28-convolution-c11-b9beb44.json in git's history): 0.665 ms at 15 x 15, 6.10x
+// NPP, 1.12x c06, 1.29x c09, 81.5% of the strict FMA bound, the tensor cores at 49-50% of that rate
+// at every mask. The miss is instructions: the first build (0.735-0.748 ms on an H100 and an H200)
+// issued 6 a product by Nsight Compute (305.9 M warp instructions for 51.1 M mma on the H200), 0.53
+// a scheduler a cycle, the tensor pipe 53% busy (...-c11-shapes-ncu.txt in git's history); its SASS
+// had two moves a product rebuilding A's and the accumulators' registers in a row, and each step's
+// completed row stored behind a branch. Storing every 8 steps (0.735 -> 0.678 ms) and A per block
+// (0.678 -> 0.655; ...-c11-steps.txt) took part of that. The rest of the miss was the grid: one
+// wave of long blocks kept the SMs busy 79% of the time on average; in bands of rows
 // (whole_mask::plan_bands) the rung takes 0.576 ms at 15 x 15 on an H200 in one lab run
 // (...-c12-bands-26cfcb6.*): 94.1% of the strict FMA bound, 7.05x NPP, 57% of the mma.sync rate.
 // The moves that remain (about 700 in the 384 products of a chunk's SASS) are the next step.
@@ -207,9 +207,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c11_split_tf32_whole_mask{
-    .info = {.id = "convolution/cuda/c11_split_tf32_whole_mask",
-             .where = backend::cuda,
-             .step = 11,
+    .info = {.step = 11,
              .summary = "f32 on the TF32 tensor cores within fp32's error: each image row times "
                         "the whole mask at once, the mask rows as the product's columns (opt-in)",
              .opt_in = true,

@@ -20,17 +20,17 @@
 // block's A values (6 four-byte loads a warp) 24 cycles of the SM's 128 bytes a cycle more,
 // against the products' 48 cycles. Predicted: 60-70% of the rate, 0.30-0.35 ms.
 // Measured on an H200, lab runs with c11 and NPP (bench/results/h200-2026-11-28-convolution-
-// c12-008b945.json): 0.658-0.661 ms at every mask, 1.01x c11, 6.14x NPP at 15 x 15, 32% of the wgmma rate:
-// no faster than c11, and the prediction missed by 2x. Six builds took 0.66-0.87 ms at 15 x 15:
-// a group a tile, the sets' parts taken a step apart, 0.69 / 0.67 / 0.66 ms with 2 tiles a block
-// at 3 blocks an SM, 2 tiles at 4, 1 tile at 5; rows in pairs, 0.73 / 0.87 / 0.66
-// with 2 tiles at 3, 2 tiles at 2, 1 tile at 5 (kept: the simpler code). Nsight Compute over
-// the first (3 blocks an SM): the tensor pipe 31% busy, 0.49 instructions issued a scheduler a
-// cycle, 0.82 of 2.7 warps eligible, L1 and shared memory 55% of their throughput: no unit is
-// full. Nor did wider products help: B 32 columns wide (the slots of even and odd outputs, A's 64
-// rows every other output, 128 outputs a product and each image value loaded once) took 0.70 and
-// 0.75 ms (...-c12-n32-not-kept.json in git's history), L1 and shared memory again at 55%. The bound c11 shared was
-// the grid: one wave of long blocks left the SMs idle a quarter of the time (75% busy on
+// c12-008b945.json): 0.658-0.661 ms at every mask, 1.01x c11, 6.14x NPP at 15 x 15, 32% of the
+// wgmma rate: no faster than c11, and the prediction missed by 2x. Six builds took 0.66-0.87 ms at
+// 15 x 15: a group a tile, the sets' parts taken a step apart, 0.69 / 0.67 / 0.66 ms with 2 tiles a
+// block at 3 blocks an SM, 2 tiles at 4, 1 tile at 5; rows in pairs, 0.73 / 0.87 / 0.66 with 2
+// tiles at 3, 2 tiles at 2, 1 tile at 5 (kept: the simpler code). Nsight Compute over the first (3
+// blocks an SM): the tensor pipe 31% busy, 0.49 instructions issued a scheduler a cycle, 0.82
+// of 2.7 warps eligible, L1 and shared memory 55% of their throughput: no unit is full. Nor did
+// wider products help: B 32 columns wide (the slots of even and odd outputs, A's 64 rows every
+// other output, 128 outputs a product and each image value loaded once) took 0.70 and 0.75 ms
+// (...-c12-n32-not-kept.json in git's history), L1 and shared memory again at 55%. The bound c11
+// shared was the grid: one wave of long blocks left the SMs idle a quarter of the time (75% busy on
 // average), and in bands of rows (whole_mask::plan_bands) the rung takes 0.530 ms at 15 x 15 in
 // one lab run (...-c12-bands-26cfcb6.*): 102.2% of the strict FMA bound, 7.65x NPP, 1.09x c11,
 // 1.41x c06, 40% of the wgmma rate. Its products and the rest of its work overlap little:
@@ -213,9 +213,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c12_split_tf32_wgmma{
-    .info = {.id = "convolution/cuda/c12_split_tf32_wgmma",
-             .where = backend::cuda,
-             .step = 12,
+    .info = {.step = 12,
              .summary =
                  "f32 on the TF32 tensor cores within fp32's error: c11's whole-mask products as "
                  "warpgroup products (wgmma, sm_90a), two sets of sums in turn (opt-in)",

@@ -185,9 +185,7 @@ bool can_run(const convolution_problem& p) {
 }  // namespace
 
 extern const convolution_rung c01_row_slabs{
-    .info = {.id = "convolution/mpi/c01_row_slabs",
-             .where = backend::mpi,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "row slabs; the halo rows every rank needs moved by one MPI_Alltoallv; "
                         "each slab filtered by the local backend"},
     .can_run = can_run,

@@ -157,9 +157,7 @@ bool can_run(const convolution_problem& p) {
 }  // namespace
 
 extern const convolution_rung c01_row_slabs{
-    .info = {.id = "convolution/nccl/c01_row_slabs",
-             .where = backend::nccl,
-             .step = 1,
+    .info = {.step = 1,
              .summary =
                  "rows split over the GPUs of one process, each GPU's filtered in place by the "
                  "cuda rung; its edge rows again from bands with the halo read over NVLink"},

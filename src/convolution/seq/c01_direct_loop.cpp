@@ -65,9 +65,7 @@ void run(const convolution_call& c) {
 }  // namespace
 
 extern const convolution_rung c01_direct_loop{
-    .info = {.id = "convolution/seq/c01_direct_loop",
-             .where = backend::seq,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "every tap through the boundary mode, added in double: the reference"},
     .can_run = [](const convolution_problem& p) { return float_or_double(p) || u8_image(p); },
     .run = run,

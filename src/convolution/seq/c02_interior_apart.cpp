@@ -28,9 +28,7 @@ void run(const convolution_call& c) { dispatch_convolution<interior_apart>(c); }
 }  // namespace
 
 extern const convolution_rung c02_interior_apart{
-    .info = {.id = "convolution/seq/c02_interior_apart",
-             .where = backend::seq,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "the boundary applied to rows once per output row and to columns only at "
                         "the borders; the interior read straight"},
     .can_run = float_or_double,

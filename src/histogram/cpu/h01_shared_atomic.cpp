@@ -30,10 +30,7 @@ void run(const histogram_call& c) { dispatch_histogram<shared_atomic>(c); }
 }  // namespace
 
 extern const histogram_rung h01_shared_atomic{
-    .info = {.id = "histogram/cpu/h01_shared_atomic",
-             .where = backend::cpu,
-             .step = 1,
-             .summary = "one shared histogram, atomic increments"},
+    .info = {.step = 1, .summary = "one shared histogram, atomic increments"},
     .can_run = any_histogram,
     .run = run,
 };

@@ -49,10 +49,7 @@ void run(const histogram_call& c) { dispatch_histogram<private_per_thread>(c); }
 }  // namespace
 
 extern const histogram_rung h02_private_per_thread{
-    .info = {.id = "histogram/cpu/h02_private_per_thread",
-             .where = backend::cpu,
-             .step = 2,
-             .summary = "a private histogram per thread, merged by a reduction"},
+    .info = {.step = 2, .summary = "a private histogram per thread, merged by a reduction"},
     .can_run = [](const histogram_problem& p) { return scratch(p) <= private_budget; },
     .scratch_bytes = scratch,
     .run = run,

@@ -103,9 +103,7 @@ void run(const histogram_call& c) { dispatch_histogram<sub_histograms>(c); }
 }  // namespace
 
 extern const histogram_rung h03_sub_histograms{
-    .info = {.id = "histogram/cpu/h03_sub_histograms",
-             .where = backend::cpu,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "several 32-bit sub-histograms per thread: skew does not serialize"},
     .can_run = [](const histogram_problem& p) { return scratch(p) <= private_budget; },
     .scratch_bytes = scratch,

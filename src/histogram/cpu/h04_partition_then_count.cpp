@@ -71,10 +71,7 @@ void run(const histogram_call& c) { dispatch_histogram<partition_then_count>(c);
 }  // namespace
 
 extern const histogram_rung h04_partition_then_count{
-    .info = {.id = "histogram/cpu/h04_partition_then_count",
-             .where = backend::cpu,
-             .step = 4,
-             .summary = "one radix pass into L2-sized buckets, then count"},
+    .info = {.step = 4, .summary = "one radix pass into L2-sized buckets, then count"},
     .can_run = any_histogram,
     .run = run,
 };

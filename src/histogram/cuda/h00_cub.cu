@@ -97,10 +97,7 @@ bool can_run(const histogram_problem& p) {
 }  // namespace
 
 extern const histogram_rung h00_cub{
-    .info = {.id = "histogram/cuda/h00_cub",
-             .where = backend::cuda,
-             .step = 0,
-             .summary = "cub::DeviceHistogram::HistogramEven: the vendor baseline"},
+    .info = {.step = 0, .summary = "cub::DeviceHistogram::HistogramEven: the vendor baseline"},
     .can_run = can_run,
     .scratch_bytes = scratch,
     .run = [](const histogram_call& c) { dispatch<rung, dtypes::all>(c); },

@@ -30,9 +30,7 @@ struct rung {
 }  // namespace
 
 extern const histogram_rung h01_racy_increment{
-    .info = {.id = "histogram/cuda/h01_racy_increment",
-             .where = backend::cuda,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "counts[bin]++ without atomics: the data race, counts lost",
              .racy = true,
              .reproducible = false},

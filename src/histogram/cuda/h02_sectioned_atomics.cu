@@ -32,10 +32,7 @@ struct rung {
 }  // namespace
 
 extern const histogram_rung h02_sectioned_atomics{
-    .info = {.id = "histogram/cuda/h02_sectioned_atomics",
-             .where = backend::cuda,
-             .step = 2,
-             .summary = "a contiguous section per thread, global atomics: uncoalesced"},
+    .info = {.step = 2, .summary = "a contiguous section per thread, global atomics: uncoalesced"},
     .can_run = supports<dtypes::teaching>,
     .run = [](const histogram_call& c) { dispatch<rung, dtypes::teaching>(c); },
 };

@@ -32,10 +32,7 @@ struct rung {
 }  // namespace
 
 extern const histogram_rung h03_interleaved_atomics{
-    .info = {.id = "histogram/cuda/h03_interleaved_atomics",
-             .where = backend::cuda,
-             .step = 3,
-             .summary = "interleaved (coalesced) partition, global atomics"},
+    .info = {.step = 3, .summary = "interleaved (coalesced) partition, global atomics"},
     .can_run = supports<dtypes::all>,
     .run = [](const histogram_call& c) { dispatch<rung, dtypes::all>(c); },
 };

@@ -49,10 +49,7 @@ struct rung {
 }  // namespace
 
 extern const histogram_rung h04_shared_privatized{
-    .info = {.id = "histogram/cuda/h04_shared_privatized",
-             .where = backend::cuda,
-             .step = 4,
-             .summary = "a private shared-memory histogram per block, flushed once"},
+    .info = {.step = 4, .summary = "a private shared-memory histogram per block, flushed once"},
     .can_run =
         [](const histogram_problem& p) {
           return supports<dtypes::teaching>(p) && slots(p) * 4 <= max_shared_per_block();

@@ -16,20 +16,18 @@
 // a branch near edges (f907169) uniform floats took 0.296 ms but 90% on one edge 0.425 ms
 // (divergent warps); the branch-free nearer-edge comparison costs 14% on uniform floats and
 // makes skew free. Copies in 96 KiB instead of 48 (R = 16 for 1024 bins) changed nothing
-// (0.431 against 0.424 ms skewed, 0.302 against 0.296 uniform: records ...-00e3fc4-copies{48k,96k}.txt in git's history):
-// the hot counter's sharing was not the cost. Bins of a power-of-two width need no edge
-// (power_of_two_width_binner, binning.hpp): f32 1024 bins of normal data over [-4, 4) 0.260 ms,
-// 94.8% of the read ceiling, against 0.320 ms for 1000 bins over [0, 1) through the float binner
-// in the same run (bench/results/h200-2026-11-27-histogram-power-of-two-8fbdca9.txt).
+// (0.431 against 0.424 ms skewed, 0.302 against 0.296 uniform: records
+// ...-00e3fc4-copies{48k,96k}.txt in git's history): the hot counter's sharing was not the cost.
+// Bins of a power-of-two width need no edge (power_of_two_width_binner, binning.hpp): f32 1024 bins
+// of normal data over [-4, 4) 0.260 ms, 94.8% of the read ceiling, against 0.320 ms for 1000 bins
+// over [0, 1) through the float binner in the same run
+// (bench/results/h200-2026-11-27-histogram-power-of-two-8fbdca9.txt).
 #include "histogram/cuda/lane_sub_histograms.cuh"
 
 namespace pplab::detail::histogram_cuda {
 
 extern const histogram_rung h05_lane_sub_histograms{
-    .info = {.id = "histogram/cuda/h05_lane_sub_histograms",
-             .where = backend::cuda,
-             .step = 5,
-             .summary = "a shared copy per lane (bank-conflict free) and 16-byte loads"},
+    .info = {.step = 5, .summary = "a shared copy per lane (bank-conflict free) and 16-byte loads"},
     .can_run = lane_sub::can_run,
     .run = [](const histogram_call& c) { dispatch<lane_sub::rung<false>, dtypes::all>(c); },
 };

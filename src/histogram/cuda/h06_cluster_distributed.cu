@@ -111,9 +111,7 @@ void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 }  // namespace
 
 extern const histogram_rung h06_cluster_distributed{
-    .info = {.id = "histogram/cuda/h06_cluster_distributed",
-             .where = backend::cuda,
-             .step = 6,
+    .info = {.step = 6,
              .summary = "bins past one block: one histogram over a cluster's shared memory"},
     .can_run = can_run,
     .run = run,

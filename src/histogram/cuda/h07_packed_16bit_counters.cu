@@ -74,9 +74,7 @@ void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 }  // namespace
 
 extern const histogram_rung h07_packed_16bit_counters{
-    .info = {.id = "histogram/cuda/h07_packed_16bit_counters",
-             .where = backend::cuda,
-             .step = 7,
+    .info = {.step = 7,
              .summary =
                  "two 16-bit counters per word: twice the bins in one block, all atomics local"},
     .can_run = can_run,

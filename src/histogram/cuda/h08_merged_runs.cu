@@ -13,10 +13,7 @@
 namespace pplab::detail::histogram_cuda {
 
 extern const histogram_rung h08_merged_runs{
-    .info = {.id = "histogram/cuda/h08_merged_runs",
-             .where = backend::cuda,
-             .step = 8,
-             .summary = "h05 with each thread's runs of one slot added by one atomic"},
+    .info = {.step = 8, .summary = "h05 with each thread's runs of one slot added by one atomic"},
     .can_run = lane_sub::can_run,
     .run = [](const histogram_call& c) { dispatch<lane_sub::rung<true>, dtypes::all>(c); },
 };

@@ -130,9 +130,7 @@ void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
 extern const histogram_rung h09_radix_partition{
     .info =
-        {.id = "histogram/cuda/h09_radix_partition",
-         .where = backend::cuda,
-         .step = 9,
+        {.step = 9,
          .summary =
              "many bins: slots as keys, CUB radix sort by bucket, shared-memory counts per bucket"},
     .can_run = can_run,

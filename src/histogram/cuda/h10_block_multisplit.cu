@@ -322,9 +322,7 @@ void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 
 extern const histogram_rung h10_block_multisplit{
     .info =
-        {.id = "histogram/cuda/h10_block_multisplit",
-         .where = backend::cuda,
-         .step = 10,
+        {.step = 10,
          .summary =
              "many bins: a hand-written split by bucket (16-bit low slots), shared-memory counts"},
     .can_run = can_run,

@@ -169,9 +169,7 @@ const unsigned* h11_find_hot(const histogram_call& c, double hot_enough) {
 void h11_count(const histogram_call& c) { dispatch<count_all, dtypes::teaching>(c); }
 
 extern const histogram_rung h11_partial_privatized{
-    .info = {.id = "histogram/cuda/h11_partial_privatized",
-             .where = backend::cuda,
-             .step = 11,
+    .info = {.step = 11,
              .summary = "many bins, skewed: hot bins (from a sample) in shared memory, the rest "
                         "global atomics"},
     .can_run = supports<dtypes::teaching>,

@@ -41,9 +41,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h12_sampled_choice{
-    .info = {.id = "histogram/cuda/h12_sampled_choice",
-             .where = backend::cuda,
-             .step = 12,
+    .info = {.step = 12,
              .summary = "many bins: h11 when a sample's hot slots hold most of the data, else h10"},
     .can_run =
         [](const histogram_problem& p) {

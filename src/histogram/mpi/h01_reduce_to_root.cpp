@@ -25,10 +25,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h01_reduce_to_root{
-    .info = {.id = "histogram/mpi/h01_reduce_to_root",
-             .where = backend::mpi,
-             .step = 1,
-             .summary = "counts added up MPI_Reduce's tree to rank 0, then broadcast"},
+    .info = {.step = 1, .summary = "counts added up MPI_Reduce's tree to rank 0, then broadcast"},
     .can_run = any_histogram,
     .run = run,
 };

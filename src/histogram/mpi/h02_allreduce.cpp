@@ -20,10 +20,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h02_allreduce{
-    .info = {.id = "histogram/mpi/h02_allreduce",
-             .where = backend::mpi,
-             .step = 2,
-             .summary = "one MPI_Allreduce of the counts, in place"},
+    .info = {.step = 2, .summary = "one MPI_Allreduce of the counts, in place"},
     .can_run = any_histogram,
     .run = run,
 };

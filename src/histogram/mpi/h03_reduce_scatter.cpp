@@ -36,9 +36,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h03_reduce_scatter{
-    .info = {.id = "histogram/mpi/h03_reduce_scatter",
-             .where = backend::mpi,
-             .step = 3,
+    .info = {.step = 3,
              .summary =
                  "MPI_Reduce_scatter (each rank adds its share of the bins), then MPI_Allgatherv"},
     .can_run = any_histogram,

@@ -32,10 +32,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h01_allreduce{
-    .info = {.id = "histogram/nccl/h01_allreduce",
-             .where = backend::nccl,
-             .step = 1,
-             .summary = "one ncclAllReduce of the counts, in place"},
+    .info = {.step = 1, .summary = "one ncclAllReduce of the counts, in place"},
     .can_run = any_histogram,
     .run = run,
 };

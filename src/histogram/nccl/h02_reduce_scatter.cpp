@@ -42,9 +42,7 @@ void run(const histogram_call& c) {
 }  // namespace
 
 extern const histogram_rung h02_reduce_scatter{
-    .info = {.id = "histogram/nccl/h02_reduce_scatter",
-             .where = backend::nccl,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "ncclReduceScatter (each GPU adds its share of the slots), then the shares "
                         "copied to the answer"},
     .can_run = any_histogram,

@@ -24,10 +24,7 @@ void run(const histogram_call& c) { dispatch_histogram<sequential>(c); }
 }  // namespace
 
 extern const histogram_rung h01_sequential{
-    .info = {.id = "histogram/seq/h01_sequential",
-             .where = backend::seq,
-             .step = 1,
-             .summary = "one loop, one histogram: the reference"},
+    .info = {.step = 1, .summary = "one loop, one histogram: the reference"},
     .can_run = any_histogram,
     .run = run,
 };

@@ -20,10 +20,7 @@ void run(const matmul_call& c) { vendor_function<void(const matmul_call&)>("open
 }  // namespace
 
 extern const matmul_rung m00_openblas{
-    .info = {.id = "matmul/cpu/m00_openblas",
-             .where = backend::cpu,
-             .step = 0,
-             .summary = "OpenBLAS sgemm/dgemm: the vendor baseline"},
+    .info = {.step = 0, .summary = "OpenBLAS sgemm/dgemm: the vendor baseline"},
     .can_run = fits_blasint,
     .run = run,
 };

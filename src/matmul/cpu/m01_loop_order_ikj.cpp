@@ -31,9 +31,7 @@ void run(const matmul_call& c) { dispatch_matmul<loop_order_ikj>(c); }
 }  // namespace
 
 extern const matmul_rung m01_loop_order_ikj{
-    .info = {.id = "matmul/cpu/m01_loop_order_ikj",
-             .where = backend::cpu,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "i-k-j order: unit stride along rows of B and C, rows over threads"},
     .can_run = float_or_double,
     .run = run,

@@ -45,10 +45,7 @@ void run(const matmul_call& c) { dispatch_matmul<cache_tiled<64>>(c); }
 }  // namespace
 
 extern const matmul_rung m02_cache_tiled{
-    .info = {.id = "matmul/cpu/m02_cache_tiled",
-             .where = backend::cpu,
-             .step = 2,
-             .summary = "64x64 tiles: each block of B reused from cache 64 times"},
+    .info = {.step = 2, .summary = "64x64 tiles: each block of B reused from cache 64 times"},
     .can_run = float_or_double,
     .run = run,
 };

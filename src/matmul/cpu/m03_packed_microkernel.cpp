@@ -168,10 +168,7 @@ void run(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
 }  // namespace
 
 extern const matmul_rung m03_packed_microkernel{
-    .info = {.id = "matmul/cpu/m03_packed_microkernel",
-             .where = backend::cpu,
-             .step = 3,
-             .summary = "packed panels and a 6x16 register-blocked FMA micro-kernel"},
+    .info = {.step = 3, .summary = "packed panels and a 6x16 register-blocked FMA micro-kernel"},
     .can_run = float_or_double,
     .run = run,
 };

@@ -57,10 +57,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m00_cublas{
-    .info = {.id = "matmul/cuda/m00_cublas",
-             .where = backend::cuda,
-             .step = 0,
-             .summary = "cuBLAS sgemm (strict fp32) / dgemm: the vendor baseline"},
+    .info = {.step = 0, .summary = "cuBLAS sgemm (strict fp32) / dgemm: the vendor baseline"},
     .can_run = can_run,
     .run = run,
 };

@@ -12,10 +12,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m01_naive{
-    .info = {.id = "matmul/cuda/m01_naive",
-             .where = backend::cuda,
-             .step = 1,
-             .summary = "one thread per element of C, warps down the rows: uncoalesced"},
+    .info = {.step = 1, .summary = "one thread per element of C, warps down the rows: uncoalesced"},
     .can_run = grid_fits,
     .run =
         [](const matmul_call& c) {

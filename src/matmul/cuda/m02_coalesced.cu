@@ -10,10 +10,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m02_coalesced{
-    .info = {.id = "matmul/cuda/m02_coalesced",
-             .where = backend::cuda,
-             .step = 2,
-             .summary = "one thread per element of C, warps along the rows"},
+    .info = {.step = 2, .summary = "one thread per element of C, warps along the rows"},
     .can_run = grid_fits,
     .run =
         [](const matmul_call& c) {

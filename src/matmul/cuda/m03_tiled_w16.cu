@@ -8,10 +8,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m03_tiled_w16{
-    .info = {.id = "matmul/cuda/m03_tiled_w16",
-             .where = backend::cuda,
-             .step = 3,
-             .summary = "shared-memory tiles 16 x 16"},
+    .info = {.step = 3, .summary = "shared-memory tiles 16 x 16"},
     .can_run = grid_fits,
     .run = tiled_run<16>,
     .explain = tiled_explain<16>,

@@ -8,10 +8,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m03_tiled_w32{
-    .info = {.id = "matmul/cuda/m03_tiled_w32",
-             .where = backend::cuda,
-             .step = 3,
-             .summary = "shared-memory tiles 32 x 32"},
+    .info = {.step = 3, .summary = "shared-memory tiles 32 x 32"},
     .can_run = grid_fits,
     .run = tiled_run<32>,
     .explain = tiled_explain<32>,

@@ -8,10 +8,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m03_tiled_w8{
-    .info = {.id = "matmul/cuda/m03_tiled_w8",
-             .where = backend::cuda,
-             .step = 3,
-             .summary = "shared-memory tiles 8 x 8, a barrier after load and compute"},
+    .info = {.step = 3, .summary = "shared-memory tiles 8 x 8, a barrier after load and compute"},
     .can_run = grid_fits,
     .run = tiled_run<8>,
     .explain = tiled_explain<8>,

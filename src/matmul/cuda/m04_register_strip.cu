@@ -47,9 +47,7 @@ struct rung {
 }  // namespace
 
 extern const matmul_rung m04_register_strip{
-    .info = {.id = "matmul/cuda/m04_register_strip",
-             .where = backend::cuda,
-             .step = 4,
+    .info = {.step = 4,
              .summary = "1-D register tiling: 8 results down a column per thread, 64 x 64 tiles"},
     .can_run = grid_fits,
     .run =

@@ -50,9 +50,7 @@ struct rung {
 }  // namespace
 
 extern const matmul_rung m05_register_block{
-    .info = {.id = "matmul/cuda/m05_register_block",
-             .where = backend::cuda,
-             .step = 5,
+    .info = {.step = 5,
              .summary = "2-D register tiling: 8 x 8 results per thread, 128 x 128 tiles"},
     .can_run = grid_fits,
     .run =

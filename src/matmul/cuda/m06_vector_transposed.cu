@@ -57,9 +57,7 @@ struct rung {
 }  // namespace
 
 extern const matmul_rung m06_vector_transposed{
-    .info = {.id = "matmul/cuda/m06_vector_transposed",
-             .where = backend::cuda,
-             .step = 6,
+    .info = {.step = 6,
              .summary = "16-byte loads, A's tile transposed: no shared-memory bank conflicts"},
     .can_run = grid_fits,
     .run =

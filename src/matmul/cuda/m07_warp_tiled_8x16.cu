@@ -8,9 +8,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m07_warp_tiled_8x16{
-    .info = {.id = "matmul/cuda/m07_warp_tiled_8x16",
-             .where = backend::cuda,
-             .step = 7,
+    .info = {.step = 7,
              .summary = "warp tiles 64 x 64, 128 threads of 8 x 16 results (f64: 8 x 8)"},
     .can_run = grid_fits,
     .run = warp_tiled_run<wide_threads>,

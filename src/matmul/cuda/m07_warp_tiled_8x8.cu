@@ -8,10 +8,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m07_warp_tiled_8x8{
-    .info = {.id = "matmul/cuda/m07_warp_tiled_8x8",
-             .where = backend::cuda,
-             .step = 7,
-             .summary = "warp tiles 64 x 32, 256 threads of 8 x 8 results"},
+    .info = {.step = 7, .summary = "warp tiles 64 x 32, 256 threads of 8 x 8 results"},
     .can_run = grid_fits,
     .run = warp_tiled_run<narrow_threads>,
 };

@@ -21,9 +21,7 @@ template void m08_whole_tiles<float>(const gemm<float>&, cudaStream_t);
 template void m08_whole_tiles<double>(const gemm<double>&, cudaStream_t);
 
 extern const matmul_rung m08_double_buffered{
-    .info = {.id = "matmul/cuda/m08_double_buffered",
-             .where = backend::cuda,
-             .step = 8,
+    .info = {.step = 8,
              .summary =
                  "two buffers in shared memory and in registers: loads overlap the multiply"},
     .can_run = grid_fits,

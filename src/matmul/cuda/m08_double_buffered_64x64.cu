@@ -9,10 +9,7 @@
 namespace pplab::detail::matmul_cuda {
 
 extern const matmul_rung m08_double_buffered_64x64{
-    .info = {.id = "matmul/cuda/m08_double_buffered_64x64",
-             .where = backend::cuda,
-             .step = 8,
-             .summary = "the same with 64 x 64 tiles: 4x the blocks"},
+    .info = {.step = 8, .summary = "the same with 64 x 64 tiles: 4x the blocks"},
     .can_run = grid_fits,
     .run = double_buffered_run<small_tiles>,
 };

@@ -135,9 +135,7 @@ void run(const matmul_call& c) { dispatch_matmul<rung>(c, static_cast<cudaStream
 }  // namespace
 
 extern const matmul_rung m09_async_pipeline{
-    .info = {.id = "matmul/cuda/m09_async_pipeline",
-             .where = backend::cuda,
-             .step = 9,
+    .info = {.step = 9,
              .summary =
                  "m07 fed by cp.async through 3 shared-memory stages, A's tile untransposed"},
     .can_run = can_run,

@@ -54,10 +54,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m10_split_k{
-    .info = {.id = "matmul/cuda/m10_split_k",
-             .where = backend::cuda,
-             .step = 10,
-             .summary = "m08 over slices of K when C has too few tiles for the SMs"},
+    .info = {.step = 10, .summary = "m08 over slices of K when C has too few tiles for the SMs"},
     .can_run = can_run,
     .scratch_bytes = scratch,
     .run = run,

@@ -50,9 +50,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m12_padded_whole_tiles{
-    .info = {.id = "matmul/cuda/m12_padded_whole_tiles",
-             .where = backend::cuda,
-             .step = 12,
+    .info = {.step = 12,
              .summary = "A and B copied into zero-padded whole tiles, then m08's interior kernel"},
     .can_run = grid_fits,
     .scratch_bytes = scratch,

@@ -72,9 +72,7 @@ using rung = whole_tile_rung<P, double, tensor_core_kernel, 90>;
 }  // namespace
 
 extern const matmul_rung m13_f64_tensor_cores{
-    .info = {.id = "matmul/cuda/m13_f64_tensor_cores",
-             .where = backend::cuda,
-             .step = 13,
+    .info = {.step = 13,
              .summary = "f64 on the fp64 tensor cores (mma.sync m16n8k4), tiles by cp.async"},
     .can_run = rung::can_run,
     .scratch_bytes = rung::scratch,

@@ -99,9 +99,7 @@ using rung = whole_tile_rung<P, float, split_tf32_kernel, 80>;
 }  // namespace
 
 extern const matmul_rung m14_f32_split_tf32{
-    .info = {.id = "matmul/cuda/m14_f32_split_tf32",
-             .where = backend::cuda,
-             .step = 14,
+    .info = {.step = 14,
              .summary = "f32 on the TF32 tensor cores within fp32's error bound: each operand "
                         "split in two, three products (opt-in)",
              .opt_in = true,

@@ -270,9 +270,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m15_wide_async{
-    .info = {.id = "matmul/cuda/m15_wide_async",
-             .where = backend::cuda,
-             .step = 15,
+    .info = {.step = 15,
              .summary = "f32: 8 x 16 results per thread, tiles by cp.async (A transposed by 4-byte "
                         "copies) issued among the multiply-adds"},
     .can_run = can_run,

@@ -206,9 +206,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m16_f32_split_tf32_wgmma{
-    .info = {.id = "matmul/cuda/m16_f32_split_tf32_wgmma",
-             .where = backend::cuda,
-             .step = 16,
+    .info = {.step = 16,
              .summary = "m14's three TF32 products on Hopper's warpgroup products (wgmma), the "
                         "operands split once by a first pass, tiles by the copy engine (opt-in)",
              .opt_in = true,

@@ -38,9 +38,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m01_summa{
-    .info = {.id = "matmul/mpi/m01_summa",
-             .where = backend::mpi,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "SUMMA on a 2-D grid of ranks: panels broadcast along rows and columns"},
     .can_run = float_or_double,
     .run = run,

@@ -47,9 +47,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m02_summa_overlapped{
-    .info = {.id = "matmul/mpi/m02_summa_overlapped",
-             .where = backend::mpi,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "SUMMA with the next panel's broadcasts started before this multiply"},
     .can_run = float_or_double,
     .run = run,

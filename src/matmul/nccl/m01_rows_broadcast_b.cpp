@@ -41,9 +41,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m01_rows_broadcast_b{
-    .info = {.id = "matmul/nccl/m01_rows_broadcast_b",
-             .where = backend::nccl,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "rows of C split over the GPUs, B broadcast to every GPU, the cuda rung on "
                         "each (one process)"},
     .can_run = in_one_process,

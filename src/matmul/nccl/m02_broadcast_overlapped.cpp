@@ -72,9 +72,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m02_broadcast_overlapped{
-    .info = {.id = "matmul/nccl/m02_broadcast_overlapped",
-             .where = backend::nccl,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "m01 with B's broadcast hidden behind the product of the rows of B each "
                         "GPU holds (one process)"},
     .can_run = in_one_process,

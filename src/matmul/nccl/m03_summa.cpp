@@ -155,9 +155,7 @@ void run(const matmul_call& c) {
 }  // namespace
 
 extern const matmul_rung m03_summa{
-    .info = {.id = "matmul/nccl/m03_summa",
-             .where = backend::nccl,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "SUMMA on a job of one process per GPU: panels broadcast along the grid's "
                         "rows and columns while the last panels multiply (mpirun)"},
     .can_run = in_a_job,

@@ -25,10 +25,7 @@ void run(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
 }  // namespace
 
 extern const matmul_rung m01_triple_loop{
-    .info = {.id = "matmul/seq/m01_triple_loop",
-             .where = backend::seq,
-             .step = 1,
-             .summary = "i-j-k triple loop: B read down its columns"},
+    .info = {.step = 1, .summary = "i-j-k triple loop: B read down its columns"},
     .can_run = float_or_double,
     .run = run,
 };

@@ -74,9 +74,7 @@ struct omp_reduction_clause {
 }  // namespace
 
 extern const reduce_rung r01_omp_reduction_clause{
-    .info = {.id = "reduce/cpu/r01_omp_reduction_clause",
-             .where = backend::cpu,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "OpenMP reduction clause: per-thread copies combined by the runtime",
              .reproducible = false},
     .can_run = any_problem,

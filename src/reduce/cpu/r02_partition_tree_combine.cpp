@@ -41,9 +41,7 @@ struct partition_tree_combine {
 }  // namespace
 
 extern const reduce_rung r02_partition_tree_combine{
-    .info = {.id = "reduce/cpu/r02_partition_tree_combine",
-             .where = backend::cpu,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "per-thread partials on their own cache lines, combined in a tree"},
     .can_run = any_problem,
     .run = dispatch_reduce<partition_tree_combine>,

@@ -65,9 +65,7 @@ struct simd_accumulators {
 }  // namespace
 
 extern const reduce_rung r03_simd_accumulators{
-    .info = {.id = "reduce/cpu/r03_simd_accumulators",
-             .where = backend::cpu,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "independent SIMD accumulators over fixed blocks: memory speed, same bits"},
     .can_run = any_problem,
     .run = dispatch_reduce<simd_accumulators>,

@@ -32,9 +32,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung cub_float_sum{
-    .info = {.id = "reduce/cuda/cub_float_sum",
-             .where = backend::cuda,
-             .step = -1,
+    .info = {.step = -1,
              .summary =
                  "cub::DeviceReduce::Sum as users call it, accumulating in float: a reference",
              .float_accumulator = true},

@@ -48,9 +48,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r00_cub{
-    .info = {.id = "reduce/cuda/r00_cub",
-             .where = backend::cuda,
-             .step = 0,
+    .info = {.step = 0,
              .summary = "cub::DeviceReduce with the same accumulator: the vendor baseline"},
     .can_run = supports<dtypes::all>,
     .scratch_bytes =

@@ -35,10 +35,7 @@ struct rung : tile_rung<rung, B, B> {
 }  // namespace
 
 extern const reduce_rung r01_interleaved_divergent{
-    .info = {.id = "reduce/cuda/r01_interleaved_divergent",
-             .where = backend::cuda,
-             .step = 1,
-             .summary = "shared-memory tree, t % (2*stride): divergent warps"},
+    .info = {.step = 1, .summary = "shared-memory tree, t % (2*stride): divergent warps"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

@@ -36,10 +36,7 @@ struct rung : tile_rung<rung, B, B> {
 }  // namespace
 
 extern const reduce_rung r02_strided_index{
-    .info = {.id = "reduce/cuda/r02_strided_index",
-             .where = backend::cuda,
-             .step = 2,
-             .summary = "index 2*stride*t: no divergence, bank conflicts"},
+    .info = {.step = 2, .summary = "index 2*stride*t: no divergence, bank conflicts"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

@@ -35,10 +35,7 @@ struct rung : tile_rung<rung, B, B> {
 }  // namespace
 
 extern const reduce_rung r03_sequential_addressing{
-    .info = {.id = "reduce/cuda/r03_sequential_addressing",
-             .where = backend::cuda,
-             .step = 3,
-             .summary = "stride halving from blockDim.x: compact, conflict-free"},
+    .info = {.step = 3, .summary = "stride halving from blockDim.x: compact, conflict-free"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

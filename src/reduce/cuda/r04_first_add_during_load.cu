@@ -35,10 +35,7 @@ struct rung : tile_rung<rung, B, 2 * B> {
 }  // namespace
 
 extern const reduce_rung r04_first_add_during_load{
-    .info = {.id = "reduce/cuda/r04_first_add_during_load",
-             .where = backend::cuda,
-             .step = 4,
-             .summary = "two elements per thread, added while loading"},
+    .info = {.step = 4, .summary = "two elements per thread, added while loading"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

@@ -40,10 +40,7 @@ struct rung : tile_rung<rung, B, 2 * B> {
 }  // namespace
 
 extern const reduce_rung r05_unroll_last_warp{
-    .info = {.id = "reduce/cuda/r05_unroll_last_warp",
-             .where = backend::cuda,
-             .step = 5,
-             .summary = "last warp without block barriers (__syncwarp)"},
+    .info = {.step = 5, .summary = "last warp without block barriers (__syncwarp)"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

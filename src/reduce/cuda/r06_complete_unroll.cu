@@ -41,10 +41,7 @@ struct rung : tile_rung<rung, B, 2 * B> {
 }  // namespace
 
 extern const reduce_rung r06_complete_unroll{
-    .info = {.id = "reduce/cuda/r06_complete_unroll",
-             .where = backend::cuda,
-             .step = 6,
-             .summary = "block size as a template parameter: fully unrolled"},
+    .info = {.step = 6, .summary = "block size as a template parameter: fully unrolled"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

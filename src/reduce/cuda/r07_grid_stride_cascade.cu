@@ -51,10 +51,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r07_grid_stride_cascade{
-    .info = {.id = "reduce/cuda/r07_grid_stride_cascade",
-             .where = backend::cuda,
-             .step = 7,
-             .summary = "resident grid, many elements per thread (cascading)"},
+    .info = {.step = 7, .summary = "resident grid, many elements per thread (cascading)"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes =
         [](const reduce_problem&) {

@@ -39,10 +39,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r08_warp_shuffle{
-    .info = {.id = "reduce/cuda/r08_warp_shuffle",
-             .where = backend::cuda,
-             .step = 8,
-             .summary = "warp shuffles; shared memory only between warps"},
+    .info = {.step = 8, .summary = "warp shuffles; shared memory only between warps"},
     .can_run = supports<dtypes::wide>,
     .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },

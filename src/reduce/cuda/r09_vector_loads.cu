@@ -30,10 +30,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r09_vector_loads{
-    .info = {.id = "reduce/cuda/r09_vector_loads",
-             .where = backend::cuda,
-             .step = 9,
-             .summary = "16-byte loads, four in flight per thread"},
+    .info = {.step = 9, .summary = "16-byte loads, four in flight per thread"},
     .can_run = supports<dtypes::all>,
     .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },

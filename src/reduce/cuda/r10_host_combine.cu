@@ -54,10 +54,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r10_host_combine{
-    .info = {.id = "reduce/cuda/r10_host_combine",
-             .where = backend::cuda,
-             .step = 10,
-             .summary = "block partials combined on the host"},
+    .info = {.step = 10, .summary = "block partials combined on the host"},
     .can_run = supports<dtypes::all>,
     .scratch_bytes = [](const reduce_problem&) { return max_blocks * max_acc_bytes; },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },

@@ -94,9 +94,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r11_atomic_combine{
-    .info = {.id = "reduce/cuda/r11_atomic_combine",
-             .where = backend::cuda,
-             .step = 11,
+    .info = {.step = 11,
              .summary = "block partials combined by atomics (not deterministic)",
              .reproducible = false},
     .can_run =

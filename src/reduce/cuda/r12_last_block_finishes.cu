@@ -30,10 +30,7 @@ struct rung {
 }  // namespace
 
 extern const reduce_rung r12_last_block_finishes{
-    .info = {.id = "reduce/cuda/r12_last_block_finishes",
-             .where = backend::cuda,
-             .step = 12,
-             .summary = "one launch: the last block combines, deterministic"},
+    .info = {.step = 12, .summary = "one launch: the last block combines, deterministic"},
     .can_run = supports<dtypes::all>,
     .scratch_bytes = [](const reduce_problem&) { return last_block_scratch; },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },

@@ -30,9 +30,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r01_root_gathers{
-    .info = {.id = "reduce/mpi/r01_root_gathers",
-             .where = backend::mpi,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "partials gathered to rank 0, combined in rank order, broadcast"},
     .can_run = any_problem,
     .run = run,

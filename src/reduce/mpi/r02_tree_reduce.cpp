@@ -30,9 +30,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r02_tree_reduce{
-    .info = {.id = "reduce/mpi/r02_tree_reduce",
-             .where = backend::mpi,
-             .step = 2,
+    .info = {.step = 2,
              .summary =
                  "MPI_Reduce up the library's tree, then broadcast (float order: the library's)",
              .reproducible = false},

@@ -28,9 +28,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r03_allreduce{
-    .info = {.id = "reduce/mpi/r03_allreduce",
-             .where = backend::mpi,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "one MPI_Allreduce (float order: the library's)",
              .reproducible = false},
     .can_run = any_problem,

@@ -26,9 +26,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r04_ordered_allgather{
-    .info = {.id = "reduce/mpi/r04_ordered_allgather",
-             .where = backend::mpi,
-             .step = 4,
+    .info = {.step = 4,
              .summary = "partials all-gathered, combined in rank order on every rank: one "
                         "collective, the same bits every run"},
     .can_run = any_problem,

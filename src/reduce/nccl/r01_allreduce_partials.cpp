@@ -49,9 +49,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r01_allreduce_partials{
-    .info = {.id = "reduce/nccl/r01_allreduce_partials",
-             .where = backend::nccl,
-             .step = 1,
+    .info = {.step = 1,
              .summary = "one ncclAllReduce of the GPUs' partials (float order: NCCL's)",
              .reproducible = false},
     .can_run = can_run,

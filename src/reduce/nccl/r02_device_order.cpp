@@ -34,9 +34,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r02_device_order{
-    .info = {.id = "reduce/nccl/r02_device_order",
-             .where = backend::nccl,
-             .step = 2,
+    .info = {.step = 2,
              .summary = "partials all-gathered, joined in GPU order: the same bits every run"},
     .can_run = any_problem,
     .run = run,

@@ -39,9 +39,7 @@ void run(const reduce_call& c) {
 }  // namespace
 
 extern const reduce_rung r03_partials_to_host{
-    .info = {.id = "reduce/nccl/r03_partials_to_host",
-             .where = backend::nccl,
-             .step = 3,
+    .info = {.step = 3,
              .summary = "one process: partials copied to the host, joined in GPU order (r02's "
                         "answer, no collective)"},
     .can_run = can_run,

@@ -20,10 +20,7 @@ struct sequential_loop {
 }  // namespace
 
 extern const reduce_rung r01_sequential_loop{
-    .info = {.id = "reduce/seq/r01_sequential_loop",
-             .where = backend::seq,
-             .step = 1,
-             .summary = "one accumulator, one element after another: the reference"},
+    .info = {.step = 1, .summary = "one accumulator, one element after another: the reference"},
     .can_run = any_problem,
     .run = dispatch_reduce<sequential_loop>,
 };
