@@ -15,6 +15,9 @@
 // 1.0 ms, at their bandwidth floor; CUB's one 7-bit pass at 2^20 bins takes another 1.9 ms
 // (onesweep's scatter runs at ~1.1 TB/s), so 2^20 uniform bins come out at 0.92x of h03. What it
 // buys is robustness: no hot counter and no global atomics however skewed or many the bins.
+// Measured (H200, bench/results/h200-2026-11-28-cuda-be494fa.json): f32 2^28 into 2^20 bins in
+// 2.732 ms, 7.06x CUB, 2^20 bins with 90% in one 2.683 ms (no hot counter slows it); h10, the
+// hand-written split, 1.173 ms.
 #include <cub/device/device_radix_sort.cuh>
 
 #include "histogram/cuda/histogram_cuda.cuh"

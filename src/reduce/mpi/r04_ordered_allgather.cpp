@@ -5,6 +5,9 @@
 // What changes with the rank count is only where the parts begin (each rank's local rung sums
 // its part in double over fixed blocks), so a float sum differs in its last bits between rank
 // counts, within the bound of docs/mpi.md.
+// Measured (the 16-core host of an H200 machine, 4 ranks of one thread each,
+// bench/results/h200-host-16core-2026-11-23-mpi-reduce-4.json, at an earlier commit): f32 sum of
+// 2^28 in 42.6 ms, 3.75x one rank alone, within noise of r01 to r03: the combine is microseconds.
 #include <vector>
 
 #include "core/mpi/world.hpp"
