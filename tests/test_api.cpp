@@ -173,6 +173,64 @@ TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
       "host backends");
 }
 
+// One axis of a 3-D array reduced (numpy.sum(x, axis=k)): each answer the whole-array call's on
+// that axis's elements, gathered, on seq, with the same bits on cpu; shapes whose column count is
+// not a multiple of the block, one column, one row, none; what it refuses.
+TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> z;
+  for (const auto [outer, rows, cols] : {std::array<std::size_t, 3>{3, 37, 131},
+                                         {1, 1000, 1}, {2, 1, 65}, {5, 0, 7}, {1, 7, 64}}) {
+    const std::size_t n = outer * rows * cols;
+    std::vector<float> f(n);
+    std::vector<std::int16_t> s(n);
+    for (std::size_t i = 0; i < n; ++i)
+      f[i] = float(z(rng)), s[i] = std::int16_t(z(rng) * 1000);
+    if (n > 10) f[n / 3] = std::nanf("");  // one column's min, max and sums see a NaN
+    for (op o : all_ops) {
+      if (rows == 0 && o == op::mean) continue;
+      for (backend b : {backend::seq, backend::cpu}) {
+        std::vector<scalar> got_f(outer * cols), got_s(outer * cols);
+        reduce_axis(b, dtype::f32, f.data(), outer, rows, cols, o, got_f.data());
+        reduce_axis(b, dtype::i16, s.data(), outer, rows, cols, o, got_s.data());
+        for (std::size_t k = 0; k < outer; ++k)
+          for (std::size_t c = 0; c < cols; ++c) {
+            std::vector<float> fc;
+            std::vector<std::int16_t> sc;
+            for (std::size_t y = 0; y < rows; ++y)
+              fc.push_back(f[(k * rows + y) * cols + c]), sc.push_back(s[(k * rows + y) * cols + c]);
+            const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o);
+            const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o);
+            const scalar& gf = got_f[k * cols + c];
+            const scalar& gs = got_s[k * cols + c];
+            ASSERT_EQ(gf.k, wf.k);
+            if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));
+            else ASSERT_EQ(gf.f, wf.f) << name_of(b) << " " << name_of(o) << " " << k << "," << c;
+            ASSERT_EQ(gs.k, ws.k);
+            ASSERT_EQ(gs.to_double(), ws.to_double()) << name_of(b) << " " << name_of(o);
+          }
+      }
+    }
+  }
+  std::vector<scalar> out(4);
+  reduce_axis(backend::cpu, dtype::f32, nullptr, 0, 5, 3, op::sum, nullptr);  // no answers
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_axis(backend::cpu, dtype::f32, nullptr, 2, 0, 2, op::mean, out.data()); },
+      "empty axis");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        reduce_axis(backend::cpu, dtype::f32, out.data(), std::size_t(1) << 40, 1 << 20, 1 << 20,
+                    op::sum, out.data());
+      },
+      "overflows");
+  expect_error(
+      errc::unsupported,
+      [&] { reduce_axis(backend::cuda, dtype::f32, out.data(), 1, 1, 1, op::sum, out.data()); },
+      "host backends");
+}
+
 // Ranges that a double cannot hold or split are refused with a reason, never NaN edges.
 TEST(Api, RangesTooWideOrTooFineForDoublesAreRefused) {
   const auto refused = [](const std::vector<double>& x, histogram_options o, errc code,

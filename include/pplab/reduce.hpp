@@ -67,6 +67,17 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out);
 
+// One axis of a C-ordered array reduced, as numpy.sum(x, axis=k): the array seen as
+// outer x rows x cols, with outer = prod(shape[:k]), rows = shape[k] (the axis reduced) and
+// cols = prod(shape[k+1:]). out[o * cols + c] is reduce's answer for the `rows` elements
+// data[(o * rows + y) * cols + c], y = 0 .. rows - 1, with the bits of seq's rung on them. Each
+// thread walks down the rows over a block of columns, unit stride along every row read: no copy
+// or transpose of the array. Host memory and the host backends only (on cpu the slabs and the
+// blocks of columns shared among the threads); cols = 1 is reduce_rows' case. The mean over an
+// empty axis is an error, as reduce's.
+void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
+                 std::size_t cols, op o, scalar* out);
+
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {
   using T = std::remove_cv_t<std::ranges::range_value_t<R>>;

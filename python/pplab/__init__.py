@@ -196,32 +196,39 @@ def reduce(x, op, *, axis=None, backend=None, variant=None):
     whole array's, as numpy.sum(x) with no axis). min and max propagate NaN. The sum of nothing
     is 0, its product 1; its min, max and mean are errors, as in NumPy.
 
-    axis=-1 (or x.ndim - 1): each row of the last axis reduced on its own, as numpy.sum(x,
-    axis=-1): an array of x's shape less its last axis, int64, uint64 or float64, in x's
-    library and on x's device (host arrays: the rows shared among the cpu backend's threads; GPU
-    arrays: a warp per row, or a block per row for a few long rows); no other axis yet."""
+    axis=k (an int, negative counting from the end): that axis reduced, as numpy.sum(x, axis=k):
+    an array of x's shape less that axis, int64, uint64 or float64, in x's library and on x's
+    device. Host arrays take any axis, read where they lie (the last axis a row at a time, any
+    other a block of columns at a time down the axis); GPU arrays take the last axis (a warp per
+    row, or a block per row for a few long rows)."""
     if not isinstance(op, str) or op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     backend, variant = _check_backend(backend), _check_variant(variant)
     x = _for_pplab(_array(x))
     if axis is not None:
         shape = _shape(x)
-        if len(shape) == 0:
-            raise ValueError("axis %r is out of bounds for a 0-d array" % (axis,))
-        if axis not in (-1, len(shape) - 1):
-            raise ValueError("axis %r: pplab reduces the last axis only (axis=-1); move the axis "
-                             "last first (numpy.moveaxis, then numpy.ascontiguousarray)" % (axis,))
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError("axis must be an int or None, not %s" % _type_name(axis))
+        if not -len(shape) <= axis < len(shape) or len(shape) == 0:
+            raise ValueError("axis %r is out of bounds for array of dimension %d"
+                             % (axis, len(shape)))
+        axis %= len(shape)
         if variant is not None:
             raise ValueError("variant: a reduction along an axis runs seq's rung on every row")
-        if len(shape) > 1:
-            if op in ("min", "max") and shape[-1] == 0:
-                raise ValueError("zero-size array to reduction operation %s which has no "
-                                 "identity" % op)
-            if _on_gpu(x):  # a GPU array: the answers made where it lives
-                out = _empty(x, (_rows(shape),), _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
-                _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
-                return out.reshape(tuple(shape[:-1]))
+        if op in ("min", "max") and shape[axis] == 0:
+            raise ValueError("zero-size array to reduction operation %s which has no "
+                             "identity" % op)
+        if _on_gpu(x):  # a GPU array: the answers made where it lives, along its last axis
+            if axis != len(shape) - 1:
+                raise ValueError("axis %r: pplab reduces a GPU array along its last axis only "
+                                 "(axis=-1) yet; host arrays take any axis" % (axis,))
+            out = _empty(x, (_rows(shape),), _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
+            _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
+            return out.reshape(tuple(shape[:-1]))
+        if len(shape) > 1 and axis == len(shape) - 1:
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
+        if len(shape) > 1:
+            return _pplab.reduce_axis(x, _OPS[op], axis, backend)
     if op in ("min", "max") and _size(x) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)

@@ -198,6 +198,41 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
   return fill(double{});
 }
 
+// A host array's axis `axis` (0 .. ndim - 1) reduced (reduce_axis): a NumPy array of the answers,
+// of x's shape less that axis, of row_answer_type.
+py::object reduce_axis_call(py::handle x, const std::string& op_name, std::size_t axis,
+                            const std::optional<std::string>& backend_name) {
+  const op o = parse_op(op_name);
+  placed p = take(x, backend_name, "the array");
+  require_contiguous(p.a, "the array");
+  if (p.a.on_gpu)
+    throw py::value_error("reduce_axis: a GPU array is reduced along its last axis only (axis=-1)");
+  if (axis >= p.a.ndim()) throw py::value_error("reduce_axis: axis out of bounds");
+  std::size_t outer = 1, cols = 1;
+  std::vector<py::ssize_t> shape;
+  for (std::size_t d = 0; d < p.a.ndim(); ++d) {
+    if (d < axis) outer *= std::size_t(p.a.shape[d]);
+    if (d > axis) cols *= std::size_t(p.a.shape[d]);
+    if (d != axis) shape.push_back(static_cast<py::ssize_t>(p.a.shape[d]));
+  }
+  const auto rows = std::size_t(p.a.shape[axis]);
+  std::vector<scalar> answers(outer * cols);
+  {
+    released unlocked;
+    reduce_axis(p.where, p.a.type, p.a.data, outer, rows, cols, o, answers.data());
+  }
+  const dtype want = row_answer_type(p.a.type, o);
+  const auto fill = [&](auto tag) {
+    using A = decltype(tag);
+    py::array_t<A> host(shape);
+    for (std::size_t i = 0; i < answers.size(); ++i) host.mutable_data()[i] = answers[i].as<A>();
+    return py::object(py::array(host));
+  };
+  if (want == dtype::i64) return fill(std::int64_t{});
+  if (want == dtype::u64) return fill(std::uint64_t{});
+  return fill(double{});
+}
+
 edge_rule edge_rule_named(const std::string& name) {
   for (auto [n, rule] : {std::pair{"f64", edge_rule::f64},
                          {"numpy", edge_rule::numpy},
@@ -453,6 +488,8 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
+  m.def("reduce_axis", &reduce_axis_call, py::arg("x"), py::arg("op"), py::arg("axis"),
+        py::arg("backend") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),

@@ -198,6 +198,54 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
   }
 }
 
+namespace {
+// Columns reduced a block at a time: `width` accumulators in registers, each row of the block
+// read once, left to right. The same combine in the same order as seq's rung on one column.
+constexpr std::size_t column_block = 64;
+template <class T, op O>
+void reduce_column_block(const T* first, std::size_t rows, std::size_t cols, std::size_t width,
+                         op what, scalar* out) {
+  using A = detail::acc_t<T, O>;
+  A acc[column_block];
+  for (std::size_t j = 0; j < width; ++j) acc[j] = detail::identity<T, O>();
+  for (std::size_t y = 0; y < rows; ++y) {
+    const T* row = first + y * cols;
+    for (std::size_t j = 0; j < width; ++j) acc[j] = detail::combine<T, O>(acc[j], A(row[j]));
+  }
+  for (std::size_t j = 0; j < width; ++j) out[j] = detail::answer_of(acc[j], what, rows);
+}
+}  // namespace
+
+void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
+                 std::size_t cols, op o, scalar* out) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::unsupported,
+         "reduce_axis: an axis is reduced on the host backends (seq, cpu), not on '" +
+             std::string(name_of(where)) + "'; on a GPU, reduce_rows_device takes the last axis");
+  const std::size_t answers = outer * cols;
+  if (cols && answers / cols != outer)
+    fail(errc::invalid_argument, "reduce_axis: outer x cols overflows the size type");
+  if (rows && answers && (answers * rows) / rows != answers)
+    fail(errc::invalid_argument, "reduce_axis: the array's size overflows the size type");
+  if (answers == 0) return;
+  if (rows && !data) fail(errc::invalid_argument, "reduce_axis: data is null");
+  if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
+  if (rows == 0 && o == op::mean)
+    fail(errc::invalid_argument, "reduce_axis: the mean over an empty axis is undefined");
+  const std::size_t blocks = (cols + column_block - 1) / column_block;
+  detail::visit_reduce(t, o, [&](auto tag, auto otag) {
+    using T = decltype(tag);
+    constexpr op O = decltype(otag)::value;
+    const auto* in = static_cast<const T*>(data);
+#pragma omp parallel for schedule(static) if (where == backend::cpu && outer * blocks > 1)
+    for (std::ptrdiff_t k = 0; k < std::ptrdiff_t(outer * blocks); ++k) {
+      const std::size_t s = std::size_t(k) / blocks, x0 = std::size_t(k) % blocks * column_block;
+      reduce_column_block<T, O>(in + s * rows * cols + x0, rows, cols,
+                                std::min(column_block, cols - x0), o, out + s * cols + x0);
+    }
+  });
+}
+
 namespace detail {
 void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
                      op o, void* out, void* stream);  // cuda_forward.cpp
