@@ -179,13 +179,12 @@ TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
 TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
   std::mt19937_64 rng(fresh_seed());
   std::normal_distribution<double> z;
-  for (const auto [outer, rows, cols] : {std::array<std::size_t, 3>{3, 37, 131},
-                                         {1, 1000, 1}, {2, 1, 65}, {5, 0, 7}, {1, 7, 64}}) {
+  for (const auto [outer, rows, cols] :
+       {std::array<std::size_t, 3>{3, 37, 131}, {1, 1000, 1}, {2, 1, 65}, {5, 0, 7}, {1, 7, 64}}) {
     const std::size_t n = outer * rows * cols;
     std::vector<float> f(n);
     std::vector<std::int16_t> s(n);
-    for (std::size_t i = 0; i < n; ++i)
-      f[i] = float(z(rng)), s[i] = std::int16_t(z(rng) * 1000);
+    for (std::size_t i = 0; i < n; ++i) f[i] = float(z(rng)), s[i] = std::int16_t(z(rng) * 1000);
     if (n > 10) f[n / 3] = std::nanf("");  // one column's min, max and sums see a NaN
     for (op o : all_ops) {
       if (rows == 0 && o == op::mean) continue;
@@ -198,7 +197,8 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
             std::vector<float> fc;
             std::vector<std::int16_t> sc;
             for (std::size_t y = 0; y < rows; ++y)
-              fc.push_back(f[(k * rows + y) * cols + c]), sc.push_back(s[(k * rows + y) * cols + c]);
+              fc.push_back(f[(k * rows + y) * cols + c]),
+                  sc.push_back(s[(k * rows + y) * cols + c]);
             const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o);
             const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o);
             const scalar& gf = got_f[k * cols + c];
