@@ -189,7 +189,29 @@ def _dtype_name(x):
     return numpy.dtype(x.dtype).name if hasattr(x, "dtype") else numpy.asarray(x).dtype.name
 
 
-def reduce(x, op, *, axis=None, backend=None, variant=None):
+def reduce(x, op, *, axis=None, keepdims=False, backend=None, variant=None):
+    """The reduction of x by op (_reduce, below); keepdims=True keeps the axis reduced (every axis
+    with axis=None) with length one, as NumPy's keepdims, so that the answer broadcasts against
+    x: an array in x's library (with axis=None a NumPy array, for host arrays only)."""
+    if not isinstance(keepdims, bool):
+        raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
+    got = _reduce(x, op, axis=axis, backend=backend, variant=variant)
+    if not keepdims:
+        return got
+    import numpy
+    arr = _array(x)
+    shape = _shape(arr)
+    if axis is None or len(shape) <= 1:  # the whole array: a Python number
+        if _on_gpu(arr):
+            raise ValueError("keepdims over a GPU array's every axis: its reduction is a Python "
+                             "number; give an axis of a 2-D or wider array, or reshape the answer")
+        return numpy.asarray(got).reshape((1,) * len(shape))
+    kept = list(shape)
+    kept[axis % len(shape)] = 1
+    return got.reshape(tuple(kept))
+
+
+def _reduce(x, op, *, axis=None, backend=None, variant=None):
     """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max' or 'mean'.
 
     Integers accumulate in 64 bits, floats in double; the answer is a Python int or float (the
@@ -260,29 +282,29 @@ def _size(x):
     return view.nbytes // view.itemsize
 
 
-def sum(x, *, axis=None, backend=None, variant=None):  # noqa: A001 (NumPy's name)
+def sum(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
     """numpy.sum(x): the sum of every element (axis=-1: of each row of the last axis)."""
-    return reduce(x, "sum", axis=axis, backend=backend, variant=variant)
+    return reduce(x, "sum", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
-def prod(x, *, axis=None, backend=None, variant=None):
+def prod(x, *, axis=None, keepdims=False, backend=None, variant=None):
     """numpy.prod(x): the product of every element (integers wrap modulo 2**64)."""
-    return reduce(x, "prod", axis=axis, backend=backend, variant=variant)
+    return reduce(x, "prod", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
-def min(x, *, axis=None, backend=None, variant=None):  # noqa: A001
+def min(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
     """numpy.min(x): the smallest element (NaN if any is NaN)."""
-    return reduce(x, "min", axis=axis, backend=backend, variant=variant)
+    return reduce(x, "min", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
-def max(x, *, axis=None, backend=None, variant=None):  # noqa: A001
+def max(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
     """numpy.max(x): the largest element (NaN if any is NaN)."""
-    return reduce(x, "max", axis=axis, backend=backend, variant=variant)
+    return reduce(x, "max", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
-def mean(x, *, axis=None, backend=None, variant=None):
+def mean(x, *, axis=None, keepdims=False, backend=None, variant=None):
     """numpy.mean(x), accumulated in double."""
-    return reduce(x, "mean", axis=axis, backend=backend, variant=variant)
+    return reduce(x, "mean", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
 def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A002

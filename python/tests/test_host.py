@@ -136,6 +136,21 @@ def test_reductions_along_any_axis_match_numpy(rng, backend, dtype, shape):
             assert got.tolist() == [pplab.sum(np.ascontiguousarray(v), backend="seq") for v in lines]
 
 
+@pytest.mark.parametrize("backend", ["seq", "cpu"])
+def test_keepdims_keeps_the_reduced_axis_as_numpy(rng, backend):
+    x = data(rng, np.float64, 2 * 3 * 5).reshape(2, 3, 5)
+    for name in ("sum", "prod", "min", "max", "mean"):
+        for axis in (None, 0, 1, 2, -1, -3):
+            got = getattr(pplab, name)(x, axis=axis, keepdims=True, backend=backend)
+            want = getattr(np, name)(x, axis=axis, keepdims=True)
+            assert isinstance(got, np.ndarray) and got.shape == want.shape, (name, axis)
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert pplab.sum(np.arange(4), keepdims=True).tolist() == [6]
+    assert pplab.sum(np.arange(6).reshape(2, 3), axis=0, keepdims=True).tolist() == [[3, 5, 7]]
+    with pytest.raises(TypeError, match="keepdims"):
+        pplab.sum(x, keepdims=1)
+
+
 def test_axis_errors_and_no_variant():
     x = np.arange(24.0).reshape(2, 3, 4)
     with pytest.raises(ValueError, match="out of bounds"):
