@@ -67,6 +67,20 @@ def main():
     row("histogram 2^%d f32, 1024 bins (host)" % (n.bit_length() - 1), "numpy.histogram",
         median_time(lambda: pplab.histogram(x, 1024, (-4, 4))),
         median_time(lambda: np.histogram(x, 1024, (-4, 4)), reps=3))
+    # numpy.histogram's array of edges (1025 of them, where normal data's quantiles fall) and
+    # weights=, and numpy.bincount's weights=.
+    edges = np.sort(rng.standard_normal(1025))
+    wx = rng.random(n).astype(np.float32)
+    row("histogram 2^%d f32, 1024 edges (host)" % (n.bit_length() - 1), "numpy.histogram",
+        median_time(lambda: pplab.histogram(x, edges)),
+        median_time(lambda: np.histogram(x, edges), reps=3))
+    row("histogram 2^%d f32, 1024 bins, f32 weights (host)" % (n.bit_length() - 1),
+        "numpy.histogram", median_time(lambda: pplab.histogram(x, 1024, (-4, 4), weights=wx)),
+        median_time(lambda: np.histogram(x, 1024, (-4, 4), weights=wx), reps=3))
+    ix = rng.integers(0, 65536, n)
+    row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
+        "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
+        median_time(lambda: np.bincount(ix, wx), reps=3))
     m = 256 if q else 1024
     a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
     row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
@@ -109,6 +123,12 @@ def main():
                 row("  its compiled call alone, %d bins" % bins, "torch.histc",
                     median_time(lambda: pplab._pplab.histogram(t, bins, -4.0, 4.0, True), sync),
                     median_time(lambda: torch.histc(t, bins, -4, 4), sync))
+            ti = torch.randint(0, 65536, (n,), device="cuda")
+            tw = torch.rand(n, device="cuda")
+            row("bincount 2^%d i64, 65536 bins, f32 weights (torch)" % (n.bit_length() - 1),
+                "torch.bincount", median_time(lambda: pplab.bincount(ti, tw), sync),
+                median_time(lambda: torch.bincount(ti, tw, minlength=65536), sync))
+            del ti, tw
             nb = 1 << (24 if q else 30)
             u8 = torch.randint(0, 256, (nb,), dtype=torch.uint8, device="cuda")
             row("bincount 2^%d u8 (torch)" % (nb.bit_length() - 1), "torch.bincount",
@@ -158,6 +178,16 @@ def main():
             row("histogram 2^%d f32, 1024 bins (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, 1024, (-4, 4)), sync),
                 median_time(lambda: cupy.histogram(c, 1024, (-4, 4)), sync))
+            cw = cupy.random.random(n, dtype=cupy.float32)
+            row("histogram 2^%d f32, 1024 bins, f32 weights (cupy)" % (n.bit_length() - 1),
+                "cupy.histogram",
+                median_time(lambda: pplab.histogram(c, 1024, (-4, 4), weights=cw), sync),
+                median_time(lambda: cupy.histogram(c, 1024, (-4, 4), weights=cw), sync))
+            edges_gpu = cupy.asarray(edges)
+            row("histogram 2^%d f32, 1024 edges (cupy)" % (n.bit_length() - 1), "cupy.histogram",
+                median_time(lambda: pplab.histogram(c, edges), sync),
+                median_time(lambda: cupy.histogram(c, edges_gpu), sync))
+            del cw
             try:
                 import cupyx.scipy.ndimage as cndimage
                 side = 1024 if q else 8192

@@ -291,6 +291,54 @@ TEST_F(Cli, HistogramRangeBinsNumpyAndCsv) {
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 4 + 3);
 }
 
+// numpy.histogram's bins=array, weights= and density= from files: the sums and densities of a
+// hand-checked case, the edges as given, and bad edges or weights refused with exit 2.
+TEST_F(Cli, HistogramEdgesWeightsAndDensity) {
+  write("v.txt", "0 0.5 1 1 2 -1 nan 3");
+  write("e.txt", "0, 1\n2.5");  // bins [0, 1) and [1, 2.5]
+  io::array w;
+  w.type = dtype::f64;
+  w.shape = {8};
+  const double weights[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+  w.bytes.assign(reinterpret_cast<const std::byte*>(weights),
+                 reinterpret_cast<const std::byte*>(weights) + sizeof weights);
+  io::write_npy(path("w.npy"), w);
+  result r = run("histogram --input " + path("v.txt") + " --edges " + path("e.txt") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["counts"], nlohmann::json({2, 3}));
+  EXPECT_EQ(j["edges"], nlohmann::json({0.0, 1.0, 2.5}));
+  r = run("histogram --input " + path("v.txt") + " --edges " + path("e.txt") + " --weights " +
+          path("w.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sums"], nlohmann::json({3.0, 28.0}));
+  EXPECT_EQ(j["underflow"], 32.0);
+  EXPECT_EQ(j["overflow"], 128.0);
+  EXPECT_EQ(j["nan"], 64.0);
+  r = run("histogram --input " + path("v.txt") + " --edges " + path("e.txt") + " --weights " +
+          path("w.npy") + " --density --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_DOUBLE_EQ(j["density"][0].get<double>(), 3.0 / 1 / 31);
+  EXPECT_DOUBLE_EQ(j["density"][1].get<double>(), 28.0 / 1.5 / 31);
+  r = run("histogram --input " + path("v.txt") + " --edges " + path("e.txt") + " --weights " +
+          path("w.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("sums of weights"), std::string::npos) << r.out;
+  write("down.txt", "0 2 1");
+  expect_failure("histogram --input " + path("v.txt") + " --edges " + path("down.txt"), 2,
+                 "must not decrease");
+  write("word.txt", "0 x 1");
+  expect_failure("histogram --input " + path("v.txt") + " --edges " + path("word.txt"), 2,
+                 "not a number");
+  expect_failure("histogram --input " + path("v.txt") + " --edges " + path("e.txt") + " --bins 3",
+                 2, "--edges alone");
+  write("short.txt", "1 2 3");
+  expect_failure("histogram --input " + path("short.txt") + " --weights " + path("w.npy"), 2,
+                 "8 weights for 3 values");
+}
+
 TEST_F(Cli, HistogramOfAnImageGivesOneHistogramPerChannel) {
   // A 2x1 binary PPM: pixels (255, 0, 10) and (255, 1, 10).
   write("img.ppm", std::string("P6\n2 1\n255\n") + std::string("\xff\x00\x0a\xff\x01\x0a", 6));

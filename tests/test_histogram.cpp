@@ -4,6 +4,7 @@
 // the rungs' multiply-and-correct binning. Counts must match exactly.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/generate.hpp"
@@ -141,10 +142,159 @@ TEST_P(Histogram, EveryDtypeAndAwkwardSize) {
       const double lo = is_float(t) ? -3.25 : 7, hi = is_float(t) ? 11.5 : 100;
       check(r, {t, n, bins, lo, hi, bool(rng() & 1), false}, rng);
       check(r, {t, n, 1, lo, hi, false, false}, rng);
+      if (!is_float(t)) {  // bins one wide from 0 (numpy.bincount's)
+        const std::size_t top = 1 + rng() % 300;
+        check(r, {t, n, top, 0, double(top), bool(rng() & 1), false}, rng);
+      }
       if (t == dtype::f32)  // NumPy's float32 edges, both ways of computing them
         for (edge_rule e : {edge_rule::f32_rounded, edge_rule::f32_arithmetic})
           check(r, {t, n, bins, -2.5, 0.1, bool(rng() & 1), false, e}, rng);
     }
+}
+
+// Bins given as an array of edges, and weights: the reference finds each bin with
+// std::upper_bound over the edges and sums the weights in long double; counts must match exactly,
+// sums to within double rounding of the slot's sum of |weights|, and a second run must give the
+// same bits (the rungs promise reproducible sums).
+struct edge_weight_case {
+  std::vector<double> edges;
+  std::vector<std::byte> data;
+  std::vector<double> weights_f64;  // the weights as given (f64) or as f32 rounds them
+  std::vector<float> weights_f32;
+};
+
+std::size_t edge_slot(const histogram_problem& p, const std::vector<double>& e, double v) {
+  if (std::isnan(v)) return p.bins + 2;
+  if (v < e.front()) return p.bins;
+  if (v > e.back()) return p.bins + 1;
+  if (v == e.back()) return p.bins - 1;
+  return std::size_t(std::upper_bound(e.begin(), e.end(), v) - e.begin()) - 1;
+}
+
+void check_edges_and_weights(const histogram_rung& r, histogram_problem p, std::mt19937_64& rng) {
+  if (!r.can_run(p)) return;
+  SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) +
+               " bins=" + std::to_string(p.bins) + (p.edge_array ? " edge array" : "") +
+               (p.weighted ? " weights " + std::string(name_of(p.weight_type)) : ""));
+  edge_weight_case c;
+  std::uniform_real_distribution<double> u(-50, 150);
+  if (p.edge_array) {
+    c.edges.resize(p.bins + 1);
+    for (double& e : c.edges) e = std::floor(u(rng) * 4) / 4;  // some repeat
+    std::sort(c.edges.begin(), c.edges.end());
+    p.lo = c.edges.front(), p.hi = c.edges.back(), p.closed_last = true;
+  }
+  c.data.resize(p.n * size_of(p.type) + 1);
+  visit_dtype(p.type, [&](auto tag) {
+    using T = decltype(tag);
+    T* x = reinterpret_cast<T*>(c.data.data());
+    for (std::size_t i = 0; i < p.n; ++i) {
+      double v = rng() % 5 == 0 && p.edge_array ? c.edges[rng() % c.edges.size()] : u(rng);
+      if constexpr (std::is_floating_point_v<T>) {
+        if (rng() % 61 == 0) v = std::numeric_limits<double>::quiet_NaN();
+        if (rng() % 67 == 0) v = (rng() & 1 ? 1 : -1) * std::numeric_limits<double>::infinity();
+        x[i] = T(v);
+      } else {
+        x[i] = T(std::clamp(std::floor(v), double(std::numeric_limits<T>::lowest()),
+                            double(std::numeric_limits<T>::max())));
+      }
+    }
+  });
+  // Weights: of mixed sign and size, some zero, and (rarely) infinite or NaN.
+  std::normal_distribution<double> g;
+  c.weights_f64.resize(p.n);
+  for (double& w : c.weights_f64) {
+    w = rng() % 7 == 0 ? 0.0 : g(rng) * std::ldexp(1.0, int(rng() % 20) - 10);
+    if (p.n > 1000 && rng() % 4001 == 0)
+      w = rng() % 3 == 0 ? std::numeric_limits<double>::quiet_NaN()
+                         : (rng() & 1 ? 1 : -1) * std::numeric_limits<double>::infinity();
+    if (p.weight_type == dtype::f32) w = double(float(w));
+  }
+  c.weights_f32.assign(c.weights_f64.begin(), c.weights_f64.end());
+  const void* weights = !p.weighted ? nullptr
+                        : p.weight_type == dtype::f32
+                            ? static_cast<const void*>(c.weights_f32.data())
+                            : c.weights_f64.data();
+  // The reference.
+  std::vector<std::uint64_t> counts(p.bins + 3, 0);
+  std::vector<long double> sums(p.bins + 3, 0), magnitude(p.bins + 3, 0);
+  const detail::range_binner even(p);
+  visit_dtype(p.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = reinterpret_cast<const T*>(c.data.data());
+    for (std::size_t i = 0; i < p.n; ++i) {
+      const std::size_t s = p.edge_array ? edge_slot(p, c.edges, double(x[i]))
+                            : p.natural  ? std::size_t(std::int64_t(x[i]) - std::int64_t(p.lo))
+                                         : even(x[i]);
+      ++counts[s];
+      sums[s] += c.weights_f64[i];
+      magnitude[s] += std::fabs(c.weights_f64[i]);
+    }
+  });
+  const detail::histogram_data in(c.data.data(), weights, c.edges.data());
+  std::vector<std::uint64_t> got(p.bins + 3, 0xdeadbeefull), again(p.bins + 3, 1);
+  detail::run_rung(r, p, in, got.data());
+  if (!p.weighted) {
+    EXPECT_EQ(got, counts);
+    return;
+  }
+  detail::run_rung(r, p, in, again.data());
+  EXPECT_EQ(got, again) << "the sums' bits changed from one run to the next";
+  std::size_t wrong = 0;
+  for (std::size_t s = 0; s < got.size(); ++s) {
+    double v = 0;
+    std::memcpy(&v, &got[s], 8);
+    const long double want = sums[s];
+    const bool ok = std::isnan(double(want)) ? std::isnan(v)
+                    : std::isinf(double(want))
+                        ? v == double(want)
+                        : std::fabs(v - double(want)) <= 1e-12 * double(magnitude[s]) + 1e-300;
+    if (!ok && wrong++ < 5) ADD_FAILURE() << "slot " << s << ": " << v << ", want " << double(want);
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST_P(Histogram, ArraysOfEdgesAndWeights) {
+  const histogram_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (r.info.racy) GTEST_SKIP() << "racy on purpose";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : awkward_sizes(rng))
+    for (dtype t : {dtype::f32, dtype::f64, dtype::i32, dtype::u8, dtype::i64}) {
+      const std::size_t bins = 1 + rng() % 700;
+      for (bool weighted : {false, true})
+        for (dtype w : {dtype::f32, dtype::f64}) {
+          if (!weighted && w == dtype::f32) continue;
+          histogram_problem edges{t, n, bins, 0, 0, true, false};
+          edges.edge_array = true, edges.weighted = weighted, edges.weight_type = w;
+          check_edges_and_weights(r, edges, rng);
+          if (!weighted) continue;
+          histogram_problem even{t, n, bins, -20, 120.5, bool(rng() & 1), false};
+          even.weighted = true, even.weight_type = w;
+          check_edges_and_weights(r, even, rng);
+          if (!is_float(t)) {  // numpy.bincount's bins: one wide from 0
+            histogram_problem unit{t, n, 90, 0, 90, false, false};
+            unit.weighted = true, unit.weight_type = w;
+            check_edges_and_weights(r, unit, rng);
+          }
+          if (t == dtype::u8) {  // natural bins, as bincount of bytes
+            histogram_problem natural{t, n, 256, 0, 256, false, true};
+            natural.weighted = true, natural.weight_type = w;
+            check_edges_and_weights(r, natural, rng);
+          }
+        }
+    }
+  // One bin, and many edges.
+  histogram_problem one{dtype::f64, 5000, 1, 0, 0, true, false};
+  one.edge_array = true;
+  check_edges_and_weights(r, one, rng);
+  histogram_problem many{dtype::f32, 100003, 20000, 0, 0, true, false};
+  many.edge_array = true, many.weighted = true, many.weight_type = dtype::f32;
+  check_edges_and_weights(r, many, rng);
+  many.weighted = false;
+  check_edges_and_weights(r, many, rng);
 }
 
 TEST_P(Histogram, ManyBins) {

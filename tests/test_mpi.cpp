@@ -164,6 +164,44 @@ TEST_F(Mpi, EveryHistogramRungMatchesSeqExactly) {
           }
 }
 
+// An array of edges and weights over the ranks: the counts exactly one process's, the sums
+// within double rounding of them, every mpi rung and every local backend.
+TEST_F(Mpi, EdgesAndWeightsMatchOneProcess) {
+  const std::uint64_t seed = job_seed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<double> edges{-3, -1, -0.5, -0.5, 0, 0.25, 2, 2.5};
+  for (backend local : locals())
+    for (std::size_t n : sizes(rng)) {
+      set_mpi_local(local);
+      const arrays a = make(dtype::f32, n, detail::distribution::normal, seed);
+      const arrays w = make(dtype::f64, n, detail::distribution::uniform, seed + 1);
+      for (bool weighted : {false, true})
+        for (bool with_edges : {false, true}) {
+          histogram_options o;
+          if (with_edges) o.bin_edges = edges;
+          else o.bins = 13;
+          if (weighted) o.weights = w.whole.data();
+          const histogram_result want = histogram(backend::seq, dtype::f32, a.whole.data(), n, o);
+          if (weighted) o.weights = w.mine.data();
+          const detail::histogram_problem p =
+              detail::resolve_histogram(backend::mpi, dtype::f32, a.mine.data(), a.mine_n, o);
+          SCOPED_TRACE(std::string(name_of(local)) + " n=" + std::to_string(n) +
+                       (weighted ? " weighted" : "") + (with_edges ? " edges" : ""));
+          for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
+            if (r.info.where != backend::mpi) continue;
+            const histogram_result got = detail::run_histogram_into_result(
+                r, p, detail::histogram_data(a.mine.data(), o.weights, edges.data()));
+            EXPECT_EQ(got.counts, want.counts) << r.info.id;
+            ASSERT_EQ(got.sums.size(), want.sums.size()) << r.info.id;
+            for (std::size_t i = 0; i < want.sums.size(); ++i)
+              EXPECT_NEAR(got.sums[i], want.sums[i], 1e-9 * (1 + std::abs(want.sums[i])))
+                  << r.info.id << " bin " << i;
+          }
+        }
+    }
+}
+
 TEST_F(Mpi, UserOperatorFarthestPointAcrossRanks) {
   // The reduction notes' 3-D farthest point: each rank holds some points, rank r's include one at
   // distance 10 + r, so the answer is the last rank's.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "common.hpp"
@@ -17,7 +19,50 @@ struct histogram_cli {
   std::string range, variant;
   int numpy = 0;  // numpy.histogram's rules as NumPy 1 or 2; 0: pplab's own (edges in double)
   bool json = false, csv = false;
+  std::string edges, weights;  // files: the bins' edges, and one weight per value
+  bool density = false;
 };
+
+// Every element of a .npy array as a double.
+std::vector<double> doubles_of(const io::array& a) {
+  std::vector<double> out(a.size());
+  visit_dtype(a.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = static_cast<const T*>(a.data());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = double(v[i]);
+  });
+  return out;
+}
+
+// The edges from a .npy file (any numeric dtype) or a text file of numbers (separated by
+// spaces, commas or lines).
+std::vector<double> read_edges(const std::string& path) {
+  if (path.ends_with(".npy")) {
+    const io::array a = io::read_npy(path);
+    if (a.shape.size() != 1)
+      fail(errc::invalid_argument, "--edges: " + path + " must hold a 1-D array of edges");
+    return doubles_of(a);
+  }
+  const std::vector<std::byte> bytes = io::read_file(path);
+  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::vector<double> out;
+  std::size_t at = 0;
+  while (true) {
+    at = text.find_first_not_of(" \t\r\n,", at);
+    if (at == std::string::npos) break;
+    const std::size_t end = std::min(text.find_first_of(" \t\r\n,", at), text.size());
+    double v = 0;
+    const char* b = text.data() + at;
+    if (*b == '+') ++b;
+    auto [p, ec] = std::from_chars(b, text.data() + end, v);
+    if (ec != std::errc() || p != text.data() + end)
+      fail(errc::invalid_argument,
+           "--edges: '" + text.substr(at, end - at) + "' in " + path + " is not a number");
+    out.push_back(v);
+    at = end;
+  }
+  return out;
+}
 
 std::pair<double, double> parse_range(const std::string& s) {
   const std::size_t colon = s.find(':', 1);
@@ -34,14 +79,36 @@ std::pair<double, double> parse_range(const std::string& s) {
   return {lo, hi};
 }
 
-nlohmann::json to_json(const histogram_result& h) {
+// What each bin holds, as the command prints it: its count, its sum of weights, or with
+// --density numpy.histogram's density.
+std::vector<double> values_of(const histogram_result& h, bool density) {
+  if (density) return h.density();
+  if (h.weighted) return h.sums;
+  return std::vector<double>(h.counts.begin(), h.counts.end());
+}
+
+nlohmann::json to_json(const histogram_result& h, bool density) {
   std::vector<double> edge_values(h.bins() + 1);
   h.edges_into(edge_values.data());
-  nlohmann::json edges = nlohmann::json::array(), counts = nlohmann::json::array();
+  nlohmann::json edges = nlohmann::json::array(), values = nlohmann::json::array();
   for (double e : edge_values) edges.push_back(e);
-  for (std::uint64_t c : h.counts) counts.push_back(c);
-  return {{"edges", edges},         {"counts", counts}, {"underflow", h.underflow},
-          {"overflow", h.overflow}, {"nan", h.nan},     {"rung", h.rung}};
+  nlohmann::json out = {{"edges", edges}, {"rung", h.rung}};
+  if (density) {
+    for (double v : h.density()) values.push_back(v);
+    out["density"] = values;
+  } else if (h.weighted) {
+    for (double v : h.sums) values.push_back(v);
+    out["sums"] = values;
+  } else {
+    for (std::uint64_t c : h.counts) values.push_back(c);
+    out["counts"] = values;
+  }
+  if (h.weighted) {
+    out["underflow"] = h.underflow_sum, out["overflow"] = h.overflow_sum, out["nan"] = h.nan_sum;
+  } else {
+    out["underflow"] = h.underflow, out["overflow"] = h.overflow, out["nan"] = h.nan;
+  }
+  return out;
 }
 
 // How a row names its bin: as a range of values, as the one value of a natural bin (bytes'
@@ -63,17 +130,18 @@ std::string label(const histogram_result& h, std::size_t first, std::size_t last
 
 // All bins up to 64; else only the non-empty ones up to 128 (a text's letters); else bins merged
 // into 64 groups.
-void print_chart(const histogram_result& h, const std::string& title, labels how) {
+void print_chart(const histogram_result& h, const std::vector<double>& values,
+                 const std::string& title, labels how) {
   constexpr std::size_t max_rows = 64, width = 50;
   std::vector<std::pair<std::size_t, std::size_t>> rows;  // [first, last] bins
   std::size_t nonzero = 0;
-  for (std::uint64_t c : h.counts) nonzero += c != 0;
+  for (double c : values) nonzero += c != 0;
   std::string note;
   if (h.bins() <= max_rows) {
     for (std::size_t i = 0; i < h.bins(); ++i) rows.push_back({i, i});
   } else if (nonzero <= 2 * max_rows) {
     for (std::size_t i = 0; i < h.bins(); ++i)
-      if (h.counts[i]) rows.push_back({i, i});
+      if (values[i] != 0) rows.push_back({i, i});
     if (nonzero < h.bins()) note = fmt::format("({} empty bins not shown)", h.bins() - nonzero);
   } else {
     const std::size_t group = (h.bins() + max_rows - 1) / max_rows;
@@ -81,14 +149,16 @@ void print_chart(const histogram_result& h, const std::string& title, labels how
       rows.push_back({i, std::min(h.bins(), i + group) - 1});
     note = fmt::format("({} bins shown as {} rows of {})", h.bins(), rows.size(), group);
   }
-  std::vector<std::uint64_t> sums;
-  std::uint64_t top = 1;
+  // Groups of bins: their counts or sums added; densities averaged over the group's width.
+  std::vector<double> sums;
+  double top = 0;
   for (auto [a, b] : rows) {
-    std::uint64_t s = 0;
-    for (std::size_t i = a; i <= b; ++i) s += h.counts[i];
+    double s = 0;
+    for (std::size_t i = a; i <= b; ++i) s += values[i];
     sums.push_back(s);
-    top = std::max(top, s);
+    top = std::max(top, std::fabs(s));
   }
+  if (!(top > 0)) top = 1;
   std::vector<std::string> names;
   std::size_t label_width = 0;
   for (auto [a, b] : rows) {
@@ -97,12 +167,18 @@ void print_chart(const histogram_result& h, const std::string& title, labels how
   }
   fmt::print("{}{}\n", title, note.empty() ? "" : " " + note);
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const std::size_t len = std::size_t(double(sums[r]) / double(top) * width + 0.5);
-    fmt::print("  {:<{}} {:>12} {}\n", names[r], label_width, sums[r],
-               std::string(len ? len : (sums[r] ? 1 : 0), '#'));
+    const double share = std::fabs(sums[r]) / top;  // NaN for a NaN sum: no bar
+    const std::size_t len = share == share ? std::size_t(share * width + 0.5) : 0;
+    fmt::print(
+        "  {:<{}} {:>12} {}\n", names[r], label_width, fmt::format("{:.6g}", sums[r]),
+        std::string(len ? len : (sums[r] != 0 && share == share ? 1 : 0), sums[r] < 0 ? '-' : '#'));
   }
-  fmt::print("  underflow {}, overflow {}, NaN {}; total {}\n", h.underflow, h.overflow, h.nan,
-             h.total());
+  if (h.weighted)
+    fmt::print("  weights below {:.6g}, above {:.6g}, of NaN values {:.6g}\n", h.underflow_sum,
+               h.overflow_sum, h.nan_sum);
+  else
+    fmt::print("  underflow {}, overflow {}, NaN {}; total {}\n", h.underflow, h.overflow, h.nan,
+               h.total());
 }
 
 void run(const histogram_cli& o) {
@@ -117,9 +193,38 @@ void run(const histogram_cli& o) {
   opt.closed_last = o.numpy != 0;
   if (o.numpy) opt.edges = o.numpy == 1 ? edge_rule::numpy1 : edge_rule::numpy;
   if (!o.range.empty()) std::tie(opt.lo, opt.hi) = parse_range(o.range);
+  std::vector<double> edges;
+  if (!o.edges.empty()) {
+    if (!o.range.empty() || o.bins)
+      fail(errc::invalid_argument, "--edges are the bins and their range: give --edges alone, "
+                                   "or --bins and --range");
+    edges = read_edges(o.edges);
+    opt.bin_edges = edges;
+  }
   const backend where = o.backend.resolve("histogram", o.variant);
+  if (!o.weights.empty() && where == backend::mpi)
+    fail(errc::unsupported, "--weights with --backend mpi: each rank's part of the weights file "
+                            "is not read yet; run without mpirun, or from Python");
   const loaded data = load_data(o.data, where);
   const io::input& in = data.in;
+  io::array weights;
+  if (!o.weights.empty()) {
+    weights = io::read_npy(o.weights);
+    if (in.channels.size() != 1)
+      fail(errc::invalid_argument, "--weights: the data has " + std::to_string(in.channels.size()) +
+                                       " channels; weights go with one array of values");
+    if (weights.size() != in.channels[0].size())
+      fail(errc::invalid_argument, "--weights: " + o.weights + " holds " +
+                                       std::to_string(weights.size()) + " weights for " +
+                                       std::to_string(in.channels[0].size()) + " values");
+    if (weights.type != dtype::f32 && weights.type != dtype::f64) {
+      const std::vector<double> as_double = doubles_of(weights);
+      weights.type = dtype::f64;
+      weights.bytes.resize(as_double.size() * sizeof(double));
+      std::memcpy(weights.bytes.data(), as_double.data(), weights.bytes.size());
+    }
+    opt.weights = weights.data(), opt.weight_type = weights.type;
+  }
   std::vector<histogram_result> results;
   for (const io::array& a : in.channels)
     results.push_back(histogram(where, a.type, a.data(), a.size(), opt, {o.variant}));
@@ -127,12 +232,12 @@ void run(const histogram_cli& o) {
   const bool several = results.size() > 1;
   if (o.json) {
     if (!several) {
-      fmt::print("{}\n", to_json(results[0]).dump());
+      fmt::print("{}\n", to_json(results[0], o.density).dump());
       return;
     }
     nlohmann::json channels = nlohmann::json::array();
     for (std::size_t c = 0; c < results.size(); ++c) {
-      nlohmann::json j = to_json(results[c]);
+      nlohmann::json j = to_json(results[c], o.density);
       j["channel"] = in.names[c];
       channels.push_back(j);
     }
@@ -140,14 +245,23 @@ void run(const histogram_cli& o) {
     return;
   }
   if (o.csv) {
-    fmt::print("{}kind,lo,hi,count\n", several ? "channel," : "");
+    const bool weighted = !o.weights.empty();
+    fmt::print("{}kind,lo,hi,{}\n", several ? "channel," : "",
+               o.density  ? "density"
+               : weighted ? "sum"
+                          : "count");
     for (std::size_t c = 0; c < results.size(); ++c) {
       const histogram_result& h = results[c];
       const std::string ch = several ? in.names[c] + "," : "";
+      const std::vector<double> v = values_of(h, o.density);
       for (std::size_t i = 0; i < h.bins(); ++i)
-        fmt::print("{}bin,{:.17g},{:.17g},{}\n", ch, h.edge(i), h.edge(i + 1), h.counts[i]);
-      fmt::print("{}underflow,,{:.17g},{}\n{}overflow,{:.17g},,{}\n{}nan,,,{}\n", ch, h.lo,
-                 h.underflow, ch, h.hi, h.overflow, ch, h.nan);
+        fmt::print("{}bin,{:.17g},{:.17g},{:.17g}\n", ch, h.edge(i), h.edge(i + 1), v[i]);
+      if (weighted)
+        fmt::print("{}underflow,,{:.17g},{:.17g}\n{}overflow,{:.17g},,{:.17g}\n{}nan,,,{:.17g}\n",
+                   ch, h.lo, h.underflow_sum, ch, h.hi, h.overflow_sum, ch, h.nan_sum);
+      else
+        fmt::print("{}underflow,,{:.17g},{}\n{}overflow,{:.17g},,{}\n{}nan,,,{}\n", ch, h.lo,
+                   h.underflow, ch, h.hi, h.overflow, ch, h.nan);
     }
     return;
   }
@@ -158,9 +272,10 @@ void run(const histogram_cli& o) {
         several ? " channel " + in.names[c] : "", h.bins(), h.lo, h.hi, h.closed_last ? "]" : ")",
         o.numpy ? fmt::format(" (numpy.histogram's rules, as NumPy {})", o.numpy) : "");
     const bool natural = in.natural_bytes && h.bins() == 256 && h.lo == 0;
-    print_chart(h, title,
-                !natural ? labels::ranges
-                         : (in.format == "bytes" ? labels::characters : labels::values));
+    print_chart(
+        h, values_of(h, o.density),
+        title + (o.weights.empty() ? "" : ", sums of weights") + (o.density ? ", density" : ""),
+        !natural ? labels::ranges : (in.format == "bytes" ? labels::characters : labels::values));
   }
 }
 
@@ -193,9 +308,17 @@ void add_histogram(CLI::App& app) {
   cmd->add_option("--rung,--variant", o->variant,
                   "run one rung by id, or by its last part (h05_lane_sub_histograms); see `pplab "
                   "list histogram`");
+  cmd->add_option("--edges", o->edges,
+                  "FILE: the bins as an array of edges (.npy, or numbers in a text file), "
+                  "increasing, as numpy.histogram's bins=array: [e0, e1), ..., [e(n-1), en]");
+  cmd->add_option("--weights", o->weights,
+                  "FILE.npy: one weight per value; each bin sums its values' weights "
+                  "(numpy.histogram's weights=)");
+  cmd->add_flag("--density", o->density,
+                "print numpy.histogram's density=True: each bin over its width and the total");
   cmd->add_flag("--json", o->json,
-                "print one JSON object {edges, counts, underflow, overflow, nan}");
-  cmd->add_flag("--csv", o->csv, "print CSV rows: kind,lo,hi,count");
+                "print one JSON object {edges, counts (sums, density), underflow, overflow, nan}");
+  cmd->add_flag("--csv", o->csv, "print CSV rows: kind,lo,hi,count (sum, density)");
   o->data.add_to(*cmd, "u8");
   cmd->callback([o] { run(*o); });
 }

@@ -11,11 +11,19 @@
 //   data's edges as float32 numbers and compares in float32; edge_rule::numpy follows it bit for
 //   bit (docs/choices.md says why it is not the default);
 // - counts are 64-bit; values below lo, above hi (or equal to hi with a half-open last bin) and
-//   NaN are counted in underflow, overflow and nan: nothing is dropped silently.
+//   NaN are counted in underflow, overflow and nan: nothing is dropped silently;
+// - bin_edges, when given, are the bins themselves, as numpy.histogram's array of edges: bin i is
+//   [e[i], e[i+1]), the last bin closed, values compared with the edges in double (as NumPy
+//   compares data with float64 edges); the edges must not decrease, nor hold NaN or infinity;
+// - weights, when given (float32 or float64, one per value, where the data are), make each bin
+//   the sum of its values' weights instead of their count: the sums, not the counts, are the
+//   answer (histogram_result::sums), each to within the accumulation's rounding of NumPy's
+//   (which sums in double too), and the same bits again when the call is run again.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ranges>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +54,12 @@ struct histogram_options {
   std::optional<double> lo, hi;      // both or neither; none: the type's range or the data's
   bool closed_last = false;          // numpy.histogram's closed last bin
   edge_rule edges = edge_rule::f64;  // the arithmetic of float32 data's edges
+  // The bins' edges (bins + 1 of them, in the host's memory): bins, lo, hi and closed_last are
+  // then theirs (the last bin closed), and `edges` is not used.
+  std::span<const double> bin_edges;
+  // One weight per value, of weight_type (f32 or f64), in the memory the data are in.
+  const void* weights = nullptr;
+  dtype weight_type = dtype::f64;
 };
 
 struct histogram_result {
@@ -55,6 +69,12 @@ struct histogram_result {
   std::vector<std::uint64_t> counts;  // one per bin
   std::uint64_t underflow = 0, overflow = 0, nan = 0;
   std::string rung;  // the id of the rung that counted (`pplab list histogram`)
+  // With weights: each bin's sum of weights (counts is then empty), and those of the values
+  // below, above and NaN.
+  bool weighted = false;
+  std::vector<double> sums;
+  double underflow_sum = 0, overflow_sum = 0, nan_sum = 0;
+  std::vector<double> bin_edges;  // the edges given (options.bin_edges), else empty
 
   std::size_t bin_count = 0;  // bins (counts is empty where they stay on the GPU: device.hpp)
   std::size_t bins() const noexcept { return bin_count; }
@@ -66,6 +86,9 @@ struct histogram_result {
   void edges_into(double* out) const noexcept;
   void edges_into(float* out) const noexcept;
   std::uint64_t total() const noexcept;  // every element, outliers and NaN included
+  // numpy.histogram's density=True: each bin's count (or sum) divided by the bin's width and by
+  // the total of the bins (outliers not counted), in double; NaN where that total is 0.
+  std::vector<double> density() const;
 };
 
 // `how` may name the rung to run (pplab/backend.hpp); the result says which ran.

@@ -307,17 +307,46 @@ def mean(x, *, axis=None, keepdims=False, backend=None, variant=None):
     return reduce(x, "mean", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
 
 
-def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A002
-    """numpy.histogram(a, bins, range): (hist, bin_edges), bit for bit as the installed NumPy:
-    equal bins over range (or over the data's minimum and maximum), the last bin closed, values
-    outside the range not counted, NaN refused when the range comes from the data, and float32
-    data binned against float32 edges computed as NumPy computes them. hist is int64 in a's
-    library and on a's device; bin_edges is a NumPy array of NumPy's dtype (docs/python.md)."""
-    bins = _check_integer(bins, "bins", 1, _MAX_BINS)
+def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=None,  # noqa: A002
+              variant=None):
+    """numpy.histogram(a, bins, range, weights, density): (hist, bin_edges), as the installed
+    NumPy. bins an int: equal bins over range (or over the data's minimum and maximum), the last
+    bin closed, values outside not counted, NaN refused when the range comes from the data, and
+    float32 data binned against float32 edges computed as NumPy computes them, bit for bit. bins
+    a 1-D array of edges that do not decrease: bin i is [e[i], e[i+1]), the last closed (range is
+    then not used, as in NumPy). weights, of a's shape: each bin sums its values' weights, in
+    double, returned in the weights' dtype. density=True: each bin over its width and the total,
+    float64. hist is in a's library and on a's device; bin_edges is a NumPy array of NumPy's
+    dtype (docs/python.md)."""
+    import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
     a = _for_pplab(_array(a))
+    if isinstance(bins, str):
+        raise ValueError("histogram: bins=%r (NumPy's bin-width estimators) is not supported; "
+                         "give a number of bins or an array of edges" % bins)
+    edge_array = None
+    given_bins = bins
+    if _library(bins) in ("cupy", "torch"):  # edges in a GPU array: read once, on the host
+        bins = _to_numpy(bins) if _on_gpu(bins) else bins.numpy()
+    if numpy.ndim(bins) == 1:
+        given = numpy.asarray(bins)
+        if given.dtype.kind not in "iuf":
+            raise TypeError("histogram: edges of type %s; give numbers" % given.dtype)
+        edge_array = numpy.ascontiguousarray(given, dtype=numpy.float64)
+        if numpy.isnan(edge_array).any():
+            raise ValueError("histogram: the edges hold NaN")
+        if (edge_array[:-1] > edge_array[1:]).any():
+            raise ValueError("bins must increase monotonically, when an array")
+        if edge_array.size < 2:
+            raise ValueError("histogram: an array of edges needs at least two (one bin)")
+        nbins = edge_array.size - 1
+    elif numpy.ndim(bins) != 0:
+        raise ValueError("`bins` must be 1d, when an array")
+    else:
+        nbins = _check_integer(bins, "bins", 1, _MAX_BINS)
+    weights, weight_type = _weights_for(a, weights, "histogram")
     lo = hi = None
-    if range is not None:
+    if range is not None and edge_array is None:
         if isinstance(range, (str, bytes)) or not hasattr(range, "__len__") or len(range) != 2:
             raise ValueError("range must be (min, max), two numbers, not %r" % (range,))
         first, last = (_check_number(v, "range's " + end) for v, end in zip(range, ("min", "max")))
@@ -328,15 +357,68 @@ def histogram(a, bins=10, range=None, *, backend=None, variant=None):  # noqa: A
         if first == last:  # widened in the range's own arithmetic, as NumPy does
             first, last = first - 0.5, last + 0.5
         lo, hi = float(first), float(last)
-    rule = _edge_rule(_dtype_name(a), range)
-    if _on_gpu(a):  # a GPU array: its counts are written where it lives
-        slots = _empty(a, (int(bins) + 3,), "int64")  # the bins, underflow, overflow, NaN
-        _, edges, *_ = _run(_pplab.histogram, a, int(bins), lo, hi, True, rule, backend,
+    if edge_array is not None:
+        rule = "f64"
+    else:
+        rule = _edge_rule(_dtype_name(a), range)
+    if edge_array is None and weights is None and _on_gpu(a):
+        # a GPU array: its counts are written where it lives
+        slots = _empty(a, (int(nbins) + 3,), "int64")  # the bins, underflow, overflow, NaN
+        _, edges, *_ = _run(_pplab.histogram, a, int(nbins), lo, hi, True, rule, backend,
                             variant, slots)
-        return slots[:int(bins)], edges
-    counts, edges, *_ = _run(_pplab.histogram, a, int(bins), lo, hi, True, rule, backend,
-                             variant)
-    return _like(a, counts), edges
+        hist = slots[:int(nbins)]
+    else:
+        hist, edges, *_ = _run(_pplab.histogram, a, int(nbins), lo, hi, True, rule, backend,
+                               variant, None, edge_array, weights)
+        if weight_type is not None and weight_type != numpy.float64:
+            hist = hist.astype(weight_type)  # as NumPy: the sums in the weights' dtype
+        hist = _like(a, hist)
+    if edge_array is not None:  # as NumPy returns them: the edges given, their dtype
+        edges = given_bins if _library(given_bins) in ("cupy", "torch") else numpy.asarray(bins)
+    if density:
+        host_edges = numpy.asarray(bins) if edge_array is not None else edges
+        widths = numpy.array(numpy.diff(host_edges), float)
+        if _on_gpu(a):
+            widths = _like(a, widths)
+        return hist / widths / hist.sum(), edges
+    return hist, edges
+
+
+def _weights_for(a, weights, name):
+    """weights as pplab reads them (float32 or float64, a's shape, where a is) and the dtype the
+    answer takes (NumPy's: the weights'), or (None, None). Other dtypes are converted to float64
+    first (a copy); complex weights are refused."""
+    if weights is None:
+        return None, None
+    import numpy
+    w = _for_pplab(_array(weights))
+    if _on_gpu(w) != _on_gpu(a):
+        raise ValueError("%s: the weights and the data must both be host arrays or both GPU "
+                         "arrays" % name)
+    if _shape(w) != _shape(a):
+        raise ValueError("weights should have the same shape as a.")
+    wname = _dtype_name(w)
+    if wname.startswith("complex"):
+        raise TypeError("%s: complex weights are not supported" % name)
+    answer = numpy.dtype(wname)
+    if wname not in ("float32", "float64"):
+        w = _astype(w, "float64")
+    return w, answer
+
+
+def _shape(x):
+    return tuple(int(d) for d in x.shape) if hasattr(x, "shape") else (_size(x),)
+
+
+def _astype(x, dtype):
+    """x converted to dtype (a NumPy name) in its own library (a copy)."""
+    if _library(x) == "torch":
+        import torch
+        return x.to(getattr(torch, dtype))
+    if _library(x) == "cupy":
+        return x.astype(dtype)
+    import numpy
+    return numpy.asarray(x).astype(dtype)
 
 
 def _edge_rule(dtype_name, range):  # noqa: A002
@@ -369,18 +451,25 @@ def _finite(v):
     return v == v and v not in (float("inf"), float("-inf"))
 
 
-def bincount(x, minlength=0, *, backend=None, variant=None):
-    """numpy.bincount(x, minlength): how often each value 0, 1, ... occurs in x, an array of
-    non-negative integers (bytes too); int64, in x's library and on x's device."""
+def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
+    """numpy.bincount(x, weights, minlength): how often each value 0, 1, ... occurs in x, a 1-D
+    array of non-negative integers (bytes too), int64; with weights (x's shape), each value's sum
+    of weights, float64 (as NumPy). In x's library and on x's device."""
     minlength = _check_integer(minlength, "minlength", 0)
     backend, variant = _check_backend(backend), _check_variant(variant)
     x = _for_pplab(_array(x))
     name = _dtype_name(x)
     if not (name.startswith("int") or name.startswith("uint")):
         raise TypeError("bincount takes integers, not %s" % name)
+    if len(_shape(x)) != 1:
+        raise ValueError("bincount: x must be 1-D; it has shape %s" % (_shape(x),))
+    weights, _ = _weights_for(x, weights, "bincount")
     if _size(x) == 0:
         import numpy
-        return _like(x, numpy.zeros(minlength, dtype=numpy.int64))
+        return _like(x, numpy.zeros(minlength, dtype=numpy.int64 if weights is None
+                                    else numpy.float64))
+    if weights is not None:
+        return _weighted_bincount(x, name, weights, minlength, backend, variant)
     if name in ("uint8", "uint16"):
         # every value has its bin: the type's natural bins (value = bin), one pass of the byte
         # and 16-bit counters, no maximum first; the length is the largest value present's
@@ -404,6 +493,23 @@ def bincount(x, minlength=0, *, backend=None, variant=None):
     if minlength > counts.size:
         counts = numpy.concatenate([counts, numpy.zeros(minlength - counts.size, dtype=numpy.int64)])
     return _like(x, counts)
+
+
+def _weighted_bincount(x, name, weights, minlength, backend, variant):
+    """bincount with weights: the sums of each value's weights in max(x) + 1 bins (float64)."""
+    if name.startswith("int") and min(x, backend=backend) < 0:
+        raise ValueError("bincount takes non-negative integers; the smallest here is %d"
+                         % min(x, backend=backend))
+    n = int(max(x, backend=backend)) + 1
+    if n > _MAX_BINS:
+        raise ValueError("bincount: the largest value here is %d; pplab sums values 0 to 2**24 - 1 "
+                         "(16777215), one bin each" % (n - 1))
+    sums, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend, variant, None,
+                    None, weights)
+    if minlength > n:
+        import numpy
+        sums = numpy.concatenate([sums, numpy.zeros(minlength - n)])
+    return _like(x, sums)
 
 
 def _used_length(host_counts):

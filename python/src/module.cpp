@@ -251,22 +251,60 @@ template <class F> py::array edges_in(const histogram_result& r) {
   return edges;
 }
 py::array edges_of(const histogram_result& r) {
-  return r.edges == edge_rule::f64 ? edges_in<double>(r) : edges_in<float>(r);
+  return r.edges == edge_rule::f64 || !r.bin_edges.empty() ? edges_in<double>(r)
+                                                           : edges_in<float>(r);
 }
 
 // `out`: for a GPU array, an int64 GPU array of bins + 3 (the bins, then underflow, overflow and
 // NaN) that the counts are written into, where they stay; the tuple's counts are then None.
+// `bin_edges`: the bins as an array of edges (float64, on the host). `weights`: an array of x's
+// shape, in x's memory, float32 or float64: the tuple's counts are then the float64 sums, and
+// its outliers the sums of theirs.
+using edge_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> lo,
                          std::optional<double> hi, bool closed_last, const std::string& edges,
                          const std::optional<std::string>& backend_name,
-                         const std::optional<std::string>& variant, py::handle out) {
+                         const std::optional<std::string>& variant, py::handle out,
+                         const std::optional<edge_array>& bin_edges, py::handle weights) {
   placed p = take(x, backend_name, "the array");
   require_contiguous(p.a, "the array");
   histogram_options o;
   o.bins = bins, o.lo = lo, o.hi = hi, o.closed_last = closed_last;
   o.edges = edge_rule_named(edges);
+  if (bin_edges) o.bin_edges = std::span<const double>(bin_edges->data(), bin_edges->size());
+  std::optional<placed> w;
+  if (!weights.is_none()) {
+    w = take(weights, backend_name, "the weights");
+    require_contiguous(w->a, "the weights");
+    if (w->a.on_gpu != p.a.on_gpu)
+      throw py::value_error("histogram: the weights and the data must both be host arrays or "
+                            "both GPU arrays");
+    if (w->a.size() != p.a.size())
+      throw py::value_error("histogram: weights should have the same shape as a (" +
+                            std::to_string(w->a.size()) + " weights for " +
+                            std::to_string(p.a.size()) + " values)");
+    o.weights = w->a.data, o.weight_type = w->a.type;
+  }
   const std::string rung = variant.value_or("");
   histogram_result r;
+  if (o.weights || bin_edges) {
+    {
+      released unlocked;
+      r = p.a.on_gpu ? histogram_device(p.a.type, p.a.data, p.a.size(), o, {rung})
+                     : histogram(p.where, p.a.type, p.a.data, p.a.size(), o, {rung});
+    }
+    py::array bins_out;
+    if (r.weighted) {
+      py::array_t<double> sums(py::ssize_t(r.sums.size()));
+      std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
+      bins_out = sums;
+      return py::make_tuple(bins_out, edges_of(r), r.underflow_sum, r.overflow_sum, r.nan_sum,
+                            r.rung);
+    }
+    py::array_t<std::int64_t> counts(py::ssize_t(r.counts.size()));
+    std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
+    return py::make_tuple(counts, edges_of(r), r.underflow, r.overflow, r.nan, r.rung);
+  }
   if (p.a.on_gpu && !out.is_none()) {
     placed c = take(out, backend_name, "the counts", true);
     require_contiguous(c.a, "the counts");
@@ -493,7 +531,8 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),
-        py::arg("out") = py::none());
+        py::arg("out") = py::none(), py::arg("bin_edges") = py::none(),
+        py::arg("weights") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),

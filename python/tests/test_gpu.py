@@ -269,3 +269,46 @@ def test_gpu_arrays_refuse_host_backends():
     x = to_gpu(LIBRARIES[0], np.ones(10, dtype=np.float32))
     with pytest.raises(ValueError, match="GPU memory"):
         pplab.sum(x, backend="cpu")
+
+
+# Arrays of edges, weights and density on GPU arrays (the sums made on the GPU in fixed point,
+# the same bits on every run), against NumPy given float64 weights (test_host.py says why), on
+# the caller's stream too.
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("n", [1, 1000, 3000017])
+def test_histogram_edges_and_weights_of_gpu_arrays(rng, lib, dtype, n):
+    a = (rng.normal(size=n) * 30 + 50).astype(dtype)
+    edges = np.sort(rng.uniform(-20, 120, 1025))
+    got, got_edges = pplab.histogram(to_gpu(lib, a), edges)
+    assert is_gpu_array_of(lib, got)
+    assert to_host(got).tolist() == np.histogram(a, edges)[0].tolist()
+    assert (got_edges == edges).all()
+    for wdtype in (np.float32, np.float64):
+        w = (rng.normal(size=n) * 4).astype(wdtype)
+        for bins, range_ in ((edges, None), (1024, (-10, 110))):
+            got, _ = pplab.histogram(to_gpu(lib, a), bins, range=range_, weights=to_gpu(lib, w))
+            again, _ = pplab.histogram(to_gpu(lib, a), bins, range=range_,
+                                       weights=to_gpu(lib, w))
+            assert is_gpu_array_of(lib, got)
+            got, again = to_host(got), to_host(again)
+            assert got.tobytes() == again.tobytes()
+            want, _ = np.histogram(a, bins, range=range_, weights=w.astype(np.float64))
+            rtol = 1e-6 if wdtype == np.float32 else 1e-12
+            np.testing.assert_allclose(got, want.astype(wdtype), rtol=rtol,
+                                       atol=rtol * np.abs(want).max())
+        density, _ = pplab.histogram(to_gpu(lib, a), 64, range=(0, 100), density=True)
+        want, _ = np.histogram(a, 64, range=(0, 100), density=True)
+        np.testing.assert_allclose(to_host(density), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_bincount_with_weights_of_gpu_arrays(rng, lib):
+    x = rng.integers(0, 5000, 1000003)
+    w = rng.normal(size=x.size)
+    got = pplab.bincount(to_gpu(lib, x), to_gpu(lib, w), minlength=6000)
+    assert is_gpu_array_of(lib, got)
+    np.testing.assert_allclose(to_host(got), np.bincount(x, w, minlength=6000), rtol=1e-12,
+                               atol=1e-9)
+    with pytest.raises(ValueError, match="both"):
+        pplab.bincount(to_gpu(lib, x), w)

@@ -287,7 +287,7 @@ def test_histogram_refuses_what_numpy_refuses():
 def test_bincount_matches_numpy(rng, backend, dtype):
     x = rng.integers(0, 200, 50001).astype(dtype)
     for minlength in (0, 10, 300):
-        got = pplab.bincount(x, minlength, backend=backend)
+        got = pplab.bincount(x, minlength=minlength, backend=backend)
         assert got.tolist() == np.bincount(x, minlength=minlength).tolist()
     assert pplab.bincount(np.array([], dtype=dtype)).tolist() == []
     if np.issubdtype(dtype, np.signedinteger):
@@ -577,3 +577,91 @@ def test_a_long_host_product_in_bands_is_the_product(rng):
     b = rng.standard_normal((2048, 2048))
     got = pplab.matmul(a, b, backend="cpu")
     np.testing.assert_allclose(got, a @ b, rtol=1e-9, atol=1e-9)
+
+
+# numpy.histogram's bins as an array of edges, weights= and density=, and numpy.bincount's
+# weights=, against NumPy. NumPy sums float32 weights in float32 (in blocks, or by a float32
+# cumulative sum for edges, whose error grows with the running total) where pplab sums in
+# double: the oracle for weights is NumPy given the weights in float64, its sums then cast to
+# the weights' dtype, as NumPy casts them.
+def _weighted_oracle(a, bins, range_, w, density):
+    want, _ = np.histogram(a, bins, range=range_, weights=w.astype(np.float64))
+    want = want.astype(w.dtype)
+    if density:
+        _, edges = np.histogram(a, bins, range=range_)
+        want = want / np.array(np.diff(edges), float) / want.sum()
+    return want
+
+
+def _close(got, want, dtype):
+    rtol = 1e-6 if np.dtype(dtype) == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.nanmax(np.abs(want),
+                                                                              initial=1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.int64, np.uint8])
+@pytest.mark.parametrize("n", [0, 1, 1000, 70001])
+def test_histogram_with_edges_weights_and_density_matches_numpy(rng, backend, dtype, n):
+    a = (rng.normal(size=n) * 30 + 50).astype(dtype)
+    if np.dtype(dtype).kind == "f" and n > 10:
+        a[::97] = np.nan
+        a[1] = np.inf
+    edges = np.sort(rng.uniform(-20, 120, 40))
+    edges[7] = edges[8]  # an empty bin
+    if n > 10:
+        a[2:12] = edges[:10].astype(dtype)  # values on edges
+    for bins in (edges, edges.astype(np.float32), [0, 10, 20.5, 100], np.arange(0, 101, 5)):
+        got, got_edges = pplab.histogram(a, bins, backend=backend)
+        want, want_edges = np.histogram(a, bins)
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+        assert got_edges.dtype == want_edges.dtype and (got_edges == want_edges).all()
+    for wdtype in (np.float32, np.float64, np.int32):
+        w = (rng.normal(size=n) * 4).astype(wdtype)
+        for bins, rng_ in ((edges, None), (17, (-10, 110))):
+            got, _ = pplab.histogram(a, bins, range=rng_, weights=w, backend=backend)
+            assert got.dtype == np.histogram(a, bins, range=rng_, weights=w)[0].dtype
+            _close(got, _weighted_oracle(a, bins, rng_, w, False), wdtype)
+            if n > 10:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    got, _ = pplab.histogram(a, bins, range=rng_, weights=w, density=True,
+                                             backend=backend)
+                    want = _weighted_oracle(a, bins, rng_, w, True)
+                assert got.dtype == np.float64
+                _close(got, want, wdtype)
+    if n > 10:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            got, _ = pplab.histogram(a, edges, density=True, backend=backend)
+            want, _ = np.histogram(a, edges, density=True)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_histogram_edges_and_weights_are_checked():
+    a = np.arange(10.0)
+    for call, error, match in [
+            (lambda: pplab.histogram(a, [3, 1, 2]), ValueError, "monotonically"),
+            (lambda: pplab.histogram(a, [0, np.nan, 2]), ValueError, "NaN"),
+            (lambda: pplab.histogram(a, [[0, 1], [2, 3]]), ValueError, "1d"),
+            (lambda: pplab.histogram(a, [1]), ValueError, "at least two"),
+            (lambda: pplab.histogram(a, "auto"), ValueError, "not supported"),
+            (lambda: pplab.histogram(a, 4, weights=np.ones(9)), ValueError, "same shape"),
+            (lambda: pplab.histogram(a, 4, weights=np.ones(10, np.complex64)), TypeError,
+             "complex"),
+            (lambda: pplab.bincount(np.arange(4), weights=np.ones(3)), ValueError, "same shape"),
+            (lambda: pplab.bincount(np.ones((2, 2), np.int64)), ValueError, "1-D")]:
+        with pytest.raises(error, match=match):
+            call()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.int64])
+def test_bincount_with_weights_matches_numpy(rng, backend, dtype):
+    x = rng.integers(0, 200, 50001).astype(dtype)
+    for wdtype in (np.float32, np.float64, np.int64, np.bool_):
+        w = (rng.normal(size=x.size) * 3).astype(wdtype)
+        for minlength in (0, 10, 300):
+            got = pplab.bincount(x, w, minlength=minlength, backend=backend)
+            want = np.bincount(x, w, minlength=minlength)
+            assert got.dtype == want.dtype == np.float64 and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    assert pplab.bincount(np.array([], dtype=dtype), np.array([])).dtype == np.float64

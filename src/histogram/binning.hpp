@@ -454,27 +454,102 @@ struct float_slot_estimate {
   }
 };
 
+// Bins given as an array of edges e[0] <= ... <= e[bins] (numpy.histogram's bins=array): bin i
+// is [e[i], e[i+1]), the last bin closed, values compared in double. The bin is the last edge at
+// or below the value, found by a binary search without branches (each step halves the range by
+// a select, so every value takes log2(bins) steps and no mispredicted branch): with repeated
+// edges, the last of them, as NumPy's searchsorted gives it.
+struct edge_array_binner {
+  const double* e;  // bins + 1 edges, in the memory of the rung's backend
+  std::size_t bins;
+
+  template <class T> PPLAB_HD std::size_t operator()(T x) const noexcept {
+    const double v = double(x);
+    if (v != v) return bins + 2;
+    if (v < e[0]) return bins;
+    if (v >= e[bins]) return v == e[bins] ? bins - 1 : bins + 1;
+    return last_at_or_below(e, bins + 1, v);
+  }
+  // The last index of e[0, len) whose edge is at or below v (e[0] <= v).
+  PPLAB_HD static std::size_t last_at_or_below(const double* e, std::size_t len,
+                                               double v) noexcept {
+    const double* base = e;
+    while (len > 1) {
+      const std::size_t half = len / 2;
+      base = base[half] <= v ? base + half : base;
+      len -= half;
+    }
+    return std::size_t(base - e);
+  }
+};
+
+// Integers into bins one wide on whole numbers from lo >= 0 (numpy.bincount's bins, lo = 0):
+// the bin is x - lo, with no conversion to double and no edge to compare. Every integer type:
+// a negative value is below lo, and x - lo is taken in 64 bits once x >= lo.
+struct unit_width_binner {
+  std::uint64_t lo, bins;
+  bool closed_last;
+
+  static bool usable(const histogram_problem& p) {
+    return !is_float(p.type) && !p.edge_array && p.lo >= 0 && p.lo == std::floor(p.lo) &&
+           p.hi - p.lo == double(p.bins) && p.hi <= 9007199254740992.0;  // 2^53
+  }
+  explicit unit_width_binner(const histogram_problem& p)
+      : lo(std::uint64_t(p.lo)), bins(p.bins), closed_last(p.closed_last) {}
+
+  template <class T> PPLAB_HD std::size_t operator()(T x) const noexcept {
+    if constexpr (std::is_signed_v<T>)
+      if (x < 0) return bins;
+    const std::uint64_t v = std::uint64_t(x);
+    if (v < lo) return bins;
+    const std::uint64_t d = v - lo;
+    if (d < bins) return d;
+    return d == bins && closed_last ? bins - 1 : bins + 1;
+  }
+};
+
+// Calls f(binner) with the binner the call's problem asks for (host rungs: the exact binners).
+template <class T, class F> void with_host_binner(const histogram_call& c, F&& f) {
+  if (c.p.edge_array) return f(edge_array_binner{c.edges, c.p.bins});
+  if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>)
+    if (c.p.natural) return f(natural_binner{std::int64_t(c.p.lo)});
+  if constexpr (std::is_integral_v<T>)
+    if (unit_width_binner::usable(c.p)) return f(unit_width_binner(c.p));
+  if constexpr (std::is_same_v<T, float>)
+    if (f32_edge_binner::needed(c.p)) return f(f32_edge_binner(c.p));
+  f(range_binner(c.p));
+}
+
 // Calls Impl::template run<T>(x, n, binner, counts, call) with the call's dtype and binner.
 template <class Impl> void dispatch_histogram(const histogram_call& c) {
   visit_dtype(c.p.type, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(c.in);
-    if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
-      if (c.p.natural) {
-        Impl::template run<T>(x, c.p.n, natural_binner{std::int64_t(c.p.lo)}, c.counts, c);
-        return;
-      }
-    }
-    if constexpr (std::is_same_v<T, float>) {
-      if (f32_edge_binner::needed(c.p)) {
-        Impl::template run<T>(x, c.p.n, f32_edge_binner(c.p), c.counts, c);
-        return;
-      }
-    }
-    Impl::template run<T>(x, c.p.n, range_binner(c.p), c.counts, c);
+    with_host_binner<T>(
+        c, [&](const auto& bin) { Impl::template run<T>(x, c.p.n, bin, c.counts, c); });
   });
 }
 
-inline bool any_histogram(const histogram_problem&) { return true; }
+// Calls Impl::template run_weighted<T, W>(x, w, n, binner, sums, call) for a weighted call: the
+// data's dtype, the weights' (float or double) and the binner.
+template <class Impl> void dispatch_weighted(const histogram_call& c) {
+  visit_dtype(c.p.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(c.in);
+    with_host_binner<T>(c, [&](const auto& bin) {
+      if (c.p.weight_type == dtype::f32)
+        Impl::template run_weighted<T, float>(x, static_cast<const float*>(c.weights), c.p.n, bin,
+                                              sums_of(c), c);
+      else
+        Impl::template run_weighted<T, double>(x, static_cast<const double*>(c.weights), c.p.n, bin,
+                                               sums_of(c), c);
+    });
+  });
+}
+
+// Even bins, counted: any dtype, any count of bins.
+inline bool any_histogram(const histogram_problem& p) { return counts_even_bins(p); }
+// Counts over even bins or an array of edges (host rungs: the exact binners take both).
+inline bool counts_any_bins(const histogram_problem& p) { return !p.weighted; }
 
 }  // namespace pplab::detail

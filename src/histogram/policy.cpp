@@ -12,6 +12,8 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
   case backend::seq:
     return {"histogram/seq/h01_sequential"};
   case backend::cpu:
+    // Weights: private copies of double sums (the other rungs count).
+    if (p.weighted) return {"histogram/cpu/h02_private_per_thread"};
     if (p.bins <= (std::size_t(1) << 16))
       return {"histogram/cpu/h03_sub_histograms", "histogram/cpu/h04_partition_then_count"};
     return {"histogram/cpu/h04_partition_then_count"};
@@ -25,6 +27,9 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     // global atomics (h03) where 64 KiB of shared memory per block is not available. Before h10,
     // for the dtypes it takes, h12 looks at a sample first: when a few hot slots hold most of the
     // data, their shared counters (h11) beat the partition (90% in one of 2^20 bins: 1.93x h10).
+    // Weights or an array of edges: the rungs that take them.
+    if (p.weighted || p.edge_array)
+      return {"histogram/cuda/h14_edges_in_shared", "histogram/cuda/h13_weighted_fixed_point"};
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h12_sampled_choice",      "histogram/cuda/h10_block_multisplit",
             "histogram/cuda/h09_radix_partition",     "histogram/cuda/h06_cluster_distributed",
@@ -44,7 +49,9 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
 
 std::string tune_key(const histogram_problem& p) {
   return std::string(name_of(p.type)) + (p.natural ? " natural" : " bins~" + size_class(p.bins)) +
-         (f32_edge_binner::needed(p) ? " f32-edges" : "") + " n~" + size_class(p.n);
+         (f32_edge_binner::needed(p) ? " f32-edges" : "") + (p.edge_array ? " edge-array" : "") +
+         (p.weighted ? " weights-" + std::string(name_of(p.weight_type)) : "") + " n~" +
+         size_class(p.n);
 }
 
 }  // namespace pplab::detail

@@ -4,7 +4,12 @@
 // ceiling, and for bytes on the host also against the one-counter-store-per-byte floor
 // (histogram/cpu/byte_rows.hpp), measured in the same run. Split over a job's ranks: f32 into 1024
 // and 2^20 bins, and 2^20 bins for 2^14 values (its time the combine's: 8 MiB of counts); over a
-// host's GPUs: 1024 and 2^20 bins for 2^24 values per GPU (2^30 in a full run).
+// host's GPUs: 1024 and 2^20 bins for 2^24 values per GPU (2^30 in a full run). And
+// numpy.histogram's other bins and weights: 1024 bins given as an array of edges (quadratic
+// spacing over [0, 1]), and 1024 even bins summing f32 weights (the sums within 1e-9 of the
+// reference's, relative to each bin's sum of |weights|; the weights' bytes count as read).
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -68,6 +73,14 @@ struct histogram_case {
     // comparison (power_of_two_width_binner); 1000 bins over [0, 1) keep the float binner's
     // comparisons measured.
     add(dtype::f32, detail::distribution::uniform, 1000, nf, 0, 1, false, true);
+    // numpy.histogram(x, edges) and numpy.histogram(x, 1024, weights=w).
+    problem& edges = add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
+    edges.p.edge_array = true, edges.p.closed_last = true;
+    edges.group = "f32 uniform 2^10 edges (array) n=" + pow2_label(nf);
+    problem& weighted = add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
+    weighted.p.weighted = true, weighted.p.weight_type = dtype::f32;
+    weighted.group = "f32 uniform 2^10 bins f32 weights n=" + pow2_label(nf);
+    weighted.bytes = double(nf * 8);
     const auto split = [&](backend b, std::size_t bins, std::size_t n, const std::string& on) {
       problem& pr = add(dtype::f32, detail::distribution::uniform, bins, n, 0, 1, false);
       pr.group = "f32 " + pow2_label(bins) + " bins n=" + on;
@@ -93,20 +106,30 @@ struct histogram_case {
 
   struct host_data {
     std::unique_ptr<std::byte[]> in;
+    std::vector<float> weights;  // weighted problems
+    std::vector<double> edges;   // edge-array problems: (i / bins)^2, i = 0..bins
     std::vector<std::uint64_t> ref;
   };
   host_data prepare(const problem& pr) const {
     host_data h;
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 7);
+    if (pr.p.weighted) {
+      h.weights.resize(pr.n);
+      detail::generate(dtype::f32, h.weights.data(), pr.n, detail::distribution::normal, 11);
+    }
+    if (pr.p.edge_array)
+      for (std::size_t i = 0; i <= pr.p.bins; ++i)
+        h.edges.push_back(double(i) * double(i) / (double(pr.p.bins) * double(pr.p.bins)));
     h.ref.resize(detail::slots(pr.p));
     detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), pr.p,
-                     h.in.get(), h.ref.data());
+                     detail::histogram_data(h.in.get(), h.weights.data(), h.edges.data()),
+                     h.ref.data());
     return h;
   }
 
   struct placed {
-    placed_input in;
+    placed_input in, weights, edges;
     detail::buffer counts;
     detail::histogram_problem p;  // this process's part
   };
@@ -116,10 +139,19 @@ struct histogram_case {
     detail::histogram_problem local = pr.p;
     local.n = mine.count;
     return {place_input(ex, h.in.get() + mine.first * w, mine.count * w),
+            place_input(ex, h.weights.data() + (h.weights.empty() ? 0 : mine.first),
+                        h.weights.empty() ? 0 : mine.count * sizeof(float)),
+            place_input(ex, h.edges.data(), h.edges.size() * sizeof(double)),
             detail::buffer(ex, detail::slots(pr.p) * 8), local};
   }
   detail::histogram_call call(const problem&, placed& pl, void* scratch, void* stream) const {
-    return {pl.p, pl.in.data, pl.counts.as<std::uint64_t>(), scratch, stream};
+    return {pl.p,
+            pl.in.data,
+            pl.counts.as<std::uint64_t>(),
+            scratch,
+            stream,
+            pl.weights.data,
+            static_cast<const double*>(pl.edges.data)};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.counts.get(), 0xde, pl.counts.size());
@@ -129,6 +161,7 @@ struct histogram_case {
     std::vector<std::uint64_t> got(h.ref.size());
     ex.copy_out(got.data(), pl.counts.get(), got.size() * 8);
     verdict v;
+    if (pr.p.weighted) return verify_sums(pr, h, got);
     v.ok = got == h.ref;
     v.max_rel_err = 0;
     if (info.racy) {
@@ -138,6 +171,28 @@ struct histogram_case {
     } else if (!v.ok) {
       v.note = "counts differ from the reference";
     }
+    return v;
+  }
+
+  // Sums of weights: each within 1e-9 of the reference's, relative to the bin's sum of |weights|
+  // (the reference sums in double in order; a rung may sum in another order or in fixed point).
+  static verdict verify_sums(const problem& pr, const host_data& h,
+                             const std::vector<std::uint64_t>& got) {
+    std::vector<double> magnitude(h.ref.size());
+    const detail::range_binner bin(pr.p);
+    const auto* x = reinterpret_cast<const float*>(h.in.get());
+    for (std::size_t i = 0; i < pr.n; ++i) magnitude[bin(x[i])] += std::fabs(h.weights[i]);
+    verdict v;
+    v.max_rel_err = 0;
+    for (std::size_t s = 0; s < got.size(); ++s) {
+      double g = 0, want = 0;
+      std::memcpy(&g, &got[s], 8);
+      std::memcpy(&want, &h.ref[s], 8);
+      const double err = magnitude[s] > 0 ? std::fabs(g - want) / magnitude[s] : std::fabs(g);
+      v.max_rel_err = std::max(v.max_rel_err, err);
+    }
+    v.ok = v.max_rel_err <= 1e-9;
+    if (!v.ok) v.note = "sums differ from the reference";
     return v;
   }
 
@@ -260,6 +315,7 @@ struct histogram_case {
   // channels of an image on the GPU.
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
     if (ex.host_memory() || pr.dist != detail::distribution::uniform) return;
+    if (pr.p.weighted || pr.p.edge_array) return;
     if (pr.p.type == dtype::f32 && pr.p.bins == 1024) return inferred_range_row(s, ex, pr, h);
     if (pr.p.type != dtype::u8 || !pr.p.natural) return;
     add_host_data_row(s, ex, pr, "histogram", [&](double& err) {

@@ -31,7 +31,7 @@ void run(const histogram_call& c) { dispatch_histogram<shared_atomic>(c); }
 
 extern const histogram_rung h01_shared_atomic{
     .info = {.step = 1, .summary = "one shared histogram, atomic increments"},
-    .can_run = any_histogram,
+    .can_run = counts_any_bins,
     .run = run,
 };
 

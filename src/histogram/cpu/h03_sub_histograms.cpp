@@ -105,7 +105,8 @@ void run(const histogram_call& c) { dispatch_histogram<sub_histograms>(c); }
 extern const histogram_rung h03_sub_histograms{
     .info = {.step = 3,
              .summary = "several 32-bit sub-histograms per thread: skew does not serialize"},
-    .can_run = [](const histogram_problem& p) { return scratch(p) <= private_budget; },
+    .can_run =
+        [](const histogram_problem& p) { return !p.weighted && scratch(p) <= private_budget; },
     .scratch_bytes = scratch,
     .run = run,
 };

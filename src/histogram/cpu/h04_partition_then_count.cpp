@@ -72,7 +72,7 @@ void run(const histogram_call& c) { dispatch_histogram<partition_then_count>(c);
 
 extern const histogram_rung h04_partition_then_count{
     .info = {.step = 4, .summary = "one radix pass into L2-sized buckets, then count"},
-    .can_run = any_histogram,
+    .can_run = counts_any_bins,
     .run = run,
 };
 

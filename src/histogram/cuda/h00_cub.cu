@@ -91,7 +91,7 @@ std::size_t scratch(const histogram_problem& p) {
   return ceil_div(slots(p) * 4, 256) * 256 + cub_bytes;
 }
 bool can_run(const histogram_problem& p) {
-  return slots(p) < std::size_t(std::numeric_limits<int>::max());
+  return counts_even_bins(p) && slots(p) < std::size_t(std::numeric_limits<int>::max());
 }
 
 }  // namespace

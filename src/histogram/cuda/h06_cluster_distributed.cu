@@ -103,8 +103,8 @@ struct rung {
 
 // Only where one block cannot hold the slots (h05's ground) and a cluster of 16 can.
 bool can_run(const histogram_problem& p) {
-  return slots(p) * 4 > max_shared_per_block() && slots(p) < (std::size_t(1) << 24) &&
-         layout_for(slots(p)).blocks > 0;
+  return counts_even_bins(p) && slots(p) * 4 > max_shared_per_block() &&
+         slots(p) < (std::size_t(1) << 24) && layout_for(slots(p)).blocks > 0;
 }
 void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 

@@ -67,7 +67,7 @@ struct rung {
 };
 
 bool can_run(const histogram_problem& p) {
-  return (slots(p) + 1) / 2 * 4 <= max_shared_per_block();
+  return counts_even_bins(p) && (slots(p) + 1) / 2 * 4 <= max_shared_per_block();
 }
 void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 

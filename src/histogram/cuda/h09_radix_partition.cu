@@ -125,7 +125,8 @@ std::size_t scratch(const histogram_problem& p) {
   return 2 * keys_bytes(p.n) + sort_bytes(p.n, slots(p));
 }
 bool can_run(const histogram_problem& p) {
-  return slots(p) <= (std::size_t(1) << 32) && max_shared_per_block() >= bucket_slots * 4;
+  return counts_even_bins(p) && slots(p) <= (std::size_t(1) << 32) &&
+         max_shared_per_block() >= bucket_slots * 4;
 }
 void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }
 

@@ -313,7 +313,7 @@ std::size_t scratch(const histogram_problem& p) {
   return layout(p.n, slots(p)).total;
 }
 bool can_run(const histogram_problem& p) {
-  return buckets_of(slots(p)) <= max_buckets &&
+  return counts_even_bins(p) && buckets_of(slots(p)) <= max_buckets &&
          max_shared_per_block() >= (bucket_slots + 2 * pad) * 4;
 }
 void run(const histogram_call& c) { dispatch<rung, dtypes::all>(c); }

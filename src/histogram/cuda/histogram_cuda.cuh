@@ -22,8 +22,9 @@ inline count_t* counts_of(const histogram_call& c) { return reinterpret_cast<cou
 // bytes and the 32- and 64-bit types; such a rung says so in can_run.
 enum class dtypes { all, teaching };
 
+// (Counts over even bins only: the rungs for weights and arrays of edges say so themselves.)
 template <dtypes D> bool supports(const histogram_problem& p) {
-  return D == dtypes::all || p.type == dtype::u8 || size_of(p.type) >= 4;
+  return counts_even_bins(p) && (D == dtypes::all || p.type == dtype::u8 || size_of(p.type) >= 4);
 }
 
 // Zeroes the counts (unless told not to: a step that does not touch them), then calls

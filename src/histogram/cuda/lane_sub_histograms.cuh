@@ -73,7 +73,9 @@ template <bool merge_runs> struct rung {
   }
 };
 
-inline bool can_run(const histogram_problem& p) { return slots(p) * 4 <= max_shared_per_block(); }
+inline bool can_run(const histogram_problem& p) {
+  return counts_even_bins(p) && slots(p) * 4 <= max_shared_per_block();
+}
 
 }  // namespace lane_sub
 

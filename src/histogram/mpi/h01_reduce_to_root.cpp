@@ -17,16 +17,16 @@ void run(const histogram_call& c) {
   const int width = int(slots(c.p));
   const bool root = mpi::rank() == 0;
   mpi::check(MPI_Reduce(root ? MPI_IN_PLACE : c.counts, root ? c.counts : nullptr, width,
-                        MPI_UINT64_T, MPI_SUM, 0, mpi::comm()),
+                        slot_type(c.p), MPI_SUM, 0, mpi::comm()),
              "MPI_Reduce");
-  mpi::check(MPI_Bcast(c.counts, width, MPI_UINT64_T, 0, mpi::comm()), "MPI_Bcast");
+  mpi::check(MPI_Bcast(c.counts, width, slot_type(c.p), 0, mpi::comm()), "MPI_Bcast");
 }
 
 }  // namespace
 
 extern const histogram_rung h01_reduce_to_root{
     .info = {.step = 1, .summary = "counts added up MPI_Reduce's tree to rank 0, then broadcast"},
-    .can_run = any_histogram,
+    .can_run = any_local_problem,
     .run = run,
 };
 

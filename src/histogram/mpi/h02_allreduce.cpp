@@ -13,7 +13,7 @@ namespace {
 void run(const histogram_call& c) {
   histogram_mpi::count_local_part(c);
   mpi::check(
-      MPI_Allreduce(MPI_IN_PLACE, c.counts, int(slots(c.p)), MPI_UINT64_T, MPI_SUM, mpi::comm()),
+      MPI_Allreduce(MPI_IN_PLACE, c.counts, int(slots(c.p)), slot_type(c.p), MPI_SUM, mpi::comm()),
       "MPI_Allreduce");
 }
 
@@ -21,7 +21,7 @@ void run(const histogram_call& c) {
 
 extern const histogram_rung h02_allreduce{
     .info = {.step = 2, .summary = "one MPI_Allreduce of the counts, in place"},
-    .can_run = any_histogram,
+    .can_run = any_local_problem,
     .run = run,
 };
 

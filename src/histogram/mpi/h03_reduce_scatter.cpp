@@ -24,12 +24,13 @@ void run(const histogram_call& c) {
     counts[std::size_t(r)] = int(share.count), displs[std::size_t(r)] = int(share.first);
   }
   const part mine = part_of(width, me, ranks);
+  // 8 bytes a slot: counts, or sums of weights as doubles
   std::vector<std::uint64_t> my_sums(std::max<std::size_t>(mine.count, 1));
-  mpi::check(MPI_Reduce_scatter(c.counts, my_sums.data(), counts.data(), MPI_UINT64_T, MPI_SUM,
+  mpi::check(MPI_Reduce_scatter(c.counts, my_sums.data(), counts.data(), slot_type(c.p), MPI_SUM,
                                 mpi::comm()),
              "MPI_Reduce_scatter");
-  mpi::check(MPI_Allgatherv(my_sums.data(), int(mine.count), MPI_UINT64_T, c.counts, counts.data(),
-                            displs.data(), MPI_UINT64_T, mpi::comm()),
+  mpi::check(MPI_Allgatherv(my_sums.data(), int(mine.count), slot_type(c.p), c.counts,
+                            counts.data(), displs.data(), slot_type(c.p), mpi::comm()),
              "MPI_Allgatherv");
 }
 
@@ -39,7 +40,7 @@ extern const histogram_rung h03_reduce_scatter{
     .info = {.step = 3,
              .summary =
                  "MPI_Reduce_scatter (each rank adds its share of the bins), then MPI_Allgatherv"},
-    .can_run = any_histogram,
+    .can_run = any_local_problem,
     .run = run,
 };
 
