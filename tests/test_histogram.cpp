@@ -327,6 +327,7 @@ TEST_P(Histogram, SkewedDataCountsEveryElement) {
   std::vector<std::uint8_t> x(n);
   detail::generate(dtype::u8, x.data(), n, detail::distribution::skewed, fresh_seed());
   const histogram_problem p{dtype::u8, n, 256, 0, 256, false, true};
+  if (!r.can_run(p)) GTEST_SKIP() << "counts no plain byte histogram";
   std::vector<std::uint64_t> got(259);
   detail::run_rung(r, p, x.data(), got.data());
   EXPECT_EQ(got, reference(p, x.data()));

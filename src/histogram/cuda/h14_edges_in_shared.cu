@@ -4,7 +4,9 @@
 // first copies the edges into its shared memory, so each step of the search reads shared
 // memory (about 30 cycles) rather than L1 or L2, then counts into its private shared-memory
 // histogram (h04's privatization), flushed once into the global counts with one atomic per bin.
-// What limits it: the search's dependent shared loads (10 for 1024 bins) per value.
+// What limits it: the search's dependent shared loads (10 for 1024 bins) per value. Edges and
+// counts that do not fit a block's shared memory are searched where they lie and counted with
+// global atomics (as h03).
 #include "histogram/cuda/any_bins.cuh"
 
 namespace pplab::detail::histogram_cuda {
@@ -28,6 +30,14 @@ __global__ void counted(const T* __restrict__ x, std::size_t n, Bin given, count
     if (const unsigned v = private_counts[b]) atomicAdd(&counts[b], count_t(v));
 }
 
+// More edges than shared memory holds: searched in global memory (through L1), counted in L2.
+template <class T>
+__global__ void counted_in_global(const T* __restrict__ x, std::size_t n, edge_array_binner bin,
+                                  count_t* counts) {
+  for (std::size_t i = global_thread(); i < n; i += grid_threads())
+    atomicAdd(&counts[bin(x[i])], count_t(1));
+}
+
 std::size_t shared_bytes(const histogram_problem& p) {
   return (slots(p) + 1) / 2 * 8 + edge_bytes(p);
 }
@@ -36,6 +46,11 @@ struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     const std::size_t shared = shared_bytes(c.p);
+    if (shared > max_shared_per_block()) {
+      launch_resident<counted_in_global<T>>(256, s, x, n, edge_array_binner{c.edges, c.p.bins},
+                                            counts_of(c));
+      return;
+    }
     allow_shared(counted<T, Bin>, shared);
     const unsigned grid = resident_blocks(counted<T, Bin>, int(B), shared);
     in_windows(n, std::size_t(grid) * B, [&](std::size_t at, std::size_t len) {
@@ -51,10 +66,7 @@ extern const histogram_rung h14_edges_in_shared{
     .info = {.step = 14,
              .summary = "an array of edges in shared memory, a binary search per value, counted"},
     .can_run =
-        [](const histogram_problem& p) {
-          return p.edge_array && !p.weighted && teaching_dtype(p) &&
-                 shared_bytes(p) <= max_shared_per_block();
-        },
+        [](const histogram_problem& p) { return p.edge_array && !p.weighted && teaching_dtype(p); },
     .run = [](const histogram_call& c) { dispatch_any_bins<rung, false>(c); },
 };
 

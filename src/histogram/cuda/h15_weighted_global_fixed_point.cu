@@ -1,0 +1,125 @@
+// histogram/cuda/h15_weighted_global_fixed_point: weights into more bins than one block's shared
+// memory holds (numpy.bincount(x, w) over 65536 values, say): h13's fixed-point sums, the same
+// bits on every run, with the slots in global memory (L2's atomics). The data goes in windows of
+// 2^24 values, three kernels each: every value's slot takes the largest exponent of its weights
+// (an integer atomicMax; infinities and NaN flagged), then every weight is added to its slot as
+// the 64-bit integer round(w x 2^k), k = 62 - 24 - e (any order, the same total), then each
+// slot's integer goes back to double and is added to the slot's running sum in window order.
+// Each weight is rounded to 2^-39 of its slot's largest |weight| in the window. What limits it:
+// the data is read twice (the window's second pass does not fit L2) and every value costs two
+// L2 atomics.
+#include "histogram/cuda/fixed_point_sums.cuh"
+
+namespace pplab::detail::histogram_cuda {
+namespace {
+
+constexpr unsigned B = 256;
+constexpr int window_bits = 24;
+constexpr std::size_t window = std::size_t(1) << window_bits;
+
+// Each slot's largest exponent, stored as e + 2048 (0: no nonzero weight yet, so a memset
+// clears it), and the flags of weights not finite.
+template <class T, class W, class Bin>
+__global__ void exponents(const T* __restrict__ x, const W* __restrict__ w, std::size_t n,
+                          Bin given, int* top, unsigned* flags) {
+  extern __shared__ double edges[];
+  const auto bin = bound(given, edges);
+  __syncthreads();
+  for (std::size_t i = global_thread(); i < n; i += grid_threads()) {
+    const double v = double(w[i]);
+    if (fabs(v) <= DBL_MAX) {
+      if (v != 0) atomicMax(&top[bin(x[i])], exponent_above(v) + 2048);
+    } else {
+      atomicOr(&flags[bin(x[i])], flag_of(v));
+    }
+  }
+}
+
+template <class T, class W, class Bin>
+__global__ void added(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
+                      const int* top, unsigned long long* fixed) {
+  extern __shared__ double edges[];
+  const auto bin = bound(given, edges);
+  __syncthreads();
+  for (std::size_t i = global_thread(); i < n; i += grid_threads()) {
+    const double v = double(w[i]);
+    if (fabs(v) <= DBL_MAX && v != 0) {
+      const std::size_t b = bin(x[i]);
+      const double scale = fixed_point_scale(top[b] - 2048, window_bits);
+      atomicAdd(&fixed[b], static_cast<unsigned long long>(__double2ll_rn(v * scale)));
+    }
+  }
+}
+
+// Each slot's window sum into its running sum, and the slot cleared for the next window.
+__global__ void flushed(int* top, unsigned long long* fixed, double* sums, unsigned nslots) {
+  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= nslots || top[b] == 0) return;
+  sums[b] +=
+      double(static_cast<long long>(fixed[b])) / fixed_point_scale(top[b] - 2048, window_bits);
+  fixed[b] = 0, top[b] = 0;
+}
+
+__global__ void finished(const unsigned* flags, double* sums, unsigned nslots) {
+  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nslots) sums[b] = with_flags(sums[b], flags[b]);
+}
+
+struct layout {
+  unsigned long long* fixed;
+  int* top;
+  unsigned* flags;
+  std::size_t bytes;
+};
+layout layout_of(std::size_t nslots, void* base) {
+  auto* p = static_cast<unsigned char*>(base);
+  return {reinterpret_cast<unsigned long long*>(p), reinterpret_cast<int*>(p + nslots * 8),
+          reinterpret_cast<unsigned*>(p + nslots * 12), nslots * 16};
+}
+
+struct rung {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    if (c.p.weight_type == dtype::f32)
+      run_with<T, float>(x, static_cast<const float*>(c.weights), n, bin, c, s);
+    else run_with<T, double>(x, static_cast<const double*>(c.weights), n, bin, c, s);
+  }
+  template <class T, class W, class Bin>
+  static void run_with(const T* x, const W* w, std::size_t n, Bin bin, const histogram_call& c,
+                       cudaStream_t s) {
+    const unsigned nslots = unsigned(slots(c.p));
+    const layout l = layout_of(nslots, c.scratch);
+    PPLAB_CUDA(cudaMemsetAsync(c.scratch, 0, l.bytes, s));  // the sums are zeroed by dispatch
+    const std::size_t shared = edge_bytes(bin);
+    allow_shared(exponents<T, W, Bin>, shared);
+    allow_shared(added<T, W, Bin>, shared);
+    const unsigned grid = resident_blocks(added<T, W, Bin>, int(B), shared);
+    const unsigned slot_blocks = (nslots + 255) / 256;
+    for (std::size_t at = 0; at < n; at += window) {
+      const std::size_t len = std::min(window, n - at);
+      exponents<T, W, Bin><<<grid, B, shared, s>>>(x + at, w + at, len, bin, l.top, l.flags);
+      PPLAB_CUDA_LAUNCHED();
+      added<T, W, Bin><<<grid, B, shared, s>>>(x + at, w + at, len, bin, l.top, l.fixed);
+      PPLAB_CUDA_LAUNCHED();
+      flushed<<<slot_blocks, 256, 0, s>>>(l.top, l.fixed, sums_of(c), nslots);
+      PPLAB_CUDA_LAUNCHED();
+    }
+    finished<<<slot_blocks, 256, 0, s>>>(l.flags, sums_of(c), nslots);
+    PPLAB_CUDA_LAUNCHED();
+  }
+};
+
+}  // namespace
+
+extern const histogram_rung h15_weighted_global_fixed_point{
+    .info = {.step = 15,
+             .summary = "weights summed in fixed point in global memory: any count of bins"},
+    .can_run =
+        [](const histogram_problem& p) {
+          return p.weighted && teaching_dtype(p) && edge_bytes(p) <= max_shared_per_block();
+        },
+    .scratch_bytes = [](const histogram_problem& p) { return layout_of(slots(p), nullptr).bytes; },
+    .run = [](const histogram_call& c) { dispatch_any_bins<rung>(c); },
+};
+
+}  // namespace pplab::detail::histogram_cuda
