@@ -416,6 +416,48 @@ TEST(HistogramParts, HostRungsCountTheSameInParts) {
   }
 }
 
+// The lookup table only narrows the search: every value gets the binary search's bin, over
+// edges evenly, quadratically and randomly spaced, with repeats, infinite ends and a single
+// bin, for values on edges, beside them, on the table's cell borders and outside.
+TEST(EdgeLookupBinner, AgreesWithTheBinarySearch) {
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int problem = 0; problem < 80; ++problem) {
+    const std::size_t bins = 1 + rng() % (problem % 4 == 0 ? 5 : 3000);
+    std::vector<double> e(bins + 1);
+    for (std::size_t i = 0; i <= bins; ++i) {
+      const double t = double(i) / double(bins);
+      e[i] = problem % 3 == 0 ? t * t * 7 - 3 : problem % 3 == 1 ? std::floor(u(rng) * 50) : t;
+    }
+    std::sort(e.begin(), e.end());
+    if (problem % 11 == 0) e.front() = -INFINITY;
+    if (problem % 13 == 0) e.back() = INFINITY;
+    const unsigned cells = detail::edge_lookup_binner::cells_for(bins);
+    std::vector<unsigned> table(cells + 1);
+    for (unsigned k = 0; k <= cells; ++k)
+      table[k] = detail::edge_lookup_binner::entry(e.data(), bins, cells, k);
+    const detail::edge_lookup_binner lookup(e.data(), bins, table.data());
+    const detail::edge_array_binner search{e.data(), bins};
+    std::size_t wrong = 0;
+    const auto check = [&](double v) {
+      wrong += lookup(v) != search(v);
+      wrong += lookup(float(v)) != search(float(v));
+    };
+    const double lo = std::isfinite(e.front()) ? e.front() : -5,
+                 hi = std::isfinite(e.back()) ? e.back() : 5;
+    for (int k = 0; k < 3000; ++k) {
+      double v = lo + (hi - lo) * (u(rng) * 0.6 + 0.5);
+      if (k % 3 == 0) v = e[rng() % e.size()];
+      if (k % 5 == 0) v = lo + double(rng() % (cells + 1)) * ((hi - lo) / double(cells));
+      for (int step = int(rng() % 5) - 2; step != 0; step += step > 0 ? -1 : 1)
+        v = std::nextafter(v, step > 0 ? INFINITY : -INFINITY);
+      check(v);
+    }
+    for (double v : {lo, hi, -double(INFINITY), double(INFINITY), double(NAN), 0.0, -0.0}) check(v);
+    EXPECT_EQ(wrong, 0u) << bins << " bins, problem " << problem;
+  }
+}
+
 TEST(FloatBinner, AgreesWithTheDoubleBinnerOnEveryKindOfValue) {
   std::mt19937_64 rng(fresh_seed());
   int problems = 0, float_edges = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/visit.hpp"
 #include "histogram/rung.hpp"
@@ -483,6 +484,48 @@ struct edge_array_binner {
   }
 };
 
+// edge_array_binner's bins found from a table first: the range [e[0], e[bins]] cut into `cells`
+// even cells, and first[k] the bin of cell k's start (k = 0..cells: first[cells] the last bin).
+// A value's cell c, computed in double, gives the range of bins [first[c], first[c + 1]] that
+// cell c meets: usually one bin or two (cells = 4 x bins), whatever the edges' spacing, so the
+// search takes a step or none. The range is checked (e[first[c]] <= v < e[first[c + 1] + 1]):
+// a value a rounding away from its cell's border, where the cell computed can be its neighbour,
+// takes the whole search instead.
+struct edge_lookup_binner {
+  edge_array_binner all;
+  const unsigned* first;  // cells + 1 entries, in the memory of the rung's backend
+  double lo, scale;
+  unsigned cells;
+
+  PPLAB_HD static unsigned cells_for(std::size_t bins) {
+    return 4 * bins < (std::size_t(1) << 16) ? unsigned(4 * bins) : 1u << 16;
+  }
+  // first[k], from the edges: the bin of the point lo + k (hi - lo) / cells.
+  PPLAB_HD static unsigned entry(const double* e, std::size_t bins, unsigned cells, unsigned k) {
+    if (k >= cells) return unsigned(bins - 1);
+    const double p = e[0] + double(k) * ((e[bins] - e[0]) / double(cells));
+    if (!(p >= e[0])) return 0;
+    if (p >= e[bins]) return unsigned(bins - 1);
+    return unsigned(edge_array_binner::last_at_or_below(e, bins + 1, p));
+  }
+  PPLAB_HD edge_lookup_binner(const double* e, std::size_t bins, const unsigned* table)
+      : all{e, bins}, first(table), lo(e[0]), scale(double(cells_for(bins)) / (e[bins] - e[0])),
+        cells(cells_for(bins)) {}
+
+  template <class T> PPLAB_HD std::size_t operator()(T x) const noexcept {
+    const double v = double(x);
+    const std::size_t bins = all.bins;
+    if (v != v) return bins + 2;
+    if (v < all.e[0]) return bins;
+    if (v >= all.e[bins]) return v == all.e[bins] ? bins - 1 : bins + 1;
+    const double u = (v - lo) * scale;  // in [0, cells] but for rounding; not NaN: e[0] < e[bins]
+    const unsigned c = u < double(cells) ? unsigned(u) : cells - 1;
+    const unsigned a = first[c], b = first[c + 1];
+    if (!(all.e[a] <= v && v < all.e[b + 1])) return all(x);
+    return a + edge_array_binner::last_at_or_below(all.e + a, b - a + 1, v);
+  }
+};
+
 // Integers into bins one wide on whole numbers from lo >= 0 (numpy.bincount's bins, lo = 0):
 // the bin is x - lo, with no conversion to double and no edge to compare. Every integer type:
 // a negative value is below lo, and x - lo is taken in 64 bits once x >= lo.
@@ -510,7 +553,13 @@ struct unit_width_binner {
 
 // Calls f(binner) with the binner the call's problem asks for (host rungs: the exact binners).
 template <class T, class F> void with_host_binner(const histogram_call& c, F&& f) {
-  if (c.p.edge_array) return f(edge_array_binner{c.edges, c.p.bins});
+  if (c.p.edge_array) {  // the lookup table, then a step of search at most, mostly
+    const unsigned cells = edge_lookup_binner::cells_for(c.p.bins);
+    std::vector<unsigned> table(cells + 1);
+    for (unsigned k = 0; k <= cells; ++k)
+      table[k] = edge_lookup_binner::entry(c.edges, c.p.bins, cells, k);
+    return f(edge_lookup_binner(c.edges, c.p.bins, table.data()));
+  }
   if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>)
     if (c.p.natural) return f(natural_binner{std::int64_t(c.p.lo)});
   if constexpr (std::is_integral_v<T>)
