@@ -15,6 +15,10 @@
 // both infinities, is NaN, else the infinity it saw, as a double sum is. The second pass reads
 // the tile's weights again, from L2 (32 or 64 KiB a tile).
 // An array of edges: each block copies them into its shared memory first (any_bins.cuh).
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
+// bins with f32 weights 2.390 ms, 898 GB/s of data and weights (20% of the read ceiling);
+// pplab.histogram(weights=) on a CuPy array 12.3x cupy.histogram(weights=). The two passes, the
+// per-tile flush and a 64-bit shared atomic per value keep it far from the read (0.48 ms).
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {

@@ -7,6 +7,8 @@
 // What limits it: the search's dependent shared loads (10 for 1024 bins) per value. Edges and
 // counts that do not fit a block's shared memory are searched where they lie and counted with
 // global atomics (as h03).
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
+// edges (quadratic spacing) 4.649 ms, 231 GB/s: the ten dependent shared loads of the search.
 #include "histogram/cuda/any_bins.cuh"
 
 namespace pplab::detail::histogram_cuda {

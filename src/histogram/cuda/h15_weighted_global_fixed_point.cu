@@ -9,6 +9,10 @@
 // 2^-(63 - log2 c) of its slot's largest |weight| in the window (256 weights a slot: 2^-55).
 // What limits it: the data is read twice (the window's second pass does not fit L2) and every
 // value costs three L2 atomics.
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
+// bins with f32 weights 42.27 ms (h13 in shared memory: 2.390); numpy.bincount(x, w) of 2^28
+// int64 into 65536 bins through Python 13.88 ms, 0.30x torch.bincount's 4.19 ms (whose float
+// atomics give other bits on every run): a privatized rung for many bins is still to come.
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {

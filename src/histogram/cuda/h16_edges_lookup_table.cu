@@ -6,6 +6,9 @@
 // value a rounding away from a cell's border takes the whole search). The edges and the table
 // live in each block's shared memory, the counts in its private shared histogram (h04's), flushed
 // once with one atomic per bin.
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
+// edges (quadratic spacing) 1.132 ms, 948 GB/s: 4.11x h14; through Python on a CuPy array
+// 1.484 ms, 3.86x cupy.histogram(x, edges) (5.726 ms).
 #include "histogram/cuda/any_bins.cuh"
 
 namespace pplab::detail::histogram_cuda {
