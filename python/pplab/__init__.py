@@ -189,26 +189,86 @@ def _dtype_name(x):
     return numpy.dtype(x.dtype).name if hasattr(x, "dtype") else numpy.asarray(x).dtype.name
 
 
-def reduce(x, op, *, axis=None, keepdims=False, backend=None, variant=None):
-    """The reduction of x by op (_reduce, below); keepdims=True keeps the axis reduced (every axis
-    with axis=None) with length one, as NumPy's keepdims, so that the answer broadcasts against
-    x: an array in x's library (with axis=None a NumPy array, for host arrays only)."""
+def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=None,
+           variant=None):
+    """The reduction of x by op (_reduce, below). axis: None, an int or a tuple of ints (each
+    axis reduced in turn, from the last; a host array's, or a GPU array's last). dtype: NumPy's
+    answer type: the answer, accumulated as always (64-bit integers, double), cast to it (float
+    data to an integer type is cast element by element first, as NumPy sums it). out: an array of
+    the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
+    reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
+    array in x's library (with every axis a NumPy array, for host arrays only)."""
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
-    got = _reduce(x, op, axis=axis, backend=backend, variant=variant)
-    if not keepdims:
-        return got
     import numpy
-    arr = _array(x)
-    shape = _shape(arr)
-    if axis is None or len(shape) <= 1:  # the whole array: a Python number
-        if _on_gpu(arr):
-            raise ValueError("keepdims over a GPU array's every axis: its reduction is a Python "
-                             "number; give an axis of a 2-D or wider array, or reshape the answer")
-        return numpy.asarray(got).reshape((1,) * len(shape))
-    kept = list(shape)
-    kept[axis % len(shape)] = 1
-    return got.reshape(tuple(kept))
+    arr = _for_pplab(_array(x))
+    shape = _shape(arr) if axis is not None or keepdims else None  # the whole array: not asked
+    axes = None if axis is None else _axes(axis, len(shape))
+    if dtype is not None:
+        want = numpy.dtype(dtype)
+        if want.kind in "iub" and _dtype_name(arr).startswith("float"):
+            arr = _astype(arr, want.name)  # NumPy casts each element first
+    if axes is None or len(axes) == len(shape):
+        got = _reduce(arr, op, axis=None, backend=backend, variant=variant)
+    else:
+        got = _reduce_axes(arr, op, axes, shape, backend, variant)
+    if dtype is not None:
+        got = numpy.dtype(dtype).type(got) if numpy.ndim(got) == 0 and not hasattr(got, "shape") \
+            else _astype(got, numpy.dtype(dtype).name)
+    if keepdims:
+        if axes is None or len(axes) == len(shape) or len(shape) <= 1:  # a Python number
+            if _on_gpu(arr):
+                raise ValueError("keepdims over a GPU array's every axis: its reduction is a "
+                                 "Python number; give an axis of a 2-D or wider array, or "
+                                 "reshape the answer")
+            got = numpy.asarray(got).reshape((1,) * len(shape))
+        else:
+            got = got.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    if out is None:
+        return got
+    if _library(out) == "torch":
+        out.copy_(got if _library(got) == "torch" else __import__("torch").as_tensor(got))
+    else:
+        out[...] = got
+    return out
+
+
+def _axes(axis, ndim):
+    """axis as a sorted tuple of distinct axes in [0, ndim), or None for every axis."""
+    if axis is None:
+        return None
+    many = isinstance(axis, tuple)
+    for a in (axis if many else (axis,)):
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TypeError("axis must be an int, a tuple of ints or None, not %s"
+                            % _type_name(a))
+        if not -ndim <= a < ndim or ndim == 0:
+            raise ValueError("axis %r is out of bounds for array of dimension %d" % (a, ndim))
+    if not many:
+        return (axis % ndim,)
+    axes = tuple(sorted(a % ndim for a in axis))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    if not axes:
+        raise ValueError("axis=(): pplab reduces at least one axis; the array itself is x")
+    return axes
+
+
+def _reduce_axes(x, op, axes, shape, backend, variant):
+    """x reduced along each of `axes` (sorted) in turn, the last first, so that the others keep
+    their numbers; a mean as the sum over the count of the values each answer takes."""
+    step = "sum" if op == "mean" else op
+    got = x
+    for a in reversed(axes):
+        got = _reduce(got, step, axis=a, backend=backend, variant=variant)
+    if op == "mean":
+        count = 1
+        for a in axes:
+            count *= shape[a]
+        if count == 0:
+            raise ValueError("mean of an empty axis")
+        got = got / count
+    return got
 
 
 def _reduce(x, op, *, axis=None, backend=None, variant=None):
@@ -282,29 +342,35 @@ def _size(x):
     return view.nbytes // view.itemsize
 
 
-def sum(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
-    """numpy.sum(x): the sum of every element (axis=-1: of each row of the last axis)."""
-    return reduce(x, "sum", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+def sum(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None,  # noqa: A001
+        variant=None):
+    """numpy.sum(x, axis, dtype, out, keepdims): the sum of every element, or along axes."""
+    return reduce(x, "sum", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
+                  variant=variant)
 
 
-def prod(x, *, axis=None, keepdims=False, backend=None, variant=None):
-    """numpy.prod(x): the product of every element (integers wrap modulo 2**64)."""
-    return reduce(x, "prod", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.prod(x, axis, dtype, out, keepdims): the product (integers wrap modulo 2**64)."""
+    return reduce(x, "prod", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
+                  variant=variant)
 
 
-def min(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
-    """numpy.min(x): the smallest element (NaN if any is NaN)."""
-    return reduce(x, "min", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+def min(x, axis=None, out=None, keepdims=False, *, backend=None, variant=None):  # noqa: A001
+    """numpy.min(x, axis, out, keepdims): the smallest element (NaN if any is NaN)."""
+    return reduce(x, "min", axis=axis, out=out, keepdims=keepdims, backend=backend,
+                  variant=variant)
 
 
-def max(x, *, axis=None, keepdims=False, backend=None, variant=None):  # noqa: A001
-    """numpy.max(x): the largest element (NaN if any is NaN)."""
-    return reduce(x, "max", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+def max(x, axis=None, out=None, keepdims=False, *, backend=None, variant=None):  # noqa: A001
+    """numpy.max(x, axis, out, keepdims): the largest element (NaN if any is NaN)."""
+    return reduce(x, "max", axis=axis, out=out, keepdims=keepdims, backend=backend,
+                  variant=variant)
 
 
-def mean(x, *, axis=None, keepdims=False, backend=None, variant=None):
-    """numpy.mean(x), accumulated in double."""
-    return reduce(x, "mean", axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.mean(x, axis, dtype, out, keepdims), accumulated in double."""
+    return reduce(x, "mean", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
+                  variant=variant)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=None,  # noqa: A002
@@ -404,10 +470,6 @@ def _weights_for(a, weights, name):
     if wname not in ("float32", "float64"):
         w = _astype(w, "float64")
     return w, answer
-
-
-def _shape(x):
-    return tuple(int(d) for d in x.shape) if hasattr(x, "shape") else (_size(x),)
 
 
 def _astype(x, dtype):

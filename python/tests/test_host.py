@@ -665,3 +665,34 @@ def test_bincount_with_weights_matches_numpy(rng, backend, dtype):
             assert got.dtype == want.dtype == np.float64 and got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
     assert pplab.bincount(np.array([], dtype=dtype), np.array([])).dtype == np.float64
+
+
+# numpy.sum's other arguments: a tuple of axes (each reduced in turn), dtype= (the answer's
+# type; float data to integers cast element by element first, as NumPy) and out=.
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
+@pytest.mark.parametrize("axis", [(0, 1), (0, 2), (1, 2), (0, 1, 2), (-1, 0), 1])
+def test_tuple_axes_dtype_and_out_match_numpy(rng, op, axis):
+    x = rng.normal(size=(4, 5, 6))
+    got, want = getattr(pplab, op)(x, axis=axis), getattr(np, op)(x, axis=axis)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    kept = getattr(pplab, op)(x, axis=axis, keepdims=True)
+    assert kept.shape == getattr(np, op)(x, axis=axis, keepdims=True).shape
+    if op in ("sum", "prod", "mean"):
+        got32 = getattr(pplab, op)(x, axis=axis, dtype=np.float32)
+        assert np.asarray(got32).dtype == np.float32
+        np.testing.assert_allclose(got32, want.astype(np.float32), rtol=1e-6)
+    out = np.empty(np.shape(want))
+    if out.ndim:
+        assert getattr(pplab, op)(x, axis=axis, out=out) is out
+        np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
+def test_dtype_casts_as_numpy_and_bad_axes_are_refused():
+    halves = np.array([1.5, 1.5, 2.5])
+    assert pplab.sum(halves, dtype=np.int64) == np.sum(halves, dtype=np.int64) == 4
+    assert pplab.sum(np.arange(6).reshape(2, 3), axis=0, dtype=np.int8).dtype == np.int8
+    assert type(pplab.sum(np.ones(3, np.float32), dtype=np.float32)) is np.float32
+    for axis, error in (((0, 0), ValueError), ((0, 5), ValueError), ((0, 1.0), TypeError),
+                        ((), ValueError)):
+        with pytest.raises(error):
+            pplab.sum(np.ones((2, 3)), axis=axis)
