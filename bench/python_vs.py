@@ -77,6 +77,10 @@ def main():
     row("histogram 2^%d f32, 1024 bins, f32 weights (host)" % (n.bit_length() - 1),
         "numpy.histogram", median_time(lambda: pplab.histogram(x, 1024, (-4, 4), weights=wx)),
         median_time(lambda: np.histogram(x, 1024, (-4, 4), weights=wx), reps=3))
+    hy = rng.standard_normal(n).astype(np.float32)
+    row("histogram2d 2^%d f32 points, 256x256 bins (host)" % (n.bit_length() - 1),
+        "numpy.histogram2d", median_time(lambda: pplab.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]])),
+        median_time(lambda: np.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]]), reps=3))
     ix = rng.integers(0, 65536, n)
     row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
         "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
@@ -183,6 +187,15 @@ def main():
                 "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, 1024, (-4, 4), weights=cw), sync),
                 median_time(lambda: cupy.histogram(c, 1024, (-4, 4), weights=cw), sync))
+            n2 = 1 << (22 if q else 26)
+            px = cupy.random.standard_normal(n2, dtype=cupy.float32)
+            py = cupy.random.standard_normal(n2, dtype=cupy.float32)
+            square = [[-4, 4], [-4, 4]]
+            row("histogram2d 2^%d f32 points, 256x256 bins (cupy)" % (n2.bit_length() - 1),
+                "cupy.histogram2d",
+                median_time(lambda: pplab.histogram2d(px, py, 256, square), sync),
+                median_time(lambda: cupy.histogram2d(px, py, 256, square), sync))
+            del px, py
             edges_gpu = cupy.asarray(edges)
             row("histogram 2^%d f32, 1024 edges (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, edges), sync),

@@ -11,6 +11,7 @@
 
 #include "core/generate.hpp"
 #include "core/run.hpp"
+#include "pplab/device.hpp"
 #include "pplab/pplab.hpp"
 #include "reduce/rung.hpp"
 #include "test_support.hpp"
@@ -370,6 +371,68 @@ TEST(Api, MatmulThroughTheTypedViewWithStrides) {
   matmul(cpu, 1.0, matrix_ref<const double>{big.data(), 2, 2, 4},
          matrix_ref<const double>{b.data(), 2, 1}, 0.0, matrix_ref<double>{c.data(), 2, 1});
   EXPECT_EQ(c, (std::vector<double>{3, 7}));
+}
+
+// histogram2d: every point's bin against a search of each axis's edges (std::upper_bound), on
+// every backend usable here (cuda: the points on the GPU and from the host), counts exact and
+// weighted sums within rounding; points outside or NaN counted apart; bad edges refused.
+TEST(Histogram2d, EveryPointInItsBinOnEveryBackend) {
+  std::mt19937_64 rng(fresh_seed());
+  const std::size_t n = 100003;
+  std::normal_distribution<float> g(0, 2);
+  std::vector<float> x(n), y(n);
+  std::vector<double> w(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = g(rng), y[i] = g(rng), w[i] = g(rng);
+  x[5] = std::nanf(""), y[6] = 4.0f, x[7] = -3.0f;  // NaN, on the last y edge, on the first x
+  const std::vector<double> xe = even_edges(-3, 3, 12);
+  const std::vector<double> ye{-4, -1, -0.5, 0, 0, 0.25, 2, 4};
+  const auto slot = [](const std::vector<double>& e, float v) -> std::ptrdiff_t {
+    if (!(v >= e.front() && v <= e.back())) return -1;
+    if (v == e.back()) return std::ptrdiff_t(e.size()) - 2;
+    return std::ptrdiff_t(std::upper_bound(e.begin(), e.end(), double(v)) - e.begin()) - 1;
+  };
+  std::vector<std::uint64_t> want((xe.size() - 1) * (ye.size() - 1));
+  std::vector<double> want_sums(want.size());
+  std::uint64_t outside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::ptrdiff_t a = slot(xe, x[i]), b = slot(ye, y[i]);
+    if (a < 0 || b < 0) {
+      ++outside;
+      continue;
+    }
+    const std::size_t k = std::size_t(a) * (ye.size() - 1) + std::size_t(b);
+    ++want[k];
+    want_sums[k] += w[i];
+  }
+  histogram2d_options o;
+  o.x_edges = xe, o.y_edges = ye;
+  std::vector<backend> where{backend::seq, backend::cpu};
+  if (available(backend::cuda)) where.push_back(backend::cuda);
+  for (backend b : where) {
+    SCOPED_TRACE(std::string(name_of(b)));
+    o.weights = nullptr;
+    const histogram2d_result r = histogram2d(b, dtype::f32, x.data(), y.data(), n, o);
+    EXPECT_EQ(r.counts, want);
+    EXPECT_EQ(r.outside, outside);
+    o.weights = w.data();
+    const histogram2d_result s = histogram2d(b, dtype::f32, x.data(), y.data(), n, o);
+    ASSERT_EQ(s.sums.size(), want_sums.size());
+    for (std::size_t k = 0; k < want_sums.size(); ++k)
+      EXPECT_NEAR(s.sums[k], want_sums[k], 1e-9 * (1 + std::abs(want_sums[k])));
+  }
+  if (available(backend::cuda)) {  // points already on the GPU
+    detail::executor& ex = detail::executor_for(backend::cuda);
+    detail::buffer dx(ex, n * 4), dy(ex, n * 4);
+    ex.copy_in(dx.get(), x.data(), n * 4);
+    ex.copy_in(dy.get(), y.data(), n * 4);
+    o.weights = nullptr;
+    const histogram2d_result r = histogram2d_device(dtype::f32, dx.get(), dy.get(), n, o);
+    EXPECT_EQ(r.counts, want);
+    EXPECT_EQ(r.outside, outside);
+  }
+  const std::vector<double> down{0, 2, 1};
+  o.x_edges = down;
+  EXPECT_THROW(histogram2d(backend::cpu, dtype::f32, x.data(), y.data(), n, o), pplab::error);
 }
 
 }  // namespace

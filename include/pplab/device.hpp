@@ -37,6 +37,12 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
                                   const histogram_options& options = {},
                                   const rung_choice& how = {});
 
+// histogram2d of points on the GPU (x, y and the weights device memory): each point's bin found
+// there, then counted by the histogram's rungs there; the counts or sums come back.
+histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
+                                      const histogram2d_options& options,
+                                      const rung_choice& how = {});
+
 // The same, its counts written into device memory the caller holds, where they stay: no copy
 // crosses the bus. device_counts has `slots` = bins + 3 entries (the bins, then underflow,
 // overflow and NaN), overwritten; the result has the range, the edges and the rung, and its

@@ -95,6 +95,32 @@ struct histogram_result {
 histogram_result histogram(backend where, dtype t, const void* data, std::size_t n,
                            const histogram_options& options = {}, const rung_choice& how = {});
 
+// numpy.histogram2d: points (x[i], y[i]) into the bins of two arrays of edges, each axis binned
+// as histogram's bin_edges (bin i is [e[i], e[i+1]), the last bin closed, compared in double).
+// A point outside either axis's edges, or NaN in either, is counted apart (`outside`).
+// even_edges gives numpy.linspace(lo, hi, bins + 1)'s edges for even bins.
+struct histogram2d_options {
+  std::span<const double> x_edges, y_edges;  // in the host's memory; x_bins x y_bins < 2^24
+  const void* weights = nullptr;             // one per point, where the points are
+  dtype weight_type = dtype::f64;            // f32 or f64
+};
+struct histogram2d_result {
+  std::size_t x_bins = 0, y_bins = 0;
+  std::vector<double> x_edges, y_edges;
+  // x_bins x y_bins, row-major (x the row): counts, or with weights each bin's sum of weights.
+  bool weighted = false;
+  std::vector<std::uint64_t> counts;
+  std::vector<double> sums;
+  std::uint64_t outside = 0;  // points outside the edges of either axis, or NaN in either
+  double outside_sum = 0;     // their weights' sum
+  std::string rung;           // the rung that counted the points' bins
+  // numpy.histogram2d's density=True: each bin over its area and the total, in double.
+  std::vector<double> density() const;
+};
+std::vector<double> even_edges(double lo, double hi, std::size_t bins);
+histogram2d_result histogram2d(backend where, dtype t, const void* x, const void* y, std::size_t n,
+                               const histogram2d_options& options, const rung_choice& how = {});
+
 template <class Tag, std::ranges::contiguous_range R>
 histogram_result histogram(Tag where, const R& data, const histogram_options& options = {}) {
   using T = std::remove_cv_t<std::ranges::range_value_t<R>>;

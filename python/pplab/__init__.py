@@ -16,7 +16,7 @@ import builtins
 from . import _pplab
 
 __all__ = [
-    "sum", "prod", "min", "max", "mean", "reduce", "histogram", "bincount",
+    "sum", "prod", "min", "max", "mean", "reduce", "histogram", "histogram2d", "bincount",
     "histogram_channels", "matmul", "correlate", "convolve", "lab", "backends", "rungs",
 ]
 
@@ -448,6 +448,88 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
             widths = _like(a, widths)
         return hist / widths / hist.sum(), edges
     return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=False, *,  # noqa: A002
+                backend=None, variant=None):
+    """numpy.histogram2d(x, y, bins, range, weights, density): (H, xedges, yedges), as the
+    installed NumPy: bins an int, a pair of ints, an array of edges, or a pair of either; each
+    axis's edges as NumPy makes them (numpy.linspace over range, or over the data's minimum and
+    maximum widened by 0.5 when they are equal); a point on an axis's last edge in its last bin,
+    points outside either axis not counted. H is float64 (as NumPy's), x_bins x y_bins, in x's
+    library and on x's device; the edges are NumPy arrays. Each point's 2-D bin is computed once
+    (on x's device), then counted by the histogram's rungs."""
+    import numpy
+    backend, variant = _check_backend(backend), _check_variant(variant)
+    x, y = _for_pplab(_array(x)), _for_pplab(_array(y))
+    if len(_shape(x)) != 1 or _shape(x) != _shape(y):
+        raise ValueError("histogram2d: x and y must be 1-D arrays of one length; got shapes %s "
+                         "and %s" % (_shape(x), _shape(y)))
+    if _on_gpu(x) != _on_gpu(y):
+        raise ValueError("histogram2d: x and y must both be host arrays or both GPU arrays")
+    common = numpy.result_type(numpy.dtype(_dtype_name(x)), numpy.dtype(_dtype_name(y)))
+    if common.kind not in "iuf":
+        raise TypeError("histogram2d: points of type %s; give numbers" % common)
+    x, y = (v if _dtype_name(v) == common.name else _astype(v, common.name) for v in (x, y))
+    # bins: one spec for both axes, or a pair (numpy.histogram2d's rule: a 1-D array of length
+    # other than 2 is one array of edges for both)
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    per_axis = list(bins) if count == 2 else [bins, bins]
+    if range is None:
+        ranges = [None, None]
+    else:
+        if len(range) != 2:
+            raise ValueError("range must be ((xmin, xmax), (ymin, ymax))")
+        ranges = list(range)
+    edges = [_axis_edges(v, b, r, name, backend)
+             for v, b, r, name in zip((x, y), per_axis, ranges, ("x", "y"))]
+    weights, _ = _weights_for(x, weights, "histogram2d")
+    hist, *_ = _run(_pplab.histogram2d, x, y, numpy.ascontiguousarray(edges[0], numpy.float64),
+                    numpy.ascontiguousarray(edges[1], numpy.float64), weights, backend, variant)
+    hist = hist.astype(numpy.float64)
+    if density:
+        s = hist.sum()
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            hist = hist / numpy.diff(edges[0]).reshape(-1, 1) / numpy.diff(edges[1]) / s
+    return _like(x, hist), edges[0], edges[1]
+
+
+def _axis_edges(v, bins, range_, name, backend):
+    """One axis's edges as numpy.histogramdd makes them (host NumPy arrays)."""
+    import numpy
+    if _library(bins) in ("cupy", "torch"):
+        bins = _to_numpy(bins) if _on_gpu(bins) else bins.numpy()
+    if numpy.ndim(bins) == 1:
+        e = numpy.asarray(bins)
+        if e.size < 2:
+            raise ValueError("histogram2d: the %s edges need at least two" % name)
+        if (e[:-1] > e[1:]).any():
+            raise ValueError("`bins` must be monotonically increasing, when an array (%s)" % name)
+        if numpy.isnan(e.astype(numpy.float64)).any():
+            raise ValueError("histogram2d: the %s edges hold NaN" % name)
+        return e
+    if numpy.ndim(bins) != 0:
+        raise ValueError("histogram2d: `bins` for %s must be a scalar or 1d array" % name)
+    n = _check_integer(bins, "bins", 1, _MAX_BINS)
+    kind = numpy.dtype(_dtype_name(v))
+    if range_ is not None:
+        first, last = range_
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (_finite(float(first)) and _finite(float(last))):
+            raise ValueError("supplied range of [%s, %s] is not finite" % (first, last))
+    elif _size(v) == 0:
+        first, last = 0, 1
+    else:
+        first, last = (kind.type(f(v, backend=backend)) for f in (min, max))
+        if not (_finite(float(first)) and _finite(float(last))):
+            raise ValueError("autodetected range of [%s, %s] is not finite" % (first, last))
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return numpy.linspace(first, last, n + 1)
 
 
 def _weights_for(a, weights, name):

@@ -327,6 +327,49 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   return py::make_tuple(counts, edges_of(r), r.underflow, r.overflow, r.nan, r.rung);
 }
 
+// numpy.histogram2d's counting: x and y (one dtype, one place), each axis's edges (float64, on
+// the host), weights as histogram's; the counts (int64) or sums (float64), x_bins x y_bins, the
+// points outside, the rung.
+py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges,
+                           const edge_array& y_edges, py::handle weights,
+                           const std::optional<std::string>& backend_name,
+                           const std::optional<std::string>& variant) {
+  placed px = take(x, backend_name, "x"), py_ = take(y, backend_name, "y");
+  require_contiguous(px.a, "x");
+  require_contiguous(py_.a, "y");
+  if (px.a.on_gpu != py_.a.on_gpu || px.a.type != py_.a.type || px.a.size() != py_.a.size())
+    throw py::value_error("histogram2d: x and y must be arrays of one length, one dtype and one "
+                          "place (both host or both GPU)");
+  histogram2d_options o;
+  o.x_edges = std::span<const double>(x_edges.data(), x_edges.size());
+  o.y_edges = std::span<const double>(y_edges.data(), y_edges.size());
+  std::optional<placed> w;
+  if (!weights.is_none()) {
+    w = take(weights, backend_name, "the weights");
+    require_contiguous(w->a, "the weights");
+    if (w->a.on_gpu != px.a.on_gpu || w->a.size() != px.a.size())
+      throw py::value_error("histogram2d: the weights must be as long as x, and where x is");
+    o.weights = w->a.data, o.weight_type = w->a.type;
+  }
+  const std::string rung = variant.value_or("");
+  histogram2d_result r;
+  {
+    released unlocked;
+    r = px.a.on_gpu
+            ? histogram2d_device(px.a.type, px.a.data, py_.a.data, px.a.size(), o, {rung})
+            : histogram2d(px.where, px.a.type, px.a.data, py_.a.data, px.a.size(), o, {rung});
+  }
+  const std::vector<py::ssize_t> shape{py::ssize_t(r.x_bins), py::ssize_t(r.y_bins)};
+  if (r.weighted) {
+    py::array_t<double> sums(shape);
+    std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
+    return py::make_tuple(sums, r.outside_sum, r.rung);
+  }
+  py::array_t<std::int64_t> counts(shape);
+  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
+  return py::make_tuple(counts, r.outside, r.rung);
+}
+
 std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
                         double beta, const std::optional<std::string>& backend_name,
                         const std::optional<std::string>& variant) {
@@ -533,6 +576,9 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),
         py::arg("out") = py::none(), py::arg("bin_edges") = py::none(),
         py::arg("weights") = py::none());
+  m.def("histogram2d", &histogram2d_call, py::arg("x"), py::arg("y"), py::arg("x_edges"),
+        py::arg("y_edges"), py::arg("weights") = py::none(), py::arg("backend") = py::none(),
+        py::arg("variant") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),

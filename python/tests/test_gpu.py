@@ -312,3 +312,23 @@ def test_bincount_with_weights_of_gpu_arrays(rng, lib):
                                atol=1e-9)
     with pytest.raises(ValueError, match="both"):
         pplab.bincount(to_gpu(lib, x), w)
+
+
+# numpy.histogram2d of GPU arrays: the points' bins made on the GPU, the answer float64 there.
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_histogram2d_of_gpu_arrays(rng, lib, dtype):
+    n = 1000003
+    x = (rng.normal(size=n) * 30).astype(dtype)
+    y = (rng.normal(size=n) * 20).astype(dtype)
+    w = rng.random(n)
+    for bins, range_ in ((256, [(-100, 100), (-60, 60)]), ([10, np.linspace(-50, 50, 17)], None),
+                         (64, None)):
+        got, gx, gy = pplab.histogram2d(to_gpu(lib, x), to_gpu(lib, y), bins, range_)
+        want, wx, wy = np.histogram2d(x, y, bins, range_)
+        assert is_gpu_array_of(lib, got)
+        assert (to_host(got) == want).all() and (gx == wx).all() and (gy == wy).all()
+        got, _, _ = pplab.histogram2d(to_gpu(lib, x), to_gpu(lib, y), bins, range_,
+                                      weights=to_gpu(lib, w))
+        want, _, _ = np.histogram2d(x, y, bins, range_, weights=w)
+        np.testing.assert_allclose(to_host(got), want, rtol=1e-12, atol=1e-12)

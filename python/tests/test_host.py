@@ -696,3 +696,37 @@ def test_dtype_casts_as_numpy_and_bad_axes_are_refused():
                         ((), ValueError)):
         with pytest.raises(error):
             pplab.sum(np.ones((2, 3)), axis=axis)
+
+
+# numpy.histogram2d: bins an int, a pair, edges or a pair of either; ranges given or from the
+# data (NumPy's linspace, its dtype's); NaN points, points on edges; weights and density.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_histogram2d_matches_numpy(rng, backend, dtype):
+    n = 50001
+    x = (rng.normal(size=n) * 3 + 10).astype(dtype)
+    y = (rng.normal(size=n) * 2 + 12).astype(dtype)
+    w = rng.random(n)
+    nan = np.dtype(dtype).kind == "f"
+    for bins in (10, [7, 13], [np.linspace(5, 15, 9), 6], np.sort(rng.normal(size=20)) + 10):
+        for range_ in (None, [(6, 14), (8, 16)]):
+            xs = x.copy()
+            if nan and range_ is not None:
+                xs[::101] = np.nan
+            got, gx, gy = pplab.histogram2d(xs, y, bins, range_, backend=backend)
+            want, wx, wy = np.histogram2d(xs, y, bins, range_)
+            assert got.dtype == want.dtype and (got == want).all()
+            assert gx.dtype == wx.dtype and (gx == wx).all() and (gy == wy).all()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                got, _, _ = pplab.histogram2d(xs, y, bins, range_, weights=w, density=True,
+                                              backend=backend)
+                want, _, _ = np.histogram2d(xs, y, bins, range_, weights=w, density=True)
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    if nan:
+        x[3] = np.nan
+        with pytest.raises(ValueError, match="not finite"):
+            pplab.histogram2d(x, y)
+    with pytest.raises(ValueError, match="one length"):
+        pplab.histogram2d(x, y[:-1])
+    with pytest.raises(ValueError, match="monotonically"):
+        pplab.histogram2d(x, y, [[3, 1, 2], 4])

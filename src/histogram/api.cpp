@@ -86,17 +86,32 @@ std::string num(double v) {
 
 }  // namespace
 
+void detail::check_bin_edges(std::span<const double> e, const std::string& call) {
+  if (e.size() < 2)
+    fail(errc::invalid_argument, call + ": an array of edges needs at least two (one bin); got " +
+                                     std::to_string(e.size()));
+  if (e.size() - 1 > max_bins)
+    fail(errc::invalid_argument, call + ": at most 2^24 (16777216) bins; got " +
+                                     std::to_string(e.size() - 1) + " from the edges");
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (std::isnan(e[i]))
+      fail(errc::invalid_argument, call + ": edge " + std::to_string(i) + " is NaN");
+    if (i && e[i] < e[i - 1])
+      fail(errc::invalid_argument,
+           call +
+               ": the edges must not decrease (bins must increase monotonically, when an "
+               "array); edge " +
+               std::to_string(i) + " = " + num(e[i]) + " is below edge " + std::to_string(i - 1) +
+               " = " + num(e[i - 1]));
+  }
+}
+
 namespace {
 
 // The problem of bins given as an array of edges (histogram_options::bin_edges).
 detail::histogram_problem resolve_edges(dtype t, std::size_t n, const histogram_options& o) {
   const std::span<const double> e = o.bin_edges;
-  if (e.size() < 2)
-    fail(errc::invalid_argument, "histogram: an array of edges needs at least two (one bin); got " +
-                                     std::to_string(e.size()));
-  if (e.size() - 1 > max_bins)
-    fail(errc::invalid_argument, "histogram: at most 2^24 (16777216) bins; got " +
-                                     std::to_string(e.size() - 1) + " from the edges");
+  detail::check_bin_edges(e, "histogram");
   if (o.lo || o.hi)
     fail(errc::invalid_argument, "histogram: give a range or an array of edges, not both (the "
                                  "edges are the range)");
@@ -104,16 +119,6 @@ detail::histogram_problem resolve_edges(dtype t, std::size_t n, const histogram_
     fail(errc::invalid_argument, "histogram: bins = " + std::to_string(o.bins) + " but " +
                                      std::to_string(e.size()) + " edges make " +
                                      std::to_string(e.size() - 1) + " bins");
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    if (std::isnan(e[i]))
-      fail(errc::invalid_argument, "histogram: edge " + std::to_string(i) + " is NaN");
-    if (i && e[i] < e[i - 1])
-      fail(errc::invalid_argument,
-           "histogram: the edges must not decrease (bins must increase monotonically, when an "
-           "array); edge " +
-               std::to_string(i) + " = " + num(e[i]) + " is below edge " + std::to_string(i - 1) +
-               " = " + num(e[i - 1]));
-  }
   detail::histogram_problem p{t, n, e.size() - 1, e.front(), e.back(), true, false};
   p.edge_array = true;
   p.weighted = o.weights != nullptr;

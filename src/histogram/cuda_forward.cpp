@@ -6,6 +6,7 @@
 #include "core/modules.hpp"
 #include "histogram/atomic_rates.hpp"
 #include "histogram/image_baseline.hpp"
+#include "histogram/points_2d.hpp"
 
 namespace pplab::detail {
 
@@ -33,6 +34,15 @@ void cub_rgba_histogram(const void* pixels, std::size_t n_pixels, std::uint64_t*
       backend::cuda, "cub_rgba_histogram");
   if (!f) no_cub();
   f(pixels, n_pixels, counts, scratch, stream);
+}
+
+void bin_points_2d_device(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                          axis_edges ay, std::uint32_t* slots, void* stream) {
+  auto* f =
+      module_function<void(dtype, const void*, const void*, std::size_t, axis_edges, axis_edges,
+                           std::uint32_t*, void*)>(backend::cuda, "bin_points_2d");
+  if (!f) throw std::logic_error("histogram2d on the GPU needs the cuda backend, not loaded here");
+  f(t, x, y, n, ax, ay, slots, stream);
 }
 
 }  // namespace pplab::detail

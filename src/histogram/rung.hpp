@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,10 @@ void run_rung(const histogram_rung& r, executor& ex, const histogram_problem& p,
 // Whether a rung that counts plain bins (no weights, no array of edges) can take p; the rungs
 // that take weights or edges say so in their can_run.
 inline bool counts_even_bins(const histogram_problem& p) { return !p.weighted && !p.edge_array; }
+
+// Edges that can be bins: at least two, at most max_bins + 1, none NaN, none below the one
+// before; else pplab::error (invalid_argument) naming `call`.
+void check_bin_edges(std::span<const double> edges, const std::string& call);
 
 // The options made concrete: bins, range, natural or not (data are read for an inferred range).
 histogram_problem resolve_histogram(backend where, dtype t, const void* data, std::size_t n,

@@ -1,0 +1,169 @@
+// pplab::histogram2d: numpy.histogram2d as the histogram notes' two-dimensional application (a
+// joint colour histogram, a heat map of points): each point's 2-D bin computed once, as one
+// 32-bit slot (points_2d.hpp), then counted, or its weights summed, by the 1-D histogram's
+// rungs over bins one wide (x_bins x y_bins of them and one for the points outside), so every
+// rung, backend and check of the 1-D histogram serves the 2-D one.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/executor.hpp"
+#include "core/run.hpp"
+#include "core/visit.hpp"
+#include "histogram/binning.hpp"
+#include "histogram/points_2d.hpp"
+#include "histogram/rung.hpp"
+#include "pplab/device.hpp"
+#include "pplab/histogram.hpp"
+
+namespace pplab {
+
+namespace detail {
+
+void bin_points_2d_host(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                        axis_edges ay, std::uint32_t* slots, bool threads) {
+  const edge_lookup_binner bx(ax.edges, ax.bins, ax.table), by(ay.edges, ay.bins, ay.table);
+  const auto outside = std::uint32_t(ax.bins * ay.bins);
+  visit_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x);
+    const T* py = static_cast<const T*>(y);
+#pragma omp parallel for schedule(static) if (threads)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
+      const std::size_t i_x = bx(px[i]), i_y = by(py[i]);
+      slots[i] = i_x < ax.bins && i_y < ay.bins ? std::uint32_t(i_x * ay.bins + i_y) : outside;
+    }
+  });
+}
+
+}  // namespace detail
+
+namespace {
+
+// One axis's edges checked, and their lookup table.
+struct axis {
+  std::span<const double> edges;
+  std::vector<unsigned> table;
+  std::size_t bins() const { return edges.size() - 1; }
+  axis(std::span<const double> e, const char* name) : edges(e) {
+    detail::check_bin_edges(e, std::string("histogram2d (") + name + " edges)");
+    const unsigned cells = detail::edge_lookup_binner::cells_for(bins());
+    table.resize(cells + 1);
+    for (unsigned k = 0; k <= cells; ++k)
+      table[k] = detail::edge_lookup_binner::entry(e.data(), bins(), cells, k);
+  }
+  detail::axis_edges on_host() const { return {edges.data(), table.data(), bins()}; }
+};
+
+// The 1-D histogram of the slots: bins one wide over [0, x_bins x y_bins], the last the points
+// outside.
+histogram_options slot_options(const axis& ax, const axis& ay, const histogram2d_options& o) {
+  const std::size_t inside = ax.bins() * ay.bins();
+  if (inside + 1 > max_bins)
+    fail(errc::invalid_argument, "histogram2d: " + std::to_string(ax.bins()) + " x " +
+                                     std::to_string(ay.bins()) +
+                                     " bins; at most 2^24 - 1 (16777215) together");
+  histogram_options s;
+  s.bins = inside + 1, s.lo = 0.0, s.hi = double(inside + 1);
+  s.weights = o.weights, s.weight_type = o.weight_type;
+  return s;
+}
+
+histogram2d_result result_of(const axis& ax, const axis& ay, histogram_result r) {
+  histogram2d_result out;
+  out.x_bins = ax.bins(), out.y_bins = ay.bins();
+  out.x_edges.assign(ax.edges.begin(), ax.edges.end());
+  out.y_edges.assign(ay.edges.begin(), ay.edges.end());
+  const std::size_t inside = out.x_bins * out.y_bins;
+  out.weighted = r.weighted;
+  out.rung = r.rung;
+  if (r.weighted) {
+    out.outside_sum = r.sums[inside] + r.underflow_sum + r.overflow_sum + r.nan_sum;
+    r.sums.resize(inside);
+    out.sums = std::move(r.sums);
+  } else {
+    out.outside = r.counts[inside] + r.underflow + r.overflow + r.nan;
+    r.counts.resize(inside);
+    out.counts = std::move(r.counts);
+  }
+  return out;
+}
+
+void check_points(const void* x, const void* y, std::size_t n, const histogram2d_options& o) {
+  if (n && (!x || !y))
+    fail(errc::invalid_argument, "histogram2d: x or y is null but n = " + std::to_string(n));
+  if (o.weights && o.weight_type != dtype::f32 && o.weight_type != dtype::f64)
+    fail(errc::invalid_argument,
+         "histogram2d: weights are float32 or float64, not " + std::string(name_of(o.weight_type)));
+}
+
+}  // namespace
+
+std::vector<double> even_edges(double lo, double hi, std::size_t bins) {
+  if (bins < 1 || !std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+    fail(errc::invalid_argument, "even_edges: bins >= 1 over a finite range lo < hi");
+  std::vector<double> e(bins + 1);
+  const double step = (hi - lo) / double(bins);
+  for (std::size_t i = 0; i < bins; ++i) e[i] = detail::mul_add_rounded(double(i), step, lo);
+  e[bins] = hi;
+  return e;
+}
+
+std::vector<double> histogram2d_result::density() const {
+  // As numpy.histogramdd: each bin over its widths on both axes, then over the bins' total.
+  std::vector<double> out(x_bins * y_bins);
+  double total = 0;
+  for (std::size_t b = 0; b < out.size(); ++b) total += weighted ? sums[b] : double(counts[b]);
+  for (std::size_t i = 0; i < x_bins; ++i)
+    for (std::size_t j = 0; j < y_bins; ++j) {
+      const std::size_t b = i * y_bins + j;
+      out[b] = (weighted ? sums[b] : double(counts[b])) / (x_edges[i + 1] - x_edges[i]) /
+               (y_edges[j + 1] - y_edges[j]) / total;
+    }
+  return out;
+}
+
+histogram2d_result histogram2d(backend where, dtype t, const void* x, const void* y, std::size_t n,
+                               const histogram2d_options& o, const rung_choice& how) {
+  detail::require_backend(where);
+  check_points(x, y, n, o);
+  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  const histogram_options s = slot_options(ax, ay, o);
+  // The slots on the host's cores (a rank's own points on mpi), then counted on `where`.
+  std::vector<std::uint32_t> slots(n);
+  detail::bin_points_2d_host(t, x, y, n, ax.on_host(), ay.on_host(), slots.data(),
+                             where != backend::seq);
+  return result_of(ax, ay, histogram(where, dtype::u32, slots.data(), n, s, how));
+}
+
+histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
+                                      const histogram2d_options& o, const rung_choice& how) {
+  detail::require_backend(backend::cuda);
+  check_points(x, y, n, o);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (n && (!ex.holds(x) || !ex.holds(y)))
+    fail(errc::invalid_argument, "histogram2d: x and y are not device memory; pass host points "
+                                 "through pplab::histogram2d(pplab::cuda, ...)");
+  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  const histogram_options s = slot_options(ax, ay, o);
+  // Both axes' edges and tables on the GPU, the slots made there.
+  const auto on_device = [&](const void* host, std::size_t bytes) {
+    detail::buffer b(ex, bytes);
+    ex.copy_in(b.get(), host, bytes);
+    return b;
+  };
+  const detail::buffer ex_e = on_device(ax.edges.data(), ax.edges.size() * 8),
+                       ex_t = on_device(ax.table.data(), ax.table.size() * 4),
+                       ey_e = on_device(ay.edges.data(), ay.edges.size() * 8),
+                       ey_t = on_device(ay.table.data(), ay.table.size() * 4);
+  detail::buffer slots(ex, std::max<std::size_t>(n, 1) * 4);
+  detail::bin_points_2d_device(t, x, y, n, {ex_e.as<double>(), ex_t.as<unsigned>(), ax.bins()},
+                               {ey_e.as<double>(), ey_t.as<unsigned>(), ay.bins()},
+                               slots.as<std::uint32_t>(), ex.stream());
+  return result_of(ax, ay, histogram_device(dtype::u32, slots.get(), n, s, how));
+}
+
+}  // namespace pplab
