@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -249,6 +250,35 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   r = run("reduce --op max --input " + path("x.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("max of"), std::string::npos);
+}
+
+// reduce --axis K: one axis of a .npy array reduced, as numpy.sum(x, axis=K): JSON and .npy
+// answers, negative axes, and bad axes refused with exit 2.
+TEST_F(Cli, ReduceAlongAnAxis) {
+  io::array a;
+  a.type = dtype::i32;
+  a.shape = {2, 3, 4};
+  std::vector<std::int32_t> v(24);
+  for (int i = 0; i < 24; ++i) v[std::size_t(i)] = i;
+  a.bytes.assign(reinterpret_cast<const std::byte*>(v.data()),
+                 reinterpret_cast<const std::byte*>(v.data()) + 96);
+  io::write_npy(path("x.npy"), a);
+  result r = run("reduce --op sum --input " + path("x.npy") + " --axis 1 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["shape"], nlohmann::json({2, 4}));
+  EXPECT_EQ(j["values"], nlohmann::json({12, 15, 18, 21, 48, 51, 54, 57}));
+  r = run("reduce --op max --input " + path("x.npy") + " --axis -1 --out " + path("m.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const io::array m = io::read_npy(path("m.npy"));
+  EXPECT_EQ(m.type, dtype::i64);
+  EXPECT_EQ(m.shape, (std::vector<std::size_t>{2, 3}));
+  std::vector<std::int64_t> got(6);
+  std::memcpy(got.data(), m.data(), 48);
+  EXPECT_EQ(got, (std::vector<std::int64_t>{3, 7, 11, 15, 19, 23}));
+  expect_failure("reduce --op sum --input " + path("x.npy") + " --axis 3", 2, "out of bounds");
+  expect_failure("reduce --op sum --input " + path("x.npy") + " --out " + path("y.npy"), 2,
+                 "--out is for --axis");
 }
 
 TEST_F(Cli, HistogramOfATextFileCountsLetters) {

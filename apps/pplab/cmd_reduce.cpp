@@ -1,5 +1,10 @@
-// pplab reduce --op OP: one reduction over a file or generated data.
+// pplab reduce --op OP: one reduction over a file or generated data; with --axis K, numpy.sum(x,
+// axis=K)'s reduction of one axis of a .npy array, written to --out or printed.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+#include <optional>
 
 #include "common.hpp"
 #include "pplab/stopwatch.hpp"
@@ -10,13 +15,82 @@ namespace {
 struct reduce_options {
   data_options data;
   backend_options backend;
-  std::string op_name, variant;
+  std::string op_name, variant, out_path;
+  std::optional<long long> axis;
   bool json = false;
 };
+
+// The answers of reduce_axis as a .npy array of their kind (int64, uint64 or float64).
+io::array as_array(const std::vector<scalar>& values, std::vector<std::size_t> shape) {
+  io::array a;
+  const scalar::kind k = values.empty() ? scalar::kind::f64 : values.front().k;
+  a.type = k == scalar::kind::i64 ? dtype::i64 : k == scalar::kind::u64 ? dtype::u64 : dtype::f64;
+  a.shape = std::move(shape);
+  a.bytes.resize(values.size() * 8);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const scalar& s = values[i];
+    if (s.k == scalar::kind::i64) std::memcpy(a.bytes.data() + i * 8, &s.i, 8);
+    else if (s.k == scalar::kind::u64) std::memcpy(a.bytes.data() + i * 8, &s.u, 8);
+    else std::memcpy(a.bytes.data() + i * 8, &s.f, 8);
+  }
+  return a;
+}
+
+// --axis K: one axis of the array reduced (the host backends' reduce_axis), its answers an array
+// of the other axes' shape.
+void run_axis(const reduce_options& o, op what, backend where) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::unsupported, "--axis reduces on the host backends (seq, cpu); --backend " +
+                                std::string(name_of(where)) + " reduces whole arrays");
+  if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
+  const loaded data = load_data(o.data, where);
+  if (data.in.channels.size() != 1)
+    fail(errc::invalid_argument, "--axis: the input has several channels; give a .npy array");
+  const io::array& a = data.in.channels.front();
+  const std::vector<std::size_t> shape =
+      a.shape.empty() ? std::vector<std::size_t>{a.size()} : a.shape;
+  const auto ndim = static_cast<long long>(shape.size());
+  if (*o.axis < -ndim || *o.axis >= ndim)
+    fail(errc::invalid_argument, "--axis " + std::to_string(*o.axis) +
+                                     " is out of bounds for an array of " + std::to_string(ndim) +
+                                     " dimensions");
+  const std::size_t k = std::size_t(*o.axis < 0 ? *o.axis + ndim : *o.axis);
+  std::size_t outer = 1, cols = 1;
+  for (std::size_t d = 0; d < k; ++d) outer *= shape[d];
+  for (std::size_t d = k + 1; d < shape.size(); ++d) cols *= shape[d];
+  std::vector<scalar> values(outer * cols);
+  reduce_axis(where, a.type, a.data(), outer, shape[k], cols, what, values.data());
+  std::vector<std::size_t> kept;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (d != k) kept.push_back(shape[d]);
+  if (!o.out_path.empty()) {
+    io::output_file out(o.out_path);
+    io::write_npy(out, as_array(values, kept));
+  }
+  if (o.json) {
+    nlohmann::json j = {
+        {"op", name_of(what)}, {"dtype", name_of(a.type)}, {"axis", k}, {"shape", kept}};
+    nlohmann::json v = nlohmann::json::array();
+    for (const scalar& s : values) v.push_back(json_scalar(s));
+    j["values"] = v;
+    fmt::print("{}\n", j.dump());
+    return;
+  }
+  fmt::print("{} of {} along axis {}: {} values, shape ({})\n", name_of(what),
+             describe(o.data, data), k, values.size(), fmt::join(kept, ", "));
+  for (std::size_t i = 0; i < std::min<std::size_t>(values.size(), 8); ++i)
+    fmt::print("  [{}] {}\n", i, format_scalar(values[i]));
+  if (values.size() > 8)
+    fmt::print("  ... ({})\n", o.out_path.empty() ? "give --out FILE.npy to save them all"
+                                                  : "all in " + o.out_path);
+}
 
 void run(const reduce_options& o) {
   const op what = parse_op(o.op_name);
   const backend where = o.backend.resolve("reduce", o.variant);
+  if (o.axis) return run_axis(o, what, where);
+  if (!o.out_path.empty())
+    fail(errc::invalid_argument, "--out is for --axis (the answers of one axis reduced)");
   loaded data = load_data(o.data, where);
   // An image's channels are reduced together: every sample value counts once.
   io::array& a = data.in.channels.front();
@@ -56,7 +130,13 @@ void add_reduce(CLI::App& app) {
   cmd->add_option(
       "--rung,--variant", o->variant,
       "run one rung by id, or by its last part (r09_vector_loads); see `pplab list reduce`");
-  cmd->add_flag("--json", o->json, "print one JSON object {op, dtype, n, value, rung}");
+  cmd->add_flag("--json", o->json,
+                "print one JSON object {op, dtype, n, value, rung} ({op, dtype, axis, shape, "
+                "values} with --axis)");
+  cmd->add_option("--axis", o->axis,
+                  "K: reduce this axis of a .npy array alone (negative from the end), as "
+                  "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu)");
+  cmd->add_option("--out", o->out_path, "FILE.npy: with --axis, write the answers there");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });
 }
