@@ -621,14 +621,7 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
         # and 16-bit counters, no maximum first; the length is the largest value present's
         n, lo, hi = (256 if name == "uint8" else 65536), None, None
     else:
-        if name.startswith("int") and min(x, backend=backend) < 0:
-            raise ValueError("bincount takes non-negative integers; the smallest here is %d"
-                             % min(x, backend=backend))
-        n = int(max(x, backend=backend)) + 1
-        if n > _MAX_BINS:
-            raise ValueError("bincount: the largest value here is %d; pplab counts values 0 to "
-                             "2**24 - 1 (16777215), one bin each, as its histograms have at most "
-                             "2**24 bins (numpy.bincount would allocate %d counts)" % (n - 1, n))
+        n = _bincount_length(x, name, backend)
         lo, hi = 0.0, float(n)
     if _on_gpu(x):
         return _bincount_on_gpu(x, n, lo, hi, minlength, backend, variant)
@@ -641,15 +634,23 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
     return _like(x, counts)
 
 
-def _weighted_bincount(x, name, weights, minlength, backend, variant):
-    """bincount with weights: the sums of each value's weights in max(x) + 1 bins (float64)."""
+def _bincount_length(x, name, backend):
+    """numpy.bincount's length for x: its largest value plus one, after checking that none is
+    negative and that the bins fit pplab's histograms."""
     if name.startswith("int") and min(x, backend=backend) < 0:
         raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                          % min(x, backend=backend))
     n = int(max(x, backend=backend)) + 1
     if n > _MAX_BINS:
-        raise ValueError("bincount: the largest value here is %d; pplab sums values 0 to 2**24 - 1 "
-                         "(16777215), one bin each" % (n - 1))
+        raise ValueError("bincount: the largest value here is %d; pplab counts values 0 to "
+                         "2**24 - 1 (16777215), one bin each, as its histograms have at most "
+                         "2**24 bins (numpy.bincount would allocate %d counts)" % (n - 1, n))
+    return n
+
+
+def _weighted_bincount(x, name, weights, minlength, backend, variant):
+    """bincount with weights: the sums of each value's weights in max(x) + 1 bins (float64)."""
+    n = _bincount_length(x, name, backend)
     sums, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend, variant, None,
                     None, weights)
     if minlength > n:

@@ -39,4 +39,10 @@ __device__ inline double with_flags(double sum, unsigned f) {
   return sum;
 }
 
+// Calls f(weights) with the call's weights as float or double, as their type says.
+template <class F> void with_weights(const histogram_call& c, F&& f) {
+  if (c.p.weight_type == dtype::f32) f(static_cast<const float*>(c.weights));
+  else f(static_cast<const double*>(c.weights));
+}
+
 }  // namespace pplab::detail::histogram_cuda

@@ -113,9 +113,7 @@ inline std::size_t most_blocks() { return std::size_t(sm_count()) * (2048 / B); 
 struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    if (c.p.weight_type == dtype::f32)
-      run_with<T, float>(x, static_cast<const float*>(c.weights), n, bin, c, s);
-    else run_with<T, double>(x, static_cast<const double*>(c.weights), n, bin, c, s);
+    with_weights(c, [&](const auto* w) { run_with(x, w, n, bin, c, s); });
   }
   template <class T, class W, class Bin>
   static void run_with(const T* x, const W* w, std::size_t n, Bin bin, const histogram_call& c,
