@@ -369,6 +369,38 @@ TEST_F(Cli, HistogramEdgesWeightsAndDensity) {
                  "8 weights for 3 values");
 }
 
+// histogram2d: points from two .npy files into a grid, as numpy.histogram2d; the bins as .npy
+// (float64), JSON counts, weights; bad bins refused with exit 2.
+TEST_F(Cli, Histogram2dCountsPointsIntoAGrid) {
+  const auto save = [&](const std::string& name, std::vector<double> v) {
+    io::array a;
+    a.type = dtype::f64;
+    a.shape = {v.size()};
+    a.bytes.assign(reinterpret_cast<const std::byte*>(v.data()),
+                   reinterpret_cast<const std::byte*>(v.data()) + v.size() * 8);
+    io::write_npy(path(name), a);
+  };
+  save("x.npy", {0.1, 0.6, 0.6, 1.0, 5.0, std::nan("")});
+  save("y.npy", {0.1, 0.1, 0.9, 1.0, 0.5, 0.5});
+  save("w.npy", {1, 2, 4, 8, 16, 32});
+  const std::string points = "histogram2d --x " + path("x.npy") + " --y " + path("y.npy");
+  result r = run(points + " --bins 2 --range 0:1,0:1 --json --out " + path("h.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["counts"], nlohmann::json({1, 0, 1, 2}));  // x [0, .5): y low; x [.5, 1]: both
+  EXPECT_EQ(j["outside"], 2);
+  const io::array h = io::read_npy(path("h.npy"));
+  EXPECT_EQ(h.type, dtype::f64);
+  EXPECT_EQ(h.shape, (std::vector<std::size_t>{2, 2}));
+  r = run(points + " --bins 2x1 --range 0:1,0:1 --weights " + path("w.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sums"], nlohmann::json({1.0, 14.0}));
+  EXPECT_EQ(j["outside"], 48.0);
+  expect_failure(points + " --bins 8y4", 2, "NXxNY");
+  expect_failure(points + " --range 0:1", 2, "X0:X1,Y0:Y1");
+}
+
 TEST_F(Cli, HistogramOfAnImageGivesOneHistogramPerChannel) {
   // A 2x1 binary PPM: pixels (255, 0, 10) and (255, 1, 10).
   write("img.ppm", std::string("P6\n2 1\n255\n") + std::string("\xff\x00\x0a\xff\x01\x0a", 6));

@@ -324,3 +324,118 @@ void add_histogram(CLI::App& app) {
 }
 
 }  // namespace pplab::cli
+
+namespace pplab::cli {
+namespace {
+
+struct histogram2d_cli {
+  std::string x_path, y_path, bins = "10", range, weights, out_path;
+  backend_options backend;
+  bool json = false;
+};
+
+// One axis's values as doubles (edges from the data's range when none is given).
+std::vector<double> axis_edges(const io::array& a, std::size_t bins, const std::string& range) {
+  if (!range.empty()) {
+    const auto [lo, hi] = parse_range(range);
+    return even_edges(lo, hi, bins);
+  }
+  const std::vector<double> v = doubles_of(a);
+  if (v.empty()) return even_edges(0, 1, bins);
+  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  if (!std::isfinite(*mn) || !std::isfinite(*mx))
+    fail(errc::bad_data, "histogram2d: the data's range is not finite (NaN or infinity); give "
+                         "--range X0:X1,Y0:Y1");
+  return *mn == *mx ? even_edges(*mn - 0.5, *mx + 0.5, bins) : even_edges(*mn, *mx, bins);
+}
+
+void run2d(const histogram2d_cli& o) {
+  if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
+  const io::array x = io::read_npy(o.x_path), y = io::read_npy(o.y_path);
+  if (x.type != y.type || x.size() != y.size())
+    fail(errc::invalid_argument, "histogram2d: --x and --y must hold as many values of one dtype");
+  const std::size_t cross = o.bins.find('x');
+  const auto whole = [&](const std::string& s, std::size_t& v) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+  };
+  std::size_t nx = 0, ny = 0;
+  if (!whole(o.bins.substr(0, cross), nx) ||
+      !whole(cross == std::string::npos ? o.bins : o.bins.substr(cross + 1), ny))
+    fail(errc::invalid_argument,
+         "--bins wants N or NXxNY, such as 256 or 64x32; got '" + o.bins + "'");
+  if (nx < 1 || ny < 1 || nx > max_bins || ny > max_bins)
+    fail(errc::invalid_argument, "--bins: each axis 1 to 2^24 bins; got " + o.bins);
+  const std::size_t comma = o.range.find(',');
+  if (!o.range.empty() && comma == std::string::npos)
+    fail(errc::invalid_argument, "--range wants X0:X1,Y0:Y1; got '" + o.range + "'");
+  const std::vector<double> xe = axis_edges(x, nx, o.range.empty() ? "" : o.range.substr(0, comma));
+  const std::vector<double> ye =
+      axis_edges(y, ny, o.range.empty() ? "" : o.range.substr(comma + 1));
+  histogram2d_options opt;
+  opt.x_edges = xe, opt.y_edges = ye;
+  io::array w;
+  if (!o.weights.empty()) {
+    w = io::read_npy(o.weights);
+    if (w.size() != x.size())
+      fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
+                                       std::to_string(x.size()) + " points");
+    if (w.type != dtype::f32 && w.type != dtype::f64) {
+      const std::vector<double> as_double = doubles_of(w);
+      w.type = dtype::f64;
+      w.bytes.resize(as_double.size() * 8);
+      std::memcpy(w.bytes.data(), as_double.data(), w.bytes.size());
+    }
+    opt.weights = w.data(), opt.weight_type = w.type;
+  }
+  const backend where = o.backend.resolve("histogram", "");
+  if (where == backend::mpi || where == backend::nccl)
+    fail(errc::unsupported, "histogram2d on the command line runs on seq, cpu or cuda");
+  const histogram2d_result r = histogram2d(where, x.type, x.data(), y.data(), x.size(), opt);
+  std::vector<double> values =
+      r.weighted ? r.sums : std::vector<double>(r.counts.begin(), r.counts.end());
+  if (!o.out_path.empty()) {
+    io::array h;
+    h.type = dtype::f64, h.shape = {r.x_bins, r.y_bins};
+    h.bytes.resize(values.size() * 8);
+    std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
+    io::output_file out(o.out_path);
+    io::write_npy(out, h);
+  }
+  if (o.json) {
+    nlohmann::json j = {{"x_edges", r.x_edges}, {"y_edges", r.y_edges}, {"rung", r.rung}};
+    if (r.weighted) j["sums"] = values;
+    else j["counts"] = r.counts;
+    if (r.weighted) j["outside"] = r.outside_sum;
+    else j["outside"] = r.outside;
+    fmt::print("{}\n", j.dump());
+    return;
+  }
+  fmt::print("histogram2d of {} points: {} x {} bins, {} outside{}\n", x.size(), r.x_bins, r.y_bins,
+             r.weighted ? fmt::format("{:.6g}", r.outside_sum) : std::to_string(r.outside),
+             o.out_path.empty() ? " (give --out H.npy for the bins)"
+                                : ", the bins in " + o.out_path);
+}
+
+}  // namespace
+
+void add_histogram2d(CLI::App& app) {
+  auto o = std::make_shared<histogram2d_cli>();
+  auto* cmd = app.add_subcommand(
+      "histogram2d",
+      "count points (x, y) into a grid of bins, as numpy.histogram2d: each axis's bins even over\n"
+      "its range (or the data's minimum and maximum), the last bin of each closed; points\n"
+      "outside either axis, or NaN, counted apart.");
+  cmd->add_option("--x", o->x_path, "X.npy: the points' x values")->required();
+  cmd->add_option("--y", o->y_path, "Y.npy: their y values, as many, of the same dtype")
+      ->required();
+  cmd->add_option("--bins", o->bins, "N (both axes) or NXxNY, such as 256 or 64x32");
+  cmd->add_option("--range", o->range, "X0:X1,Y0:Y1: the ranges the bins cover");
+  cmd->add_option("--weights", o->weights, "W.npy: one weight per point; each bin sums them");
+  o->backend.add_to(*cmd);
+  cmd->add_option("--out", o->out_path, "H.npy: the bins, NX x NY float64 (as numpy.histogram2d)");
+  cmd->add_flag("--json", o->json, "print one JSON object {x_edges, y_edges, counts, outside}");
+  cmd->callback([o] { run2d(*o); });
+}
+
+}  // namespace pplab::cli

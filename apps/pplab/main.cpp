@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   pplab::cli::add_list(app);
   pplab::cli::add_reduce(app);
   pplab::cli::add_histogram(app);
+  pplab::cli::add_histogram2d(app);
   pplab::cli::add_matmul(app);
   pplab::cli::add_convolve(app);
   pplab::cli::add_lab(app);
