@@ -85,6 +85,18 @@ def main():
     row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
         "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
         median_time(lambda: np.bincount(ix, wx), reps=3))
+    row("argmax of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.argmax",
+        median_time(lambda: pplab.argmax(x)), median_time(lambda: np.argmax(x)))
+    # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
+    side = 1024 if q else 8192
+    xm = x[:side * side].reshape(side, side) if side * side <= n else \
+        rng.standard_normal((side, side)).astype(np.float32)
+    for axis in (0, 1):
+        row("sum axis=%d of %d^2 f32 (host)" % (axis, side), "numpy.sum(axis=%d)" % axis,
+            median_time(lambda: pplab.sum(xm, axis=axis)), median_time(lambda: xm.sum(axis=axis)))
+    x3 = x[:n].reshape(64, -1, 1024)
+    row("sum axis=1 of %dx%dx%d f32 (host)" % x3.shape, "numpy.sum(axis=1)",
+        median_time(lambda: pplab.sum(x3, axis=1)), median_time(lambda: x3.sum(axis=1)))
     m = 256 if q else 1024
     a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
     row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
@@ -119,6 +131,20 @@ def main():
             row("  its compiled call alone", "torch.sum",
                 median_time(lambda: pplab._pplab.reduce(t, "sum"), sync),
                 median_time(lambda: t.sum().item(), sync))
+            row("argmax of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.argmax",
+                median_time(lambda: pplab.argmax(t), sync),
+                median_time(lambda: t.argmax().item(), sync))
+            # torch.sum(dim=) along each axis of a 16384^2 matrix and the middle of a 3-D array:
+            # the answers stay on the GPU in both.
+            tm = t[:1 << 28].reshape(16384, 16384) if n >= 1 << 28 else t.reshape(2048, -1)
+            for axis in (0, 1):
+                row("sum axis=%d of %dx%d f32 (torch)" % ((axis,) + tuple(tm.shape)),
+                    "torch.sum(dim=%d)" % axis, median_time(lambda: pplab.sum(tm, axis=axis), sync),
+                    median_time(lambda: tm.sum(dim=axis), sync))
+            t3 = t.reshape(64, 1024, -1) if n >= 1 << 28 else t.reshape(64, 256, -1)
+            row("sum axis=1 of %dx%dx%d f32 (torch)" % tuple(t3.shape), "torch.sum(dim=1)",
+                median_time(lambda: pplab.sum(t3, axis=1), sync),
+                median_time(lambda: t3.sum(dim=1), sync))
             for bins in (1024, 65536, 1 << 20):
                 row("histogram 2^%d f32, %d bins (torch)" % (n.bit_length() - 1, bins), "torch.histc",
                     median_time(lambda: pplab.histogram(t, bins, (-4, 4)), sync),
@@ -179,6 +205,9 @@ def main():
             warm_up(lambda: c.sum(), sync)
             row("sum of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.sum",
                 median_time(lambda: pplab.sum(c), sync), median_time(lambda: float(c.sum()), sync))
+            row("argmax of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.argmax",
+                median_time(lambda: pplab.argmax(c), sync),
+                median_time(lambda: int(c.argmax()), sync))
             row("histogram 2^%d f32, 1024 bins (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, 1024, (-4, 4)), sync),
                 median_time(lambda: cupy.histogram(c, 1024, (-4, 4)), sync))

@@ -145,13 +145,13 @@ TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
       std::vector<scalar> got(rows);
       reduce_rows(b, dtype::f32, f.data(), rows, cols, ld, o, got.data());
       for (std::size_t y = 0; y < rows; ++y) {
-        const scalar want = reduce(backend::seq, dtype::f32, f.data() + y * ld, cols, o);
+        const scalar want = reduce(b, dtype::f32, f.data() + y * ld, cols, o);
         ASSERT_EQ(got[y].k, want.k);
         ASSERT_EQ(got[y].f, want.f) << name_of(b) << " " << name_of(o) << " row " << y;
       }
       reduce_rows(b, dtype::i32, i.data(), rows, cols, ld, o, got.data());
       for (std::size_t y = 0; y < rows; ++y) {
-        const scalar want = reduce(backend::seq, dtype::i32, i.data() + y * ld, cols, o);
+        const scalar want = reduce(b, dtype::i32, i.data() + y * ld, cols, o);
         ASSERT_EQ(got[y].k, want.k);
         ASSERT_EQ(got[y].to_double(), want.to_double()) << name_of(b) << " row " << y;
       }
@@ -166,6 +166,18 @@ TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
       "mean of an empty row");
   expect_error(
       errc::invalid_argument,
+      [&] { reduce_rows(backend::seq, dtype::f32, nullptr, 2, 0, 0, op::argmin, out.data()); },
+      "argmin of an empty row");
+  expect_error(
+      errc::invalid_argument, [&] { reduce(backend::cpu, dtype::f32, nullptr, 0, op::argmax); },
+      "argmax of an empty sequence");
+  // The typed call answers the index as a 64-bit integer.
+  const std::vector<double> ties = {1, 5, -2, 5, NAN, 5};
+  EXPECT_EQ(reduce(cpu, std::span(ties).first(4), argmax), 1);
+  EXPECT_EQ(reduce(seq, std::span(ties).first(4), argmin), 2);
+  EXPECT_EQ(reduce(cpu, ties, argmin), 4);
+  expect_error(
+      errc::invalid_argument,
       [&] { reduce_rows(backend::cpu, dtype::f32, f.data(), 2, 5, 4, op::sum, out.data()); },
       "row stride");
   expect_error(
@@ -177,6 +189,54 @@ TEST(Api, RowsReducedOnTheirOwnAnswerAsTheirRowAlone) {
 // One axis of a 3-D array reduced (numpy.sum(x, axis=k)): each answer the whole-array call's on
 // that axis's elements, gathered, on seq, with the same bits on cpu; shapes whose column count is
 // not a multiple of the block, one column, one row, none; what it refuses.
+// A strided view (axes permuted, one reversed, one stepped by 3) reduced where it lies: whole and
+// along each axis, each answer that of the view's elements gathered into a C-ordered copy (the
+// integers and argmin/argmax exactly, float sums within their rounding).
+TEST(Api, AStridedViewReducesAsItsCopy) {
+  std::mt19937_64 rng(fresh_seed());
+  const std::size_t d0 = 13, d1 = 29, d2 = 17;  // the base array, C order
+  std::vector<std::int32_t> base(d0 * d1 * d2);
+  for (auto& v : base) v = std::int32_t(rng() % 41) - 20;  // ties
+  // view[a][b][c] = base[d0 - 1 - c][3 * b][a]: shape (d2, ceil(d1 / 3), d0)
+  const std::vector<std::size_t> shape = {d2, (d1 + 2) / 3, d0};
+  const std::vector<std::ptrdiff_t> strides = {1, std::ptrdiff_t(3 * d2), -std::ptrdiff_t(d1 * d2)};
+  const std::int32_t* first = base.data() + (d0 - 1) * d1 * d2;
+  std::vector<std::int32_t> copy;
+  for (std::size_t a = 0; a < shape[0]; ++a)
+    for (std::size_t b = 0; b < shape[1]; ++b)
+      for (std::size_t c = 0; c < shape[2]; ++c)
+        copy.push_back(first[std::ptrdiff_t(a) * strides[0] + std::ptrdiff_t(b) * strides[1] +
+                             std::ptrdiff_t(c) * strides[2]]);
+  for (op o : all_ops)
+    for (backend b : {backend::seq, backend::cpu}) {
+      scalar whole;
+      reduce_view(b, dtype::i32, first, shape, strides, -1, o, &whole);
+      const scalar want = reduce(backend::seq, dtype::i32, copy.data(), copy.size(), o);
+      ASSERT_EQ(whole.k, want.k);
+      EXPECT_EQ(whole.to_double(), want.to_double()) << name_of(o);
+      for (int axis = 0; axis < 3; ++axis) {
+        std::size_t outer = 1, cols = 1;
+        for (int d = 0; d < 3; ++d) (d < axis ? outer : cols) *= d == axis ? 1 : shape[std::size_t(d)];
+        std::vector<scalar> got(outer * cols), ref(outer * cols);
+        reduce_view(b, dtype::i32, first, shape, strides, axis, o, got.data());
+        reduce_axis(backend::seq, dtype::i32, copy.data(), outer, shape[std::size_t(axis)], cols, o,
+                    ref.data());
+        for (std::size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(got[i].to_double(), ref[i].to_double())
+              << name_of(o) << " axis " << axis << " answer " << i;
+      }
+    }
+  scalar out;
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_view(backend::cpu, dtype::i32, first, shape, strides, 3, op::sum, &out); },
+      "out of bounds");
+  expect_error(
+      errc::unsupported,
+      [&] { reduce_view(backend::cuda, dtype::i32, first, shape, strides, -1, op::sum, &out); },
+      "host backends");
+}
+
 TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
   std::mt19937_64 rng(fresh_seed());
   std::normal_distribution<double> z;
@@ -188,7 +248,7 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
     for (std::size_t i = 0; i < n; ++i) f[i] = float(z(rng)), s[i] = std::int16_t(z(rng) * 1000);
     if (n > 10) f[n / 3] = std::nanf("");  // one column's min, max and sums see a NaN
     for (op o : all_ops) {
-      if (rows == 0 && o == op::mean) continue;
+      if (rows == 0 && (o == op::mean || is_arg(o))) continue;
       for (backend b : {backend::seq, backend::cpu}) {
         std::vector<scalar> got_f(outer * cols), got_s(outer * cols);
         reduce_axis(b, dtype::f32, f.data(), outer, rows, cols, o, got_f.data());
@@ -205,7 +265,8 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
             const scalar& gf = got_f[k * cols + c];
             const scalar& gs = got_s[k * cols + c];
             ASSERT_EQ(gf.k, wf.k);
-            if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));
+            if (is_arg(o)) ASSERT_EQ(gf.i, wf.i) << name_of(b) << " " << name_of(o);
+            else if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));
             else ASSERT_EQ(gf.f, wf.f) << name_of(b) << " " << name_of(o) << " " << k << "," << c;
             ASSERT_EQ(gs.k, ws.k);
             ASSERT_EQ(gs.to_double(), ws.to_double()) << name_of(b) << " " << name_of(o);
@@ -219,6 +280,10 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
       errc::invalid_argument,
       [&] { reduce_axis(backend::cpu, dtype::f32, nullptr, 2, 0, 2, op::mean, out.data()); },
       "empty axis");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_axis(backend::seq, dtype::f32, nullptr, 2, 0, 2, op::argmax, out.data()); },
+      "argmax of an empty axis");
   expect_error(
       errc::invalid_argument,
       [&] {

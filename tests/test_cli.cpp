@@ -279,6 +279,24 @@ TEST_F(Cli, ReduceAlongAnAxis) {
   expect_failure("reduce --op sum --input " + path("x.npy") + " --axis 3", 2, "out of bounds");
   expect_failure("reduce --op sum --input " + path("x.npy") + " --out " + path("y.npy"), 2,
                  "--out is for --axis");
+  // argmin and argmax: the first extreme's index, of the whole array and along an axis.
+  v[5] = 100, v[17] = 100, v[9] = -7;
+  std::memcpy(a.bytes.data(), v.data(), 96);
+  io::write_npy(path("t.npy"), a);
+  for (const char* b : {"seq", "cpu"}) {
+    r = run("reduce --op argmax --backend " + std::string(b) + " --input " + path("t.npy") +
+            " --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["value"], 5);
+    r = run("reduce --op argmin --backend " + std::string(b) + " --input " + path("t.npy") +
+            " --axis 0 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["values"],
+              nlohmann::json({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  }
+  r = run("reduce --op argmax --input " + path("t.npy") + " --axis 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["values"], nlohmann::json({3, 1, 3, 3, 1, 3}));
 }
 
 TEST_F(Cli, HistogramOfATextFileCountsLetters) {
@@ -712,7 +730,7 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   const auto rec = nlohmann::json::parse(in);
   EXPECT_TRUE(rec.contains("ceilings"));
   EXPECT_GT(rec["ceilings"]["read_GBps"].get<double>(), 0);
-  EXPECT_EQ(rec["rows"].size(), 3 * cpu_rungs);  // three problems
+  EXPECT_EQ(rec["rows"].size(), 4 * cpu_rungs);  // four problems, each on every cpu rung
   for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
   EXPECT_FALSE(rec["ceilings"].contains("store_GBps"));  // measured for histograms only
   for (const auto& row : rec["rows"])  // an honest ceiling: no rung reads above it
@@ -1024,7 +1042,7 @@ TEST_F(Cli, TuneWritesChoicesTheLabThenPicks) {
       ++picks;
       EXPECT_TRUE(row["api_pick"].get<bool>()) << row.dump();
     }
-  EXPECT_EQ(picks, 3u);
+  EXPECT_EQ(picks, 4u);  // one per problem
   expect_failure("tune --backend mpi --out " + file, 2, "only seq, cpu and cuda");
   r = run("tune reduce --backend seq --quick --budget 0.01 --dry-run --no-progress --out " +
           path("never.json"));

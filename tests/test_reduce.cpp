@@ -19,9 +19,21 @@ using detail::reduce_rung;
 
 class Reduce : public ::testing::TestWithParam<const reduce_rung*> {};
 
+// argmin's and argmax's reference: the first NaN, else the first extreme element; by plain
+// comparisons, one element after another.
+template <class T> scalar first_extreme(const T* x, std::size_t n, op o) {
+  std::int64_t at = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (x[i] != x[i]) return scalar::of(std::int64_t(i));
+    if (at < 0 || (o == op::argmax ? x[i] > x[at] : x[i] < x[at])) at = std::int64_t(i);
+  }
+  return scalar::of(at);
+}
+
 // The reference: long double for floats, wrapping 64-bit arithmetic for integers.
 template <class T> scalar reference(const T* x, std::size_t n, op o, double& scale) {
   scale = 0;
+  if (is_arg(o)) return first_extreme(x, n, o);
   if constexpr (std::is_floating_point_v<T>) {
     long double acc = o == op::product ? 1.0L : 0.0L;
     T m = o == op::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
@@ -92,7 +104,8 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
   for (std::size_t n : awkward_sizes(rng))
     for (dtype t : test_dtypes())
       for (op o : test_ops()) {
-        if (o == op::mean && n == 0) continue;  // an error at the API, tested there
+        // The mean and the argmin/argmax of nothing: errors at the API, tested there.
+        if ((o == op::mean || is_arg(o)) && n == 0) continue;
         const detail::reduce_problem p{t, o, n};
         if (!r.can_run(p)) continue;
         SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) +
@@ -135,6 +148,45 @@ TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
       EXPECT_TRUE(std::isnan(detail::run_rung(r, {dtype::f32, o, n}, xf.data()).f))
           << name_of(o) << " n=" << n;
     }
+  }
+}
+
+// argmin and argmax: ties keep the first; the first NaN wins over everything; infinities and the
+// type's extreme values are elements like any other (all of them -inf: index 0).
+TEST_P(Reduce, ArgminArgmaxKeepTheFirstAndTheFirstNaN) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (!r.can_run({dtype::f32, op::argmax, 1})) GTEST_SKIP() << "takes no argmin or argmax";
+  std::mt19937_64 rng(fresh_seed());
+  const float inf = std::numeric_limits<float>::infinity(), nan = NAN;
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(70001), std::size_t(1) << 20}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<float> x(n);
+    for (float& v : x) v = float(rng() % 64);  // many ties
+    const auto run = [&](dtype t, op o, const void* d) {
+      return detail::run_rung(r, {t, o, n}, d).i;
+    };
+    const auto want = [&](op o) { return first_extreme(x.data(), n, o).i; };
+    EXPECT_EQ(run(dtype::f32, op::argmax, x.data()), want(op::argmax));
+    EXPECT_EQ(run(dtype::f32, op::argmin, x.data()), want(op::argmin));
+    std::fill(x.begin(), x.end(), -inf);
+    EXPECT_EQ(run(dtype::f32, op::argmax, x.data()), 0);
+    EXPECT_EQ(run(dtype::f32, op::argmin, x.data()), 0);
+    x[n - 1] = inf;
+    EXPECT_EQ(run(dtype::f32, op::argmax, x.data()), std::int64_t(n - 1));
+    const std::size_t first_nan = rng() % n;
+    x[first_nan] = nan;
+    if (first_nan + 1 < n) x[first_nan + 1 + rng() % (n - first_nan - 1)] = nan;
+    EXPECT_EQ(run(dtype::f32, op::argmax, x.data()), std::int64_t(first_nan));
+    EXPECT_EQ(run(dtype::f32, op::argmin, x.data()), std::int64_t(first_nan));
+    std::vector<double> xd(x.begin(), x.end());
+    EXPECT_EQ(run(dtype::f64, op::argmin, xd.data()), std::int64_t(first_nan));
+    if (!r.can_run({dtype::i64, op::argmin, n})) continue;
+    std::vector<std::int64_t> xi(n, std::numeric_limits<std::int64_t>::max());
+    EXPECT_EQ(run(dtype::i64, op::argmin, xi.data()), 0);
+    xi[n / 2] = std::numeric_limits<std::int64_t>::lowest();
+    xi[n - 1] = std::numeric_limits<std::int64_t>::lowest();
+    EXPECT_EQ(run(dtype::i64, op::argmin, xi.data()), std::int64_t(n / 2));
   }
 }
 
@@ -222,7 +274,7 @@ TEST(ReduceParts, HostRungsGiveTheAnswerInParts) {
   for (const reduce_rung& r : detail::rungs_of<reduce_rung>()) {
     if (r.info.where != backend::seq && r.info.where != backend::cpu) continue;
     for (const dtype t : {dtype::f32, dtype::i32})
-      for (const op o : {op::sum, op::min, op::max, op::mean})
+      for (const op o : {op::sum, op::min, op::max, op::mean, op::argmax})
         for (const std::size_t n : {std::size_t(30000), std::size_t(25000)}) {
           const detail::reduce_problem p{t, o, n};
           if (!r.can_run(p)) continue;

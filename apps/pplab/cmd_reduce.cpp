@@ -92,7 +92,13 @@ void run(const reduce_options& o) {
   if (!o.out_path.empty())
     fail(errc::invalid_argument, "--out is for --axis (the answers of one axis reduced)");
   loaded data = load_data(o.data, where);
-  // An image's channels are reduced together: every sample value counts once.
+  // An image's channels are reduced together: every sample value counts once. An index into
+  // them would name no pixel of the file, so argmin and argmax take one channel.
+  if (is_arg(what) && data.in.channels.size() > 1)
+    fail(errc::invalid_argument,
+         std::string(name_of(what)) + " of an image of " +
+             std::to_string(data.in.channels.size()) +
+             " channels: the index would name no pixel; convert it to one channel or a .npy");
   io::array& a = data.in.channels.front();
   for (std::size_t c = 1; c < data.in.channels.size(); ++c)
     a.bytes.insert(a.bytes.end(), data.in.channels[c].bytes.begin(),
@@ -122,10 +128,13 @@ void add_reduce(CLI::App& app) {
   auto o = std::make_shared<reduce_options>();
   auto* cmd = app.add_subcommand(
       "reduce",
-      "reduce data to one value: sum, product, min, max or mean.\n"
+      "reduce data to one value: sum, product, min, max, mean, argmin or argmax.\n"
       "Integer sums and products are exact modulo 2^64; float sums accumulate in double;\n"
-      "min and max return NaN if any element is NaN; an empty input gives the identity.");
-  cmd->add_option("--op", o->op_name, "sum, product, min, max or mean")->required();
+      "min and max return NaN if any element is NaN; an empty input gives the identity.\n"
+      "argmin and argmax give the index of the first extreme element (the first NaN, if any),\n"
+      "as numpy.argmax; of an empty input they are an error.");
+  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin or argmax")
+      ->required();
   o->backend.add_to(*cmd);
   cmd->add_option(
       "--rung,--variant", o->variant,
@@ -135,7 +144,8 @@ void add_reduce(CLI::App& app) {
                 "values} with --axis)");
   cmd->add_option("--axis", o->axis,
                   "K: reduce this axis of a .npy array alone (negative from the end), as "
-                  "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu)");
+                  "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu); argmin and "
+                  "argmax give each answer's index along the axis");
   cmd->add_option("--out", o->out_path, "FILE.npy: with --axis, write the answers there");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });

@@ -8,8 +8,13 @@
 
 namespace pplab {
 
-enum class op { sum, product, min, max, mean };
-inline constexpr op all_ops[] = {op::sum, op::product, op::min, op::max, op::mean};
+// argmin and argmax answer the index of the first smallest (largest) element, with NaN as NumPy
+// has it: the first NaN wins. They are the reduction notes' user-defined reduction with an
+// identity, carried as (value, index) pairs.
+enum class op { sum, product, min, max, mean, argmin, argmax };
+inline constexpr op all_ops[] = {op::sum,  op::product, op::min,   op::max,
+                                 op::mean, op::argmin,  op::argmax};
+constexpr bool is_arg(op o) noexcept { return o == op::argmin || o == op::argmax; }
 std::string_view name_of(op o) noexcept;
 op parse_op(std::string_view name);
 
@@ -22,16 +27,21 @@ inline constexpr op_tag<op::product> product{};
 inline constexpr op_tag<op::min> min{};
 inline constexpr op_tag<op::max> max{};
 inline constexpr op_tag<op::mean> mean{};
+inline constexpr op_tag<op::argmin> argmin{};
+inline constexpr op_tag<op::argmax> argmax{};
 
 // Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
-// products accumulate in double. min and max keep the element type; mean is a double.
+// products accumulate in double. min and max keep the element type; mean is a double; argmin and
+// argmax answer a 64-bit index.
 template <class T>
 using wide_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 template <class T, op O>
-using reduce_result_t = std::conditional_t<O == op::min || O == op::max, T,
-                                           std::conditional_t<O == op::mean, double, wide_t<T>>>;
+using reduce_result_t = std::conditional_t<
+    is_arg(O), std::int64_t,
+    std::conditional_t<O == op::min || O == op::max, T,
+                       std::conditional_t<O == op::mean, double, wide_t<T>>>>;
 
 // The identity of each built-in operator for accumulator type A: what an empty input gives.
 template <class A> constexpr A identity_of(op o) noexcept {

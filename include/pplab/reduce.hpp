@@ -60,10 +60,10 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
               const rung_choice& how = {});
 
 // Each of `rows` rows of `cols` elements (rows `ld` elements apart; 0 means cols) reduced on its
-// own, as numpy.sum(x, axis=-1) reduces the last axis: out[y] is reduce's answer for row y, with
-// the bits of seq's rung on that row. On seq the rows one after another, on cpu shared among the
-// threads; host memory and the host backends only (a device backend reduces whole arrays). The
-// mean of an empty row is an error, as reduce's.
+// own, as numpy.sum(x, axis=-1) reduces the last axis: out[y] is reduce(where, row y)'s answer,
+// with its bits (on cpu the SIMD rung's, whatever the thread count). On seq the rows one after
+// another, on cpu shared among the threads; host memory and the host backends only (GPU memory:
+// reduce_rows_device). The mean of an empty row is an error, as reduce's.
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out);
 
@@ -77,6 +77,16 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 // empty axis is an error, as reduce's.
 void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
                  std::size_t cols, op o, scalar* out);
+
+// A strided view of host memory (shape and strides in elements, of any sign: NumPy's view of a
+// transposed, reversed or sliced array) reduced where it lies, with no copy: whole when axis < 0
+// (one answer in *out), else along that axis (one answer per element of the shape less the axis,
+// in C order). argmin and argmax count indices in the view's C order, or along the axis. The
+// view is walked in lines along the axis of the smallest stride, in groups combined in a fixed
+// order: the same bits on every run and thread count (a float sum's bits may differ from those of
+// a C-ordered copy, which adds in another order). Host backends only.
+void reduce_view(backend where, dtype t, const void* data, std::span<const std::size_t> shape,
+                 std::span<const std::ptrdiff_t> strides, int axis, op o, scalar* out);
 
 template <class Tag, std::ranges::contiguous_range R, op O>
 auto reduce(Tag where, const R& data, op_tag<O>) {

@@ -16,12 +16,13 @@ import builtins
 from . import _pplab
 
 __all__ = [
-    "sum", "prod", "min", "max", "mean", "reduce", "histogram", "histogram2d", "bincount",
+    "sum", "prod", "min", "max", "mean", "argmin", "argmax", "reduce", "histogram", "histogram2d",
+    "bincount",
     "histogram_channels", "matmul", "correlate", "convolve", "lab", "backends", "rungs",
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
-        "mean": "mean"}
+        "mean": "mean", "argmin": "argmin", "argmax": "argmax"}
 
 
 _BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in its order
@@ -192,7 +193,7 @@ def _dtype_name(x):
 def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=None,
            variant=None):
     """The reduction of x by op (_reduce, below). axis: None, an int or a tuple of ints (each
-    axis reduced in turn, from the last; a host array's, or a GPU array's last). dtype: NumPy's
+    axis reduced in turn, from the last; any axis of a host or GPU array). dtype: NumPy's
     answer type: the answer, accumulated as always (64-bit integers, double), cast to it (float
     data to an integer type is cast element by element first, as NumPy sums it). out: an array of
     the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
@@ -274,7 +275,8 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
 
 
 def _reduce(x, op, *, axis=None, backend=None, variant=None):
-    """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max' or 'mean'.
+    """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max', 'mean', 'argmin'
+    or 'argmax' (the index of the first extreme element; the first NaN wins).
 
     Integers accumulate in 64 bits, floats in double; the answer is a Python int or float (the
     whole array's, as numpy.sum(x) with no axis). min and max propagate NaN. The sum of nothing
@@ -283,8 +285,9 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
     axis=k (an int, negative counting from the end): that axis reduced, as numpy.sum(x, axis=k):
     an array of x's shape less that axis, int64, uint64 or float64, in x's library and on x's
     device. Host arrays take any axis, read where they lie (the last axis a row at a time, any
-    other a block of columns at a time down the axis); GPU arrays take the last axis (a warp per
-    row, or a block per row for a few long rows)."""
+    other a block of columns at a time down the axis); GPU arrays too (the last axis a warp per
+    row, or a block per row for a few long rows; any other 32 neighbouring columns per block,
+    a warp reading one row of them at a time)."""
     if not isinstance(op, str) or op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     backend, variant = _check_backend(backend), _check_variant(variant)
@@ -302,13 +305,15 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
         if op in ("min", "max") and shape[axis] == 0:
             raise ValueError("zero-size array to reduction operation %s which has no "
                              "identity" % op)
-        if _on_gpu(x):  # a GPU array: the answers made where it lives, along its last axis
-            if axis != len(shape) - 1:
-                raise ValueError("axis %r: pplab reduces a GPU array along its last axis only "
-                                 "(axis=-1) yet; host arrays take any axis" % (axis,))
-            out = _empty(x, (_rows(shape),), _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
-            _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
-            return out.reshape(tuple(shape[:-1]))
+        if _on_gpu(x):  # a GPU array: the answers made where it lives
+            kept = tuple(shape[:axis]) + tuple(shape[axis + 1:])
+            out = _empty(x, (_rows(kept + (1,)),),
+                         _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
+            if axis == len(shape) - 1:
+                _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
+            else:
+                _run(_pplab.reduce_axis, x, _OPS[op], axis, backend, out)
+            return out.reshape(kept)
         if len(shape) > 1 and axis == len(shape) - 1:
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
@@ -373,6 +378,27 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, va
     """numpy.mean(x, axis, dtype, out, keepdims), accumulated in double."""
     return reduce(x, "mean", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
                   variant=variant)
+
+
+def argmin(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):
+    """numpy.argmin(x, axis, out, keepdims): the index of the first smallest element (of x
+    flattened in C order: a Python int), or along one axis (int64 answers); the first NaN wins, as
+    in NumPy. An empty array or axis is a ValueError."""
+    return _arg("argmin", x, axis, out, keepdims, backend, variant)
+
+
+def argmax(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):
+    """numpy.argmax(x, axis, out, keepdims): the index of the first largest element (of x
+    flattened in C order: a Python int), or along one axis (int64 answers); the first NaN wins, as
+    in NumPy. An empty array or axis is a ValueError."""
+    return _arg("argmax", x, axis, out, keepdims, backend, variant)
+
+
+def _arg(op, x, axis, out, keepdims, backend, variant):
+    """argmin or argmax: one axis or none, as NumPy's (a tuple of axes is a TypeError there)."""
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
+        raise TypeError("axis must be an int or None for %s, not %s" % (op, _type_name(axis)))
+    return reduce(x, op, axis=axis, out=out, keepdims=keepdims, backend=backend, variant=variant)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=None,  # noqa: A002

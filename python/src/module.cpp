@@ -105,13 +105,36 @@ py::object scalar_to_python(const scalar& s) {
   }
 }
 
+// A host array that is not C-contiguous (a transposed, reversed or sliced view) reduced where it
+// lies (reduce_view), whole (axis < 0) or along an axis: `answers` of them. The host backends;
+// elsewhere the error says how to make it contiguous.
+std::vector<scalar> reduce_view_of(const placed& p, op o, int axis, std::size_t answers) {
+  if (p.where != backend::seq && p.where != backend::cpu)
+    throw py::value_error("the array is a strided view, which pplab reduces where it lies on the "
+                          "host backends (seq, cpu); for '" + std::string(name_of(p.where)) +
+                          "' pass numpy.ascontiguousarray(x)");
+  std::vector<std::size_t> shape(p.a.shape.begin(), p.a.shape.end());
+  std::vector<std::ptrdiff_t> strides(p.a.strides.begin(), p.a.strides.end());
+  std::vector<scalar> out(std::max<std::size_t>(answers, 1));
+  released unlocked;
+  reduce_view(p.where, p.a.type, p.a.data, shape, strides, axis, o, out.data());
+  out.resize(answers);
+  return out;
+}
+
 py::tuple reduce_call(py::handle x, const std::string& op_name,
                       const std::optional<std::string>& backend_name,
                       const std::optional<std::string>& variant) {
   const op o = parse_op(op_name);
   placed p = take(x, backend_name, "the array");
-  require_contiguous(p.a, "the array");
   const std::string rung = variant.value_or("");
+  if (!p.a.on_gpu && !p.a.c_contiguous()) {
+    if (!rung.empty())
+      throw py::value_error("variant: a strided view is reduced by reduce_view, not by a rung; "
+                            "pass numpy.ascontiguousarray(x) to run one");
+    return py::make_tuple(scalar_to_python(reduce_view_of(p, o, -1, 1)[0]), "reduce_view");
+  }
+  require_contiguous(p.a, "the array");
   std::string ran;
   scalar s;
   {
@@ -132,10 +155,12 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
 // uint64 or float64 as the scalars' kind; the caller gives them x's shape less its last axis. A
 // host array: a 1-D NumPy array of them (reduce_rows). A GPU array: written into `out`, a GPU
 // array of that type and one answer per row, on x's stream (reduce_rows_device); None returned.
-// The type of reduce_rows' answers for an array of type t: float64 for every mean, else the kind
-// of the reduction's scalar (int64, uint64 or float64), which the reduction of nothing has too.
+// The type of reduce_rows' answers for an array of type t: float64 for every mean, int64 for an
+// argmin's or argmax's index, else the kind of the reduction's scalar (int64, uint64 or float64),
+// which the reduction of nothing has too.
 dtype row_answer_type(dtype t, op o) {
   if (o == op::mean) return dtype::f64;
+  if (is_arg(o)) return dtype::i64;  // an index
   switch (reduce(backend::seq, t, nullptr, 0, o).k) {
   case scalar::kind::i64:
     return dtype::i64;
@@ -164,7 +189,8 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
                             const std::optional<std::string>& backend_name, py::handle out) {
   const op o = parse_op(op_name);
   placed p = take(x, backend_name, "the array");
-  require_contiguous(p.a, "the array");
+  const bool view = !p.a.on_gpu && !p.a.c_contiguous();
+  if (!view) require_contiguous(p.a, "the array");
   if (p.a.ndim() == 0) throw py::value_error("axis -1 is out of bounds for a 0-d array");
   const auto cols = std::size_t(p.a.shape.back());
   std::size_t rows = 1;
@@ -183,7 +209,9 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
     return py::none();
   }
   std::vector<scalar> answers(rows);
-  {
+  if (view) {
+    answers = reduce_view_of(p, o, int(p.a.ndim()) - 1, rows);
+  } else {
     released unlocked;
     reduce_rows(p.where, p.a.type, p.a.data, rows, cols, cols, o, answers.data());
   }
@@ -198,15 +226,16 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
   return fill(double{});
 }
 
-// A host array's axis `axis` (0 .. ndim - 1) reduced (reduce_axis): a NumPy array of the answers,
-// of x's shape less that axis, of row_answer_type.
+// An array's axis `axis` (0 .. ndim - 1) reduced. A host array (reduce_axis): a NumPy array of
+// the answers, of x's shape less that axis, of row_answer_type. A GPU array
+// (reduce_axis_device): written into `out`, a GPU array of that type and one answer per element
+// of x's shape less that axis, on x's stream; None returned.
 py::object reduce_axis_call(py::handle x, const std::string& op_name, std::size_t axis,
-                            const std::optional<std::string>& backend_name) {
+                            const std::optional<std::string>& backend_name, py::handle out) {
   const op o = parse_op(op_name);
   placed p = take(x, backend_name, "the array");
-  require_contiguous(p.a, "the array");
-  if (p.a.on_gpu)
-    throw py::value_error("reduce_axis: a GPU array is reduced along its last axis only (axis=-1)");
+  const bool view = !p.a.on_gpu && !p.a.c_contiguous();
+  if (!view) require_contiguous(p.a, "the array");
   if (axis >= p.a.ndim()) throw py::value_error("reduce_axis: axis out of bounds");
   std::size_t outer = 1, cols = 1;
   std::vector<py::ssize_t> shape;
@@ -216,8 +245,22 @@ py::object reduce_axis_call(py::handle x, const std::string& op_name, std::size_
     if (d != axis) shape.push_back(static_cast<py::ssize_t>(p.a.shape[d]));
   }
   const auto rows = std::size_t(p.a.shape[axis]);
+  if (p.a.on_gpu) {
+    if (out.is_none()) throw py::type_error("reduce_axis: a GPU array's answers need `out`");
+    placed c = take(out, backend_name, "the answers", true);
+    require_contiguous(c.a, "the answers");
+    const dtype want = row_answer_type(p.a.type, o);
+    if (!c.a.on_gpu || c.a.type != want || c.a.size() != outer * cols)
+      throw py::type_error("reduce_axis: the answers are a GPU array of " +
+                           std::to_string(outer * cols) + " " + numpy_name(want));
+    released unlocked;
+    reduce_axis_device(p.a.type, p.a.data, outer, rows, cols, o, c.a.data);
+    return py::none();
+  }
   std::vector<scalar> answers(outer * cols);
-  {
+  if (view) {
+    answers = reduce_view_of(p, o, int(axis), outer * cols);
+  } else {
     released unlocked;
     reduce_axis(p.where, p.a.type, p.a.data, outer, rows, cols, o, answers.data());
   }
@@ -570,7 +613,7 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("reduce_axis", &reduce_axis_call, py::arg("x"), py::arg("op"), py::arg("axis"),
-        py::arg("backend") = py::none());
+        py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
         py::arg("hi") = py::none(), py::arg("closed_last") = true, py::arg("edges") = "f64",
         py::arg("backend") = py::none(), py::arg("variant") = py::none(),

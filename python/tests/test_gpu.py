@@ -204,7 +204,10 @@ def test_arrays_made_on_another_stream(rng):
         x = torch.ones(1 << 24, device="cuda")
         x.mul_(3.0)
         total = pplab.sum(x)
+        columns = pplab.sum(x.reshape(4096, -1), axis=0)
+        torch.cuda.current_stream().synchronize()
     assert total == 3.0 * (1 << 24)
+    assert bool((columns == 3.0 * 4096).all())
     if cupy is not None:
         stream = cupy.cuda.Stream(non_blocking=True)
         with stream:

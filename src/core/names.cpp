@@ -59,7 +59,8 @@ backend parse_backend(std::string_view name) {
 }
 
 std::string_view name_of(op o) noexcept {
-  static constexpr std::array<std::string_view, 5> names = {"sum", "product", "min", "max", "mean"};
+  static constexpr std::array<std::string_view, 7> names = {"sum",  "product", "min",   "max",
+                                                            "mean", "argmin",  "argmax"};
   return names[std::size_t(o)];
 }
 
@@ -69,7 +70,7 @@ op parse_op(std::string_view name) {
     if (s == name_of(o)) return o;
   if (s == "prod") return op::product;
   fail(errc::invalid_argument,
-       "unknown op '" + std::string(name) + "'; choose one of sum product min max mean");
+       "unknown op '" + std::string(name) + "'; choose one of sum product min max mean argmin argmax");
 }
 
 }  // namespace pplab

@@ -22,9 +22,25 @@ namespace {
 constexpr std::size_t chunk_bytes = std::size_t(64) << 20;
 
 // Per-chunk answers combined in chunk order. A mean's chunks are means (a chunk's sum may not fit
-// the 64 bits of a scalar): weighted by their lengths and added in long double.
+// the 64 bits of a scalar): weighted by their lengths and added in long double. An argmin's or
+// argmax's chunks are indices into their chunk: each pair is made again from the host data.
 scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& parts,
-                        std::size_t per_chunk) {
+                        std::size_t per_chunk, const void* host_in) {
+  if (is_arg(p.what)) {
+    return visit_reduce<true>(p.type, p.what, [&](auto tag, auto otag) {
+      using T = decltype(tag);
+      constexpr op O = decltype(otag)::value;
+      acc_t<T, O> acc = identity<T, O>();
+      for (std::size_t c = 0; c < parts.size(); ++c) {
+        if constexpr (is_arg(O)) {
+          if (parts[c].i < 0) continue;
+          const std::size_t at = c * per_chunk + std::size_t(parts[c].i);
+          acc = combine<T, O>(acc, lift<T, O>(static_cast<const T*>(host_in)[at], at));
+        }
+      }
+      return answer_of(acc, p.what, p.n);
+    });
+  }
   if (p.what == op::mean) {
     long double total = 0;
     for (std::size_t c = 0; c < parts.size(); ++c)
@@ -98,7 +114,7 @@ scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, con
       parts.push_back(run_in_place(r, ex, reduce_problem{p.type, p.what, std::min(piece, p.n - i0)},
                                    static_cast<const std::byte*>(host_in) + i0 * elem));
     }
-    return combine_in_order(p, parts, piece);
+    return combine_in_order(p, parts, piece, host_in);
   }
   if (!ex.addressable()) {
     // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
@@ -125,7 +141,7 @@ scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, con
   std::vector<scalar> parts(chunks);
   ex.copy_out(parts.data(), answers.get(), chunks * sizeof(scalar));
   if (chunks == 1) return parts[0];
-  return combine_in_order(p, parts, per_chunk);
+  return combine_in_order(p, parts, per_chunk, host_in);
 }
 
 scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_in) {
@@ -150,6 +166,12 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
     if (o == op::mean && total == 0)
       fail(errc::invalid_argument,
            "reduce: the mean of an empty input is undefined; check n before asking for a mean");
+    if (is_arg(o) && total == 0)
+      fail(errc::invalid_argument,
+           "reduce: attempt to get " + std::string(name_of(o)) + " of an empty sequence");
+    if (is_arg(o) && where == backend::nccl)
+      fail(errc::unsupported, "reduce: " + std::string(name_of(o)) +
+                                  " runs on seq, cpu, cuda and mpi; not on nccl yet");
     const detail::reduce_problem p{t, o, n};
     return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data);
   });
@@ -167,6 +189,9 @@ std::size_t checked_row_stride(const char* call, std::size_t rows, std::size_t c
                                      " elements");
   if (rows && cols == 0 && o == op::mean)
     fail(errc::invalid_argument, std::string(call) + ": the mean of an empty row is undefined");
+  if (rows && cols == 0 && is_arg(o))
+    fail(errc::invalid_argument, std::string(call) + ": attempt to get " +
+                                     std::string(name_of(o)) + " of an empty row");
   return ld;
 }
 }  // namespace
@@ -182,9 +207,10 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
   if (rows && !out) fail(errc::invalid_argument, "reduce_rows: out is null");
   if (rows == 0) return;
   const detail::reduce_problem p{t, o, cols};
-  // seq's rung on every row, whatever the backend: each answer has one rung's bits, and on cpu
-  // the rows, not the elements of a row, are shared among the threads.
-  const detail::reduce_rung& r = detail::default_rung<detail::reduce_rung>(backend::seq, p);
+  // The backend's own rung on every row: each answer has the bits of reduce(where, row) (on cpu a
+  // rung whose bits do not depend on the thread count), and on cpu the rows, not the elements of
+  // a row, are shared among the threads (a rung's own parallel loop inside runs on one thread).
+  const detail::reduce_rung& r = detail::default_rung<detail::reduce_rung>(where, p);
   const std::size_t scratch = r.scratch(p), bytes = ld * size_of(t);
   const auto* first = static_cast<const char*>(data);
 #pragma omp parallel if (where == backend::cpu && rows > 1)
@@ -199,19 +225,29 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 }
 
 namespace {
-// Columns reduced a block at a time: `width` accumulators in registers, each row of the block
-// read once, left to right. The same combine in the same order as seq's rung on one column.
-constexpr std::size_t column_block = 64;
+// Columns reduced a block at a time: `width` accumulators, each row of the block read once, left
+// to right. The same combine in the same order as seq's rung on one column. Wide blocks (2 KiB of
+// f32 per row) so that each page the walk down the rows touches gives many bytes; a whole block
+// has its width fixed at compile time, so that the compiler keeps the loop in vector registers.
+constexpr std::size_t column_block = 512;
+template <class T, op O, std::size_t W>
+void fold_columns(const T* first, std::size_t rows, std::size_t cols, std::size_t width,
+                  detail::acc_t<T, O>* acc) {
+  const std::size_t w = W ? W : width;
+  for (std::size_t y = 0; y < rows; ++y) {
+    const T* row = first + y * cols;
+    for (std::size_t j = 0; j < w; ++j)
+      acc[j] = detail::combine<T, O>(acc[j], detail::lift<T, O>(row[j], y));
+  }
+}
 template <class T, op O>
 void reduce_column_block(const T* first, std::size_t rows, std::size_t cols, std::size_t width,
                          op what, scalar* out) {
   using A = detail::acc_t<T, O>;
   A acc[column_block];
   for (std::size_t j = 0; j < width; ++j) acc[j] = detail::identity<T, O>();
-  for (std::size_t y = 0; y < rows; ++y) {
-    const T* row = first + y * cols;
-    for (std::size_t j = 0; j < width; ++j) acc[j] = detail::combine<T, O>(acc[j], A(row[j]));
-  }
+  if (width == column_block) fold_columns<T, O, column_block>(first, rows, cols, width, acc);
+  else fold_columns<T, O, 0>(first, rows, cols, width, acc);
   for (std::size_t j = 0; j < width; ++j) out[j] = detail::answer_of(acc[j], what, rows);
 }
 }  // namespace
@@ -232,8 +268,11 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
   if (rows == 0 && o == op::mean)
     fail(errc::invalid_argument, "reduce_axis: the mean over an empty axis is undefined");
+  if (rows == 0 && is_arg(o))
+    fail(errc::invalid_argument,
+         "reduce_axis: attempt to get " + std::string(name_of(o)) + " of an empty axis");
   const std::size_t blocks = (cols + column_block - 1) / column_block;
-  detail::visit_reduce(t, o, [&](auto tag, auto otag) {
+  detail::visit_reduce<true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* in = static_cast<const T*>(data);
@@ -247,9 +286,14 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
 }
 
 namespace detail {
+// cuda_forward.cpp
 void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
-                     op o, void* out, void* stream);  // cuda_forward.cpp
-}
+                     op o, void* out, void* stream);
+std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
+                                       std::size_t cols);
+void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
+                        std::size_t cols, op o, void* out, void* scratch, void* stream);
+}  // namespace detail
 
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
                         std::size_t ld, op o, void* device_out) {
@@ -266,11 +310,44 @@ void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std:
   ex.finish_in_place();
 }
 
+void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
+                        std::size_t cols, op o, void* device_out) {
+  const std::size_t answers = outer * cols;
+  if (cols && answers / cols != outer)
+    fail(errc::invalid_argument, "reduce_axis_device: outer x cols overflows the size type");
+  if (rows && answers && (answers * rows) / rows != answers)
+    fail(errc::invalid_argument, "reduce_axis_device: the array's size overflows the size type");
+  if (answers == 0) return;
+  if (rows == 0 && o == op::mean)
+    fail(errc::invalid_argument, "reduce_axis_device: the mean over an empty axis is undefined");
+  if (rows == 0 && is_arg(o))
+    fail(errc::invalid_argument, "reduce_axis_device: attempt to get " +
+                                     std::string(name_of(o)) + " of an empty axis");
+  if (cols == 1) return reduce_rows_device(t, device_data, outer, rows, rows, o, device_out);
+  if ((cols + 31) / 32 > std::size_t(std::numeric_limits<int>::max()) / outer)
+    fail(errc::invalid_argument, "reduce_axis_device: more than 2^31 tiles of 32 columns");
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (rows && !ex.holds(device_data))
+    fail(errc::invalid_argument, "reduce_axis_device: the data is not device memory; reduce a "
+                                 "host array's axis with pplab::reduce_axis");
+  if (!ex.holds(device_out))
+    fail(errc::invalid_argument, "reduce_axis_device: the answers' memory is not device memory");
+  const std::size_t bytes = detail::gpu_reduce_columns_scratch(t, o, outer, rows, cols);
+  detail::buffer scratch = bytes ? detail::buffer(ex, bytes) : detail::buffer();
+  detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out, scratch.get(),
+                             ex.stream());
+  ex.finish_in_place();
+}
+
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
   if (n > 0 && device_data == nullptr)
     fail(errc::invalid_argument, "reduce: device data is null but n = " + std::to_string(n));
   if (o == op::mean && n == 0)
     fail(errc::invalid_argument, "reduce: the mean of an empty input is undefined");
+  if (is_arg(o) && n == 0)
+    fail(errc::invalid_argument,
+         "reduce: attempt to get " + std::string(name_of(o)) + " of an empty sequence");
   detail::require_backend(backend::cuda);
   detail::executor& ex = detail::executor_for(backend::cuda);
   if (n && !ex.holds(device_data))
@@ -293,6 +370,9 @@ scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
   return detail::together([&] {
     if (o == op::mean && total == 0)
       fail(errc::invalid_argument, "reduce: the mean of an empty input is undefined");
+    if (is_arg(o))
+      fail(errc::unsupported, "reduce: " + std::string(name_of(o)) +
+                                  " runs on seq, cpu, cuda and mpi; not on nccl yet");
     const detail::reduce_problem p{t, o, local_n};
     return detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::nccl, p), ex, p,
                                 in.get());

@@ -16,10 +16,17 @@ partial join(const partial& a, const partial& b) {
     out.value = scalar::of(out.n ? double(total / (long double)out.n) : 0.0);
     return out;
   }
-  visit_reduce(a.type, a.what, [&](auto tag, auto otag) {
+  visit_reduce<true>(a.type, a.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
-    if constexpr (O != op::mean) {
+    if constexpr (is_arg(O)) {
+      const auto pair_of = [](const partial& p) {
+        return acc_t<T, O>{p.value.as<T>(), p.index < 0 ? no_index : p.index};
+      };
+      const acc_t<T, O> best = combine<T, O>(pair_of(a), pair_of(b));
+      if (best.index == no_index) return;  // neither has an element
+      out.value = scalar::of(best.value), out.index = best.index;
+    } else if constexpr (O != op::mean) {
       using A = acc_t<T, O>;
       out.value = scalar::of(combine<T, O>(a.value.as<A>(), b.value.as<A>()));
     }
@@ -35,6 +42,7 @@ partial in_order(const partial* parts, int count) {
 
 scalar answer(const reduce_problem& p, const partial& all) {
   if (p.what == op::mean && all.n == 0) return scalar::of(std::numeric_limits<double>::quiet_NaN());
+  if (is_arg(p.what)) return scalar::of(all.index);
   return all.value;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 // What every host reduction rung shares: the accumulator of each op, its combine, and the
 // dispatch from a run-time (dtype, op) to a rung's template. mean is a sum divided at the end,
-// so rungs implement sum, product, min and max only.
+// so rungs implement sum, product, min and max, and those that say so argmin and argmax, whose
+// accumulator is a (value, index) pair.
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "core/visit.hpp"
+#include "pplab/error.hpp"
 #include "reduce/rung.hpp"
 
 namespace pplab::detail {
@@ -15,7 +18,15 @@ namespace pplab::detail {
 // and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator.
 // A mean is a sum divided at the end (the caller divides): of floats, visited as the double sum;
 // of integers, as op::mean, whose accumulator is 128 bits wide.
-template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
+// argmin and argmax are visited only where `args` says the code takes them.
+template <class T, bool args = false, class F> decltype(auto) visit_op(op o, F&& f) {
+  if constexpr (args) {
+    if (o == op::argmin) return f(op_tag<op::argmin>{});
+    if (o == op::argmax) return f(op_tag<op::argmax>{});
+  } else if (is_arg(o)) {
+    fail(errc::unsupported, std::string(name_of(o)) + " is not taken here (only where a rung "
+                                                      "or call says it takes argmin and argmax)");
+  }
   switch (o) {
   case op::product:
     return f(op_tag<op::product>{});
@@ -31,11 +42,20 @@ template <class T, class F> decltype(auto) visit_op(op o, F&& f) {
   }
 }
 
-template <class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
+template <bool args = false, class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
   return visit_dtype(t, [&](auto tag) -> decltype(auto) {
-    return visit_op<decltype(tag)>(o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
+    return visit_op<decltype(tag), args>(o,
+                                         [&](auto otag) -> decltype(auto) { return f(tag, otag); });
   });
 }
+
+// The accumulator of argmin and argmax: the best value met and its index. The identity's index
+// is no_index, which every element's index beats; a rung answers -1 for it (no element).
+inline constexpr std::int64_t no_index = std::numeric_limits<std::int64_t>::max();
+template <class T> struct arg_acc {
+  T value;
+  std::int64_t index;
+};
 
 // Accumulator: sums and products in 64 bits (floats in double), min and max in the element type.
 // An integer mean sums in 128 bits: no input a machine can hold makes that sum wrap, so the mean
@@ -45,19 +65,39 @@ using mean_acc_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>>;
 template <class T, op O>
-using acc_t = std::conditional_t<O == op::mean, mean_acc_t<T>,
-                                 std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>;
+using acc_t = std::conditional_t<
+    is_arg(O), arg_acc<T>,
+    std::conditional_t<O == op::mean, mean_acc_t<T>,
+                       std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>>;
 
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
-  return identity_of<acc_t<T, O>>(O);
+  if constexpr (is_arg(O)) return {identity_of<T>(O == op::argmin ? op::min : op::max), no_index};
+  else return identity_of<acc_t<T, O>>(O);
+}
+
+// Element x at index i as an accumulator: the pair for argmin and argmax, the value otherwise.
+template <class T, op O> PPLAB_HD constexpr acc_t<T, O> lift(T x, std::size_t i) noexcept {
+  if constexpr (is_arg(O)) return {x, std::int64_t(i)};
+  else return acc_t<T, O>(x);
 }
 
 // Combine two accumulators. Integer sums and products wrap modulo 2^64 (done in unsigned
 // arithmetic: signed overflow would be undefined). min and max propagate NaN: a NaN operand wins.
+// argmin and argmax order the pairs totally, NaN first, then by value, then by index, and keep
+// the first: so any tree, any order of the parts, gives NumPy's answer (the first NaN, else the
+// first extreme value).
 template <class T, op O>
 PPLAB_HD constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
   using A = acc_t<T, O>;
-  if constexpr (O == op::mean) {
+  if constexpr (is_arg(O)) {
+    const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+    if (a_nan != b_nan) return a_nan ? a : b;
+    if (!a_nan) {
+      if (O == op::argmax ? a.value > b.value : a.value < b.value) return a;
+      if (O == op::argmax ? b.value > a.value : b.value < a.value) return b;
+    }
+    return a.index <= b.index ? a : b;
+  } else if constexpr (O == op::mean) {
     return a + b;  // 128-bit integers or doubles: no wrap
   } else if constexpr (O == op::sum) {
     if constexpr (std::is_integral_v<A>) return A(std::uint64_t(a) + std::uint64_t(b));
@@ -81,6 +121,9 @@ template <class T, op O> struct op_combine {
 
 // The answer of a reduction from its accumulator: a mean divides the sum by n (in long double,
 // from a 128-bit integer sum or a double one).
+template <class T> scalar answer_of(arg_acc<T> acc, op, std::size_t) {
+  return scalar::of(acc.index == no_index ? std::int64_t(-1) : acc.index);
+}
 template <class A> scalar answer_of(A acc, op what, std::size_t n) {
   if (what != op::mean) {
     if constexpr (sizeof(A) <= 8) return scalar::of(acc);
@@ -89,9 +132,20 @@ template <class A> scalar answer_of(A acc, op what, std::size_t n) {
                       : std::numeric_limits<double>::quiet_NaN());
 }
 
+// The pair of a part's answer: the index a rung answered (-1: none) and the value there, read
+// from the part's host data (the part's own first element is index 0).
+template <class T> arg_acc<T> arg_at(const T* part, std::int64_t index, op o) {
+  if (index < 0) return o == op::argmin ? identity<T, op::argmin>() : identity<T, op::argmax>();
+  return {part[index], index};
+}
+
+// Rungs that take argmin and argmax say so with `static constexpr bool args = true`.
+template <class Impl>
+concept takes_args = requires { requires Impl::args; };
+
 // Calls Impl::template run<T, O>(x, n) for the call's dtype and op and stores the answer.
 template <class Impl> void dispatch_reduce(const reduce_call& c) {
-  visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
+  visit_reduce<takes_args<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     *c.out =
         answer_of(Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n),

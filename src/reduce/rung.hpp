@@ -22,14 +22,15 @@ struct reduce_problem {
 struct reduce_call {
   reduce_problem p;
   const void* in;  // n elements of p.type
-  scalar* out;     // one scalar
+  scalar* out;     // one scalar (argmin, argmax: the index, -1 when n is 0)
   void* scratch;
   void* stream;  // cudaStream_t for GPU rungs; they only enqueue (except r10, whose point is the
                  // host round trip)
 };
 using reduce_rung = basic_rung<reduce_problem, reduce_call>;
-// A rung's can_run when it runs every reduction.
+// A rung's can_run when it runs every reduction; and every one but argmin and argmax.
 inline bool any_problem(const reduce_problem&) { return true; }
+inline bool value_ops(const reduce_problem& p) { return !is_arg(p.what); }
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
 template <> const std::vector<reduce_rung>& rungs_on<reduce_rung>(backend b);

@@ -4,6 +4,7 @@
 // (pplab/cuda/detail/block.cuh, shared with the user-operator API), launch sizing (launch.cuh),
 // and 16-byte vector loads with their cache hints.
 #include <cstdint>
+#include <type_traits>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/launch.cuh"
@@ -39,21 +40,26 @@ template <load L> __device__ inline uint4 load16(const uint4* p) {
 // `unroll` loads in flight per thread over the aligned middle (coalesced: neighbours in a warp
 // load neighbouring vectors), single loads for the elements before the first 16-byte boundary
 // and after the last whole vector. f(x, e) gets each element and its place e in its vector
-// (0 for the single loads), so a caller can keep independent accumulators per place.
+// (0 for the single loads), so a caller can keep independent accumulators per place; an f that
+// takes three arguments, f(x, e, i), also gets the element's index i in `in` (argmin, argmax).
 template <class T, int unroll, load L, class F>
 __device__ inline void for_each_vectorized(const T* __restrict__ in, std::size_t n, std::size_t g,
                                            std::size_t threads, F&& f) {
   constexpr std::size_t per_vec = 16 / sizeof(T);
   std::size_t head = ((16 - (reinterpret_cast<std::uintptr_t>(in) & 15)) & 15) / sizeof(T);
   if (head > n) head = n;
-  if (g < head) f(in[g], 0);
+  const auto visit = [&](T x, std::size_t e, std::size_t at) {
+    if constexpr (std::is_invocable_v<F&, T, std::size_t, std::size_t>) f(x, e, at);
+    else f(x, e);
+  };
+  if (g < head) visit(in[g], 0, g);
   const uint4* v = reinterpret_cast<const uint4*>(in + head);
   const std::size_t vectors = (n - head) / per_vec;
-  const auto each = [&](const uint4& raw) {
+  const auto each = [&](const uint4& raw, std::size_t vector) {
     T x[per_vec];
     memcpy(x, &raw, 16);
 #pragma unroll
-    for (std::size_t e = 0; e < per_vec; ++e) f(x[e], e);
+    for (std::size_t e = 0; e < per_vec; ++e) visit(x[e], e, head + vector * per_vec + e);
   };
   std::size_t i = g;
   for (; i + (unroll - 1) * threads < vectors; i += unroll * threads) {
@@ -61,11 +67,11 @@ __device__ inline void for_each_vectorized(const T* __restrict__ in, std::size_t
 #pragma unroll
     for (int u = 0; u < unroll; ++u) r[u] = load16<L>(v + i + u * threads);
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) each(r[u]);
+    for (int u = 0; u < unroll; ++u) each(r[u], i + u * threads);
   }
-  for (; i < vectors; i += threads) each(load16<L>(v + i));
+  for (; i < vectors; i += threads) each(load16<L>(v + i), i);
   const std::size_t tail = head + vectors * per_vec + g;
-  if (tail < n) f(in[tail], 0);
+  if (tail < n) visit(in[tail], 0, tail);
 }
 
 }  // namespace pplab::detail

@@ -2,7 +2,7 @@
 // `#pragma omp parallel for reduction(+:sum)`. OpenMP splits the loop over the cores and combines
 // the per-thread copies itself. Each thread still runs the sequential loop with one accumulator,
 // so a float sum waits on the add latency; and the combine order is OpenMP's, so float results
-// may change with the thread count.
+// may change with the thread count. argmin and argmax through a declared reduction.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 7.0
 // GB/s, 28% of read bandwidth.
 #include "reduce/reduce_common.hpp"
@@ -10,11 +10,27 @@
 namespace pplab::detail::reduce_cpu {
 namespace {
 
+// argmin and argmax: OpenMP has no clause for them, so the pair's combine is declared as one
+// (the notes' user-defined reduction with its identity). The pairs' order is total, so the
+// runtime's combine order does not change the answer.
+template <class T, op O> acc_t<T, O> omp_arg(const T* x, std::ptrdiff_t len) {
+  using A = acc_t<T, O>;
+  A best = identity<T, O>();
+#pragma omp declare reduction(pair:A : omp_out = combine<T, O>(omp_out, omp_in))                  \
+    initializer(omp_priv = identity<T, O>())
+#pragma omp parallel for reduction(pair : best)
+  for (std::ptrdiff_t i = 0; i < len; ++i) best = combine<T, O>(best, lift<T, O>(x[i], i));
+  return best;
+}
+
 struct omp_reduction_clause {
+  static constexpr bool args = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     using A = acc_t<T, O>;
     const std::ptrdiff_t len = std::ptrdiff_t(n);
-    if constexpr (O == op::sum && std::is_integral_v<A>) {
+    if constexpr (is_arg(O)) {
+      return omp_arg<T, O>(x, len);
+    } else if constexpr (O == op::sum && std::is_integral_v<A>) {
       std::uint64_t s = 0;  // unsigned: wraps modulo 2^64 instead of overflowing
 #pragma omp parallel for reduction(+ : s)
       for (std::ptrdiff_t i = 0; i < len; ++i) s += std::uint64_t(A(x[i]));

@@ -17,6 +17,7 @@ namespace {
 template <class A> struct alignas(64) padded { A value; };
 
 struct partition_tree_combine {
+  static constexpr bool args = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     using A = acc_t<T, O>;
     std::vector<padded<A>> partial(static_cast<std::size_t>(omp_get_max_threads()));
@@ -26,7 +27,7 @@ struct partition_tree_combine {
       const std::size_t threads = std::size_t(omp_get_num_threads());
       const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
       A acc = identity<T, O>();
-      for (std::size_t i = begin; i < end; ++i) acc = combine<T, O>(acc, A(x[i]));
+      for (std::size_t i = begin; i < end; ++i) acc = combine<T, O>(acc, lift<T, O>(x[i], i));
       partial[t].value = acc;
       for (std::size_t stride = 1; stride < threads; stride *= 2) {
 #pragma omp barrier

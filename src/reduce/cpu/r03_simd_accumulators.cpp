@@ -4,9 +4,12 @@
 // The input is cut into fixed blocks whatever the thread count; each block's lanes are combined
 // pairwise, then the block partials pairwise in index order: the same bits on every run with
 // any number of threads, and a float error that grows with the block size and log2(n), not n.
-// What limits it now: DRAM read bandwidth.
+// argmin and argmax find each block's extreme with the same lanes, then its first index only in
+// blocks that beat the thread's best so far. What limits it now: DRAM read bandwidth.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of
 // 2^28, 24.3 GB/s, 95% of read bandwidth.
+#include <omp.h>
+
 #include <vector>
 
 #include "reduce/reduce_common.hpp"
@@ -44,21 +47,85 @@ template <class T, op O> acc_t<T, O> reduce_block(const T* x, std::size_t n) {
   return acc[0];
 }
 
-struct simd_accumulators {
-  template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
-    using A = acc_t<T, O>;
-    const std::size_t blocks = (n + block - 1) / block;
-    if (blocks <= 1) return reduce_block<T, O>(x, n);
-    std::vector<A> partial(blocks);
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(blocks); ++b) {
-      const std::size_t begin = std::size_t(b) * block;
-      partial[std::size_t(b)] = reduce_block<T, O>(x + begin, std::min(block, n - begin));
+// argmin and argmax at the pace of min and max: a block's extreme value by the lanes above, and
+// only where it beats what this thread has found so far (in its blocks before, so with a smaller
+// index) a second pass over the block, still in cache, for the first index holding it (the first
+// NaN, if the block has one). The pairs' order is total: the threads' answers meet in any order.
+// The first j < n with x[j] equal to m (or NaN, when m is): 32 elements at a time compared in
+// vector registers (no early exit inside, so the compiler vectorizes it), then the one found.
+template <class T> std::size_t first_equal(const T* x, std::size_t n, T m) {
+  constexpr std::size_t k = 32;
+  std::size_t j = 0;
+  if (m != m) {
+    for (; j + k <= n; j += k) {
+      unsigned any = 0;
+      for (std::size_t i = 0; i < k; ++i) any |= unsigned(x[j + i] != x[j + i]);
+      if (any) break;
     }
-    for (std::size_t width = 1; width < blocks; width *= 2)
-      for (std::size_t j = 0; j + width < blocks; j += 2 * width)
-        partial[j] = combine<T, O>(partial[j], partial[j + width]);
-    return partial[0];
+    while (x[j] == x[j]) ++j;
+    return j;
+  }
+  for (; j + k <= n; j += k) {
+    unsigned any = 0;
+    for (std::size_t i = 0; i < k; ++i) any |= unsigned(x[j + i] == m);
+    if (any) break;
+  }
+  while (x[j] != m) ++j;
+  return j;
+}
+
+template <class T, op O> acc_t<T, O> arg_blocks(const T* x, std::size_t n) {
+  using A = acc_t<T, O>;
+  constexpr op V = O == op::argmin ? op::min : op::max;
+  const std::size_t blocks = (n + block - 1) / block;
+  // Blocks b0 .. b1 - 1 in order, into `mine`.
+  const auto scan = [&](std::size_t b, A& mine) {
+    const std::size_t begin = b * block, len = std::min(block, n - begin);
+    const T* xb = x + begin;
+    const T m = reduce_block<T, V>(xb, len);
+    const A lower_bound{m, std::int64_t(begin)};  // m's index in the block is at least begin
+    if (combine<T, O>(mine, lower_bound).index == mine.index) return;
+    const std::size_t j = first_equal(xb, len, m);
+    mine = {xb[j], std::int64_t(begin + j)};
+  };
+  A best = identity<T, O>();
+  if (blocks <= 1 || omp_in_parallel()) {  // one block, or a row of reduce_rows' threads
+    for (std::size_t b = 0; b < blocks; ++b) scan(b, best);
+    return best;
+  }
+#pragma omp parallel
+  {
+    A mine = identity<T, O>();
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(blocks); ++b) scan(std::size_t(b), mine);
+#pragma omp critical
+    best = combine<T, O>(best, mine);
+  }
+  return best;
+}
+
+// Sums, products, min and max: each block's lanes, then the block partials pairwise in order.
+template <class T, op O> acc_t<T, O> value_blocks(const T* x, std::size_t n) {
+  using A = acc_t<T, O>;
+  const std::size_t blocks = (n + block - 1) / block;
+  if (blocks <= 1) return reduce_block<T, O>(x, n);
+  std::vector<A> partial(blocks);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(blocks); ++b) {
+    const std::size_t begin = std::size_t(b) * block;
+    partial[std::size_t(b)] = reduce_block<T, O>(x + begin, std::min(block, n - begin));
+  }
+  for (std::size_t width = 1; width < blocks; width *= 2)
+    for (std::size_t j = 0; j + width < blocks; j += 2 * width)
+      partial[j] = combine<T, O>(partial[j], partial[j + width]);
+  return partial[0];
+}
+
+struct simd_accumulators {
+  static constexpr bool args = true;
+  template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
+    if constexpr (is_arg(O)) return arg_blocks<T, O>(x, n);
+    else return value_blocks<T, O>(x, n);
   }
 };
 

@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(B)
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
   const std::size_t i = std::size_t(blockIdx.x) * B + t;
-  s[t] = i < n ? A(in[i]) : identity<T, O>();
+  s[t] = i < n ? lift<T, O>(in[i], i) : identity<T, O>();
   __syncthreads();
   for (unsigned stride = 1; stride < B; stride *= 2) {
     if (t % (2 * stride) == 0) s[t] = combine<T, O>(s[t], s[t + stride]);

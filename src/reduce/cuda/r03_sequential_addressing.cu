@@ -19,7 +19,7 @@ __global__ void __launch_bounds__(B)
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
   const std::size_t i = std::size_t(blockIdx.x) * B + t;
-  s[t] = i < n ? A(in[i]) : identity<T, O>();
+  s[t] = i < n ? lift<T, O>(in[i], i) : identity<T, O>();
   __syncthreads();
   for (unsigned stride = B / 2; stride > 0; stride /= 2) {
     if (t < stride) s[t] = combine<T, O>(s[t], s[t + stride]);
@@ -29,6 +29,7 @@ __global__ void __launch_bounds__(B)
 }
 
 struct rung : tile_rung<rung, B, B> {
+  static constexpr bool args = true;
   template <class T, op O> static auto kernel() { return sequential<T, O>; }
 };
 
@@ -36,7 +37,7 @@ struct rung : tile_rung<rung, B, B> {
 
 extern const reduce_rung r03_sequential_addressing{
     .info = {.step = 3, .summary = "stride halving from blockDim.x: compact, conflict-free"},
-    .can_run = supports<dtypes::wide>,
+    .can_run = supports<dtypes::wide, true>,
     .scratch_bytes = [](const reduce_problem& p) { return rung::scratch(p); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
 };

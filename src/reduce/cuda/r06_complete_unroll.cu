@@ -17,8 +17,8 @@ __global__ void __launch_bounds__(B)
   __shared__ A s[B];
   const unsigned t = threadIdx.x;
   const std::size_t i = std::size_t(blockIdx.x) * 2 * B + t;
-  A v = i < n ? A(in[i]) : identity<T, O>();
-  if (i + B < n) v = combine<T, O>(v, A(in[i + B]));
+  A v = i < n ? lift<T, O>(in[i], i) : identity<T, O>();
+  if (i + B < n) v = combine<T, O>(v, lift<T, O>(in[i + B], i + B));
   s[t] = v;
   __syncthreads();
 #pragma unroll

@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(B)
   const std::size_t threads = std::size_t(gridDim.x) * B;
   A v = identity<T, O>();
   for (std::size_t i = std::size_t(blockIdx.x) * B + t; i < n; i += threads)
-    v = combine<T, O>(v, A(in[i]));
+    v = combine<T, O>(v, lift<T, O>(in[i], i));
   s[t] = v;
   __syncthreads();
 #pragma unroll

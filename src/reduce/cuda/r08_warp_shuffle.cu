@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(B)
   const std::size_t threads = std::size_t(gridDim.x) * B;
   A v = identity<T, O>();
   for (std::size_t i = std::size_t(blockIdx.x) * B + threadIdx.x; i < n; i += threads)
-    v = combine<T, O>(v, A(in[i]));
+    v = combine<T, O>(v, lift<T, O>(in[i], i));
   v = block_reduce<T, O, B>(v);
   if (threadIdx.x == 0) partial[blockIdx.x] = v;
 }
@@ -29,6 +29,7 @@ template <class T, op O> std::size_t grid(std::size_t n) {
 }
 
 struct rung {
+  static constexpr bool args = true;
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
@@ -40,7 +41,7 @@ struct rung {
 
 extern const reduce_rung r08_warp_shuffle{
     .info = {.step = 8, .summary = "warp shuffles; shared memory only between warps"},
-    .can_run = supports<dtypes::wide>,
+    .can_run = supports<dtypes::wide, true>,
     .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::wide>(c); },
 };

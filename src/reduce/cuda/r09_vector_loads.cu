@@ -19,6 +19,7 @@ template <class T, op O> std::size_t grid(std::size_t n) {
 }
 
 struct rung {
+  static constexpr bool args = true;
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
@@ -31,7 +32,7 @@ struct rung {
 
 extern const reduce_rung r09_vector_loads{
     .info = {.step = 9, .summary = "16-byte loads, four in flight per thread"},
-    .can_run = supports<dtypes::all>,
+    .can_run = supports<dtypes::all, true>,
     .scratch_bytes = [](const reduce_problem&) { return bytes_for_partials(64 * 256); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
 };

@@ -18,6 +18,7 @@ namespace pplab::detail::reduce_cuda {
 namespace {
 
 struct rung {
+  static constexpr bool args = true;
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
@@ -31,7 +32,7 @@ struct rung {
 
 extern const reduce_rung r12_last_block_finishes{
     .info = {.step = 12, .summary = "one launch: the last block combines, deterministic"},
-    .can_run = supports<dtypes::all>,
+    .can_run = supports<dtypes::all, true>,
     .scratch_bytes = [](const reduce_problem&) { return last_block_scratch; },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
 };

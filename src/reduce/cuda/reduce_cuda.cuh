@@ -15,11 +15,16 @@ namespace pplab::detail::reduce_cuda {
 // the build lean; they say so in can_run).
 enum class dtypes { all, wide };
 
-template <dtypes D> bool supports(const reduce_problem& p) {
-  return D == dtypes::all || size_of(p.type) >= 4;
+// `args`: the rung takes argmin and argmax too.
+template <dtypes D, bool args = false> bool supports(const reduce_problem& p) {
+  return (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what));
 }
 
-// ---- writing the answer
+// ---- writing the answer: argmin's and argmax's is the index (-1 for no element)
+template <class T> __device__ inline void store(scalar* out, arg_acc<T> v, std::size_t) {
+  out->k = scalar::kind::i64;
+  out->i = v.index == no_index ? -1 : v.index;
+}
 template <class A> __device__ inline void store(scalar* out, A v, std::size_t mean_n) {
   if (mean_n) {
     out->k = scalar::kind::f64;
@@ -67,8 +72,8 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
   A acc[lanes];
 #pragma unroll
   for (int k = 0; k < lanes; ++k) acc[k] = identity<T, O>();
-  for_each_vectorized<T, unroll, L>(in, n, g, threads, [&](T x, std::size_t e) {
-    acc[e % lanes] = hot_combine<T, O>(acc[e % lanes], A(x));
+  for_each_vectorized<T, unroll, L>(in, n, g, threads, [&](T x, std::size_t e, std::size_t i) {
+    acc[e % lanes] = hot_combine<T, O>(acc[e % lanes], lift<T, O>(x, i));
   });
 #pragma unroll
   for (int k = 1; k < lanes; ++k) acc[0] = combine<T, O>(acc[0], acc[k]);
@@ -125,9 +130,10 @@ void combine_partials(acc_t<T, O>* partials, std::size_t count, acc_t<T, O>* spa
   }
 }
 
-// ---- dispatch: Impl::template run<T, O>(in, n, scratch, out, mean_n, stream); mean runs sum.
+// ---- dispatch: Impl::template run<T, O>(in, n, scratch, out, mean_n, stream); mean runs sum;
+// argmin and argmax where Impl says `args` (takes_args, reduce_common.hpp).
 template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
-  visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
+  visit_reduce<takes_args<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     if constexpr (D == dtypes::all || sizeof(T) >= 4)
       Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n, c.scratch,

@@ -1,5 +1,6 @@
 // reduce/cuda/rows: each row of a matrix in GPU memory reduced on its own (pplab.sum(x, axis=-1)
-// on a CuPy or PyTorch array; pplab::reduce_rows_device). A group of threads per row at a time,
+// on a CuPy or PyTorch array; pplab::reduce_rows_device); and each column of a stack of matrices
+// (any other axis: pplab::reduce_axis_device), below. A group of threads per row at a time,
 // the groups striding over the rows: a warp per row for rows up to 4096 elements and wherever
 // the rows are enough to fill the GPU's warps; the whole block per row for fewer, longer rows. A
 // group folds its row with the rungs' vectorized loads (16-byte loads from the row's first aligned
@@ -21,11 +22,19 @@ namespace {
 constexpr int row_block = 256;
 constexpr std::size_t warp_row_cols = 4096;  // the longest row a warp takes alone
 
-// The answer's type of (T, O): what reduce_rows_device writes per row.
+// The answer's type of (T, O): what reduce_rows_device writes per row (argmin, argmax: the index
+// in the row).
 template <class T, op O>
-using row_answer_t =
+using row_answer_t = std::conditional_t<
+    is_arg(O), std::int64_t,
     std::conditional_t<O == op::mean || std::is_floating_point_v<T>, double,
-                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>;
+
+template <class T, op O>
+__device__ inline row_answer_t<T, O> row_answer(acc_t<T, O> v, bool mean, std::size_t cols) {
+  if constexpr (is_arg(O)) return v.index == no_index ? -1 : v.index;
+  else return mean ? row_answer_t<T, O>(double(v) / double(cols)) : row_answer_t<T, O>(v);
+}
 
 // lanes: the threads per row, a warp (32) or the block (row_block). A group's threads take the
 // same rows, so every lane of a warp (every thread of the block) reaches the reduction together.
@@ -43,8 +52,7 @@ __global__ void __launch_bounds__(row_block)
     } else {
       v = cuda_detail::warp_reduce(v, op_combine<T, O>{});
     }
-    if (lane == 0)
-      out[y] = mean ? row_answer_t<T, O>(double(v) / double(cols)) : row_answer_t<T, O>(v);
+    if (lane == 0) out[y] = row_answer<T, O>(v, mean, cols);
     if constexpr (lanes == row_block) __syncthreads();  // the reduction's shared memory, again
   }
 }
@@ -58,13 +66,118 @@ void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld
   PPLAB_CUDA_LAUNCHED();
 }
 
+// ---- columns: outer x rows x cols, each of the outer x cols columns reduced down its rows
+// (numpy.sum(x, axis=k) for any axis but the last). A block takes 32 neighbouring columns and a
+// chunk of rows: its threads are 32 columns by 8 row groups, so a warp reads 32 neighbouring
+// elements of one row (coalesced), and each thread walks down its column 8 rows at a time with
+// `column_unroll` loads in flight. The 8 row groups meet in shared memory in a fixed order. Where
+// the column tiles alone would not fill the GPU, the rows are cut into chunks whose partials a
+// second launch combines in chunk order: every answer is the same on every run on a GPU.
+constexpr int column_lanes = 32, row_groups = row_block / column_lanes, column_unroll = 8;
+constexpr std::size_t min_chunk_rows = 256;  // 32 rows per thread at least
+
+template <class T, op O>
+__global__ void __launch_bounds__(row_block)
+    columns_kernel(const T* __restrict__ in, std::size_t outer, std::size_t rows, std::size_t cols,
+                   std::size_t col_tiles, std::size_t chunk_rows, acc_t<T, O>* __restrict__ partials,
+                   row_answer_t<T, O>* __restrict__ out, bool mean) {
+  using A = acc_t<T, O>;
+  __shared__ A groups[row_groups][column_lanes];
+  const unsigned lane = threadIdx.x % column_lanes, group = threadIdx.x / column_lanes;
+  const std::size_t o = blockIdx.x / col_tiles;
+  const std::size_t c = (blockIdx.x % col_tiles) * column_lanes + lane;
+  const std::size_t r0 = std::size_t(blockIdx.y) * chunk_rows;
+  const std::size_t r1 = rows < r0 + chunk_rows ? rows : r0 + chunk_rows;
+  A v = identity<T, O>();
+  if (c < cols) {
+    const T* column = in + o * rows * cols + c;
+    std::size_t r = r0 + group;
+    constexpr std::size_t step = row_groups * column_unroll;
+    for (; r + (column_unroll - 1) * row_groups < r1; r += step) {
+      T x[column_unroll];
+#pragma unroll
+      for (int u = 0; u < column_unroll; ++u) x[u] = __ldg(column + (r + u * row_groups) * cols);
+#pragma unroll
+      for (int u = 0; u < column_unroll; ++u)
+        v = combine<T, O>(v, lift<T, O>(x[u], r + u * row_groups));
+    }
+    for (; r < r1; r += row_groups) v = combine<T, O>(v, lift<T, O>(__ldg(column + r * cols), r));
+  }
+  groups[group][lane] = v;
+  __syncthreads();
+  if (group != 0 || c >= cols) return;
+#pragma unroll
+  for (int g = 1; g < row_groups; ++g) v = combine<T, O>(v, groups[g][lane]);
+  if (partials) partials[std::size_t(blockIdx.y) * outer * cols + o * cols + c] = v;
+  else out[o * cols + c] = row_answer<T, O>(v, mean, rows);
+}
+
+// The chunks' partials of each column combined in chunk order, and its answer written.
+template <class T, op O>
+__global__ void __launch_bounds__(row_block)
+    column_chunks(const acc_t<T, O>* __restrict__ partials, std::size_t answers, unsigned chunks,
+                  std::size_t rows, row_answer_t<T, O>* __restrict__ out, bool mean) {
+  const std::size_t i = std::size_t(blockIdx.x) * row_block + threadIdx.x;
+  if (i >= answers) return;
+  acc_t<T, O> v = partials[i];
+  for (unsigned k = 1; k < chunks; ++k) v = combine<T, O>(v, partials[k * answers + i]);
+  out[i] = row_answer<T, O>(v, mean, rows);
+}
+
+// How many chunks the rows are cut into: enough blocks for two waves of the GPU's resident
+// blocks, each chunk at least min_chunk_rows long.
+template <class T, op O>
+unsigned column_chunk_count(std::size_t outer, std::size_t rows, std::size_t cols) {
+  static const unsigned resident = resident_blocks(columns_kernel<T, O>, row_block);
+  const std::size_t tiles = outer * ((cols + column_lanes - 1) / column_lanes);
+  const std::size_t want = (2 * std::size_t(resident) + tiles - 1) / tiles;
+  const std::size_t most = std::max<std::size_t>(1, rows / min_chunk_rows);
+  return unsigned(std::min<std::size_t>({want, most, 65535}));
+}
+
 }  // namespace
+
+std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
+                                   std::size_t cols) {
+  return visit_reduce<true>(t, o, [&](auto tag, auto otag) -> std::size_t {
+    using T = decltype(tag);
+    constexpr op O = decltype(otag)::value;
+    const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
+    return chunks > 1 ? std::size_t(chunks) * outer * cols * sizeof(acc_t<T, O>) : 0;
+  });
+}
+
+// `scratch` holds reduce_columns_scratch's bytes for the same arguments.
+void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t rows,
+                         std::size_t cols, op o, void* out, void* scratch, void* stream) {
+  if (outer == 0 || cols == 0) return;
+  const auto s = static_cast<cudaStream_t>(stream);
+  visit_reduce<true>(t, o, [&](auto tag, auto otag) {
+    using T = decltype(tag);
+    constexpr op O = decltype(otag)::value;
+    using A = acc_t<T, O>;
+    auto* answers = static_cast<row_answer_t<T, O>*>(out);
+    const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
+    const std::size_t chunk_rows = (rows + chunks - 1) / chunks;
+    const std::size_t col_tiles = (cols + column_lanes - 1) / column_lanes;
+    auto* partials = chunks > 1 ? static_cast<A*>(scratch) : nullptr;
+    columns_kernel<T, O><<<dim3(unsigned(outer * col_tiles), chunks), row_block, 0, s>>>(
+        static_cast<const T*>(in), outer, rows, cols, col_tiles, chunk_rows, partials, answers,
+        o == op::mean);
+    PPLAB_CUDA_LAUNCHED();
+    if (!partials) return;
+    const std::size_t count = outer * cols;
+    column_chunks<T, O><<<unsigned((count + row_block - 1) / row_block), row_block, 0, s>>>(
+        partials, count, chunks, rows, answers, o == op::mean);
+    PPLAB_CUDA_LAUNCHED();
+  });
+}
 
 void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
                       op o, void* out, void* stream) {
   if (rows == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
-  visit_reduce(t, o, [&](auto tag, auto otag) {
+  visit_reduce<true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* x = static_cast<const T*>(in);
@@ -84,5 +197,7 @@ namespace pplab::detail {
 // What the core reaches through the module's table (src/reduce/cuda_forward.cpp).
 void add_reduce_cuda_exports(module_exports& e) {
   e.add("reduce_rows", &reduce_cuda::reduce_rows_here);
+  e.add("reduce_columns", &reduce_cuda::reduce_columns_here);
+  e.add("reduce_columns_scratch", &reduce_cuda::reduce_columns_scratch);
 }
 }  // namespace pplab::detail

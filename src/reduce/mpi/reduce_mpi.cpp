@@ -24,6 +24,19 @@ partial local_partial(const reduce_call& c) {
     failed = std::current_exception();
   }
   mpi::agree(failed);
+  if (is_arg(c.p.what)) {
+    // The local index made the whole array's (the ranks before hold the elements before), and
+    // the value there read from this rank's part: the pair every combine needs.
+    std::uint64_t before = 0;
+    mpi::check(MPI_Exscan(&mine.n, &before, 1, MPI_UINT64_T, MPI_SUM, mpi::comm()), "MPI_Exscan");
+    if (mpi::rank() == 0) before = 0;  // MPI leaves rank 0's result undefined
+    const std::int64_t local = mine.value.i;
+    mine.index = local < 0 ? -1 : std::int64_t(before) + local;
+    if (local >= 0)
+      visit_dtype(c.p.type, [&](auto tag) {
+        mine.value = scalar::of(static_cast<const decltype(tag)*>(c.in)[local]);
+      });
+  }
   return mine;
 }
 
@@ -57,7 +70,7 @@ MPI_Op join_op() {
 }
 
 builtin builtin_for(const reduce_problem& p) {
-  if (is_float(p.type) || p.what == op::mean) return {};
+  if (is_float(p.type) || p.what == op::mean || is_arg(p.what)) return {};
   // Sums and products wrap modulo 2^64 alike for signed and unsigned: add as unsigned (a signed
   // overflow would be undefined); min and max need the sign.
   const bool is_signed = is_signed_int(p.type);

@@ -40,7 +40,7 @@ void run(const reduce_call& c) {
 extern const reduce_rung r02_device_order{
     .info = {.step = 2,
              .summary = "partials all-gathered, joined in GPU order: the same bits every run"},
-    .can_run = any_problem,
+    .can_run = value_ops,
     .run = run,
 };
 

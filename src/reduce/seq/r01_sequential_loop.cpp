@@ -3,16 +3,17 @@
 // waits for the one before it (the serial dependency the reduction notes point at), so a float sum
 // runs at the latency of one add per element, not at the memory's pace. Measured (2-core EPYC dev
 // machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 4.2 GB/s, 16% of read
-// bandwidth.
+// bandwidth. argmin and argmax carry (value, index) pairs through the same loop.
 #include "reduce/reduce_common.hpp"
 
 namespace pplab::detail::reduce_seq {
 namespace {
 
 struct sequential_loop {
+  static constexpr bool args = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     acc_t<T, O> acc = identity<T, O>();
-    for (std::size_t i = 0; i < n; ++i) acc = combine<T, O>(acc, acc_t<T, O>(x[i]));
+    for (std::size_t i = 0; i < n; ++i) acc = combine<T, O>(acc, lift<T, O>(x[i], i));
     return acc;
   }
 };
