@@ -29,14 +29,15 @@ __device__ inline edge_array_binner bound(const edges_to_load& b, double* room) 
   return edge_array_binner{room, b.bins};
 }
 
-// The slots zeroed on the stream, then Impl::template run<T>(x, n, binner, call, stream) for the
-// teaching dtypes (bytes, 32- and 64-bit types: a lean build), the binner even bins' (integers
-// into bins one wide: unit_width_binner) or edges_to_load (EvenBins false: a rung for arrays of
-// edges alone, whose kernels for even bins are not compiled).
+// The slots zeroed on the stream, then Impl::template run<T>(x, n, binner, call, stream) for every
+// dtype (these rungs are the API's only ones for weights and arrays of edges, so an int16 image
+// must find one), the binner even bins' (integers into bins one wide: unit_width_binner) or
+// edges_to_load (EvenBins false: a rung for arrays of edges alone, whose kernels for even bins
+// are not compiled).
 template <class Impl, bool EvenBins = true> void dispatch_any_bins(const histogram_call& c) {
   if constexpr (EvenBins) {
     if (!c.p.edge_array && !unit_width_binner::usable(c.p)) {
-      dispatch<Impl, dtypes::teaching>(c);
+      dispatch<Impl, dtypes::all>(c);
       return;
     }
   }
@@ -45,18 +46,11 @@ template <class Impl, bool EvenBins = true> void dispatch_any_bins(const histogr
   if (c.p.n == 0) return;
   visit_dtype(c.p.type, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, std::uint8_t> || sizeof(T) >= 4) {
-      const T* x = static_cast<const T*>(c.in);
-      if constexpr (EvenBins && std::is_integral_v<T>)  // numpy.bincount's bins
-        if (!c.p.edge_array) return Impl::template run<T>(x, c.p.n, unit_width_binner(c.p), c, s);
-      if (c.p.edge_array) Impl::template run<T>(x, c.p.n, edges_to_load{c.edges, c.p.bins}, c, s);
-    }
+    const T* x = static_cast<const T*>(c.in);
+    if constexpr (EvenBins && std::is_integral_v<T>)  // numpy.bincount's bins
+      if (!c.p.edge_array) return Impl::template run<T>(x, c.p.n, unit_width_binner(c.p), c, s);
+    if (c.p.edge_array) Impl::template run<T>(x, c.p.n, edges_to_load{c.edges, c.p.bins}, c, s);
   });
-}
-
-// The dtypes dispatch_any_bins runs.
-inline bool teaching_dtype(const histogram_problem& p) {
-  return p.type == dtype::u8 || size_of(p.type) >= 4;
 }
 
 }  // namespace pplab::detail::histogram_cuda

@@ -142,7 +142,7 @@ extern const histogram_rung h13_weighted_fixed_point{
              .summary = "weights summed in 64-bit fixed point per tile: the same bits every run"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.weighted && teaching_dtype(p) && shared_bytes(p) <= max_shared_per_block();
+          return p.weighted && shared_bytes(p) <= max_shared_per_block();
         },
     .scratch_bytes = scratch,
     .run = [](const histogram_call& c) { dispatch_any_bins<rung>(c); },

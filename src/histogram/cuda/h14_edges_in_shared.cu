@@ -68,7 +68,7 @@ extern const histogram_rung h14_edges_in_shared{
     .info = {.step = 14,
              .summary = "an array of edges in shared memory, a binary search per value, counted"},
     .can_run =
-        [](const histogram_problem& p) { return p.edge_array && !p.weighted && teaching_dtype(p); },
+        [](const histogram_problem& p) { return p.edge_array && !p.weighted; },
     .run = [](const histogram_call& c) { dispatch_any_bins<rung, false>(c); },
 };
 

@@ -130,7 +130,7 @@ extern const histogram_rung h15_weighted_global_fixed_point{
              .summary = "weights summed in fixed point in global memory: any count of bins"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.weighted && teaching_dtype(p) && edge_bytes(p) <= max_shared_per_block();
+          return p.weighted && edge_bytes(p) <= max_shared_per_block();
         },
     .scratch_bytes = [](const histogram_problem& p) { return layout_of(slots(p), nullptr).bytes; },
     .run = [](const histogram_call& c) { dispatch_any_bins<rung>(c); },

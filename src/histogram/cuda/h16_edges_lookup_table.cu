@@ -70,7 +70,7 @@ extern const histogram_rung h16_edges_lookup_table{
              .summary = "an array of edges narrowed by a table of even cells: a step of search"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.edge_array && !p.weighted && teaching_dtype(p) &&
+          return p.edge_array && !p.weighted &&
                  shared_bytes(p) <= max_shared_per_block();
         },
     .scratch_bytes =
