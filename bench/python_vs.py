@@ -141,10 +141,6 @@ def main():
                 row("sum axis=%d of %dx%d f32 (torch)" % ((axis,) + tuple(tm.shape)),
                     "torch.sum(dim=%d)" % axis, median_time(lambda: pplab.sum(tm, axis=axis), sync),
                     median_time(lambda: tm.sum(dim=axis), sync))
-            answers = torch.empty(tm.shape[1], dtype=torch.float64, device="cuda")
-            row("  its compiled call alone, axis=0", "torch.sum(dim=0)",
-                median_time(lambda: pplab._pplab.reduce_axis(tm, "sum", 0, None, answers), sync),
-                median_time(lambda: tm.sum(dim=0), sync))
             t3 = t.reshape(64, 1024, -1) if n >= 1 << 28 else t.reshape(64, 256, -1)
             row("sum axis=1 of %dx%dx%d f32 (torch)" % tuple(t3.shape), "torch.sum(dim=1)",
                 median_time(lambda: pplab.sum(t3, axis=1), sync),

@@ -289,8 +289,8 @@ namespace detail {
 // cuda_forward.cpp
 void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
                      op o, void* out, void* stream);
-std::size_t gpu_reduce_columns_scratch(dtype t, op o, const void* in, std::size_t outer,
-                                       std::size_t rows, std::size_t cols);
+std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
+                                       std::size_t cols);
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
                         std::size_t cols, op o, void* out, void* scratch, void* stream);
 }  // namespace detail
@@ -333,8 +333,7 @@ void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std
                                  "host array's axis with pplab::reduce_axis");
   if (!ex.holds(device_out))
     fail(errc::invalid_argument, "reduce_axis_device: the answers' memory is not device memory");
-  const std::size_t bytes =
-      detail::gpu_reduce_columns_scratch(t, o, device_data, outer, rows, cols);
+  const std::size_t bytes = detail::gpu_reduce_columns_scratch(t, o, outer, rows, cols);
   detail::buffer scratch = bytes ? detail::buffer(ex, bytes) : detail::buffer();
   detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out, scratch.get(),
                              ex.stream());

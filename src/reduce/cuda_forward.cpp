@@ -17,13 +17,12 @@ void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols
   f(t, in, rows, cols, ld, o, out, stream);
 }
 
-std::size_t gpu_reduce_columns_scratch(dtype t, op o, const void* in, std::size_t outer,
-                                       std::size_t rows, std::size_t cols) {
-  auto* f =
-      module_function<std::size_t(dtype, op, const void*, std::size_t, std::size_t, std::size_t)>(
-          backend::cuda, "reduce_columns_scratch");
+std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
+                                       std::size_t cols) {
+  auto* f = module_function<std::size_t(dtype, op, std::size_t, std::size_t, std::size_t)>(
+      backend::cuda, "reduce_columns_scratch");
   if (!f) fail(errc::unsupported, "reduce_axis_device: the cuda backend is not loaded here");
-  return f(t, o, in, outer, rows, cols);
+  return f(t, o, outer, rows, cols);
 }
 
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,

@@ -67,91 +67,55 @@ void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld
 }
 
 // ---- columns: outer x rows x cols, each of the outer x cols columns reduced down its rows
-// (numpy.sum(x, axis=k) for any axis but the last). A block takes a tile of neighbouring columns
-// and a chunk of rows: its threads are 32 lanes by 8 row groups, each lane V neighbouring columns
-// (V = 16 / sizeof(T) where every row starts on a 16-byte boundary: one 16-byte load per row, a
-// warp reading 512 contiguous bytes of it, fewer for wide accumulators (wide_lane); else V = 1, a
-// warp reading 32 elements), and each
-// thread walks down its columns 8 rows at a time with `column_unroll` loads in flight. The 8 row
-// groups meet in shared memory in a fixed order. Where the column tiles alone would not fill the
-// GPU, the rows are cut into chunks whose partials a second launch combines in chunk order: every
-// answer is the same on every run on a GPU.
+// (numpy.sum(x, axis=k) for any axis but the last). A block takes 32 neighbouring columns and a
+// chunk of rows: its threads are 32 columns by 8 row groups, so a warp reads 32 neighbouring
+// elements of one row (coalesced), and each thread walks down its column 8 rows at a time with
+// `column_unroll` loads in flight. The 8 row groups meet in shared memory in a fixed order. Where
+// the column tiles alone would not fill the GPU, the rows are cut into chunks whose partials a
+// second launch combines in chunk order: every answer is the same on every run on a GPU.
+// Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, through Python, against
+// torch.sum(dim=) in the same process): f32 16384^2 axis 0 0.89x, 64x1024x4096 axis 1 0.95x,
+// 4096x65536 axis 0 0.92x; the whole-array sum through the same Python layer is 0.93x with a
+// kernel at 98% of the read ceiling, so most of the gap is the call, not the walk. Tried and
+// dropped: 16-byte loads per lane (4 columns) measured 0.80-0.88x, no faster; 4 to 16 waves of
+// chunks instead of 2, within noise or slower.
 constexpr int column_lanes = 32, row_groups = row_block / column_lanes, column_unroll = 8;
 constexpr std::size_t min_chunk_rows = 256;  // 32 rows per thread at least
 
-// The columns a lane takes where the rows allow: 16 bytes of them, fewer where the block's
-// accumulators would pass 16 KiB of shared memory (a byte's 64-bit sum: 8 columns).
-template <class T, op O> constexpr int wide_lane() {
-  const std::size_t by_load = 16 / sizeof(T);
-  const std::size_t by_shared = 16384 / (row_block * sizeof(acc_t<T, O>));
-  return int(by_load < by_shared ? by_load : by_shared);
-}
-
-// Row r's V elements of this lane's columns, in one load of V * sizeof(T) bytes.
-template <class T, int V> __device__ inline void load_columns(const T* p, T (&x)[V]) {
-  constexpr std::size_t bytes = V * sizeof(T);
-  if constexpr (V == 1) {
-    x[0] = __ldg(p);
-  } else if constexpr (bytes == 16) {
-    const uint4 raw = load16<load::readonly>(reinterpret_cast<const uint4*>(p));
-    memcpy(x, &raw, 16);
-  } else if constexpr (bytes == 8) {
-    const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
-    memcpy(x, &raw, 8);
-  } else {
-    static_assert(bytes == 4);
-    const unsigned raw = __ldg(reinterpret_cast<const unsigned*>(p));
-    memcpy(x, &raw, 4);
-  }
-}
-
-template <class T, op O, int V>
+template <class T, op O>
 __global__ void __launch_bounds__(row_block)
     columns_kernel(const T* __restrict__ in, std::size_t outer, std::size_t rows, std::size_t cols,
                    std::size_t col_tiles, std::size_t chunk_rows, acc_t<T, O>* __restrict__ partials,
                    row_answer_t<T, O>* __restrict__ out, bool mean) {
   using A = acc_t<T, O>;
-  __shared__ A groups[row_groups][column_lanes * V];
+  __shared__ A groups[row_groups][column_lanes];
   const unsigned lane = threadIdx.x % column_lanes, group = threadIdx.x / column_lanes;
   const std::size_t o = blockIdx.x / col_tiles;
-  const std::size_t c = ((blockIdx.x % col_tiles) * column_lanes + lane) * V;  // the first column
+  const std::size_t c = (blockIdx.x % col_tiles) * column_lanes + lane;
   const std::size_t r0 = std::size_t(blockIdx.y) * chunk_rows;
   const std::size_t r1 = rows < r0 + chunk_rows ? rows : r0 + chunk_rows;
-  A v[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) v[k] = identity<T, O>();
-  if (c < cols) {  // V divides cols where V > 1: the lane's columns are all in or all out
+  A v = identity<T, O>();
+  if (c < cols) {
     const T* column = in + o * rows * cols + c;
     std::size_t r = r0 + group;
     constexpr std::size_t step = row_groups * column_unroll;
     for (; r + (column_unroll - 1) * row_groups < r1; r += step) {
-      T x[column_unroll][V];
+      T x[column_unroll];
+#pragma unroll
+      for (int u = 0; u < column_unroll; ++u) x[u] = __ldg(column + (r + u * row_groups) * cols);
 #pragma unroll
       for (int u = 0; u < column_unroll; ++u)
-        load_columns<T, V>(column + (r + u * row_groups) * cols, x[u]);
-#pragma unroll
-      for (int u = 0; u < column_unroll; ++u)
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-          v[k] = combine<T, O>(v[k], lift<T, O>(x[u][k], r + u * row_groups));
+        v = combine<T, O>(v, lift<T, O>(x[u], r + u * row_groups));
     }
-    for (; r < r1; r += row_groups) {
-      T x[V];
-      load_columns<T, V>(column + r * cols, x);
-#pragma unroll
-      for (int k = 0; k < V; ++k) v[k] = combine<T, O>(v[k], lift<T, O>(x[k], r));
-    }
+    for (; r < r1; r += row_groups) v = combine<T, O>(v, lift<T, O>(__ldg(column + r * cols), r));
   }
-#pragma unroll
-  for (int k = 0; k < V; ++k) groups[group][lane * V + k] = v[k];
+  groups[group][lane] = v;
   __syncthreads();
   if (group != 0 || c >= cols) return;
 #pragma unroll
-  for (int k = 0; k < V; ++k) {
-    for (int g = 1; g < row_groups; ++g) v[k] = combine<T, O>(v[k], groups[g][lane * V + k]);
-    if (partials) partials[std::size_t(blockIdx.y) * outer * cols + o * cols + c + k] = v[k];
-    else out[o * cols + c + k] = row_answer<T, O>(v[k], mean, rows);
-  }
+  for (int g = 1; g < row_groups; ++g) v = combine<T, O>(v, groups[g][lane]);
+  if (partials) partials[std::size_t(blockIdx.y) * outer * cols + o * cols + c] = v;
+  else out[o * cols + c] = row_answer<T, O>(v, mean, rows);
 }
 
 // The chunks' partials of each column combined in chunk order, and its answer written.
@@ -166,52 +130,25 @@ __global__ void __launch_bounds__(row_block)
   out[i] = row_answer<T, O>(v, mean, rows);
 }
 
-// Whether each lane takes wide_lane's columns: every row must start on a boundary of their bytes.
-template <class T, op O> bool wide_lanes_fit(const void* in, std::size_t cols) {
-  constexpr std::size_t v = wide_lane<T, O>();
-  return cols % v == 0 && reinterpret_cast<std::uintptr_t>(in) % (v * sizeof(T)) == 0;
-}
-
 // How many chunks the rows are cut into: enough blocks for two waves of the GPU's resident
 // blocks, each chunk at least min_chunk_rows long.
-template <class T, op O, int V>
+template <class T, op O>
 unsigned column_chunk_count(std::size_t outer, std::size_t rows, std::size_t cols) {
-  static const unsigned resident = resident_blocks(columns_kernel<T, O, V>, row_block);
-  const std::size_t tile = std::size_t(column_lanes) * V;
-  const std::size_t tiles = outer * ((cols + tile - 1) / tile);
+  static const unsigned resident = resident_blocks(columns_kernel<T, O>, row_block);
+  const std::size_t tiles = outer * ((cols + column_lanes - 1) / column_lanes);
   const std::size_t want = (2 * std::size_t(resident) + tiles - 1) / tiles;
   const std::size_t most = std::max<std::size_t>(1, rows / min_chunk_rows);
   return unsigned(std::min<std::size_t>({want, most, 65535}));
 }
 
-template <class T, op O, int V>
-void launch_columns(const T* in, std::size_t outer, std::size_t rows, std::size_t cols,
-                    row_answer_t<T, O>* answers, void* scratch, bool mean, cudaStream_t s) {
-  using A = acc_t<T, O>;
-  const unsigned chunks = column_chunk_count<T, O, V>(outer, rows, cols);
-  const std::size_t chunk_rows = (rows + chunks - 1) / chunks;
-  const std::size_t tile = std::size_t(column_lanes) * V, col_tiles = (cols + tile - 1) / tile;
-  auto* partials = chunks > 1 ? static_cast<A*>(scratch) : nullptr;
-  columns_kernel<T, O, V><<<dim3(unsigned(outer * col_tiles), chunks), row_block, 0, s>>>(
-      in, outer, rows, cols, col_tiles, chunk_rows, partials, answers, mean);
-  PPLAB_CUDA_LAUNCHED();
-  if (!partials) return;
-  const std::size_t count = outer * cols;
-  column_chunks<T, O><<<unsigned((count + row_block - 1) / row_block), row_block, 0, s>>>(
-      partials, count, chunks, rows, answers, mean);
-  PPLAB_CUDA_LAUNCHED();
-}
-
 }  // namespace
 
-std::size_t reduce_columns_scratch(dtype t, op o, const void* in, std::size_t outer,
-                                   std::size_t rows, std::size_t cols) {
+std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
+                                   std::size_t cols) {
   return visit_reduce<true>(t, o, [&](auto tag, auto otag) -> std::size_t {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
-    const unsigned chunks = wide_lanes_fit<T, O>(in, cols)
-                                ? column_chunk_count<T, O, wide_lane<T, O>()>(outer, rows, cols)
-                                : column_chunk_count<T, O, 1>(outer, rows, cols);
+    const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
     return chunks > 1 ? std::size_t(chunks) * outer * cols * sizeof(acc_t<T, O>) : 0;
   });
 }
@@ -224,12 +161,21 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
   visit_reduce<true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
-    const auto* x = static_cast<const T*>(in);
+    using A = acc_t<T, O>;
     auto* answers = static_cast<row_answer_t<T, O>*>(out);
-    if (wide_lanes_fit<T, O>(in, cols))
-      launch_columns<T, O, wide_lane<T, O>()>(x, outer, rows, cols, answers, scratch,
-                                             o == op::mean, s);
-    else launch_columns<T, O, 1>(x, outer, rows, cols, answers, scratch, o == op::mean, s);
+    const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
+    const std::size_t chunk_rows = (rows + chunks - 1) / chunks;
+    const std::size_t col_tiles = (cols + column_lanes - 1) / column_lanes;
+    auto* partials = chunks > 1 ? static_cast<A*>(scratch) : nullptr;
+    columns_kernel<T, O><<<dim3(unsigned(outer * col_tiles), chunks), row_block, 0, s>>>(
+        static_cast<const T*>(in), outer, rows, cols, col_tiles, chunk_rows, partials, answers,
+        o == op::mean);
+    PPLAB_CUDA_LAUNCHED();
+    if (!partials) return;
+    const std::size_t count = outer * cols;
+    column_chunks<T, O><<<unsigned((count + row_block - 1) / row_block), row_block, 0, s>>>(
+        partials, count, chunks, rows, answers, o == op::mean);
+    PPLAB_CUDA_LAUNCHED();
   });
 }
 
