@@ -292,6 +292,9 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     backend, variant = _check_backend(backend), _check_variant(variant)
     x = _for_pplab(_array(x))
+    if axis is not None and backend == "mpi":
+        raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
+                         "reduce an axis of this rank's array on 'seq' or 'cpu'")
     if axis is not None:
         shape = _shape(x)
         if isinstance(axis, bool) or not isinstance(axis, int):
@@ -318,10 +321,21 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
             return _pplab.reduce_axis(x, _OPS[op], axis, backend)
-    if op in ("min", "max") and _size(x) == 0:
+    if op in ("min", "max") and _global_size(x, backend) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
+
+
+def _global_size(x, backend):
+    """How many elements x has; on the mpi backend, all the ranks' parts together (every rank
+    asks, so every rank takes the same path after)."""
+    if backend != "mpi":
+        return _size(x)
+    import numpy
+    total, _ = _run(_pplab.reduce, numpy.array([_size(x)], dtype=numpy.uint64), "sum", "mpi",
+                    None)
+    return total
 
 
 def _rows(shape):
@@ -636,7 +650,7 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
     if len(_shape(x)) != 1:
         raise ValueError("bincount: x must be 1-D; it has shape %s" % (_shape(x),))
     weights, _ = _weights_for(x, weights, "bincount")
-    if _size(x) == 0:
+    if _global_size(x, backend) == 0:
         import numpy
         return _like(x, numpy.zeros(minlength, dtype=numpy.int64 if weights is None
                                     else numpy.float64))

@@ -61,10 +61,9 @@ struct placed {
 backend backend_for(const array_view& a, const std::optional<std::string>& name,
                     const std::string& what) {
   const backend b = name ? parse_backend(*name) : (a.on_gpu ? backend::cuda : backend::cpu);
-  if (b == backend::mpi || b == backend::nccl)
-    throw py::value_error("backend '" + std::string(name_of(b)) +
-                          "': the Python package runs on one process and one GPU (seq, cpu, "
-                          "cuda); run jobs through the pplab command under mpirun");
+  if (b == backend::nccl)
+    throw py::value_error("backend 'nccl': the Python package runs on one GPU per process (seq, "
+                          "cpu, cuda; mpi under mpirun); run nccl jobs through the pplab command");
   if (a.on_gpu && b != backend::cuda)
     throw py::value_error(what +
                           " is in GPU memory; only backend 'cuda' reads it there (copy "

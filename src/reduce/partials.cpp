@@ -20,8 +20,8 @@ partial join(const partial& a, const partial& b) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     if constexpr (is_arg(O)) {
-      const auto pair_of = [](const partial& p) {
-        return acc_t<T, O>{p.value.as<T>(), p.index < 0 ? no_index : p.index};
+      const auto pair_of = [](const partial& p) {  // a part with no element: the identity
+        return p.index < 0 ? identity<T, O>() : acc_t<T, O>{p.value.as<T>(), p.index};
       };
       const acc_t<T, O> best = combine<T, O>(pair_of(a), pair_of(b));
       if (best.index == no_index) return;  // neither has an element
