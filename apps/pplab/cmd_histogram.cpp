@@ -79,6 +79,15 @@ std::pair<double, double> parse_range(const std::string& s) {
   return {lo, hi};
 }
 
+// Weights of an integer type converted to double (the histograms sum f32 or f64 weights).
+void as_float_weights(io::array& w) {
+  if (w.type == dtype::f32 || w.type == dtype::f64) return;
+  const std::vector<double> as_double = doubles_of(w);
+  w.type = dtype::f64;
+  w.bytes.resize(as_double.size() * sizeof(double));
+  std::memcpy(w.bytes.data(), as_double.data(), w.bytes.size());
+}
+
 // What each bin holds, as the command prints it: its count, its sum of weights, or with
 // --density numpy.histogram's density.
 std::vector<double> values_of(const histogram_result& h, bool density) {
@@ -217,12 +226,7 @@ void run(const histogram_cli& o) {
       fail(errc::invalid_argument, "--weights: " + o.weights + " holds " +
                                        std::to_string(weights.size()) + " weights for " +
                                        std::to_string(in.channels[0].size()) + " values");
-    if (weights.type != dtype::f32 && weights.type != dtype::f64) {
-      const std::vector<double> as_double = doubles_of(weights);
-      weights.type = dtype::f64;
-      weights.bytes.resize(as_double.size() * sizeof(double));
-      std::memcpy(weights.bytes.data(), as_double.data(), weights.bytes.size());
-    }
+    as_float_weights(weights);
     opt.weights = weights.data(), opt.weight_type = weights.type;
   }
   std::vector<histogram_result> results;
@@ -380,12 +384,7 @@ void run2d(const histogram2d_cli& o) {
     if (w.size() != x.size())
       fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
                                        std::to_string(x.size()) + " points");
-    if (w.type != dtype::f32 && w.type != dtype::f64) {
-      const std::vector<double> as_double = doubles_of(w);
-      w.type = dtype::f64;
-      w.bytes.resize(as_double.size() * 8);
-      std::memcpy(w.bytes.data(), as_double.data(), w.bytes.size());
-    }
+    as_float_weights(w);
     opt.weights = w.data(), opt.weight_type = w.type;
   }
   const backend where = o.backend.resolve("histogram", "");

@@ -178,6 +178,16 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
 }
 
 namespace {
+// The mean and the argmin or argmax of no element are errors (`what`: a row, an axis).
+void refuse_empty(const char* call, op o, const char* what) {
+  if (o == op::mean)
+    fail(errc::invalid_argument,
+         std::string(call) + ": the mean of an empty " + what + " is undefined");
+  if (is_arg(o))
+    fail(errc::invalid_argument, std::string(call) + ": attempt to get " +
+                                     std::string(name_of(o)) + " of an empty " + what);
+}
+
 // The row stride of a rows call (0: cols), refused below cols, and the mean of empty rows refused:
 // what reduce_rows and reduce_rows_device check alike; `call` opens the errors.
 std::size_t checked_row_stride(const char* call, std::size_t rows, std::size_t cols, std::size_t ld,
@@ -187,12 +197,35 @@ std::size_t checked_row_stride(const char* call, std::size_t rows, std::size_t c
     fail(errc::invalid_argument, std::string(call) + ": the row stride " + std::to_string(ld) +
                                      " is less than the row's " + std::to_string(cols) +
                                      " elements");
-  if (rows && cols == 0 && o == op::mean)
-    fail(errc::invalid_argument, std::string(call) + ": the mean of an empty row is undefined");
-  if (rows && cols == 0 && is_arg(o))
-    fail(errc::invalid_argument, std::string(call) + ": attempt to get " +
-                                     std::string(name_of(o)) + " of an empty row");
+  if (rows && cols == 0) refuse_empty(call, o, "row");
   return ld;
+}
+
+// The answers of an outer x rows x cols axis call (0: nothing to do), after the checks that
+// reduce_axis and reduce_axis_device share; `call` opens the errors.
+std::size_t checked_axis(const char* call, std::size_t outer, std::size_t rows, std::size_t cols,
+                         op o) {
+  const std::size_t answers = outer * cols;
+  if (cols && answers / cols != outer)
+    fail(errc::invalid_argument, std::string(call) + ": outer x cols overflows the size type");
+  if (rows && answers && (answers * rows) / rows != answers)
+    fail(errc::invalid_argument, std::string(call) + ": the array's size overflows the size type");
+  if (answers && rows == 0) refuse_empty(call, o, "axis");
+  return answers;
+}
+
+// The cuda backend's executor, once the data (where the call reads any) and the answers are
+// its memory; `host` says what to call for host memory instead.
+detail::executor& gpu_holding(const char* call, bool reads, const void* data, const void* out,
+                              const char* host) {
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  if (reads && !ex.holds(data))
+    fail(errc::invalid_argument,
+         std::string(call) + ": the data is not device memory; reduce " + host);
+  if (!ex.holds(out))
+    fail(errc::invalid_argument, std::string(call) + ": the answers' memory is not device memory");
+  return ex;
 }
 }  // namespace
 
@@ -258,19 +291,9 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
     fail(errc::unsupported,
          "reduce_axis: an axis is reduced on the host backends (seq, cpu), not on '" +
              std::string(name_of(where)) + "'; on a GPU, reduce_rows_device takes the last axis");
-  const std::size_t answers = outer * cols;
-  if (cols && answers / cols != outer)
-    fail(errc::invalid_argument, "reduce_axis: outer x cols overflows the size type");
-  if (rows && answers && (answers * rows) / rows != answers)
-    fail(errc::invalid_argument, "reduce_axis: the array's size overflows the size type");
-  if (answers == 0) return;
+  if (checked_axis("reduce_axis", outer, rows, cols, o) == 0) return;
   if (rows && !data) fail(errc::invalid_argument, "reduce_axis: data is null");
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
-  if (rows == 0 && o == op::mean)
-    fail(errc::invalid_argument, "reduce_axis: the mean over an empty axis is undefined");
-  if (rows == 0 && is_arg(o))
-    fail(errc::invalid_argument,
-         "reduce_axis: attempt to get " + std::string(name_of(o)) + " of an empty axis");
   const std::size_t blocks = (cols + column_block - 1) / column_block;
   detail::visit_reduce<true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
@@ -299,40 +322,20 @@ void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std:
                         std::size_t ld, op o, void* device_out) {
   ld = checked_row_stride("reduce_rows_device", rows, cols, ld, o);
   if (rows == 0) return;
-  detail::require_backend(backend::cuda);
-  detail::executor& ex = detail::executor_for(backend::cuda);
-  if (cols && !ex.holds(device_data))
-    fail(errc::invalid_argument, "reduce_rows_device: the data is not device memory; reduce host "
-                                 "rows with pplab::reduce_rows");
-  if (!ex.holds(device_out))
-    fail(errc::invalid_argument, "reduce_rows_device: the answers' memory is not device memory");
+  detail::executor& ex = gpu_holding("reduce_rows_device", cols > 0, device_data, device_out,
+                                      "rows with pplab::reduce_rows");
   detail::gpu_reduce_rows(t, device_data, rows, cols, ld, o, device_out, ex.stream());
   ex.finish_in_place();
 }
 
 void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
                         std::size_t cols, op o, void* device_out) {
-  const std::size_t answers = outer * cols;
-  if (cols && answers / cols != outer)
-    fail(errc::invalid_argument, "reduce_axis_device: outer x cols overflows the size type");
-  if (rows && answers && (answers * rows) / rows != answers)
-    fail(errc::invalid_argument, "reduce_axis_device: the array's size overflows the size type");
-  if (answers == 0) return;
-  if (rows == 0 && o == op::mean)
-    fail(errc::invalid_argument, "reduce_axis_device: the mean over an empty axis is undefined");
-  if (rows == 0 && is_arg(o))
-    fail(errc::invalid_argument, "reduce_axis_device: attempt to get " +
-                                     std::string(name_of(o)) + " of an empty axis");
+  if (checked_axis("reduce_axis_device", outer, rows, cols, o) == 0) return;
   if (cols == 1) return reduce_rows_device(t, device_data, outer, rows, rows, o, device_out);
   if ((cols + 31) / 32 > std::size_t(std::numeric_limits<int>::max()) / outer)
     fail(errc::invalid_argument, "reduce_axis_device: more than 2^31 tiles of 32 columns");
-  detail::require_backend(backend::cuda);
-  detail::executor& ex = detail::executor_for(backend::cuda);
-  if (rows && !ex.holds(device_data))
-    fail(errc::invalid_argument, "reduce_axis_device: the data is not device memory; reduce a "
-                                 "host array's axis with pplab::reduce_axis");
-  if (!ex.holds(device_out))
-    fail(errc::invalid_argument, "reduce_axis_device: the answers' memory is not device memory");
+  detail::executor& ex = gpu_holding("reduce_axis_device", rows > 0, device_data, device_out,
+                                      "a host array's axis with pplab::reduce_axis");
   const std::size_t bytes = detail::gpu_reduce_columns_scratch(t, o, outer, rows, cols);
   detail::buffer scratch = bytes ? detail::buffer(ex, bytes) : detail::buffer();
   detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out, scratch.get(),
