@@ -18,7 +18,8 @@ from . import _pplab
 __all__ = [
     "sum", "prod", "min", "max", "mean", "argmin", "argmax", "reduce", "histogram", "histogram2d",
     "bincount",
-    "histogram_channels", "matmul", "correlate", "convolve", "lab", "backends", "rungs",
+    "histogram_channels", "matmul", "correlate", "convolve", "correlate1d", "convolve1d",
+    "gaussian_filter", "uniform_filter", "sobel", "prewitt", "lab", "backends", "rungs",
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
@@ -866,6 +867,168 @@ def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision
              backend=None, variant=None):
     """scipy.ndimage.convolve: correlate with the weights flipped in both axes."""
     return _filter(image, weights, mode, cval, output, backend, variant, True, precision)
+
+
+# ---- scipy.ndimage's named filters on 1-D and 2-D float arrays: each is a mask built as SciPy
+# builds its 1-D kernels, the axes' kernels joined as an outer product, which the filter's API
+# recognizes as separable and runs as two 1-D passes (the separable rungs). A 1-D array is
+# filtered as one row. What does not fit yet (3-D arrays, integer arrays, a mask side past 31,
+# derivative orders) raises ValueError saying so.
+
+def _named_filter_input(name, input):
+    """input as an array pplab filters (1-D or 2-D, float32 or float64) and its 2-D view."""
+    x = _for_pplab(_array(input))
+    shape = tuple(x.shape)
+    kind = _dtype_name(x)
+    if kind not in ("float32", "float64"):
+        raise ValueError("%s: pplab filters float32 and float64 arrays here, not %s (convert "
+                         "first; uint8 images go through correlate)" % (name, kind))
+    if len(shape) not in (1, 2):
+        raise ValueError("%s: pplab filters 1-D and 2-D arrays here; this one is %d-D"
+                         % (name, len(shape)))
+    return x, (x.reshape(1, -1) if len(shape) == 1 else x)
+
+
+def _per_axis(value, ndim, name):
+    """A number or one per axis, as SciPy's sigma and size."""
+    import numpy
+    if numpy.ndim(value) == 0:
+        return [value] * ndim
+    values = list(value)
+    if len(values) != ndim:
+        raise ValueError("%s: %d values for an array of %d axes" % (name, len(values), ndim))
+    return values
+
+
+def _one_sided(kernel, name, origin=0):
+    """A 1-D kernel placed as scipy.ndimage.correlate1d places it, as the odd-sided mask of the
+    same answer: out[i] = sum_j w[j] * x[i + j - len(w) // 2 - origin]. The mask gets zeros where
+    an even length or an origin moves the kernel off its centre; at most 31 taps."""
+    import numpy
+    w = numpy.asarray(kernel, dtype=numpy.float64)
+    k, origin = w.size, _check_integer(origin, "origin", -(1 << 30))
+    if not -(k // 2) <= origin <= (k - 1) // 2:
+        raise ValueError("%s: invalid origin %d for %d taps (SciPy's range: %d to %d)"
+                         % (name, origin, k, -(k // 2), (k - 1) // 2))
+    before = k // 2 + origin  # taps left of the centre
+    centre = builtins.max(before, k - 1 - before)
+    mask = numpy.zeros(2 * centre + 1)
+    mask[centre - before: centre - before + k] = w
+    if mask.size > 31:
+        raise ValueError("%s: a kernel of %d taps (with its placement); pplab's filters take at "
+                         "most 31 per axis yet" % (name, mask.size))
+    return mask
+
+
+def _separable(name, input, kernels, mode, cval, output, backend, variant):
+    """input filtered by the outer product of one 1-D kernel per axis."""
+    import numpy
+    x, flat = _named_filter_input(name, input)
+    if len(kernels) == 1:
+        mask = kernels[0].reshape(1, -1)
+    else:
+        mask = numpy.outer(kernels[0], kernels[1])
+    out = output
+    if output is not None and hasattr(output, "shape") and not isinstance(output, type):
+        out = output.reshape(1, -1) if len(tuple(output.shape)) == 1 else output
+    got = correlate(flat, mask, mode, cval, output=out, backend=backend, variant=variant)
+    return output if out is not None and got is out else got.reshape(tuple(x.shape))
+
+
+def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0,
+                    *, radius=None, backend=None, variant=None):
+    """scipy.ndimage.gaussian_filter for 1-D and 2-D float arrays: SciPy's kernel on each axis
+    (radius int(truncate * sigma + 0.5), or `radius`; normalised to sum 1; an axis of sigma 0
+    left as it is), the axes' kernels run as one separable filter. order= other than 0 (the
+    derivatives) raises ValueError."""
+    import numpy
+    x, _ = _named_filter_input("gaussian_filter", input)
+    ndim = len(tuple(x.shape))
+    if numpy.any(numpy.asarray(order) != 0):
+        raise ValueError("gaussian_filter: order= (the derivatives of a Gaussian) is not "
+                         "supported yet; order=0 is")
+    sigmas = [float(_check_number(v, "sigma")) for v in _per_axis(sigma, ndim, "sigma")]
+    if any(not v >= 0 for v in sigmas):
+        raise ValueError("gaussian_filter: sigma must be 0 or more")
+    radii = _per_axis(radius, ndim, "radius") if radius is not None else [None] * ndim
+    kernels = []
+    for sd, r in zip(sigmas, radii):
+        if sd <= 1e-15:  # SciPy leaves such an axis alone
+            kernels.append(numpy.ones(1))
+            continue
+        r = int(float(truncate) * sd + 0.5) if r is None else _check_integer(r, "radius", 0)
+        xs = numpy.arange(-r, r + 1)
+        phi = numpy.exp(-0.5 / (sd * sd) * xs ** 2)
+        kernels.append(_one_sided(phi / phi.sum(), "gaussian_filter"))
+    return _separable("gaussian_filter", x, kernels, mode, cval, output, backend, variant)
+
+
+def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *,
+                   backend=None, variant=None):
+    """scipy.ndimage.uniform_filter for 1-D and 2-D float arrays: the mean over `size` values on
+    each axis (a number or one per axis; even sizes and origin= placed as SciPy places them)."""
+    import numpy
+    x, _ = _named_filter_input("uniform_filter", input)
+    ndim = len(tuple(x.shape))
+    sizes = [_check_integer(v, "size", 1) for v in _per_axis(size, ndim, "size")]
+    origins = _per_axis(origin, ndim, "origin")
+    kernels = [_one_sided(numpy.full(n, 1.0 / n), "uniform_filter", o)
+               for n, o in zip(sizes, origins)]
+    return _separable("uniform_filter", x, kernels, mode, cval, output, backend, variant)
+
+
+def _edge_filter(name, smooth, input, axis, output, mode, cval, backend, variant):
+    import numpy
+    x, _ = _named_filter_input(name, input)
+    ndim = len(tuple(x.shape))
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError("%s: axis %r is out of bounds for an array of %d axes"
+                         % (name, axis, ndim))
+    kernels = [numpy.array(smooth, dtype=numpy.float64)] * ndim
+    kernels[axis % ndim] = numpy.array([-1.0, 0.0, 1.0])
+    return _separable(name, x, kernels, mode, cval, output, backend, variant)
+
+
+def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
+    """scipy.ndimage.sobel for 1-D and 2-D float arrays: the difference [-1, 0, 1] along axis,
+    smoothed by [1, 2, 1] along the other."""
+    return _edge_filter("sobel", [1.0, 2.0, 1.0], input, axis, output, mode, cval, backend, variant)
+
+
+def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
+    """scipy.ndimage.prewitt for 1-D and 2-D float arrays: [-1, 0, 1] along axis, [1, 1, 1]
+    along the other."""
+    return _edge_filter("prewitt", [1.0, 1.0, 1.0], input, axis, output, mode, cval, backend,
+                        variant)
+
+
+def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
+                backend=None, variant=None):
+    """scipy.ndimage.correlate1d for 1-D and 2-D float arrays: weights along one axis, placed
+    as SciPy places them (an even count, origin=), 31 taps at most with their placement."""
+    import numpy
+    x, _ = _named_filter_input("correlate1d", input)
+    ndim = len(tuple(x.shape))
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError("correlate1d: axis %r is out of bounds for an array of %d axes"
+                         % (axis, ndim))
+    w = numpy.asarray(weights, dtype=numpy.float64)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError("correlate1d: weights must be a 1-D sequence of at least one number")
+    kernels = [numpy.ones(1)] * ndim
+    kernels[axis % ndim] = _one_sided(w, "correlate1d", origin)
+    return _separable("correlate1d", x, kernels, mode, cval, output, backend, variant)
+
+
+def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
+               backend=None, variant=None):
+    """scipy.ndimage.convolve1d: correlate1d with the weights reversed (an even count shifted as
+    SciPy shifts it)."""
+    import numpy
+    w = numpy.asarray(weights, dtype=numpy.float64)[::-1]
+    origin = -_check_integer(origin, "origin", -(1 << 30)) - (1 - w.size % 2)  # SciPy's rule
+    return correlate1d(input, w, axis, output, mode, cval, origin, backend=backend,
+                       variant=variant)
 
 
 def lab(pattern=None, *, backend=None, quick=True, size=None, rungs=(), budget_s=1.0,

@@ -335,3 +335,23 @@ def test_histogram2d_of_gpu_arrays(rng, lib, dtype):
                                       weights=to_gpu(lib, w))
         want, _, _ = np.histogram2d(x, y, bins, range_, weights=w)
         np.testing.assert_allclose(to_host(got), want, rtol=1e-12, atol=1e-12)
+
+
+# scipy.ndimage's named filters on GPU arrays: the answer in the array's library, as SciPy's on a
+# host copy.
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_scipy_named_filters_of_gpu_arrays(rng, lib):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    host = rng.standard_normal((130, 257)).astype(np.float32)
+    x = to_gpu(lib, host)
+    for ours, theirs in ((lambda a: pplab.gaussian_filter(a, 2.0), lambda a: ndimage.gaussian_filter(a, 2.0)),
+                         (lambda a: pplab.sobel(a, axis=0), lambda a: ndimage.sobel(a, axis=0)),
+                         (lambda a: pplab.uniform_filter(a, 6, mode="nearest"),
+                          lambda a: ndimage.uniform_filter(a, 6, mode="nearest"))):
+        got = ours(x)
+        assert is_gpu_array_of(lib, got)
+        np.testing.assert_allclose(to_host(got), theirs(host), rtol=2e-5, atol=2e-5)
+    line = to_gpu(lib, host[0].copy())
+    np.testing.assert_allclose(to_host(pplab.correlate1d(line, [1.0, 2.0, -1.0, 0.5])),
+                               ndimage.correlate1d(host[0], [1.0, 2.0, -1.0, 0.5]),
+                               rtol=2e-5, atol=2e-5)

@@ -818,3 +818,68 @@ def test_reductions_of_strided_views_match_numpy(rng, backend, dtype):
     assert len({pplab.sum(v, backend=backend) for _ in range(3)}) == 1
     with pytest.raises(ValueError, match="variant"):
         pplab.sum(v, variant="r01_sequential_loop")
+
+
+# scipy.ndimage's named filters on 1-D and 2-D float arrays, against SciPy, every mode: the
+# kernels SciPy builds (Gaussian radius, even sizes, origin=), run as one separable filter.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(301,), (67, 45), (1, 9)])
+def test_scipy_named_filters_match_scipy(rng, backend, dtype, shape):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    x = rng.standard_normal(shape).astype(dtype)
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    last = len(shape) - 1
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+        calls = [
+            (lambda a: pplab.gaussian_filter(a, 1.5, mode=mode, cval=0.5, backend=backend),
+             lambda a: ndimage.gaussian_filter(a, 1.5, mode=mode, cval=0.5)),
+            (lambda a: pplab.gaussian_filter(a, [0.0, 2.0][-len(shape):], mode=mode, truncate=3.0,
+                                             backend=backend),
+             lambda a: ndimage.gaussian_filter(a, [0.0, 2.0][-len(shape):], mode=mode,
+                                               truncate=3.0)),
+            (lambda a: pplab.uniform_filter(a, 4, mode=mode, backend=backend),
+             lambda a: ndimage.uniform_filter(a, 4, mode=mode)),
+            (lambda a: pplab.uniform_filter(a, 5, mode=mode, origin=1, backend=backend),
+             lambda a: ndimage.uniform_filter(a, 5, mode=mode, origin=1)),
+            (lambda a: pplab.sobel(a, axis=last, mode=mode, backend=backend),
+             lambda a: ndimage.sobel(a, axis=last, mode=mode)),
+            (lambda a: pplab.sobel(a, axis=0, mode=mode, backend=backend),
+             lambda a: ndimage.sobel(a, axis=0, mode=mode)),
+            (lambda a: pplab.prewitt(a, mode=mode, backend=backend),
+             lambda a: ndimage.prewitt(a, mode=mode)),
+            (lambda a: pplab.correlate1d(a, [1.0, -2.0, 0.5, 3.0], axis=0, mode=mode, origin=-1,
+                                         backend=backend),
+             lambda a: ndimage.correlate1d(a, [1.0, -2.0, 0.5, 3.0], axis=0, mode=mode,
+                                           origin=-1)),
+            (lambda a: pplab.convolve1d(a, [1.0, -2.0, 0.5, 3.0], mode=mode, cval=2.0,
+                                        backend=backend),
+             lambda a: ndimage.convolve1d(a, [1.0, -2.0, 0.5, 3.0], mode=mode, cval=2.0)),
+            (lambda a: pplab.convolve1d(a, [2.0, 1.0, -1.0], mode=mode, origin=1, backend=backend),
+             lambda a: ndimage.convolve1d(a, [2.0, 1.0, -1.0], mode=mode, origin=1)),
+        ]
+        for k, (ours, theirs) in enumerate(calls):
+            got = ours(x)
+            assert got.shape == x.shape and got.dtype == x.dtype, k
+            np.testing.assert_allclose(got, theirs(x), err_msg="%s call %d" % (mode, k), **tol)
+    out = np.empty_like(x)
+    assert pplab.gaussian_filter(x, 1.0, output=out, backend=backend) is out
+    np.testing.assert_allclose(out, ndimage.gaussian_filter(x, 1.0), **tol)
+
+
+def test_scipy_named_filters_refuse_what_they_do_not_take_yet():
+    x = np.ones((8, 8), dtype=np.float32)
+    with pytest.raises(ValueError, match="order"):
+        pplab.gaussian_filter(x, 1.0, order=1)
+    with pytest.raises(ValueError, match="at most 31"):
+        pplab.gaussian_filter(x, 5.0)
+    with pytest.raises(ValueError, match="3-D"):
+        pplab.uniform_filter(np.ones((2, 3, 4)))
+    with pytest.raises(ValueError, match="float32 and float64"):
+        pplab.sobel(np.ones((4, 4), dtype=np.uint8))
+    with pytest.raises(ValueError, match="invalid origin"):
+        pplab.correlate1d(x, [1.0, 2.0, 3.0], origin=2)
+    with pytest.raises(ValueError, match="out of bounds"):
+        pplab.sobel(x, axis=2)
+    with pytest.raises(ValueError, match="sigma"):
+        pplab.gaussian_filter(x, -1.0)
