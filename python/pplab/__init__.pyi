@@ -6,7 +6,7 @@ import numpy
 # A NumPy, CuPy or PyTorch array, or anything with the buffer protocol, __dlpack__ or
 # __cuda_array_interface__; results come back in the same library's type.
 Array = Any
-Backend = Literal["seq", "cpu", "cuda"]
+Backend = Literal["seq", "cpu", "cuda", "mpi"]
 Mode = Literal["reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
                "grid-wrap"]
 
@@ -59,6 +59,23 @@ def correlate(image: Array, weights: Any, mode: Mode = ..., cval: float = ..., *
 def convolve(image: Array, weights: Any, mode: Mode = ..., cval: float = ..., *,
              output: Any = ..., precision: Literal["strict", "split_tf32"] = ...,
              backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
+# scipy.ndimage's named filters: 1-D and 2-D float32/float64 arrays, at most 31 taps per axis.
+def gaussian_filter(input: Array, sigma: Any, order: Any = ..., output: Any = ..., mode: Mode = ...,
+                    cval: float = ..., truncate: float = ..., *, radius: Any = ...,
+                    backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
+def uniform_filter(input: Array, size: Any = ..., output: Any = ..., mode: Mode = ...,
+                   cval: float = ..., origin: Any = ..., *, backend: Optional[Backend] = ...,
+                   variant: Optional[str] = ...) -> Array: ...
+def sobel(input: Array, axis: int = ..., output: Any = ..., mode: Mode = ..., cval: float = ...,
+          *, backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
+def prewitt(input: Array, axis: int = ..., output: Any = ..., mode: Mode = ..., cval: float = ...,
+            *, backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
+def correlate1d(input: Array, weights: Any, axis: int = ..., output: Any = ..., mode: Mode = ...,
+                cval: float = ..., origin: int = ..., *, backend: Optional[Backend] = ...,
+                variant: Optional[str] = ...) -> Array: ...
+def convolve1d(input: Array, weights: Any, axis: int = ..., output: Any = ..., mode: Mode = ...,
+               cval: float = ..., origin: int = ..., *, backend: Optional[Backend] = ...,
+               variant: Optional[str] = ...) -> Array: ...
 def lab(pattern: Optional[str] = ..., *, backend: Optional[str] = ..., quick: bool = ...,
         size: Optional[Literal["quick", "full", "tiny"]] = ..., rungs: Sequence[str] = ...,
         budget_s: float = ..., progress: bool = ..., table: bool = ...,
