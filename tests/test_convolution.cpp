@@ -567,3 +567,34 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
 
 }  // namespace
 }  // namespace pplab::test
+
+namespace pplab::test {
+namespace {
+
+// scipy.ndimage's 1-D kernels: the Gaussian's length, symmetry and sum, sigma 0, a radius given;
+// correlate1d's placement of even lengths and origins; the errors.
+TEST(NamedKernels, GaussianAndPlacementAsSciPy) {
+  EXPECT_EQ(gaussian_kernel(0.0), std::vector<double>{1.0});
+  const std::vector<double> g = gaussian_kernel(1.5);
+  ASSERT_EQ(g.size(), 13u);  // radius int(4 * 1.5 + 0.5) = 6
+  double sum = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    sum += g[i];
+    EXPECT_EQ(g[i], g[g.size() - 1 - i]);
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-15);
+  EXPECT_GT(g[6], g[5]);
+  EXPECT_EQ(gaussian_kernel(2.0, 4.0, 3).size(), 7u);
+  EXPECT_EQ(gaussian_kernel(1.0, 2.0).size(), 5u);  // radius int(2 * 1 + 0.5) = 2
+  const std::vector<double> w4 = {1, 2, 3, 4}, w3 = {1, 2, 3};
+  EXPECT_EQ(placed_kernel(w4), (std::vector<double>{1, 2, 3, 4, 0}));
+  EXPECT_EQ(placed_kernel(w4, -1), (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(placed_kernel(w3, 1), (std::vector<double>{1, 2, 3, 0, 0}));
+  EXPECT_EQ(placed_kernel(w3, -1), (std::vector<double>{0, 0, 1, 2, 3}));
+  expect_error(errc::invalid_argument, [] { gaussian_kernel(-1.0); }, "sigma");
+  expect_error(errc::invalid_argument, [] { gaussian_kernel(1e300); }, "2^20");
+  expect_error(errc::invalid_argument, [&] { placed_kernel(w3, 2); }, "invalid origin");
+}
+
+}  // namespace
+}  // namespace pplab::test

@@ -41,9 +41,8 @@ double number_after(const std::string& spec, const std::string& key, const std::
   return v;
 }
 
-// SciPy's gaussian_filter taps: exp(-x^2 / (2 sigma^2)) for |x| <= int(4 sigma + 0.5), normalized;
-// the 2-D mask their outer product. The radius is checked as a double before it becomes an
-// integer (a huge sigma would overflow it), and a tiny sigma is the one tap 1, as in SciPy.
+// SciPy's gaussian_filter taps (pplab::gaussian_kernel, truncate 4), the 2-D mask their outer
+// product. The radius is checked as a double first (a huge sigma would overflow it).
 mask_values gaussian(const std::string& spec, double sigma) {
   const double radius = std::floor(4.0 * sigma + 0.5);
   const double max_radius = double(max_mask_side / 2);
@@ -52,16 +51,10 @@ mask_values gaussian(const std::string& spec, double sigma) {
          fmt::format("--mask {}: a Gaussian of sigma {} has {} taps a side (4 sigma each way); "
                      "masks are at most {}, so sigma must be below {}",
                      spec, sigma, 2 * radius + 1, max_mask_side, (max_radius + 0.5) / 4.0));
-  const long r = long(radius);
-  std::vector<double> one(std::size_t(2 * r + 1));
-  double sum = 0;
-  for (long x = -r; x <= r; ++x) {
-    const double t = double(x) / sigma;  // (x / sigma)^2, not x^2 / sigma^2: 0 at x = 0 always
-    sum += one[std::size_t(x + r)] = std::exp(-0.5 * t * t);
-  }
+  const std::vector<double> one = gaussian_kernel(sigma);
   mask_values m{{}, one.size(), one.size()};
   for (double a : one)
-    for (double b : one) m.v.push_back(a / sum * b / sum);
+    for (double b : one) m.v.push_back(a * b);
   return m;
 }
 

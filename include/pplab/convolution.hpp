@@ -21,7 +21,9 @@
 // ranks): rank r holds rows [first, first + count)); `rows` is the whole image's, and every rank
 // passes the same shape, mask and options.
 #include <cstddef>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "backend.hpp"
 #include "dtype.hpp"
@@ -49,5 +51,21 @@ void correlate(backend where, dtype t, const void* in, std::size_t rows, std::si
 void convolve(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
               std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,
               std::size_t ld_out, const filter_options& o = {}, const rung_choice& how = {});
+
+// scipy.ndimage's 1-D kernels, from which its named filters (gaussian_filter, uniform_filter,
+// sobel, correlate1d) are made: one per axis, their outer product a separable mask.
+//
+// gaussian_filter's kernel, by SciPy's formula: exp(-0.5 / sigma^2 * x^2) for |x| <= radius
+// (int(truncate * sigma + 0.5), or `radius` when it is 0 or more), over its sum (added in
+// NumPy's pairwise order). The C library's exp may differ from NumPy's vectorized one in the last
+// bit of a tap (a relative 2e-16). A sigma of 1e-15 or less is the one tap 1 (SciPy leaves
+// such an axis alone). A negative or non-finite sigma, or a radius past 2^20, is an error.
+std::vector<double> gaussian_kernel(double sigma, double truncate = 4.0, long radius = -1);
+
+// The weights w placed as scipy.ndimage.correlate1d places them, out[i] = sum over j of
+// w[j] * x[i + j - size(w) / 2 - origin], as the odd-length mask of the same answer (centred,
+// with zeros where an even length or the origin moves w off the centre). The origin must lie in
+// SciPy's range, -(size / 2) to (size - 1) / 2.
+std::vector<double> placed_kernel(std::span<const double> w, long origin = 0);
 
 }  // namespace pplab

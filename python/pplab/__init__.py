@@ -901,19 +901,16 @@ def _per_axis(value, ndim, name):
 
 
 def _one_sided(kernel, name, origin=0):
-    """A 1-D kernel placed as scipy.ndimage.correlate1d places it, as the odd-sided mask of the
-    same answer: out[i] = sum_j w[j] * x[i + j - len(w) // 2 - origin]. The mask gets zeros where
-    an even length or an origin moves the kernel off its centre; at most 31 taps."""
+    """A 1-D kernel placed as scipy.ndimage.correlate1d places it (pplab::placed_kernel: the
+    odd-sided mask of the same answer, zeros where an even length or an origin moves the kernel
+    off its centre); at most 31 taps."""
     import numpy
-    w = numpy.asarray(kernel, dtype=numpy.float64)
-    k, origin = w.size, _check_integer(origin, "origin", -(1 << 30))
-    if not -(k // 2) <= origin <= (k - 1) // 2:
-        raise ValueError("%s: invalid origin %d for %d taps (SciPy's range: %d to %d)"
-                         % (name, origin, k, -(k // 2), (k - 1) // 2))
-    before = k // 2 + origin  # taps left of the centre
-    centre = builtins.max(before, k - 1 - before)
-    mask = numpy.zeros(2 * centre + 1)
-    mask[centre - before: centre - before + k] = w
+    origin = _check_integer(origin, "origin", -(1 << 30))
+    try:
+        mask = numpy.asarray(_pplab.placed_kernel(numpy.asarray(kernel, dtype=numpy.float64),
+                                                  origin))
+    except ValueError as e:
+        raise ValueError("%s: %s" % (name, str(e).replace("placed_kernel: ", ""))) from None
     if mask.size > 31:
         raise ValueError("%s: a kernel of %d taps (with its placement); pplab's filters take at "
                          "most 31 per axis yet" % (name, mask.size))
@@ -956,10 +953,9 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
         if sd <= 1e-15:  # SciPy leaves such an axis alone
             kernels.append(numpy.ones(1))
             continue
-        r = int(float(truncate) * sd + 0.5) if r is None else _check_integer(r, "radius", 0)
-        xs = numpy.arange(-r, r + 1)
-        phi = numpy.exp(-0.5 / (sd * sd) * xs ** 2)
-        kernels.append(_one_sided(phi / phi.sum(), "gaussian_filter"))
+        r = -1 if r is None else _check_integer(r, "radius", 0)
+        kernels.append(_one_sided(_pplab.gaussian_kernel(sd, float(truncate), r),
+                                  "gaussian_filter"))
     return _separable("gaussian_filter", x, kernels, mode, cval, output, backend, variant)
 
 

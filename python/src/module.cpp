@@ -611,6 +611,12 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
+  m.def("gaussian_kernel", &gaussian_kernel, py::arg("sigma"), py::arg("truncate") = 4.0,
+        py::arg("radius") = -1);
+  m.def(
+      "placed_kernel",
+      [](const std::vector<double>& w, long origin) { return placed_kernel(w, origin); },
+      py::arg("weights"), py::arg("origin") = 0);
   m.def("reduce_axis", &reduce_axis_call, py::arg("x"), py::arg("op"), py::arg("axis"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("histogram", &histogram_call, py::arg("x"), py::arg("bins"), py::arg("lo") = py::none(),
