@@ -132,13 +132,6 @@ template <class A> scalar answer_of(A acc, op what, std::size_t n) {
                       : std::numeric_limits<double>::quiet_NaN());
 }
 
-// The pair of a part's answer: the index a rung answered (-1: none) and the value there, read
-// from the part's host data (the part's own first element is index 0).
-template <class T> arg_acc<T> arg_at(const T* part, std::int64_t index, op o) {
-  if (index < 0) return o == op::argmin ? identity<T, op::argmin>() : identity<T, op::argmax>();
-  return {part[index], index};
-}
-
 // Rungs that take argmin and argmax say so with `static constexpr bool args = true`.
 template <class Impl>
 concept takes_args = requires { requires Impl::args; };
