@@ -180,7 +180,8 @@ void check_edges_and_weights(const histogram_rung& r, histogram_problem p, std::
   std::uniform_real_distribution<double> u(-50, 150);
   if (p.edge_array) {
     c.edges.resize(p.bins + 1);
-    for (double& e : c.edges) e = std::floor(u(rng) * 4) / 4;  // some repeat
+    // Some repeat; some are not floats (float32 data meets them in double, as NumPy's).
+    for (double& e : c.edges) e = rng() & 1 ? std::floor(u(rng) * 4) / 4 : u(rng);
     std::sort(c.edges.begin(), c.edges.end());
     p.lo = c.edges.front(), p.hi = c.edges.back(), p.closed_last = true;
   }
@@ -191,6 +192,8 @@ void check_edges_and_weights(const histogram_rung& r, histogram_problem p, std::
     for (std::size_t i = 0; i < p.n; ++i) {
       double v = rng() % 5 == 0 && p.edge_array ? c.edges[rng() % c.edges.size()] : u(rng);
       if constexpr (std::is_floating_point_v<T>) {
+        if (p.edge_array && rng() % 5 == 0)  // the floats on either side of an edge
+          v = double(std::nextafter(T(v), rng() & 1 ? T(INFINITY) : -T(INFINITY)));
         if (rng() % 61 == 0) v = std::numeric_limits<double>::quiet_NaN();
         if (rng() % 67 == 0) v = (rng() & 1 ? 1 : -1) * std::numeric_limits<double>::infinity();
         x[i] = T(v);
@@ -295,6 +298,9 @@ TEST_P(Histogram, ArraysOfEdgesAndWeights) {
   check_edges_and_weights(r, many, rng);
   many.weighted = false;
   check_edges_and_weights(r, many, rng);
+  histogram_problem mid{dtype::f32, 100003, 3000, 0, 0, true, false};  // float tables that fit
+  mid.edge_array = true;
+  check_edges_and_weights(r, mid, rng);
 }
 
 TEST_P(Histogram, ManyBins) {

@@ -29,8 +29,8 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     // data, their shared counters (h11) beat the partition (90% in one of 2^20 bins: 1.93x h10).
     // Weights or an array of edges: the rungs that take them.
     if (p.weighted || p.edge_array)
-      return {"histogram/cuda/h16_edges_lookup_table", "histogram/cuda/h14_edges_in_shared",
-              "histogram/cuda/h13_weighted_fixed_point",
+      return {"histogram/cuda/h17_edges_float_table", "histogram/cuda/h16_edges_lookup_table",
+              "histogram/cuda/h14_edges_in_shared", "histogram/cuda/h13_weighted_fixed_point",
               "histogram/cuda/h15_weighted_global_fixed_point"};
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h12_sampled_choice",      "histogram/cuda/h10_block_multisplit",

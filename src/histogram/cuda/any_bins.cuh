@@ -21,6 +21,19 @@ inline std::size_t edge_bytes(const histogram_problem& p) {
   return p.edge_array ? (p.bins + 1) * sizeof(double) : 0;
 }
 
+// edge_lookup_binner's table on the GPU (binning.hpp): first[k] for k = 0..cells, one thread each.
+__global__ inline void edge_lookup_table_built(const double* e, std::size_t bins, unsigned cells,
+                                               unsigned* first) {
+  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k <= cells) first[k] = edge_lookup_binner::entry(e, bins, cells, k);
+}
+inline void edge_lookup_table_built(const double* e, std::size_t bins, unsigned* first,
+                                    cudaStream_t s) {
+  const unsigned cells = edge_lookup_binner::cells_for(bins);
+  edge_lookup_table_built<<<(cells + 256) / 256, 256, 0, s>>>(e, bins, cells, first);
+  PPLAB_CUDA_LAUNCHED();
+}
+
 // The binner a kernel uses: an even-bin binner as it is; edges copied into `room` (the block's
 // shared memory, edge_bytes of it) by the block's threads. The caller syncs before binning.
 template <class Bin> __device__ Bin bound(const Bin& b, double*) { return b; }

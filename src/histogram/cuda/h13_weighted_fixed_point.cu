@@ -2,86 +2,119 @@
 // the sum of its values' weights, the same bits on every run. Float atomics would add a bin's
 // weights in whatever order the warps arrive, and float addition is not associative: the sums
 // would change from run to run. Integer addition is associative, so each block sums a tile of
-// 2^13 values in fixed point, bin by bin: a first pass bins each value (its slot kept in shared
-// memory) and finds each slot's largest |weight|, 2^e above it (an integer atomicMax of the
-// exponent); the slot's scale is 2^k with k = 62 - 13 - e, so that 2^13 weights of at most 2^e,
-// each times 2^k, stay below 2^62; the second pass adds each weight as the 64-bit integer
+// 2^12 values in fixed point, bin by bin. Each thread holds 8 values of the tile and their
+// weights in registers (coalesced loads, all in flight together; the next tile's are issued as
+// soon as the registers are free, so they travel while the block sums this one). A first pass
+// bins each value and finds each slot's largest |weight|, 2^e above it (an integer atomicMax of
+// the exponent); the slot's scale is 2^k with k = 62 - 12 - e, so that 2^12 weights of at most
+// 2^e, each times 2^k, stay below 2^62; the second pass adds each weight as the 64-bit integer
 // round(w x 2^k) to its slot with an integer atomic (any order, the same total). After the
 // tile, each slot's integer goes back to double (x 2^-k) and is added to the block's running
-// sums in order; at the end the blocks' sums are added per slot in block order. Each weight is
-// rounded to a multiple of 2^-k: at most 2^-49 of its slot's largest |weight| in the tile (sums
-// in double, as NumPy's bincount, err by about 2^-53 of the running sum). Infinite and NaN
-// weights are not summed but flagged per slot (OR is order-free too): a slot with NaN, or with
-// both infinities, is NaN, else the infinity it saw, as a double sum is. The second pass reads
-// the tile's weights again, from L2 (32 or 64 KiB a tile).
+// sum in shared memory, in tile order; at the end the blocks' sums are added per slot in block
+// order. Each weight is rounded to a multiple of 2^-k: at most 2^-50 of its slot's largest
+// |weight| in the tile (sums in double, as NumPy's bincount, err by about 2^-53 of the running
+// sum). Infinite and NaN weights are not summed but flagged per slot (OR is order-free too): a
+// slot with NaN, or with both infinities, is NaN, else the infinity it saw, as a double sum is.
 // An array of edges: each block copies them into its shared memory first (any_bins.cuh).
-// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
-// bins with f32 weights 2.390 ms, 898 GB/s of data and weights (20% of the read ceiling);
-// pplab.histogram(weights=) on a CuPy array 12.3x cupy.histogram(weights=). The two passes, the
-// per-tile flush and a 64-bit shared atomic per value keep it far from the read (0.48 ms).
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt, its second and
+// third runs): f32 2^28 into 1024 bins with f32 weights 1.742 ms, 1233 GB/s of data and weights
+// (28% of the read ceiling; the read alone is 0.48 ms), where one value at a time per thread, the
+// slots kept in shared memory and the weights read again from L2 took 2.390 ms (the first run);
+// through Python on CuPy arrays 1.960 ms, 17.9x cupy.histogram(weights=).
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 512;
-constexpr int tile_bits = 13;
-constexpr unsigned tile = 1u << tile_bits;  // values a block sums at one scale per slot
-constexpr int no_weight = -2000;            // a slot's exponent before any nonzero weight
+constexpr int per_thread = 8;  // values a thread holds in registers per tile
+constexpr int tile_bits = 12;
+constexpr unsigned tile = B * per_thread;  // values a block sums at one scale per slot
+static_assert(tile == 1u << tile_bits);
+constexpr int no_weight = -2000;  // a slot's exponent before any nonzero weight
 
 // The slot's scale for a tile of 2^tile_bits weights below 2^e.
 __device__ inline double scale_for(int e) { return fixed_point_scale(e, tile_bits); }
 
+// Thread t's share of the tile at `first`: values first + t + j B, j < per_thread (coalesced
+// loads, all of them in flight at once), into registers; past n, nothing.
+template <class T>
+__device__ inline void tile_loaded(const T* __restrict__ a, std::size_t n, std::size_t first,
+                                   T (&r)[per_thread]) {
+#pragma unroll
+  for (int j = 0; j < per_thread; ++j) {
+    const std::size_t i = first + threadIdx.x + std::size_t(j) * B;
+    if (i < n) r[j] = a[i];
+  }
+}
+
 template <class T, class W, class Bin>
-__global__ void summed(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
-                       double* block_sums, unsigned* flags, unsigned nslots) {
-  // Shared: the fixed-point sums and the scales (8 bytes a slot), the exponents and flags (4
-  // each), the tile's slots, then the edges.
+__global__ void __launch_bounds__(B, 2)
+    summed(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
+           double* block_sums, unsigned* flags, unsigned nslots) {
+  // Shared, per slot: the block's running sum, the tile's fixed-point sum and scale (8 bytes
+  // each), the tile's largest exponent and the flags (4 each); then the edges.
   extern __shared__ unsigned long long room[];
-  auto* fixed = room;
-  auto* scale = reinterpret_cast<double*>(room + nslots);
-  auto* top = reinterpret_cast<int*>(room + 2 * std::size_t(nslots));
+  auto* running = reinterpret_cast<double*>(room);
+  auto* fixed = room + nslots;
+  auto* scale = reinterpret_cast<double*>(room + 2 * std::size_t(nslots));
+  auto* top = reinterpret_cast<int*>(room + 3 * std::size_t(nslots));
   auto* seen = reinterpret_cast<unsigned*>(top + nslots);
-  auto* slot_of = seen + nslots;
-  auto* edges = reinterpret_cast<double*>(room + 2 * std::size_t(nslots) + nslots + tile / 2);
-  double* mine = block_sums + std::size_t(blockIdx.x) * nslots;
+  auto* edges = reinterpret_cast<double*>(room + 4 * std::size_t(nslots));
   for (unsigned b = threadIdx.x; b < nslots; b += B)
-    mine[b] = 0, seen[b] = 0, fixed[b] = 0, top[b] = no_weight;
+    running[b] = 0, seen[b] = 0, fixed[b] = 0, top[b] = no_weight;
   const auto bin = bound(given, edges);
   __syncthreads();
-  for (std::size_t first = std::size_t(blockIdx.x) * tile; first < n;
-       first += std::size_t(gridDim.x) * tile) {
-    const unsigned len = unsigned(n - first < tile ? n - first : tile);
-    for (unsigned i = threadIdx.x; i < len; i += B) {  // bin, and each slot's largest weight
-      const std::size_t b = bin(x[first + i]);
-      const double v = double(w[first + i]);
-      slot_of[i] = unsigned(b);
+  // The tile's values and weights stay in registers from the first pass to the second (the
+  // weights are read once); the next tile's loads are issued as soon as each register is free,
+  // so they are in flight while the block sums and flushes this one.
+  const std::size_t stride = std::size_t(gridDim.x) * tile;
+  T xs[per_thread];
+  W ws[per_thread];
+  std::size_t first = std::size_t(blockIdx.x) * tile;
+  tile_loaded(x, n, first, xs);
+  tile_loaded(w, n, first, ws);
+  for (; first < n; first += stride) {
+    unsigned slot[per_thread];
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {  // bin, and each slot's largest weight
+      if (first + threadIdx.x + std::size_t(j) * B >= n) continue;
+      const unsigned b = unsigned(bin(xs[j]));
+      const double v = double(ws[j]);
+      slot[j] = b;
       if (fabs(v) <= DBL_MAX) {
         if (v != 0) atomicMax(&top[b], exponent_above(v));
       } else {
         atomicOr(&seen[b], flag_of(v));
       }
     }
+    tile_loaded(x, n, first + stride, xs);
     __syncthreads();
     for (unsigned b = threadIdx.x; b < nslots; b += B)
       if (top[b] != no_weight) scale[b] = scale_for(top[b]);
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < len; i += B) {  // the weights again (from L2), summed
-      const double v = double(w[first + i]);
-      const unsigned b = slot_of[i];
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {  // each weight added to its slot in fixed point
+      if (first + threadIdx.x + std::size_t(j) * B >= n) continue;
+      const double v = double(ws[j]);
+      const unsigned b = slot[j];
       if (fabs(v) <= DBL_MAX && v != 0)
         atomicAdd(&fixed[b], static_cast<unsigned long long>(__double2ll_rn(v * scale[b])));
     }
+    tile_loaded(w, n, first + stride, ws);
     __syncthreads();
     for (unsigned b = threadIdx.x; b < nslots; b += B)
-      if (top[b] != no_weight) {
-        mine[b] += double(static_cast<long long>(fixed[b])) / scale[b];
+      if (top[b] != no_weight) {  // scale is a power of two: the division is exact
+        running[b] += double(static_cast<long long>(fixed[b])) / scale[b];
         fixed[b] = 0, top[b] = no_weight;
       }
     __syncthreads();  // the slots are clear before the next tile
   }
-  for (unsigned b = threadIdx.x; b < nslots; b += B)
+  double* mine = block_sums + std::size_t(blockIdx.x) * nslots;
+  for (unsigned b = threadIdx.x; b < nslots; b += B) {
+    mine[b] = running[b];
     if (seen[b]) atomicOr(&flags[b], seen[b]);
+  }
 }
 
 // Each slot: the blocks' sums in block order, then the flags (fixed_point_sums.cuh).
@@ -94,9 +127,7 @@ __global__ void combined(const double* block_sums, const unsigned* flags, unsign
   out[b] = with_flags(total, flags[b]);
 }
 
-std::size_t shared_bytes(const histogram_problem& p) {
-  return slots(p) * 24 + tile * 4 + edge_bytes(p);
-}
+std::size_t shared_bytes(const histogram_problem& p) { return slots(p) * 32 + edge_bytes(p); }
 
 // The blocks launched: as many as the GPU holds at once (found per kernel), no more than the
 // tiles; the scratch is their sums (blocks x slots doubles) and the slots' flags.

@@ -1,95 +1,168 @@
 // histogram/cuda/h15_weighted_global_fixed_point: weights into more bins than one block's shared
-// memory holds (numpy.bincount(x, w) over 65536 values, say): h13's fixed-point sums, the same
-// bits on every run, with the slots in global memory (L2's atomics). The data goes in windows of
-// 2^24 values, three kernels each: every value's slot takes the largest exponent of its weights
-// (an integer atomicMax; infinities and NaN flagged) and counts its weights (c), then every
-// weight is added to its slot as the 64-bit integer round(w x 2^k), k = 62 - log2(c) - e (c such
-// weights stay below 2^62; any order, the same total), then each slot's integer goes back to
-// double and is added to the slot's running sum in window order. Each weight is rounded to
-// 2^-(63 - log2 c) of its slot's largest |weight| in the window (256 weights a slot: 2^-55).
-// What limits it: the data is read twice (the window's second pass does not fit L2) and every
-// value costs three L2 atomics.
-// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
-// bins with f32 weights 42.27 ms (h13 in shared memory: 2.390); numpy.bincount(x, w) of 2^28
-// int64 into 65536 bins through Python 13.88 ms, 0.30x torch.bincount's 4.19 ms (whose float
-// atomics give other bits on every run): a privatized rung for many bins is still to come.
+// memory holds (numpy.bincount(x, w) over 65536 values, say): fixed-point sums, the same bits on
+// every run, with the slots in global memory (L2's atomics). Two passes over the data. The first
+// finds each slot's largest exponent (2^e above its largest finite |weight|) with an integer
+// atomicMax, issued only when a value's exponent is above the one the slot already shows (so
+// after the first few values of a slot, almost none are), and flags infinities and NaN. The
+// second adds each weight to its slot as the integer round(w x 2^k), k = 50 - e, into a 128-bit
+// accumulator of two 64-bit words: one atomic on the low word, whose old value tells whether it
+// carried, and one on the high word only when the weight's high part plus the carry is not zero.
+// That is rare: each term is below 2^50, so a positive weight's high part is 0 and the low word
+// carries once in 2^14 adds or more; a negative one's high part is -1 and its add carries unless
+// the low word is below the term. Integer sums do not depend on the order of the atomics. The
+// inputs number below 2^40, so the sum stays below 2^90: no overflow. Each weight is rounded to
+// 2^-50 of its slot's largest |weight| (as h13's tiles; a double sum of the same weights errs by
+// about 2^-53 of its running sum); the 128-bit sum is rounded once to double at the end, and the
+// flags decide the slots that saw infinities or NaN (fixed_point_sums.cuh).
+// What limits it: the data is read twice, and every value costs an L2 atomic that returns its
+// old value (an H200's L2 takes about 100 G/s of 64-bit atomics that return nothing:
+// atomic_rates.cu), so 2^28 values cannot go under about 2.6 ms this way.
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt):
+// numpy.bincount(x, w) of 2^28 int64 into 65536 bins through Python 9.505 ms, 0.45x
+// torch.bincount's 4.268 ms (whose float atomics give other bits on every run; the third run),
+// with terms below 2^86, whose high words took a second atomic per value; in windows of 2^24
+// values with three L2 atomics per value (the first run) 13.88 ms.
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
-constexpr int window_bits = 24;
-constexpr std::size_t window = std::size_t(1) << window_bits;
+constexpr int count_bits = 40;  // the inputs number below 2^40
+constexpr int term_bits = 50;   // each term below 2^50: the low word rarely carries
+constexpr int unbiased = 2048;               // top holds e + 2048; 0: no weight yet
 
-// Each slot's largest exponent, stored as e + 2048 (0: no nonzero weight yet, so a memset
-// clears it), its count of nonzero finite weights, and the flags of weights not finite.
+// The scale 2^k of a slot whose largest exponent is e (k at most 1000: a finite double).
+__device__ inline double scale_of(int top) {
+  const int k = term_bits - (top - unbiased);
+  return ldexp(1.0, k < 1000 ? k : 1000);
+}
+
 template <class T, class W, class Bin>
 __global__ void exponents(const T* __restrict__ x, const W* __restrict__ w, std::size_t n,
-                          Bin given, int* top, unsigned* count, unsigned* flags) {
+                          Bin given, int* top, unsigned* flags) {
   extern __shared__ double edges[];
   const auto bin = bound(given, edges);
   __syncthreads();
-  for (std::size_t i = global_thread(); i < n; i += grid_threads()) {
-    const double v = double(w[i]);
+  for_each_pair<8>(x, w, n, [&](T value, W weight, std::size_t) {  // 16 reads in flight
+    const double v = double(weight);
+    if (v == 0) return;
+    const std::size_t b = bin(value);
     if (fabs(v) <= DBL_MAX) {
-      if (v != 0) {
-        const std::size_t b = bin(x[i]);
-        atomicMax(&top[b], exponent_above(v) + 2048);
-        atomicAdd(&count[b], 1u);
-      }
+      // A stale read can only be lower than the slot's exponent: then the atomic is issued.
+      const int e = exponent_above(v) + unbiased;
+      if (e > top[b]) atomicMax(&top[b], e);
     } else {
-      atomicOr(&flags[bin(x[i])], flag_of(v));
+      atomicOr(&flags[b], flag_of(v));
     }
-  }
+  });
 }
 
-// The scale of a slot whose weights are below 2^(top - 2048), `count` of them.
-__device__ inline double scale_of(int top, unsigned count) {
-  return fixed_point_scale(top - 2048, 32 - __clz(count));  // 2^(32 - clz) > count
+// The two words of the 128-bit sums, low then high, per slot.
+struct wide_sum {
+  unsigned long long lo, hi;
+};
+
+// A weight's term: its slot, and round(w 2^k) in two's complement as two 64-bit words.
+struct term {
+  std::size_t slot;
+  unsigned long long lo = 0, hi = 0;
+};
+
+template <class T, class W, class Bin>
+__device__ inline term term_of(const Bin& bin, T value, W weight, const int* top) {
+  const double v = double(weight);
+  if (!(fabs(v) <= DBL_MAX) || v == 0) return {0};  // not summed: adds zero to slot 0
+  term r{bin(value)};
+  // t = round(v 2^k), an integer below 2^50: its magnitude split exactly into 64-bit words
+  // (each word keeps some of the double's bits), then negated in two's complement if v < 0.
+  const double t = rint(v * scale_of(top[r.slot])), a = fabs(t);
+  const double a_hi = floor(a * 0x1p-64);
+  r.lo = __double2ull_rz(a - a_hi * 0x1p64), r.hi = __double2ull_rz(a_hi);
+  if (t < 0) {
+    r.lo = ~r.lo + 1;
+    r.hi = ~r.hi + (r.lo == 0 ? 1 : 0);
+  }
+  return r;
+}
+
+// Adds the terms' low words (all `unroll` atomics in flight together: each returns its old value,
+// and one at a time would wait a round trip to L2 each), then, from each old value, the carry
+// into the high word, added where the high part plus the carry is not zero.
+template <int unroll> __device__ inline void terms_added(const term (&t)[unroll], wide_sum* sums) {
+  unsigned long long old[unroll];
+#pragma unroll
+  for (int u = 0; u < unroll; ++u) old[u] = t[u].lo ? atomicAdd(&sums[t[u].slot].lo, t[u].lo) : 0;
+#pragma unroll
+  for (int u = 0; u < unroll; ++u) {
+    const unsigned long long high = t[u].hi + (old[u] + t[u].lo < old[u] ? 1 : 0);
+    if (high != 0) atomicAdd(&sums[t[u].slot].hi, high);
+  }
 }
 
 template <class T, class W, class Bin>
 __global__ void added(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
-                      const int* top, const unsigned* count, unsigned long long* fixed) {
+                      const int* __restrict__ top, wide_sum* sums) {
   extern __shared__ double edges[];
   const auto bin = bound(given, edges);
   __syncthreads();
-  for (std::size_t i = global_thread(); i < n; i += grid_threads()) {
-    const double v = double(w[i]);
-    if (fabs(v) <= DBL_MAX && v != 0) {
-      const std::size_t b = bin(x[i]);
-      const double scale = scale_of(top[b], count[b]);
-      atomicAdd(&fixed[b], static_cast<unsigned long long>(__double2ll_rn(v * scale)));
-    }
+  constexpr int unroll = 4;
+  const std::size_t threads = grid_threads();
+  std::size_t i = global_thread();
+  for (; i + (unroll - 1) * threads < n; i += unroll * threads) {
+    T xs[unroll];
+    W ws[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) xs[u] = x[i + u * threads], ws[u] = w[i + u * threads];
+    term t[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) t[u] = term_of(bin, xs[u], ws[u], top);
+    terms_added(t, sums);
+  }
+  for (; i < n; i += threads) {
+    const term t[1] = {term_of(bin, x[i], w[i], top)};
+    terms_added(t, sums);
   }
 }
 
-// Each slot's window sum into its running sum, and the slot cleared for the next window.
-__global__ void flushed(int* top, unsigned* count, unsigned long long* fixed, double* sums,
-                        unsigned nslots) {
-  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= nslots || top[b] == 0) return;
-  sums[b] += double(static_cast<long long>(fixed[b])) / scale_of(top[b], count[b]);
-  fixed[b] = 0, top[b] = 0, count[b] = 0;
+// A 128-bit two's-complement integer (hi, lo) times 2^-k, rounded once to double: the top 64
+// bits of its magnitude, with a sticky bit for any below, converted with rounding to nearest.
+__device__ inline double rounded(unsigned long long lo, unsigned long long hi, double scale) {
+  const bool negative = static_cast<long long>(hi) < 0;
+  if (negative) {  // the magnitude: -(hi, lo)
+    lo = ~lo + 1;
+    hi = ~hi + (lo == 0 ? 1 : 0);
+  }
+  double m;
+  if (hi == 0) {
+    m = __ull2double_rn(lo);
+  } else {
+    const int shift = 64 - __clzll(static_cast<long long>(hi));  // bits of hi in use, 1..63
+    const unsigned long long top64 =
+        (hi << (64 - shift)) | (lo >> shift) | ((lo << (64 - shift)) != 0 ? 1 : 0);
+    m = ldexp(__ull2double_rn(top64), shift);
+  }
+  return (negative ? -m : m) / scale;  // scale is a power of two: exact unless subnormal
 }
 
-__global__ void finished(const unsigned* flags, double* sums, unsigned nslots) {
+__global__ void finished(const int* top, const wide_sum* sums, const unsigned* flags, double* out,
+                         unsigned nslots) {
   const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < nslots) sums[b] = with_flags(sums[b], flags[b]);
+  if (b >= nslots) return;
+  const double sum = top[b] == 0 ? 0.0 : rounded(sums[b].lo, sums[b].hi, scale_of(top[b]));
+  out[b] = with_flags(sum, flags[b]);
 }
 
 struct layout {
-  unsigned long long* fixed;
+  wide_sum* sums;
   int* top;
-  unsigned *count, *flags;
+  unsigned* flags;
   std::size_t bytes;
 };
 layout layout_of(std::size_t nslots, void* base) {
   auto* p = static_cast<unsigned char*>(base);
-  return {reinterpret_cast<unsigned long long*>(p), reinterpret_cast<int*>(p + nslots * 8),
-          reinterpret_cast<unsigned*>(p + nslots * 12),
-          reinterpret_cast<unsigned*>(p + nslots * 16), nslots * 20};
+  return {reinterpret_cast<wide_sum*>(p), reinterpret_cast<int*>(p + nslots * 16),
+          reinterpret_cast<unsigned*>(p + nslots * 20), nslots * 24};
 }
 
 struct rung {
@@ -102,23 +175,16 @@ struct rung {
                        cudaStream_t s) {
     const unsigned nslots = unsigned(slots(c.p));
     const layout l = layout_of(nslots, c.scratch);
-    PPLAB_CUDA(cudaMemsetAsync(c.scratch, 0, l.bytes, s));  // the sums are zeroed by dispatch
+    PPLAB_CUDA(cudaMemsetAsync(c.scratch, 0, l.bytes, s));
     const std::size_t shared = edge_bytes(bin);
     allow_shared(exponents<T, W, Bin>, shared);
     allow_shared(added<T, W, Bin>, shared);
     const unsigned grid = resident_blocks(added<T, W, Bin>, int(B), shared);
-    const unsigned slot_blocks = (nslots + 255) / 256;
-    for (std::size_t at = 0; at < n; at += window) {
-      const std::size_t len = std::min(window, n - at);
-      exponents<T, W, Bin>
-          <<<grid, B, shared, s>>>(x + at, w + at, len, bin, l.top, l.count, l.flags);
-      PPLAB_CUDA_LAUNCHED();
-      added<T, W, Bin><<<grid, B, shared, s>>>(x + at, w + at, len, bin, l.top, l.count, l.fixed);
-      PPLAB_CUDA_LAUNCHED();
-      flushed<<<slot_blocks, 256, 0, s>>>(l.top, l.count, l.fixed, sums_of(c), nslots);
-      PPLAB_CUDA_LAUNCHED();
-    }
-    finished<<<slot_blocks, 256, 0, s>>>(l.flags, sums_of(c), nslots);
+    exponents<T, W, Bin><<<grid, B, shared, s>>>(x, w, n, bin, l.top, l.flags);
+    PPLAB_CUDA_LAUNCHED();
+    added<T, W, Bin><<<grid, B, shared, s>>>(x, w, n, bin, l.top, l.sums);
+    PPLAB_CUDA_LAUNCHED();
+    finished<<<(nslots + 255) / 256, 256, 0, s>>>(l.top, l.sums, l.flags, sums_of(c), nslots);
     PPLAB_CUDA_LAUNCHED();
   }
 };
@@ -127,10 +193,12 @@ struct rung {
 
 extern const histogram_rung h15_weighted_global_fixed_point{
     .info = {.step = 15,
-             .summary = "weights summed in fixed point in global memory: any count of bins"},
+             .summary =
+                 "weights summed in 128-bit fixed point in global memory: any count of bins"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.weighted && edge_bytes(p) <= max_shared_per_block();
+          return p.weighted && p.n < (std::size_t(1) << count_bits) &&
+                 edge_bytes(p) <= max_shared_per_block();
         },
     .scratch_bytes = [](const histogram_problem& p) { return layout_of(slots(p), nullptr).bytes; },
     .run = [](const histogram_call& c) { dispatch_any_bins<rung>(c); },

@@ -5,21 +5,19 @@
 // step or none where h14 takes log2(bins) dependent steps (edge_lookup_binner, binning.hpp; a
 // value a rounding away from a cell's border takes the whole search). The edges and the table
 // live in each block's shared memory, the counts in its private shared histogram (h04's), flushed
-// once with one atomic per bin.
-// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into 1024
-// edges (quadratic spacing) 1.132 ms, 948 GB/s: 4.11x h14; through Python on a CuPy array
-// 1.484 ms, 3.86x cupy.histogram(x, edges) (5.726 ms).
+// once with one atomic per bin. The data comes in 16-byte loads, four in flight per thread (h05's
+// reads), so the search's latency hides behind more loads.
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28 into
+// 1024 edges (quadratic spacing) 1.007 ms, 1066 GB/s (the third run), where one 4-byte load per
+// thread in flight took 1.132 ms (4.11x h14, the first run). What limits it: its shared-memory
+// loads at random addresses (two 8-byte edges, two table entries, a step of search, the count),
+// which conflict in the banks: h17 halves them for float32 data.
 #include "histogram/cuda/any_bins.cuh"
 
 namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 512;
-
-__global__ void table_built(const double* e, std::size_t bins, unsigned cells, unsigned* first) {
-  const unsigned k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k <= cells) first[k] = edge_lookup_binner::entry(e, bins, cells, k);
-}
 
 template <class T>
 __global__ void counted(const T* __restrict__ x, std::size_t n, const double* e,
@@ -35,8 +33,9 @@ __global__ void counted(const T* __restrict__ x, std::size_t n, const double* e,
   for (unsigned b = threadIdx.x; b < nslots; b += blockDim.x) private_counts[b] = 0;
   __syncthreads();
   const edge_lookup_binner bin(edges, bins, first);
-  for (std::size_t i = global_thread(); i < n; i += grid_threads())
-    atomicAdd(&private_counts[bin(x[i])], 1u);
+  for_each_vectorized<T, 4, load::readonly>(
+      x, n, global_thread(), grid_threads(),
+      [&](T v, std::size_t) { atomicAdd(&private_counts[bin(v)], 1u); });
   __syncthreads();
   for (unsigned b = threadIdx.x; b < nslots; b += blockDim.x)
     if (const unsigned v = private_counts[b]) atomicAdd(&counts[b], count_t(v));
@@ -49,10 +48,8 @@ std::size_t shared_bytes(const histogram_problem& p) {
 struct rung {
   template <class T, class Bin>
   static void run(const T* x, std::size_t n, Bin, const histogram_call& c, cudaStream_t s) {
-    const unsigned cells = edge_lookup_binner::cells_for(c.p.bins);
     auto* table = static_cast<unsigned*>(c.scratch);
-    table_built<<<(cells + 256) / 256, 256, 0, s>>>(c.edges, c.p.bins, cells, table);
-    PPLAB_CUDA_LAUNCHED();
+    edge_lookup_table_built(c.edges, c.p.bins, table, s);
     const std::size_t shared = shared_bytes(c.p);
     allow_shared(counted<T>, shared);
     const unsigned grid = resident_blocks(counted<T>, int(B), shared);
@@ -70,8 +67,7 @@ extern const histogram_rung h16_edges_lookup_table{
              .summary = "an array of edges narrowed by a table of even cells: a step of search"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.edge_array && !p.weighted &&
-                 shared_bytes(p) <= max_shared_per_block();
+          return p.edge_array && !p.weighted && shared_bytes(p) <= max_shared_per_block();
         },
     .scratch_bytes =
         [](const histogram_problem& p) {

@@ -79,6 +79,25 @@ __device__ inline std::size_t global_thread() {
 }
 __device__ inline std::size_t grid_threads() { return std::size_t(gridDim.x) * blockDim.x; }
 
+// A grid-stride walk over two arrays side by side (values and weights, x and y): f(a[i], b[i], i)
+// for each i < n, with `unroll` elements of each array loaded before any is used, so a thread has
+// 2 x unroll reads in flight while it bins and adds.
+template <int unroll, class A, class B, class F>
+__device__ inline void for_each_pair(const A* __restrict__ a, const B* __restrict__ b,
+                                     std::size_t n, F&& f) {
+  const std::size_t threads = grid_threads();
+  std::size_t i = global_thread();
+  for (; i + (unroll - 1) * threads < n; i += unroll * threads) {
+    A va[unroll];
+    B vb[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) va[u] = a[i + u * threads], vb[u] = b[i + u * threads];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) f(va[u], vb[u], i + u * threads);
+  }
+  for (; i < n; i += threads) f(a[i], b[i], i);
+}
+
 // Launches a grid-stride kernel over as many blocks of `threads` as the GPU holds at once (the
 // count found once per kernel).
 template <auto kernel, class... Args>
