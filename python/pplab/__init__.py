@@ -309,15 +309,14 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
         if op in ("min", "max") and shape[axis] == 0:
             raise ValueError("zero-size array to reduction operation %s which has no "
                              "identity" % op)
-        if _on_gpu(x):  # a GPU array: the answers made where it lives
-            kept = tuple(shape[:axis]) + tuple(shape[axis + 1:])
-            out = _empty(x, (_rows(kept + (1,)),),
-                         _pplab.row_answer_type(_dtype_name(x), _OPS[op]))
+        if _on_gpu(x):  # a GPU array: the answers made where it lives, in their shape
+            out = _empty(x, tuple(shape[:axis]) + tuple(shape[axis + 1:]),
+                         _row_answer_type(_dtype_name(x), _OPS[op]))
             if axis == len(shape) - 1:
                 _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
             else:
                 _run(_pplab.reduce_axis, x, _OPS[op], axis, backend, out)
-            return out.reshape(kept)
+            return out
         if len(shape) > 1 and axis == len(shape) - 1:
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
@@ -326,6 +325,18 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
+
+
+_ANSWER_TYPES = {}
+
+
+def _row_answer_type(dtype_name, op):
+    """The NumPy name of the answers' type of op along an axis of dtype_name (asked of the
+    compiled module once per pair)."""
+    key = (dtype_name, op)
+    if key not in _ANSWER_TYPES:
+        _ANSWER_TYPES[key] = _pplab.row_answer_type(dtype_name, op)
+    return _ANSWER_TYPES[key]
 
 
 def _global_size(x, backend):
@@ -337,14 +348,6 @@ def _global_size(x, backend):
     total, _ = _run(_pplab.reduce, numpy.array([_size(x)], dtype=numpy.uint64), "sum", "mpi",
                     None)
     return total
-
-
-def _rows(shape):
-    """How many rows of the last axis a shape has."""
-    rows = 1
-    for d in shape[:-1]:
-        rows *= d
-    return rows
 
 
 def _shape(x):

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -149,19 +150,31 @@ histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std
                                  "through pplab::histogram2d(pplab::cuda, ...)");
   const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
   const histogram_options s = slot_options(ax, ay, o);
-  // Both axes' edges and tables on the GPU, the slots made there.
-  const auto on_device = [&](const void* host, std::size_t bytes) {
-    detail::buffer b(ex, bytes);
-    ex.copy_in(b.get(), host, bytes);
-    return b;
-  };
-  const detail::buffer ex_e = on_device(ax.edges.data(), ax.edges.size() * 8),
-                       ex_t = on_device(ax.table.data(), ax.table.size() * 4),
-                       ey_e = on_device(ay.edges.data(), ay.edges.size() * 8),
-                       ey_t = on_device(ay.table.data(), ay.table.size() * 4);
-  detail::buffer slots(ex, std::max<std::size_t>(n, 1) * 4);
-  detail::bin_points_2d_device(t, x, y, n, {ex_e.as<double>(), ex_t.as<unsigned>(), ax.bins()},
-                               {ey_e.as<double>(), ey_t.as<unsigned>(), ay.bins()},
+  // Both axes' edges and tables on the GPU in one buffer, sent with one copy (each copy of
+  // pageable memory is waited for), the slots made there.
+  const std::size_t x_edge_bytes = ax.edges.size() * 8, y_edge_bytes = ay.edges.size() * 8,
+                    x_table_bytes = ax.table.size() * 4, y_table_bytes = ay.table.size() * 4;
+  std::vector<unsigned char> packed(x_edge_bytes + y_edge_bytes + x_table_bytes + y_table_bytes);
+  unsigned char* at = packed.data();
+  for (const auto& [from, bytes] :
+       {std::pair<const void*, std::size_t>{ax.edges.data(), x_edge_bytes},
+        {ay.edges.data(), y_edge_bytes},
+        {ax.table.data(), x_table_bytes},
+        {ay.table.data(), y_table_bytes}}) {
+    std::memcpy(at, from, bytes);
+    at += bytes;
+  }
+  detail::buffer tables(ex, packed.size());
+  ex.copy_in(tables.get(), packed.data(), packed.size());
+  const auto* base = tables.as<unsigned char>();
+  const auto* x_e = reinterpret_cast<const double*>(base);
+  const auto* y_e = reinterpret_cast<const double*>(base + x_edge_bytes);
+  const auto* x_t = reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes);
+  const auto* y_t =
+      reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes + x_table_bytes);
+  // Only this stream writes and reads the slots: no wait for the allocation.
+  const detail::buffer slots = detail::buffer::in_stream_order(ex, std::max<std::size_t>(n, 1) * 4);
+  detail::bin_points_2d_device(t, x, y, n, {x_e, x_t, ax.bins()}, {y_e, y_t, ay.bins()},
                                slots.as<std::uint32_t>(), ex.stream());
   return result_of(ax, ay, histogram_device(dtype::u32, slots.get(), n, s, how));
 }

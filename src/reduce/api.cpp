@@ -184,8 +184,8 @@ void refuse_empty(const char* call, op o, const char* what) {
     fail(errc::invalid_argument,
          std::string(call) + ": the mean of an empty " + what + " is undefined");
   if (is_arg(o))
-    fail(errc::invalid_argument, std::string(call) + ": attempt to get " +
-                                     std::string(name_of(o)) + " of an empty " + what);
+    fail(errc::invalid_argument, std::string(call) + ": attempt to get " + std::string(name_of(o)) +
+                                     " of an empty " + what);
 }
 
 // The row stride of a rows call (0: cols), refused below cols, and the mean of empty rows refused:
@@ -323,7 +323,7 @@ void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std:
   ld = checked_row_stride("reduce_rows_device", rows, cols, ld, o);
   if (rows == 0) return;
   detail::executor& ex = gpu_holding("reduce_rows_device", cols > 0, device_data, device_out,
-                                      "rows with pplab::reduce_rows");
+                                     "rows with pplab::reduce_rows");
   detail::gpu_reduce_rows(t, device_data, rows, cols, ld, o, device_out, ex.stream());
   ex.finish_in_place();
 }
@@ -335,9 +335,10 @@ void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std
   if ((cols + 31) / 32 > std::size_t(std::numeric_limits<int>::max()) / outer)
     fail(errc::invalid_argument, "reduce_axis_device: more than 2^31 tiles of 32 columns");
   detail::executor& ex = gpu_holding("reduce_axis_device", rows > 0, device_data, device_out,
-                                      "a host array's axis with pplab::reduce_axis");
+                                     "a host array's axis with pplab::reduce_axis");
   const std::size_t bytes = detail::gpu_reduce_columns_scratch(t, o, outer, rows, cols);
-  detail::buffer scratch = bytes ? detail::buffer(ex, bytes) : detail::buffer();
+  // Only this stream uses the scratch: no wait for the allocation.
+  detail::buffer scratch = bytes ? detail::buffer::in_stream_order(ex, bytes) : detail::buffer();
   detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out, scratch.get(),
                              ex.stream());
   ex.finish_in_place();
