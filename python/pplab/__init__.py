@@ -768,29 +768,125 @@ def _contiguous(x):
     return numpy.ascontiguousarray(x)
 
 
-def matmul(a, b, *, precision="strict", backend=None, variant=None):
-    """a @ b for 2-D float32 or float64 arrays, in a's library and on a's device.
+def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
+    """numpy.matmul(a, b, out): a @ b for float32 or float64 arrays, in a's library and on a's
+    device, with NumPy's shapes: two matrices; a 1-D operand as a row (a) or a column (b), its
+    axis then dropped from the answer (vector @ vector: a number, a 0-d array on the GPU); and
+    stacks of matrices (..., m, k) @ (..., k, n), their leading axes broadcast against each other.
+    float32 with float64 gives float64, as NumPy (the float32 operand converted first, a copy).
+    out: an array of the answer's shape and dtype, in a's library, written and returned.
+
+    A stack times one matrix runs as one product (the stack's rows one after another, when they
+    lie so); other stacks run a product per matrix. Operands whose rows are not contiguous
+    (transposed or strided views) are copied first (docs/python.md).
 
     precision 'strict' multiplies and adds in the arrays' type (as torch.matmul with TF32 off);
     'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
     near float32's accuracy (cuda only; docs/python.md gives its measured error)."""
+    import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
-    a, b = _for_pplab(_array(a)), _for_pplab(_array(b))
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
-    if len(a.shape) != 2 or len(b.shape) != 2:
-        raise ValueError("matmul takes 2-D arrays; got %d-D and %d-D" % (len(a.shape), len(b.shape)))
-    name = _dtype_name(a)
-    if name not in ("float32", "float64"):
-        raise TypeError("matmul takes float32 or float64 arrays, not %s" % name)
+    a, b = (_for_pplab(x if _library(x) else numpy.asarray(_array(x))) for x in (a, b))
+    if _on_gpu(a) != _on_gpu(b) or (_on_gpu(a) and _library(a) != _library(b)):
+        raise ValueError("matmul: a and b must both be host arrays, or GPU arrays of one library")
+    for i, x in enumerate((a, b)):
+        if len(_shape(x)) == 0:
+            raise ValueError("matmul: Input operand %d does not have enough dimensions (it is a "
+                             "number; multiply it with *)" % i)
+    names = (_dtype_name(a), _dtype_name(b))
+    for name in names:
+        if name not in ("float32", "float64"):
+            raise TypeError("matmul takes float32 or float64 arrays, not %s; convert integers "
+                            "with x.astype(numpy.float64)" % name)
+    name = "float64" if "float64" in names else "float32"
+    a, b = (x if n == name else _astype(x, name) for x, n in zip((a, b), names))
     if precision == "split_tf32":
         if name != "float32":
             raise ValueError("precision 'split_tf32' is for float32 arrays")
         variant = variant or "split_tf32"
         backend = backend or "cuda"
-    out = _empty(a, (a.shape[0], b.shape[1]), name)
-    _run(_pplab.matmul, a, b, out, 1.0, 0.0, backend, variant)
-    return out
+    sa, sb = _shape(a), _shape(b)
+    a2 = a if len(sa) >= 2 else a.reshape((1,) + sa)  # a row
+    b2 = b if len(sb) >= 2 else b.reshape(sb + (1,))  # a column
+    (m, k), (k2, n) = _shape(a2)[-2:], _shape(b2)[-2:]
+    if k != k2:
+        raise ValueError("matmul: a's columns must match b's rows: a is %s and b is %s (%d and "
+                         "%d)" % (sa, sb, k, k2))
+    try:
+        batch = tuple(numpy.broadcast_shapes(_shape(a2)[:-2], _shape(b2)[:-2]))
+    except ValueError:
+        raise ValueError("matmul: the stacks' shapes %s and %s do not broadcast"
+                         % (_shape(a2)[:-2], _shape(b2)[:-2])) from None
+    shape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
+    if out is not None:
+        if _library(out) != _library(a) or _on_gpu(out) != _on_gpu(a):
+            raise ValueError("matmul: out must be an array of a's library, where a is")
+        if tuple(_shape(out)) != shape or _dtype_name(out) != name:
+            raise ValueError("matmul: out must be %s of shape %s; it is %s of shape %s"
+                             % (name, shape, _dtype_name(out), tuple(_shape(out))))
+    answer = _empty(a, batch + (m, n), name)
+
+    def product(x, y, into):
+        _run(_pplab.matmul, _rows_contiguous(x), _rows_contiguous(y), into, 1.0, 0.0, backend,
+             variant)
+
+    if not batch:
+        product(a2, b2, answer)
+    elif len(_shape(b2)) == 2 and _c_contiguous(a2):  # one product over the stack's rows
+        rows = m
+        for d in batch:
+            rows *= d
+        product(a2.reshape(rows, k), b2, answer.reshape(rows, n))
+    else:  # a product per matrix of the stack
+        for index in numpy.ndindex(*batch):
+            product(a2[_broadcast_index(index, _shape(a2))],
+                    b2[_broadcast_index(index, _shape(b2))], answer[index])
+    answer = answer.reshape(shape)
+    if out is not None:
+        out[...] = answer
+        return out
+    if not shape and not _on_gpu(a):
+        return answer[()]  # a NumPy number, as numpy.matmul of two vectors
+    return answer
+
+
+def _broadcast_index(index, shape):
+    """The index of an operand of `shape` (matrices: its last two axes) at the broadcast stack's
+    `index`: its own leading axes aligned on the right, an axis of length one held at 0."""
+    lead = shape[:-2]
+    skip = len(index) - len(lead)
+    return tuple(0 if d == 1 else i for i, d in zip(index[skip:], lead))
+
+
+def _strides_in_elements(x):
+    """x's strides counted in elements."""
+    if _library(x) == "torch":
+        return tuple(x.stride())
+    return tuple(s // x.itemsize for s in x.strides)
+
+
+def _c_contiguous(x):
+    """Whether x is C-contiguous."""
+    if _library(x) == "torch":
+        return x.is_contiguous()
+    return bool(x.flags.c_contiguous)
+
+
+def _rows_contiguous(x):
+    """x (a matrix) as pplab's matmul reads it, each row contiguous and the rows at a positive
+    stride no shorter than a row: x itself where it is so, else a C-contiguous copy."""
+    rows, cols = _shape(x)
+    s = _strides_in_elements(x)
+    if (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols):
+        return x
+    if _library(x) == "torch":
+        return x.contiguous()
+    if _library(x) == "cupy":
+        import cupy
+        return cupy.ascontiguousarray(x)
+    import numpy
+    return numpy.ascontiguousarray(x)
 
 
 def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):

@@ -152,6 +152,27 @@ def test_matmul_of_gpu_arrays(rng, lib, dtype):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+def test_matmul_of_gpu_arrays_takes_numpys_shapes(rng, lib):
+    cases = [((67,), (67,)), ((67,), (67, 5)), ((9, 67), (67,)), ((3, 9, 67), (67, 5)),
+             ((3, 9, 67), (3, 67, 5)), ((2, 1, 9, 67), (4, 67, 5)), ((0, 9, 67), (67, 5))]
+    for sa, sb in cases:
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb)  # float64: the answer float64, as NumPy's
+        got = pplab.matmul(to_gpu(lib, a), to_gpu(lib, b))
+        assert is_gpu_array_of(lib, got)
+        want = np.matmul(a.astype(np.float64), b)
+        assert tuple(got.shape) == want.shape
+        np.testing.assert_allclose(to_host(got), want, rtol=1e-9, atol=1e-9)
+    a = rng.standard_normal((40, 30)).astype(np.float32)
+    ga = to_gpu(lib, a)
+    out = to_gpu(lib, np.zeros((30, 30), np.float32))
+    assert pplab.matmul(ga.T, ga, out=out) is out  # a transposed view: copied, then multiplied
+    want = a.T.astype(np.float64) @ a
+    bound = 2 * 42 * np.finfo(np.float32).eps * (np.abs(a.T).astype(np.float64) @ np.abs(a))
+    assert np.all(np.abs(to_host(out) - want) <= bound)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 def test_filters_of_gpu_arrays(rng, lib):
     ndimage = pytest.importorskip("scipy.ndimage")
     image = rng.standard_normal((301, 517)).astype(np.float32)
