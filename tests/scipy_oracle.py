@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """pplab correlate and pplab convolve against scipy.ndimage, the oracle: odd shapes (1 x N,
 N x 1, a mask larger than the image), rectangular masks, every boundary mode with a constant
-value, f32 and f64, on every backend given. Each output is held to the tolerance rule of
+value, f32 and f64, on every backend given; then pplab filter NAME against scipy.ndimage's
+gaussian_filter, uniform_filter, sobel and prewitt (per-axis sigmas and sizes, even sizes). Each output is held to the tolerance rule of
 src/convolution/rung.hpp: |got - want| <= 2 (taps + 2) eps sum |mask| |input|, plus half an ulp.
 Usage: scipy_oracle.py PPLAB BACKEND... (exit 77, skipped, without NumPy and SciPy)."""
 import json
@@ -78,6 +79,46 @@ with tempfile.TemporaryDirectory() as d:
                             k = np.argwhere(bad)[:3].tolist() if got.shape == x.shape else []
                             print(f"FAIL {what}: dtype {got.dtype} shape {got.shape}; "
                                   f"{int(bad.sum()) if got.shape == x.shape else '-'} outputs off, e.g. {k}")
+                            failures += 1
+    # pplab filter NAME: scipy.ndimage's named filters, their masks made by the CLI.
+    named = [
+        (["gaussian", "--sigma", "1.5"], lambda x, **k: nd.gaussian_filter(x, 1.5, **k), 13),
+        (["gaussian", "--sigma", "2,0.7", "--truncate", "3"],
+         lambda x, **k: nd.gaussian_filter(x, (2, 0.7), truncate=3, **k), 13 * 5),
+        (["uniform", "--size", "4,3"], lambda x, **k: nd.uniform_filter(x, (4, 3), **k), 15),
+        (["uniform"], lambda x, **k: nd.uniform_filter(x, 3, **k), 9),
+        (["sobel"], lambda x, **k: nd.sobel(x, -1, **k), 9),
+        (["sobel", "--axis", "0"], lambda x, **k: nd.sobel(x, 0, **k), 9),
+        (["prewitt", "--axis", "-2"], lambda x, **k: nd.prewitt(x, 0, **k), 9),
+    ]
+    for shape in ((1, 23), (17, 1), (37, 53)):
+        for dtype in (np.float32, np.float64):
+            x = rng.normal(size=shape).astype(dtype)
+            np.save(f"{d}/x.npy", x)
+            for args, scipy_call, taps in named:
+                for mode in modes:
+                    want = scipy_call(x.astype(np.float64), mode=mode, cval=0.5)
+                    scale = np.abs(scipy_call(np.abs(x.astype(np.float64)), mode=mode, cval=0.5))
+                    eps = 2.0**-23 if dtype == np.float32 else 2.0**-52
+                    # the masks' taps are SciPy's within a few ulps: a Gaussian's sum of |mask|
+                    # is 1, a derivative's 8, so scale bounds sum |mask| |input| within 8x
+                    tol = 16 * (taps + 2) * eps * (scale + np.abs(x).max()) + 0.5 * eps * np.abs(want)
+                    for b in backends:
+                        out = f"{d}/out-{b}.npy"
+                        r = subprocess.run([pplab, "filter", *args, "--input", f"{d}/x.npy",
+                                            "--mode", mode, "--cval", "0.5", "--backend", b,
+                                            "--out", out], capture_output=True, text=True)
+                        checked += 1
+                        what = f"filter {' '.join(args)} {np.dtype(dtype).name} {shape} {mode} on {b}"
+                        if r.returncode != 0:
+                            print(f"FAIL {what}: exit {r.returncode}: {r.stderr.strip()}")
+                            failures += 1
+                            continue
+                        got = np.load(out)
+                        bad = ~(np.abs(got.astype(np.float64) - want) <= tol)
+                        if got.dtype != x.dtype or got.shape != x.shape or bad.any():
+                            print(f"FAIL {what}: dtype {got.dtype} shape {got.shape}; "
+                                  f"{int(bad.sum()) if got.shape == x.shape else '-'} outputs off")
                             failures += 1
 print(f"{checked} filters checked against scipy.ndimage {nd.__name__} "
       f"(SciPy {__import__('scipy').__version__}, NumPy {np.__version__}): {failures} failed")

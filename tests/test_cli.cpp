@@ -135,6 +135,28 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
     fs::remove(path("tiny.npy"));
   }
   expect_failure(in + "--mask laplace", 2, "unknown mask");
+  // pplab filter NAME: scipy.ndimage's named filters; their values are checked against SciPy by
+  // tests/scipy_oracle.py, their refusals here.
+  const std::string named = "filter --input " + path("x.npy") + " --out " + path("y.npy") + " ";
+  expect_failure(named.substr(0, 7) + "laplace --input " + path("x.npy"), 2, "no such filter");
+  expect_failure(named + "gaussian", 2, "give --sigma");
+  expect_failure(named + "gaussian --sigma -1", 2, "0 or more");
+  expect_failure(named + "gaussian --sigma 4", 2, "at most 31");
+  expect_failure(named + "gaussian --sigma 1e300", 2, "at most 31");
+  expect_failure(named + "gaussian --sigma 1,2,3", 2, "one value, or two");
+  expect_failure(named + "gaussian --sigma x", 2, "not a number");
+  expect_failure(named + "gaussian --sigma 1 --truncate 0", 2, "above 0");
+  expect_failure(named + "uniform --size 0", 2, "a whole number, 1 to 31");
+  expect_failure(named + "uniform --size 2.5", 2, "a whole number, 1 to 31");
+  expect_failure(named + "uniform --size 32", 2, "a whole number, 1 to 31");
+  expect_failure(named + "sobel --axis 2", 2, "--axis 2");
+  {
+    const result sobel = run(named + "sobel --axis 0 --mode constant --cval 2 --json");
+    ASSERT_EQ(sobel.code, 0) << sobel.err;  // SciPy's two passes, 3 x 1 then 1 x 3
+    EXPECT_NE(sobel.out.find("\"mask\":[3,3]"), std::string::npos) << sobel.out;
+    EXPECT_NE(sobel.out.find("\"op\":\"filter sobel\""), std::string::npos) << sobel.out;
+    fs::remove(path("y.npy"));
+  }
   expect_failure("correlate --shape 5x --mask box:3", 2, "--shape wants RxC");
   // An empty generated image is an empty answer, as an empty file is.
   const result empty = run("correlate --shape 0x5 --mask box:3 --out " + path("empty.npy"));

@@ -7,9 +7,11 @@
 // image file is decoded whole on each rank) and rank 0 gathers the output.
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -19,17 +21,20 @@
 namespace pplab::cli {
 namespace {
 
+struct mask_values {
+  std::vector<double> v;
+  std::size_t kh = 0, kw = 0;
+};
+
 struct filter_cli {
   backend_options backend;
   std::string input, shape, mask, mode = "reflect", out_path, variant;
   double cval = 0;
   std::uint64_t seed = 1;
   bool json = false, u8 = false;
-};
-
-struct mask_values {
-  std::vector<double> v;
-  std::size_t kh = 0, kw = 0;
+  // `pplab filter NAME`: the masks made from the named filter's options, one per pass, for
+  // the boundary asked (else --mask's, one pass).
+  std::function<std::vector<mask_values>(const filter_options&)> named;
 };
 
 double number_after(const std::string& spec, const std::string& key, const std::string& s) {
@@ -207,13 +212,13 @@ bool image_path(const std::string& path) {
   return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".pnm";
 }
 
-void run(const filter_cli& o, bool flip) {
-  const char* what = flip ? "convolve" : "correlate";
+void run(const filter_cli& o, bool flip, const std::string& what) {
   // "split_tf32" names a precision, not a rung: the API picks its rung, on the GPU.
   const backend where = o.variant == "split_tf32" ? (require(backend::cuda), backend::cuda)
                                                   : o.backend.resolve("convolution", o.variant);
   std::optional<io::output_file> out;
   planes p;
+  std::vector<mask_values> passes;
   mask_values m;
   filter_options opts;
   std::exception_ptr failed;
@@ -224,7 +229,10 @@ void run(const filter_cli& o, bool flip) {
     if (!o.out_path.empty())
       check_output_name(o.out_path, {".npy", ".png", ".ppm", ".pgm", ".pnm"});
     if (!o.out_path.empty() && prints(where)) out.emplace(o.out_path);
-    m = load_mask(o.mask);
+    passes = o.named ? o.named(opts) : std::vector<mask_values>{load_mask(o.mask)};
+    m = passes.front();
+    for (std::size_t i = 1; i < passes.size(); ++i)  // the passes' reach together
+      m.kh += passes[i].kh - 1, m.kw += passes[i].kw - 1;
     p = load_planes(o, where);
     shapes = fmt::format("{}x{} x{} mask {}x{}", p.rows, p.cols, p.channels.size(), m.kh, m.kw);
   } catch (...) {
@@ -242,15 +250,21 @@ void run(const filter_cli& o, bool flip) {
     // image, or --u8), else f32.
     const bool u8_out = o.u8 || (!o.out_path.empty() && image_path(o.out_path));
     for (const io::array& a : p.channels) {
-      io::array r;
-      r.type = a.type == dtype::u8 ? (u8_out ? dtype::u8 : dtype::f32) : a.type;
-      r.shape = a.shape;
-      r.bytes.resize(a.size() * size_of(r.type));
-      filter_options each = opts;
-      each.u8_output = a.type == dtype::u8 && u8_out;
-      (flip ? convolve : correlate)(where, a.type, a.data(), p.rows, p.cols, 0, m.v.data(), m.kh,
-                                    m.kw, r.data(), 0, each, {o.variant, &used});
-      results.push_back(std::move(r));
+      io::array cur = a;  // each pass filters the one before (a u8 plane's first gives f32)
+      for (std::size_t i = 0; i < passes.size(); ++i) {
+        const mask_values& pass = passes[i];
+        io::array r;
+        r.type = cur.type == dtype::u8 ? (u8_out && i + 1 == passes.size() ? dtype::u8 : dtype::f32)
+                                       : cur.type;
+        r.shape = cur.shape;
+        r.bytes.resize(cur.size() * size_of(r.type));
+        filter_options each = opts;
+        each.u8_output = r.type == dtype::u8;
+        (flip ? convolve : correlate)(where, cur.type, cur.data(), p.rows, p.cols, 0, pass.v.data(),
+                                      pass.kh, pass.kw, r.data(), 0, each, {o.variant, &used});
+        cur = std::move(r);
+      }
+      results.push_back(std::move(cur));
     }
     const double s = clock.seconds();
     if (job_ranks(where) > 1)  // the whole of each plane on rank 0
@@ -306,22 +320,14 @@ void run(const filter_cli& o, bool flip) {
   });
 }
 
-void add_filter(CLI::App& app, bool flip) {
-  auto o = std::make_shared<filter_cli>();
-  auto* cmd = app.add_subcommand(
-      flip ? "convolve" : "correlate",
-      flip ? "convolve an image with a mask, as scipy.ndimage.convolve (the mask flipped)"
-           : "correlate an image with a mask, as scipy.ndimage.correlate");
+// The options every filter command takes: the image, the boundary, the output, the backend.
+void add_image_options(CLI::App* cmd, const std::shared_ptr<filter_cli>& o) {
   cmd->add_option("--input", o->input,
                   "a 2-D .npy (f32, f64, u8; u16 filtered as f32) or an image (PNG, JPEG, "
                   "PNM, ...: each channel on its own)");
   cmd->add_option("--shape", o->shape, "RxC: a generated f32 image instead (uniform in [0, 1))");
   cmd->add_option("--seed", o->seed, "seed of a generated image (default 1)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--mask", o->mask,
-                  "a 2-D float .npy (each side odd, 1 to 31), or box:K, gaussian:sigma=S, "
-                  "sobel-x, sobel-y")
-      ->required();
   cmd->add_option("--mode", o->mode,
                   "outside the image: reflect (default), constant, nearest, mirror, wrap");
   cmd->add_option("--cval", o->cval, "the value outside the image in constant mode (default 0)");
@@ -337,7 +343,140 @@ void add_filter(CLI::App& app, bool flip) {
                   "run one rung by id, or by its last part (c06_register_strip); see `pplab list "
                   "convolution`; split_tf32: f32 on the TF32 tensor cores, image and mask split "
                   "in two (the GPU's best such rung for the mask)");
-  cmd->callback([o, flip] { run(*o, flip); });
+}
+
+void add_filter(CLI::App& app, bool flip) {
+  auto o = std::make_shared<filter_cli>();
+  auto* cmd = app.add_subcommand(
+      flip ? "convolve" : "correlate",
+      flip ? "convolve an image with a mask, as scipy.ndimage.convolve (the mask flipped)"
+           : "correlate an image with a mask, as scipy.ndimage.correlate");
+  cmd->add_option("--mask", o->mask,
+                  "a 2-D float .npy (each side odd, 1 to 31), or box:K, gaussian:sigma=S, "
+                  "sobel-x, sobel-y")
+      ->required();
+  add_image_options(cmd, o);
+  cmd->callback([o, flip] { run(*o, flip, flip ? "convolve" : "correlate"); });
+}
+
+// ---- pplab filter NAME: scipy.ndimage's named filters, each the outer product of one 1-D
+// kernel per axis (rows, then columns), made as SciPy makes them.
+
+// "A" or "A,B": one value for both axes, or the rows' and the columns'.
+std::array<std::string, 2> per_axis(const std::string& spec, const std::string& option) {
+  const std::size_t comma = spec.find(',');
+  if (comma == std::string::npos) return {spec, spec};
+  if (spec.find(',', comma + 1) != std::string::npos)
+    fail(errc::invalid_argument,
+         option + " " + spec +
+             ": one value, or two (the rows', then the columns') apart by a comma");
+  return {spec.substr(0, comma), spec.substr(comma + 1)};
+}
+
+double number_of(const std::string& s, const std::string& option) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    fail(errc::invalid_argument, option + ": '" + s + "' is not a number");
+  return v;
+}
+
+// A kernel with its sides' check: at most max_mask_side taps.
+std::vector<double> within_side(std::vector<double> k, const std::string& what) {
+  if (k.size() > max_mask_side)
+    fail(errc::invalid_argument,
+         fmt::format("{}: {} taps along an axis; pplab's masks have at most "
+                     "{} a side",
+                     what, k.size(), max_mask_side));
+  return k;
+}
+
+struct named_filter_cli {
+  std::string name, sigma = "", size = "3", truncate = "4";
+  int axis = -1;
+};
+
+// The filter's passes: one mask, the outer product of the axes' kernels; or, for a derivative
+// filter in constant mode with a cval other than 0, SciPy's two passes (the derivative, then the
+// smoothing of its result, whose outside is cval again: one mask would smooth a derivative of
+// cval there, 0).
+std::vector<mask_values> named_masks(const named_filter_cli& f, const filter_options& boundary) {
+  std::array<std::vector<double>, 2> k;
+  if (f.name == "gaussian") {
+    if (f.sigma.empty())
+      fail(errc::invalid_argument, "pplab filter gaussian: give --sigma S (or S_ROWS,S_COLS)");
+    const double truncate = number_of(f.truncate, "--truncate");
+    if (!(truncate > 0)) fail(errc::invalid_argument, "--truncate must be above 0");
+    const auto sigmas = per_axis(f.sigma, "--sigma");
+    for (int d = 0; d < 2; ++d) {
+      const double sigma = number_of(sigmas[d], "--sigma");
+      if (sigma < 0) fail(errc::invalid_argument, "--sigma must be 0 or more");
+      // The radius checked as a double first: a huge sigma would overflow it.
+      if (std::floor(truncate * sigma + 0.5) > double(max_mask_side / 2))
+        fail(errc::invalid_argument,
+             fmt::format("--sigma {}: {} taps a side ({} sigma each way); pplab's masks have at "
+                         "most {}",
+                         sigmas[d], 2 * std::floor(truncate * sigma + 0.5) + 1, truncate,
+                         max_mask_side));
+      k[d] = gaussian_kernel(sigma, truncate);
+    }
+  } else if (f.name == "uniform") {
+    const auto sizes = per_axis(f.size, "--size");
+    for (int d = 0; d < 2; ++d) {
+      const double n = number_of(sizes[d], "--size");
+      if (n < 1 || n != std::floor(n) || n > double(max_mask_side))
+        fail(errc::invalid_argument,
+             fmt::format("--size {}: a whole number, 1 to {}", sizes[d], max_mask_side));
+      const std::vector<double> box(std::size_t(n), 1.0 / n);
+      k[d] = within_side(placed_kernel(box), "--size " + sizes[d]);  // even sizes as SciPy's
+    }
+  } else if (f.name == "sobel" || f.name == "prewitt") {
+    if (f.axis < -2 || f.axis > 1)
+      fail(errc::invalid_argument,
+           fmt::format("--axis {}: 0 (rows), 1 (columns), -1 or -2", f.axis));
+    const int along = (f.axis + 2) % 2;
+    k[along] = {-1.0, 0.0, 1.0};
+    k[1 - along] =
+        f.name == "sobel" ? std::vector<double>{1.0, 2.0, 1.0} : std::vector<double>{1.0, 1.0, 1.0};
+  } else {
+    fail(errc::invalid_argument,
+         "pplab filter " + f.name + ": no such filter; give gaussian, uniform, sobel or prewitt");
+  }
+  const bool derivative = f.name == "sobel" || f.name == "prewitt";
+  if (derivative && boundary.mode == boundary::constant && boundary.cval != 0) {
+    const int along = (f.axis + 2) % 2;
+    const auto along_axis = [](const std::vector<double>& v, int axis) {
+      return axis == 0 ? mask_values{v, v.size(), 1} : mask_values{v, 1, v.size()};
+    };
+    return {along_axis(k[along], along), along_axis(k[1 - along], 1 - along)};
+  }
+  mask_values m{{}, k[0].size(), k[1].size()};
+  for (double a : k[0])
+    for (double b : k[1]) m.v.push_back(a * b);
+  return {m};
+}
+
+void add_named_filter(CLI::App& app) {
+  auto o = std::make_shared<filter_cli>();
+  auto f = std::make_shared<named_filter_cli>();
+  auto* cmd = app.add_subcommand(
+      "filter", "scipy.ndimage's named filters on an image: gaussian (gaussian_filter), uniform "
+                "(uniform_filter), sobel, prewitt");
+  cmd->add_option("name", f->name, "gaussian, uniform, sobel or prewitt")->required();
+  cmd->add_option("--sigma", f->sigma,
+                  "gaussian: the standard deviation in pixels, S or S_ROWS,S_COLS (0: that axis "
+                  "left alone)");
+  cmd->add_option("--truncate", f->truncate,
+                  "gaussian: the kernel's reach in sigmas each way (default 4, SciPy's)");
+  cmd->add_option("--size", f->size,
+                  "uniform: the box's side, K or K_ROWS,K_COLS (default 3; even sides placed as "
+                  "SciPy places them)");
+  cmd->add_option("--axis", f->axis,
+                  "sobel, prewitt: the axis of the derivative, 0 (down the rows) or 1 / -1 "
+                  "(along each row; the default, as SciPy's axis=-1)");
+  add_image_options(cmd, o);
+  o->named = [f](const filter_options& boundary) { return named_masks(*f, boundary); };
+  cmd->callback([o, f] { run(*o, false, "filter " + f->name); });
 }
 
 }  // namespace
@@ -345,6 +484,7 @@ void add_filter(CLI::App& app, bool flip) {
 void add_convolve(CLI::App& app) {
   add_filter(app, false);
   add_filter(app, true);
+  add_named_filter(app);
 }
 
 }  // namespace pplab::cli

@@ -80,7 +80,7 @@ void add_reduce(CLI::App& app);
 void add_histogram(CLI::App& app);
 void add_histogram2d(CLI::App& app);
 void add_matmul(CLI::App& app);
-void add_convolve(CLI::App& app);  // correlate and convolve
+void add_convolve(CLI::App& app);  // correlate, convolve and filter
 void add_lab(CLI::App& app);
 void add_tune(CLI::App& app);
 

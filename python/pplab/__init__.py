@@ -1079,6 +1079,13 @@ def _edge_filter(name, smooth, input, axis, output, mode, cval, backend, variant
     if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise ValueError("%s: axis %r is out of bounds for an array of %d axes"
                          % (name, axis, ndim))
+    if mode == "constant" and _check_number(cval, "cval") != 0 and ndim == 2:
+        # SciPy's two passes: the smoothing pass sees cval outside the derivative's result,
+        # where one mask would smooth the derivative of cval there, 0
+        first = correlate1d(x, [-1.0, 0.0, 1.0], axis, None, mode, cval, backend=backend,
+                            variant=variant)
+        return correlate1d(first, smooth, 1 - axis % ndim, output, mode, cval, backend=backend,
+                           variant=variant)
     kernels = [numpy.array(smooth, dtype=numpy.float64)] * ndim
     kernels[axis % ndim] = numpy.array([-1.0, 0.0, 1.0])
     return _separable(name, x, kernels, mode, cval, output, backend, variant)
