@@ -968,23 +968,24 @@ def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision
     return _filter(image, weights, mode, cval, output, backend, variant, True, precision)
 
 
-# ---- scipy.ndimage's named filters on 1-D and 2-D float arrays: each is a mask built as SciPy
-# builds its 1-D kernels, the axes' kernels joined as an outer product, which the filter's API
-# recognizes as separable and runs as two 1-D passes (the separable rungs). A 1-D array is
-# filtered as one row. What does not fit yet (3-D arrays, integer arrays, a mask side past 31,
-# derivative orders) raises ValueError saying so.
+# ---- scipy.ndimage's named filters on float arrays of any rank: each is built from SciPy's 1-D
+# kernels, one per axis. On 1-D and 2-D arrays their outer product is one mask, which the filter's
+# API recognizes as separable and runs as two 1-D passes (the separable rungs); a 1-D array is
+# filtered as one row. On 3-D arrays and more, one pass per axis, as SciPy runs them. What does
+# not fit yet (integer arrays, a kernel past 31 taps, derivative orders) raises ValueError
+# saying so.
 
 def _named_filter_input(name, input):
-    """input as an array pplab filters (1-D or 2-D, float32 or float64) and its 2-D view."""
+    """input as an array pplab filters (1-D or more, float32 or float64) and, for 1-D and 2-D,
+    its 2-D view."""
     x = _for_pplab(_array(input))
     shape = tuple(x.shape)
     kind = _dtype_name(x)
     if kind not in ("float32", "float64"):
         raise ValueError("%s: pplab filters float32 and float64 arrays here, not %s (convert "
                          "first; uint8 images go through correlate)" % (name, kind))
-    if len(shape) not in (1, 2):
-        raise ValueError("%s: pplab filters 1-D and 2-D arrays here; this one is %d-D"
-                         % (name, len(shape)))
+    if len(shape) == 0:
+        raise ValueError("%s: a number (0-d array) has no axis to filter" % name)
     return x, (x.reshape(1, -1) if len(shape) == 1 else x)
 
 
@@ -1016,10 +1017,16 @@ def _one_sided(kernel, name, origin=0):
     return mask
 
 
-def _separable(name, input, kernels, mode, cval, output, backend, variant):
-    """input filtered by the outer product of one 1-D kernel per axis."""
+def _separable(name, input, kernels, mode, cval, output, backend, variant, passes=False,
+               first=0):
+    """input filtered by the outer product of one 1-D kernel per axis: for 1-D and 2-D arrays one
+    mask (unless `passes`), else one pass per axis, as SciPy runs them: axis `first`, then the
+    others in order."""
     import numpy
     x, flat = _named_filter_input(name, input)
+    if len(kernels) >= 3 or passes:
+        order = [first] + [a for a in range(len(kernels)) if a != first]
+        return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
     if len(kernels) == 1:
         mask = kernels[0].reshape(1, -1)
     else:
@@ -1031,12 +1038,62 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant):
     return output if out is not None and got is out else got.reshape(tuple(x.shape))
 
 
+def _moved(x, source, destination):
+    """x with axis `source` moved to `destination`, C-contiguous (a copy where it moves)."""
+    lib = _library(x)
+    if lib == "torch":
+        return x.movedim(source, destination).contiguous()
+    if lib == "cupy":
+        import cupy
+        return cupy.ascontiguousarray(cupy.moveaxis(x, source, destination))
+    import numpy
+    return numpy.ascontiguousarray(numpy.moveaxis(x, source, destination))
+
+
+def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
+    """x filtered by one 1-D kernel along each axis in turn, in `order` (an axis whose kernel is
+    the one tap 1 left alone), each pass's outside the mode's again (so the order matters in
+    constant mode), its answer in x's dtype: SciPy's separable filters on arrays of any rank. Each pass is a 2-D filter: the last axis as rows of
+    the array's other axes together (1 x k), the first as columns (k x 1); another axis is moved
+    first so that it is the first (a copy there and back)."""
+    import numpy
+    shape = tuple(x.shape)
+    got = x if _c_contiguous(x) else _moved(x, 0, 0)  # a view: its C-ordered copy
+    if all(n > 0 for n in shape):
+        for axis in order:
+            k = kernels[axis]
+            if k.size == 1 and k[0] == 1.0:
+                continue
+            if axis == len(shape) - 1:
+                rows = got.reshape(-1, shape[-1])
+                got = correlate(rows, k.reshape(1, -1), mode, cval, backend=backend,
+                                variant=variant).reshape(shape)
+                continue
+            front = got if axis == 0 else _moved(got, axis, 0)
+            moved_shape = tuple(front.shape)
+            cols = front.reshape(moved_shape[0], -1)
+            done = correlate(cols, k.reshape(-1, 1), mode, cval, backend=backend,
+                             variant=variant).reshape(moved_shape)
+            got = done if axis == 0 else _moved(done, 0, axis)
+    if got is x:  # nothing to filter: a copy, as SciPy answers a new array
+        got = _astype(x, _dtype_name(x))
+    if output is None:
+        return got
+    if isinstance(output, (type, str, numpy.dtype)):
+        return _astype(got, numpy.dtype(output).name)
+    if tuple(output.shape) != shape:
+        raise ValueError("%s: output has shape %s; the input's is %s"
+                         % (name, tuple(output.shape), shape))
+    output[...] = got
+    return output
+
+
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0,
                     *, radius=None, backend=None, variant=None):
-    """scipy.ndimage.gaussian_filter for 1-D and 2-D float arrays: SciPy's kernel on each axis
-    (radius int(truncate * sigma + 0.5), or `radius`; normalised to sum 1; an axis of sigma 0
-    left as it is), the axes' kernels run as one separable filter. order= other than 0 (the
-    derivatives) raises ValueError."""
+    """scipy.ndimage.gaussian_filter for float32 and float64 arrays of any rank: SciPy's kernel
+    on each axis (radius int(truncate * sigma + 0.5), or `radius`; normalised to sum 1; an axis
+    of sigma 0 left as it is), the axes' kernels run as one separable filter. order= other than
+    0 (the derivatives) raises ValueError."""
     import numpy
     x, _ = _named_filter_input("gaussian_filter", input)
     ndim = len(tuple(x.shape))
@@ -1060,8 +1117,9 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *,
                    backend=None, variant=None):
-    """scipy.ndimage.uniform_filter for 1-D and 2-D float arrays: the mean over `size` values on
-    each axis (a number or one per axis; even sizes and origin= placed as SciPy places them)."""
+    """scipy.ndimage.uniform_filter for float32 and float64 arrays of any rank: the mean over
+    `size` values on each axis (a number or one per axis; even sizes and origin= placed as SciPy
+    places them)."""
     import numpy
     x, _ = _named_filter_input("uniform_filter", input)
     ndim = len(tuple(x.shape))
@@ -1079,35 +1137,34 @@ def _edge_filter(name, smooth, input, axis, output, mode, cval, backend, variant
     if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
         raise ValueError("%s: axis %r is out of bounds for an array of %d axes"
                          % (name, axis, ndim))
-    if mode == "constant" and _check_number(cval, "cval") != 0 and ndim == 2:
-        # SciPy's two passes: the smoothing pass sees cval outside the derivative's result,
-        # where one mask would smooth the derivative of cval there, 0
-        first = correlate1d(x, [-1.0, 0.0, 1.0], axis, None, mode, cval, backend=backend,
-                            variant=variant)
-        return correlate1d(first, smooth, 1 - axis % ndim, output, mode, cval, backend=backend,
-                           variant=variant)
     kernels = [numpy.array(smooth, dtype=numpy.float64)] * ndim
     kernels[axis % ndim] = numpy.array([-1.0, 0.0, 1.0])
-    return _separable(name, x, kernels, mode, cval, output, backend, variant)
+    # In constant mode SciPy's smoothing passes see cval outside the derivative's result, where
+    # one mask would smooth the derivative of cval there, 0: SciPy's passes then, the
+    # derivative's first.
+    passes = mode == "constant" and _check_number(cval, "cval") != 0
+    return _separable(name, x, kernels, mode, cval, output, backend, variant, passes,
+                      axis % ndim)
 
 
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
-    """scipy.ndimage.sobel for 1-D and 2-D float arrays: the difference [-1, 0, 1] along axis,
-    smoothed by [1, 2, 1] along the other."""
+    """scipy.ndimage.sobel for float32 and float64 arrays of any rank: the difference [-1, 0, 1]
+    along axis, smoothed by [1, 2, 1] along every other."""
     return _edge_filter("sobel", [1.0, 2.0, 1.0], input, axis, output, mode, cval, backend, variant)
 
 
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
-    """scipy.ndimage.prewitt for 1-D and 2-D float arrays: [-1, 0, 1] along axis, [1, 1, 1]
-    along the other."""
+    """scipy.ndimage.prewitt for float32 and float64 arrays of any rank: [-1, 0, 1] along axis,
+    [1, 1, 1] along every other."""
     return _edge_filter("prewitt", [1.0, 1.0, 1.0], input, axis, output, mode, cval, backend,
                         variant)
 
 
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
                 backend=None, variant=None):
-    """scipy.ndimage.correlate1d for 1-D and 2-D float arrays: weights along one axis, placed
-    as SciPy places them (an even count, origin=), 31 taps at most with their placement."""
+    """scipy.ndimage.correlate1d for float32 and float64 arrays of any rank: weights along one
+    axis, placed as SciPy places them (an even count, origin=), 31 taps at most with their
+    placement."""
     import numpy
     x, _ = _named_filter_input("correlate1d", input)
     ndim = len(tuple(x.shape))

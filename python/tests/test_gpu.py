@@ -376,3 +376,11 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
     np.testing.assert_allclose(to_host(pplab.correlate1d(line, [1.0, 2.0, -1.0, 0.5])),
                                ndimage.correlate1d(host[0], [1.0, 2.0, -1.0, 0.5]),
                                rtol=2e-5, atol=2e-5)
+    volume = rng.standard_normal((19, 33, 40)).astype(np.float32)  # one pass per axis
+    for ours, theirs in ((lambda a: pplab.gaussian_filter(a, [1.0, 0.0, 2.0], mode="wrap"),
+                          lambda a: ndimage.gaussian_filter(a, [1.0, 0.0, 2.0], mode="wrap")),
+                         (lambda a: pplab.sobel(a, axis=1, mode="constant", cval=0.5),
+                          lambda a: ndimage.sobel(a, axis=1, mode="constant", cval=0.5))):
+        got = ours(to_gpu(lib, volume))
+        assert is_gpu_array_of(lib, got) and tuple(got.shape) == volume.shape
+        np.testing.assert_allclose(to_host(got), theirs(volume), rtol=2e-5, atol=2e-5)
