@@ -17,11 +17,11 @@
 // What limits it: the data is read twice, and every value costs an L2 atomic that returns its
 // old value (an H200's L2 takes about 100 G/s of 64-bit atomics that return nothing:
 // atomic_rates.cu), so 2^28 values cannot go under about 2.6 ms this way.
-// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt):
-// numpy.bincount(x, w) of 2^28 int64 into 65536 bins through Python 9.505 ms, 0.45x
-// torch.bincount's 4.268 ms (whose float atomics give other bits on every run; the third run),
-// with terms below 2^86, whose high words took a second atomic per value; in windows of 2^24
-// values with three L2 atomics per value (the first run) 13.88 ms.
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt, its fourth
+// run): numpy.bincount(x, w) of 2^28 int64 into 65536 bins through Python 7.780 ms, 0.56x
+// torch.bincount's 4.378 ms (whose float atomics give other bits on every run). Terms below 2^86,
+// whose high words took a second atomic per value, took 9.505 ms (0.45x, the third run); windows
+// of 2^24 values with three L2 atomics per value 13.88 ms (the first).
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {
