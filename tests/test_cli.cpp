@@ -482,6 +482,59 @@ TEST_F(Cli, MatmulWritesTheProduct) {
   EXPECT_FALSE(fs::exists(path("c.csv"))) << "an output named for no known format was written";
 }
 
+// numpy.matmul's shapes from .npy files: a stack times a matrix, a stack broadcast against a
+// stack of one, a matrix times a vector (the axis dropped), two vectors (a 0-d answer); every
+// value small integers, so the products are exact.
+TEST_F(Cli, MatmulTakesVectorsAndStacks) {
+  const auto save = [&](const std::string& name, std::vector<std::size_t> shape) {
+    io::array x;
+    x.type = dtype::f64;
+    x.shape = shape;
+    std::size_t n = 1;
+    for (std::size_t d : shape) n *= d;
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = double(int(i % 7) - 3);
+    x.bytes.assign(reinterpret_cast<const std::byte*>(v.data()),
+                   reinterpret_cast<const std::byte*>(v.data() + n));
+    io::write_npy(path(name), x);
+    return v;
+  };
+  const std::vector<double> a = save("a3.npy", {3, 2, 4}), b = save("b2.npy", {4, 5}),
+                            one = save("b1.npy", {1, 4, 5}), v = save("v.npy", {4}),
+                            bad = save("bad.npy", {2, 4, 5});
+  const auto product = [&](const std::string& x, const std::string& y) {
+    const result r = run("matmul --a " + path(x) + " --b " + path(y) + " --out " + path("c.npy"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return io::read_npy(path("c.npy"));
+  };
+  for (const char* right : {"b2.npy", "b1.npy"}) {
+    const io::array c = product("a3.npy", right);
+    ASSERT_EQ(c.shape, (std::vector<std::size_t>{3, 2, 5})) << right;
+    const double* cv = reinterpret_cast<const double*>(c.bytes.data());
+    for (std::size_t s = 0; s < 3; ++s)
+      for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 5; ++j) {
+          double want = 0;
+          for (std::size_t k = 0; k < 4; ++k) want += a[(s * 2 + i) * 4 + k] * b[k * 5 + j];
+          EXPECT_EQ(cv[(s * 2 + i) * 5 + j], want) << right << " " << s << " " << i << " " << j;
+        }
+  }
+  const io::array mv = product("a3.npy", "v.npy");
+  ASSERT_EQ(mv.shape, (std::vector<std::size_t>{3, 2}));
+  EXPECT_EQ(reinterpret_cast<const double*>(mv.bytes.data())[5],
+            a[20] * v[0] + a[21] * v[1] + a[22] * v[2] + a[23] * v[3]);
+  const io::array dot = product("v.npy", "v.npy");
+  EXPECT_TRUE(dot.shape.empty());
+  EXPECT_EQ(reinterpret_cast<const double*>(dot.bytes.data())[0],
+            v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  expect_failure("matmul --a " + path("a3.npy") + " --b " + path("bad.npy"), 2, "do not broadcast");
+  expect_failure("matmul --a " + path("v.npy") + " --b " + path("a3.npy"), 2,
+                 "must equal B's rows");
+  expect_failure("matmul --a " + path("a3.npy") + " --b " + path("b2.npy") + " --c " +
+                     path("b2.npy"),
+                 2, "--c takes matrices");
+}
+
 // The nccl backend: where two GPUs answer, the same answer as the library's seq backend on the
 // same generated data; elsewhere one clear error naming why, and `pplab info` says it too.
 TEST_F(Cli, NcclBackendAnswersAsSeqOrSaysWhyNot) {

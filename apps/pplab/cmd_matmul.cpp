@@ -1,10 +1,13 @@
-// pplab matmul --a A.npy --b B.npy [--out C.npy]: C = alpha * A * B (+ beta * C).
+// pplab matmul --a A.npy --b B.npy [--out C.npy]: C = alpha * A * B (+ beta * C); A and B also
+// vectors or stacks of matrices, as numpy.matmul takes them (one process).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "common.hpp"
 #include "pplab/io.hpp"
@@ -52,18 +55,94 @@ io::array generated(dtype t, std::size_t rows, std::size_t cols, const matrix_bl
 }
 
 // The whole matrix, or on a job of several ranks only this rank's block of it (`which` gets the
-// file's shape).
+// file's shape). `stacks`: on one process, a 1-D array or a stack of matrices is taken too (as
+// numpy.matmul takes them: run_stacked).
 io::array load_matrix(const std::string& path, const char* name,
-                      const io::block_chooser* which = nullptr) {
+                      const io::block_chooser* which = nullptr, bool stacks = false) {
   io::array m = which ? io::read_npy_block(path, *which) : io::read_npy(path);
-  if (m.shape.size() != 2)
-    fail(errc::bad_data, fmt::format("{}: {} must be a 2-D matrix; it has {} dimensions", path,
-                                     name, m.shape.size()));
+  if (m.shape.size() != 2 && !(stacks && !m.shape.empty()))
+    fail(errc::bad_data,
+         fmt::format("{}: {} must be a 2-D matrix{}; it has {} dimensions", path, name,
+                     stacks ? ", a vector or a stack of matrices" : " on a job of several ranks",
+                     m.shape.size()));
   if (!is_float(m.type))
     fail(errc::bad_data, fmt::format("{}: {} has dtype {}; matmul takes float32 or float64 "
                                      "(convert with a.astype(np.float32))",
                                      path, name, name_of(m.type)));
   return m;
+}
+
+// numpy.matmul's shapes, for operands that are not both matrices (one process): a 1-D A is a
+// row and a 1-D B a column, that axis dropped from C; stacks (..., m, k) x (..., k, n) have their
+// leading axes broadcast against each other (each the other's length, or 1), one product per
+// matrix of C's stack.
+void run_stacked(const matmul_cli& o, backend where, const io::array& a, const io::array& b,
+                 std::optional<io::output_file>& out) {
+  if (a.type != b.type)
+    fail(errc::invalid_argument, fmt::format("A is {} and B is {}; give both the same dtype",
+                                             name_of(a.type), name_of(b.type)));
+  if (!o.c_path.empty()) fail(errc::invalid_argument, "--c takes matrices: A and B 2-D");
+  std::vector<std::size_t> as = a.shape, bs = b.shape;
+  if (as.size() == 1) as.insert(as.begin(), 1);  // a row
+  if (bs.size() == 1) bs.push_back(1);           // a column
+  const std::size_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k)
+    fail(errc::invalid_argument,
+         fmt::format("shapes do not match: A is {} and B is {}; A's columns ({}) must equal B's "
+                     "rows ({})",
+                     fmt::join(a.shape, "x"), fmt::join(b.shape, "x"), k, bs[bs.size() - 2]));
+  // The stack's shape: the leading axes aligned on the right, each pair equal or one of them 1.
+  const std::size_t la = as.size() - 2, lb = bs.size() - 2, lead = std::max(la, lb);
+  std::vector<std::size_t> batch(lead), a_len(lead, 1), b_len(lead, 1);
+  for (std::size_t d = 0; d < lead; ++d) {
+    if (d + la >= lead) a_len[d] = as[d + la - lead];
+    if (d + lb >= lead) b_len[d] = bs[d + lb - lead];
+    if (a_len[d] != b_len[d] && a_len[d] != 1 && b_len[d] != 1)
+      fail(errc::invalid_argument,
+           fmt::format("the stacks' shapes do not broadcast: A is {} and B is {}",
+                       fmt::join(a.shape, "x"), fmt::join(b.shape, "x")));
+    batch[d] = a_len[d] == 1 ? b_len[d] : a_len[d];
+  }
+  std::size_t count = 1;
+  for (std::size_t d : batch) count *= d;
+  io::array c;
+  c.type = a.type;
+  c.shape = batch;
+  if (a.shape.size() >= 2) c.shape.push_back(m);
+  if (b.shape.size() >= 2) c.shape.push_back(n);
+  const std::size_t elem = size_of(a.type);
+  c.bytes.resize(checked_bytes({count, m, n, elem}, "C"));
+  stopwatch clock;
+  std::string used;
+  for (std::size_t i = 0; i < count; ++i) {
+    // Matrix i of C's stack, and the matrices of A's and B's stacks it multiplies.
+    std::size_t rest = i, ai = 0, bi = 0, a_step = 1, b_step = 1;
+    for (std::size_t d = lead; d-- > 0;) {
+      const std::size_t at = rest % batch[d];
+      rest /= batch[d];
+      ai += (a_len[d] == 1 ? 0 : at) * a_step, a_step *= a_len[d];
+      bi += (b_len[d] == 1 ? 0 : at) * b_step, b_step *= b_len[d];
+    }
+    matmul(where, a.type, m, n, k, o.alpha,
+           static_cast<const std::byte*>(a.data()) + ai * m * k * elem, k,
+           static_cast<const std::byte*>(b.data()) + bi * k * n * elem, n, 0.0,
+           static_cast<std::byte*>(c.data()) + i * m * n * elem, n, {o.variant, &used});
+  }
+  const double s = clock.seconds();
+  fmt::print("C = A*B: ({}) x ({}) -> ({}) {}, {} product{} in {:.3f} ms [{}]\n",
+             fmt::join(a.shape, "x"), fmt::join(b.shape, "x"), fmt::join(c.shape, "x"),
+             name_of(a.type), count, count == 1 ? "" : "s", s * 1e3, used.empty() ? "-" : used);
+  if (out) {
+    io::write_npy(*out, c);
+    fmt::print("wrote {}\n", o.out_path);
+  } else if (c.size() <= 64) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      fmt::print(" {:12.6g}", a.type == dtype::f32 ? double(static_cast<const float*>(c.data())[i])
+                                                   : static_cast<const double*>(c.data())[i]);
+    fmt::print("\n");
+  } else {
+    fmt::print("(give --out C.npy to save the {} result)\n", fmt::join(c.shape, "x"));
+  }
 }
 
 void run(const matmul_cli& o) {
@@ -114,8 +193,12 @@ void run(const matmul_cli& o) {
       a = generated(t, gm, gk, mine.a, o.seed);
       b = generated(t, gk, gn, mine.b, o.seed + 1);
     } else {
-      a = load_matrix(o.a_path, "A", job ? &a_block : nullptr);
-      b = load_matrix(o.b_path, "B", job ? &b_block : nullptr);
+      a = load_matrix(o.a_path, "A", job ? &a_block : nullptr, !job);
+      b = load_matrix(o.b_path, "B", job ? &b_block : nullptr, !job);
+      if (a.shape.size() != 2 || b.shape.size() != 2) {  // vectors or stacks: one process
+        run_stacked(o, where, a, b, out);
+        return;
+      }
     }
     const io::block_chooser c_block = [&](std::size_t rows, std::size_t cols) {
       const matrix_block x = matmul_blocks_of(where, m, n, k).c;
@@ -185,8 +268,11 @@ void add_matmul(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "matmul", "multiply two matrices from .npy files, or generated ones: C = alpha*A*B (+ beta*C "
                 "with --c)");
-  cmd->add_option("--a", o->a_path, "A, an MxK float32 or float64 .npy matrix");
-  cmd->add_option("--b", o->b_path, "B, a KxN .npy matrix of the same dtype");
+  cmd->add_option("--a", o->a_path,
+                  "A, an MxK float32 or float64 .npy matrix (or, on one process, a K vector or a "
+                  "stack ...xMxK, as numpy.matmul)");
+  cmd->add_option("--b", o->b_path,
+                  "B, a KxN .npy matrix of the same dtype (or a K vector, or a stack ...xKxN)");
   cmd->add_option("--shape", o->shape,
                   "MxNxK: generate A and B instead (uniform in [0, 1); on --backend mpi each rank "
                   "makes only its blocks)");

@@ -471,10 +471,11 @@ struct edge_array_binner {
     if (v >= e[bins]) return v == e[bins] ? bins - 1 : bins + 1;
     return last_at_or_below(e, bins + 1, v);
   }
-  // The last index of e[0, len) whose edge is at or below v (e[0] <= v).
-  PPLAB_HD static std::size_t last_at_or_below(const double* e, std::size_t len,
-                                               double v) noexcept {
-    const double* base = e;
+  // The last index of e[0, len) whose edge is at or below v (e[0] <= v); edges and value in
+  // double, or in float (the GPU's float32 tables, histogram/cuda/f32_edges.cuh).
+  template <class E>
+  PPLAB_HD static std::size_t last_at_or_below(const E* e, std::size_t len, E v) noexcept {
+    const E* base = e;
     while (len > 1) {
       const std::size_t half = len / 2;
       base = base[half] <= v ? base + half : base;

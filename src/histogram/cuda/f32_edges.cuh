@@ -35,18 +35,9 @@ struct f32_edge_lookup_binner {
     const float u = (v - lo) * scale;  // in [0, cells] but for rounding
     const unsigned c = u < float(cells) ? unsigned(u) : cells - 1;
     const cell_bins r = cell[c];
-    if (!(e[r.first] <= v && v < e[r.last + 1])) return search(e, bins + 1, v);
-    return r.first + search(e + r.first, r.last - r.first + 1, v);
-  }
-  // The last index of e[0, len) whose edge is at or below v (e[0] <= v).
-  __device__ static std::size_t search(const float* e, std::size_t len, float v) {
-    const float* base = e;
-    while (len > 1) {
-      const std::size_t half = len / 2;
-      base = base[half] <= v ? base + half : base;
-      len -= half;
-    }
-    return std::size_t(base - e);
+    if (!(e[r.first] <= v && v < e[r.last + 1]))
+      return edge_array_binner::last_at_or_below(e, bins + 1, v);
+    return r.first + edge_array_binner::last_at_or_below(e + r.first, r.last - r.first + 1, v);
   }
 };
 

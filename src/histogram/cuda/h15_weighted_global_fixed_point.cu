@@ -30,7 +30,7 @@ namespace {
 constexpr unsigned B = 256;
 constexpr int count_bits = 40;  // the inputs number below 2^40
 constexpr int term_bits = 50;   // each term below 2^50: the low word rarely carries
-constexpr int unbiased = 2048;               // top holds e + 2048; 0: no weight yet
+constexpr int unbiased = 2048;  // top holds e + 2048; 0: no weight yet
 
 // The scale 2^k of a slot whose largest exponent is e (k at most 1000: a finite double).
 __device__ inline double scale_of(int top) {
@@ -106,23 +106,13 @@ __global__ void added(const T* __restrict__ x, const W* __restrict__ w, std::siz
   extern __shared__ double edges[];
   const auto bin = bound(given, edges);
   __syncthreads();
-  constexpr int unroll = 4;
-  const std::size_t threads = grid_threads();
-  std::size_t i = global_thread();
-  for (; i + (unroll - 1) * threads < n; i += unroll * threads) {
-    T xs[unroll];
-    W ws[unroll];
+  for_each_pair_group<4>(x, w, n, [&](const auto& xs, const auto& ws, std::size_t, std::size_t) {
+    constexpr int count = int(sizeof(xs) / sizeof(xs[0]));
+    term t[count];
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) xs[u] = x[i + u * threads], ws[u] = w[i + u * threads];
-    term t[unroll];
-#pragma unroll
-    for (int u = 0; u < unroll; ++u) t[u] = term_of(bin, xs[u], ws[u], top);
+    for (int u = 0; u < count; ++u) t[u] = term_of(bin, xs[u], ws[u], top);
     terms_added(t, sums);
-  }
-  for (; i < n; i += threads) {
-    const term t[1] = {term_of(bin, x[i], w[i], top)};
-    terms_added(t, sums);
-  }
+  });
 }
 
 // A 128-bit two's-complement integer (hi, lo) times 2^-k, rounded once to double: the top 64

@@ -79,12 +79,13 @@ __device__ inline std::size_t global_thread() {
 }
 __device__ inline std::size_t grid_threads() { return std::size_t(gridDim.x) * blockDim.x; }
 
-// A grid-stride walk over two arrays side by side (values and weights, x and y): f(a[i], b[i], i)
-// for each i < n, with `unroll` elements of each array loaded before any is used, so a thread has
-// 2 x unroll reads in flight while it bins and adds.
-template <int unroll, class A, class B, class F>
-__device__ inline void for_each_pair(const A* __restrict__ a, const B* __restrict__ b,
-                                     std::size_t n, F&& f) {
+// A grid-stride walk over two arrays side by side (values and weights, x and y), `unroll`
+// elements of each loaded before any is used, so a thread has 2 x unroll reads in flight while it
+// bins and adds: group(va, vb, i, stride) for each group, va and vb arrays of `unroll` elements
+// (of one at the end), element u at index i + u x stride.
+template <int unroll, class A, class B, class G>
+__device__ inline void for_each_pair_group(const A* __restrict__ a, const B* __restrict__ b,
+                                           std::size_t n, G&& group) {
   const std::size_t threads = grid_threads();
   std::size_t i = global_thread();
   for (; i + (unroll - 1) * threads < n; i += unroll * threads) {
@@ -92,10 +93,25 @@ __device__ inline void for_each_pair(const A* __restrict__ a, const B* __restric
     B vb[unroll];
 #pragma unroll
     for (int u = 0; u < unroll; ++u) va[u] = a[i + u * threads], vb[u] = b[i + u * threads];
-#pragma unroll
-    for (int u = 0; u < unroll; ++u) f(va[u], vb[u], i + u * threads);
+    group(va, vb, i, threads);
   }
-  for (; i < n; i += threads) f(a[i], b[i], i);
+  for (; i < n; i += threads) {
+    const A va[1] = {a[i]};
+    const B vb[1] = {b[i]};
+    group(va, vb, i, threads);
+  }
+}
+
+// The same walk, f(a[i], b[i], i) for each i < n.
+template <int unroll, class A, class B, class F>
+__device__ inline void for_each_pair(const A* __restrict__ a, const B* __restrict__ b,
+                                     std::size_t n, F&& f) {
+  for_each_pair_group<unroll>(
+      a, b, n, [&](const auto& va, const auto& vb, std::size_t i, std::size_t stride) {
+        constexpr int count = int(sizeof(va) / sizeof(va[0]));
+#pragma unroll
+        for (int u = 0; u < count; ++u) f(va[u], vb[u], i + u * stride);
+      });
 }
 
 // Launches a grid-stride kernel over as many blocks of `threads` as the GPU holds at once (the
