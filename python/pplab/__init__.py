@@ -873,13 +873,8 @@ def _c_contiguous(x):
     return bool(x.flags.c_contiguous)
 
 
-def _rows_contiguous(x):
-    """x (a matrix) as pplab's matmul reads it, each row contiguous and the rows at a positive
-    stride no shorter than a row: x itself where it is so, else a C-contiguous copy."""
-    rows, cols = _shape(x)
-    s = _strides_in_elements(x)
-    if (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols):
-        return x
+def _contiguous(x):
+    """x where it is C-contiguous, else a C-contiguous copy in its library."""
     if _library(x) == "torch":
         return x.contiguous()
     if _library(x) == "cupy":
@@ -887,6 +882,16 @@ def _rows_contiguous(x):
         return cupy.ascontiguousarray(x)
     import numpy
     return numpy.ascontiguousarray(x)
+
+
+def _rows_contiguous(x):
+    """x (a matrix) as pplab's matmul reads it, each row contiguous and the rows at a positive
+    stride no shorter than a row: x itself where it is so, else a C-contiguous copy."""
+    rows, cols = _shape(x)
+    s = _strides_in_elements(x)
+    if (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols):
+        return x
+    return _contiguous(x)
 
 
 def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
@@ -1042,12 +1047,9 @@ def _moved(x, source, destination):
     """x with axis `source` moved to `destination`, C-contiguous (a copy where it moves)."""
     lib = _library(x)
     if lib == "torch":
-        return x.movedim(source, destination).contiguous()
-    if lib == "cupy":
-        import cupy
-        return cupy.ascontiguousarray(cupy.moveaxis(x, source, destination))
-    import numpy
-    return numpy.ascontiguousarray(numpy.moveaxis(x, source, destination))
+        return _contiguous(x.movedim(source, destination))
+    mod = __import__("cupy" if lib == "cupy" else "numpy")
+    return _contiguous(mod.moveaxis(x, source, destination))
 
 
 def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
@@ -1058,7 +1060,7 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
     first so that it is the first (a copy there and back)."""
     import numpy
     shape = tuple(x.shape)
-    got = x if _c_contiguous(x) else _moved(x, 0, 0)  # a view: its C-ordered copy
+    got = _contiguous(x)  # a view: its C-ordered copy
     if all(n > 0 for n in shape):
         for axis in order:
             k = kernels[axis]
