@@ -40,6 +40,28 @@ cases = [((1, 1), (1, 1)), ((1, 37), (3, 5)), ((41, 1), (5, 3)), ((5, 4), (31, 3
 modes = ["reflect", "constant", "nearest", "mirror", "wrap"]
 failures = 0
 checked = 0
+
+
+def check(command, out, x, want, tol, what):
+    """Runs pplab `command` (writing `out`) and holds its output to want within tol (NaN where
+    want is NaN, an infinity where want is it); prints what failed. 1 for a failure, else 0."""
+    r = subprocess.run([pplab, *command, "--out", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {what}: exit {r.returncode}: {r.stderr.strip()}")
+        return 1
+    got = np.load(out)
+    with np.errstate(invalid="ignore"):
+        bad = ~((np.isnan(want) & np.isnan(got)) |
+                (np.isinf(want) & (got == want)) |
+                (np.abs(got.astype(np.float64) - want) <= tol))
+    if got.dtype != x.dtype or got.shape != x.shape or bad.any():
+        k = np.argwhere(bad)[:3].tolist() if got.shape == x.shape else []
+        print(f"FAIL {what}: dtype {got.dtype} shape {got.shape}; "
+              f"{int(bad.sum()) if got.shape == x.shape else '-'} outputs off, e.g. {k}")
+        return 1
+    return 0
+
+
 with tempfile.TemporaryDirectory() as d:
     for i, (shape, mshape) in enumerate(cases):
         for dtype in (np.float32, np.float64):
@@ -60,26 +82,12 @@ with tempfile.TemporaryDirectory() as d:
                     eps = 2.0**-23 if dtype == np.float32 else 2.0**-52
                     tol = 2 * (m.size + 2) * eps * scale + 0.5 * eps * np.abs(want)
                     for b in backends:
-                        out = f"{d}/out-{b}.npy"
-                        r = subprocess.run([pplab, op, "--input", f"{d}/x.npy", "--mask", f"{d}/m.npy",
-                                            "--mode", mode, "--cval", "0.5", "--backend", b,
-                                            "--out", out, "--json"], capture_output=True, text=True)
                         checked += 1
-                        what = f"{op} {np.dtype(dtype).name} {shape} mask {mshape} {mode} on {b}"
-                        if r.returncode != 0:
-                            print(f"FAIL {what}: exit {r.returncode}: {r.stderr.strip()}")
-                            failures += 1
-                            continue
-                        got = np.load(out)
-                        with np.errstate(invalid="ignore"):
-                          bad = ~((np.isnan(want) & np.isnan(got)) |
-                                  (np.isinf(want) & (got == want)) |
-                                  (np.abs(got.astype(np.float64) - want) <= tol))
-                        if got.dtype != x.dtype or got.shape != x.shape or bad.any():
-                            k = np.argwhere(bad)[:3].tolist() if got.shape == x.shape else []
-                            print(f"FAIL {what}: dtype {got.dtype} shape {got.shape}; "
-                                  f"{int(bad.sum()) if got.shape == x.shape else '-'} outputs off, e.g. {k}")
-                            failures += 1
+                        failures += check([op, "--input", f"{d}/x.npy", "--mask", f"{d}/m.npy",
+                                           "--mode", mode, "--cval", "0.5", "--backend", b,
+                                           "--json"], f"{d}/out-{b}.npy", x, want, tol,
+                                          f"{op} {np.dtype(dtype).name} {shape} mask {mshape} "
+                                          f"{mode} on {b}")
     # pplab filter NAME: scipy.ndimage's named filters, their masks made by the CLI.
     named = [
         (["gaussian", "--sigma", "1.5"], lambda x, **k: nd.gaussian_filter(x, 1.5, **k), 13),
@@ -104,22 +112,12 @@ with tempfile.TemporaryDirectory() as d:
                     # is 1, a derivative's 8, so scale bounds sum |mask| |input| within 8x
                     tol = 16 * (taps + 2) * eps * (scale + np.abs(x).max()) + 0.5 * eps * np.abs(want)
                     for b in backends:
-                        out = f"{d}/out-{b}.npy"
-                        r = subprocess.run([pplab, "filter", *args, "--input", f"{d}/x.npy",
-                                            "--mode", mode, "--cval", "0.5", "--backend", b,
-                                            "--out", out], capture_output=True, text=True)
                         checked += 1
-                        what = f"filter {' '.join(args)} {np.dtype(dtype).name} {shape} {mode} on {b}"
-                        if r.returncode != 0:
-                            print(f"FAIL {what}: exit {r.returncode}: {r.stderr.strip()}")
-                            failures += 1
-                            continue
-                        got = np.load(out)
-                        bad = ~(np.abs(got.astype(np.float64) - want) <= tol)
-                        if got.dtype != x.dtype or got.shape != x.shape or bad.any():
-                            print(f"FAIL {what}: dtype {got.dtype} shape {got.shape}; "
-                                  f"{int(bad.sum()) if got.shape == x.shape else '-'} outputs off")
-                            failures += 1
+                        failures += check(["filter", *args, "--input", f"{d}/x.npy", "--mode",
+                                           mode, "--cval", "0.5", "--backend", b],
+                                          f"{d}/out-{b}.npy", x, want, tol,
+                                          f"filter {' '.join(args)} {np.dtype(dtype).name} "
+                                          f"{shape} {mode} on {b}")
 print(f"{checked} filters checked against scipy.ndimage {nd.__name__} "
       f"(SciPy {__import__('scipy').__version__}, NumPy {np.__version__}): {failures} failed")
 sys.exit(1 if failures else 0)
