@@ -87,10 +87,29 @@ TEST_P(Matmul, AnyShapeStrideAlphaBeta) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  std::vector<shape> shapes = {{0, 0, 0},    {0, 5, 3},     {3, 0, 4},      {4, 5, 0},
-                               {1, 1, 1},    {2, 3, 4},     {31, 32, 33},   {33, 31, 32},
-                               {32, 32, 32}, {67, 129, 45}, {130, 97, 300}, {7, 300, 5},
-                               {300, 7, 9},  {1, 513, 257}, {129, 1, 1000}, {20, 30, 771}};
+  std::vector<shape> shapes = {{0, 0, 0},
+                               {0, 5, 3},
+                               {3, 0, 4},
+                               {4, 5, 0},
+                               {1, 1, 1},
+                               {2, 3, 4},
+                               {31, 32, 33},
+                               {33, 31, 32},
+                               {32, 32, 32},
+                               {67, 129, 45},
+                               {130, 97, 300},
+                               {7, 300, 5},
+                               {300, 7, 9},
+                               {1, 513, 257},
+                               {129, 1, 1000},
+                               {20, 30, 771},
+                               // vectors: many short rows, a few rows longer than a piece of
+                               // the row reductions, y wider than a block, many chunks of rows
+                               {1000, 1, 37},
+                               {3, 1, 40000},
+                               {1, 2100, 300},
+                               {1, 5, 40000},
+                               {1, 1, 50000}};
   for (int extra = 0; extra < 3; ++extra)
     shapes.push_back({1 + rng() % 200, 1 + rng() % 200, 1 + rng() % 400});
   // Under compute-sanitizer (racecheck runs ~30x slower) each shape gets one alpha/beta pair,
@@ -147,7 +166,7 @@ TEST_P(Matmul, NanAndInfinityReachTheirRows) {
   const bool inf_becomes_nan = r.info.tf32_split;
   std::mt19937_64 rng(fresh_seed());
   std::uniform_real_distribution<float> positive(0.5f, 1.5f);
-  for (const shape& s : {shape{128, 128, 64}, shape{67, 45, 33}}) {
+  for (const shape& s : {shape{128, 128, 64}, shape{67, 45, 33}, shape{67, 1, 33}}) {
     const detail::matmul_problem p{dtype::f32, s.m, s.n, s.k};
     if (!r.can_run(p)) continue;
     SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n));
@@ -172,6 +191,40 @@ TEST_P(Matmul, NanAndInfinityReachTheirRows) {
   }
 }
 
+// The same down B's columns: a NaN in B makes its column of C NaN, an infinity its column +-inf
+// (every A element finite and positive); x B (one row) included.
+TEST_P(Matmul, NanAndInfinityReachTheirColumns) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const bool inf_becomes_nan = r.info.tf32_split;
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<float> positive(0.5f, 1.5f);
+  for (const shape& s : {shape{128, 128, 64}, shape{1, 45, 33}, shape{1, 2100, 70}}) {
+    const detail::matmul_problem p{dtype::f32, s.m, s.n, s.k};
+    if (!r.can_run(p)) continue;
+    SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n));
+    std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n, 0.0f);
+    for (float& x : a) x = positive(rng);
+    for (float& x : b) x = positive(rng);
+    b[s.k / 2 * s.n + 0] = std::numeric_limits<float>::quiet_NaN();
+    b[(s.k - 1) * s.n + s.n - 1] = -std::numeric_limits<float>::infinity();
+    detail::run_rung(r,
+                     {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t j = 0; j < s.n; ++j) {
+        const float got = c[i * s.n + j];
+        const bool last = j == s.n - 1;
+        const bool ok = j == 0                    ? std::isnan(got)
+                        : last && inf_becomes_nan ? std::isnan(got)
+                        : last                    ? got == -std::numeric_limits<float>::infinity()
+                                                  : std::isfinite(got);
+        if (!ok && wrong++ < 3) ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got;
+      }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
 std::vector<const matmul_rung*> all_rungs() {
   std::vector<const matmul_rung*> out;
   for (const auto& r : detail::rungs_of<detail::matmul_rung>()) out.push_back(&r);
@@ -187,35 +240,38 @@ INSTANTIATE_TEST_SUITE_P(AllRungs, Matmul, ::testing::ValuesIn(all_rungs()),
 TEST(MatmulBands, HostRungsGiveTheProductInBandsOfK) {
   double& piece = detail::piece_work();
   const double whole = piece;
-  const std::size_t m = 37, n = 29, k = 1000, lda = k + 3, ldb = n + 1, ldc = n + 2;
-  std::vector<double> a(m * lda), b(k * ldb), c0(m * ldc);
-  detail::generate(dtype::f64, a.data(), a.size(), detail::distribution::normal, 1);
-  detail::generate(dtype::f64, b.data(), b.size(), detail::distribution::normal, 2);
-  detail::generate(dtype::f64, c0.data(), c0.size(), detail::distribution::normal, 3);
-  for (const matmul_rung& r : detail::rungs_of<matmul_rung>()) {
-    const detail::matmul_problem p{dtype::f64, m, n, k};
-    if ((r.info.where != backend::seq && r.info.where != backend::cpu) || !r.can_run(p)) continue;
-    SCOPED_TRACE(r.info.id);
-    std::vector<double> one = c0, banded = c0;
-    piece = whole;
-    detail::run_rung(
-        r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, one.data(), ldc, nullptr, nullptr});
-    piece = 2.0 * m * n * 300;  // bands of 512 columns of A: two bands
-    detail::run_rung(
-        r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, banded.data(), ldc, nullptr, nullptr});
-    piece = whole;
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < ldc; ++j) {
-        const double w = one[i * ldc + j], g = banded[i * ldc + j];
-        if (j >= n) {
-          EXPECT_EQ(g, c0[i * ldc + j]) << "written past C's columns";
-          continue;
+  // A product, and the two vector shapes (A x, x B) of the vector rungs.
+  for (auto [m, n] : {std::pair<std::size_t, std::size_t>{37, 29}, {37, 1}, {1, 29}}) {
+    const std::size_t k = 1000, lda = k + 3, ldb = n + 1, ldc = n + 2;
+    std::vector<double> a(m * lda), b(k * ldb), c0(m * ldc);
+    detail::generate(dtype::f64, a.data(), a.size(), detail::distribution::normal, 1);
+    detail::generate(dtype::f64, b.data(), b.size(), detail::distribution::normal, 2);
+    detail::generate(dtype::f64, c0.data(), c0.size(), detail::distribution::normal, 3);
+    for (const matmul_rung& r : detail::rungs_of<matmul_rung>()) {
+      const detail::matmul_problem p{dtype::f64, m, n, k};
+      if ((r.info.where != backend::seq && r.info.where != backend::cpu) || !r.can_run(p)) continue;
+      SCOPED_TRACE(r.info.id);
+      std::vector<double> one = c0, banded = c0;
+      piece = whole;
+      detail::run_rung(
+          r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, one.data(), ldc, nullptr, nullptr});
+      piece = 2.0 * m * n * 300;  // bands of 512 columns of A: two bands
+      detail::run_rung(
+          r, {p, 1.5, -0.5, a.data(), lda, b.data(), ldb, banded.data(), ldc, nullptr, nullptr});
+      piece = whole;
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < ldc; ++j) {
+          const double w = one[i * ldc + j], g = banded[i * ldc + j];
+          if (j >= n) {
+            EXPECT_EQ(g, c0[i * ldc + j]) << "written past C's columns";
+            continue;
+          }
+          EXPECT_NEAR(g, w, 1e-12 * std::sqrt(double(k)) * 8) << i << "," << j;
+          if (r.info.id.find("m03_packed") != std::string_view::npos) {
+            EXPECT_EQ(g, w) << i << "," << j;
+          }
         }
-        EXPECT_NEAR(g, w, 1e-12 * std::sqrt(double(k)) * 8) << i << "," << j;
-        if (r.info.id.find("m03_packed") != std::string_view::npos) {
-          EXPECT_EQ(g, w) << i << "," << j;
-        }
-      }
+    }
   }
 }
 

@@ -1,8 +1,10 @@
 // The lab's matmul case: C = A*B, verified by Freivalds' check (C x against A (B x) in double,
 // O(n^2) instead of an O(n^3) reference) with the tolerance of core/verify.hpp; GFLOP/s against
 // the multiply-add peak of the type (f64 on a GPU: its tensor cores' peak, where measured). Every
-// backend gets square f32 matrices; the device backends also get the GPU ladder's shapes (square at
-// 1024, 4096 and 8192, the odd 4093, the two skinny products and f64 at 1024, 2048 and 4096).
+// backend gets square f32 matrices and a square matrix times a vector each way (A x, x B: read
+// once, so held against the read ceiling); the device backends also get the GPU ladder's shapes
+// (square at 1024, 4096 and 8192, the odd 4093, the two skinny products, f64 at 1024, 2048 and
+// 4096, and the vector products at 16384 in f32 and f64).
 // Split over a job's ranks: f32 1024^3 (4096^3 in a full run) in SUMMA's blocks; over a host's
 // GPUs: f32 2048^3 (16384^3), split by whole rows in one process, or in SUMMA's blocks in a job of
 // one process per GPU.
@@ -39,6 +41,12 @@ struct matmul_case {
                std::nullopt,
                {}};
     pr.device_only = device_only;
+    if (m == 1 || n == 1) {  // a vector: a reduction bound by reading the matrix once
+      pr.op = "gemv";
+      pr.flops = 0;
+      pr.note =
+          m == 1 ? "x B: held against the read ceiling" : "A x: held against the read ceiling";
+    }
     return pr;
   }
 
@@ -46,7 +54,15 @@ struct matmul_case {
     const size s = opts.scale;
     const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
     std::vector<problem> out{gemm(dtype::f32, e, e, e, false)};
+    // Matrix times vector and vector times matrix (numpy.matmul with a 1-D operand).
+    const std::size_t v = s == size::full ? 8192 : (s == size::quick ? 4096 : 96);
+    out.push_back(gemm(dtype::f32, v, 1, v, false));
+    out.push_back(gemm(dtype::f32, 1, v, v, false));
     if (s == size::full) {
+      for (dtype t : {dtype::f32, dtype::f64}) {
+        out.push_back(gemm(t, 16384, 1, 16384, true));
+        out.push_back(gemm(t, 1, 16384, 16384, true));
+      }
       for (std::size_t d : {1024, 4096, 4093, 8192}) out.push_back(gemm(dtype::f32, d, d, d, true));
       out.push_back(gemm(dtype::f32, 8192, 8192, 128, true));
       out.push_back(gemm(dtype::f32, 128, 8192, 8192, true));

@@ -1,7 +1,9 @@
 // The matmul rung the API runs, per backend and problem. Every choice is made here, by the problem
-// and the device, never by a rung (docs/architecture.md): on the cpu the packed micro-kernel; on
-// the GPU the shape table below. OpenBLAS and cuBLAS (m00) are the baselines they are measured
-// against, never the default.
+// and the device, never by a rung (docs/architecture.md): a product with a vector operand (one
+// column, A x; one row, x B) is a reduction, read once, and runs the vector rungs (cpu m04 and
+// m05, cuda m17 and m18); otherwise on the cpu the packed micro-kernel, on the GPU the shape
+// table below. OpenBLAS and cuBLAS (m00) are the baselines they are measured against, never the
+// default.
 //
 // On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
 // flop, but a C with fewer such tiles than two per SM leaves SMs idle
@@ -41,6 +43,9 @@ namespace {
 std::vector<std::string_view> cuda_policy(const matmul_problem& p) {
   const std::size_t sms = std::size_t(gpu().sm_count);
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+  // A vector operand: the product is a reduction, read-bound (m17 A x, m18 x B).
+  if (p.n == 1) return {"matmul/cuda/m17_matrix_times_vector", "matmul/cuda/m08_double_buffered"};
+  if (p.m == 1) return {"matmul/cuda/m18_vector_times_matrix", "matmul/cuda/m08_double_buffered"};
   std::vector<std::string_view> out;
   // m13 runs one block per SM and slices K itself where the tiles are fewer than the SMs; it
   // runs f64 on sm_90 alone (its can_run), elsewhere f64 takes the SIMT table.
@@ -67,7 +72,10 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   case backend::seq:
     return {"matmul/seq/m01_triple_loop"};
   case backend::cpu:
-    return {"matmul/cpu/m03_packed_microkernel"};
+    // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
+    // (each runs only its shape).
+    return {"matmul/cpu/m04_matrix_times_vector", "matmul/cpu/m05_vector_times_matrix",
+            "matmul/cpu/m03_packed_microkernel"};
   case backend::cuda:
     return cuda_policy(p);
   case backend::nccl:

@@ -1,4 +1,5 @@
-// matmul/cpu/m00_openblas: OpenBLAS sgemm/dgemm, the vendor baseline. Measured beside the ladder,
+// matmul/cpu/m00_openblas: OpenBLAS sgemm/dgemm (sgemv/dgemv where an operand is a vector, as
+// numpy.matmul calls it), the vendor baseline. Measured beside the ladder,
 // never the policy's pick (`pplab tune` may choose it where it is the fastest). Registered here;
 // the call itself is in the vendors module (src/matmul/vendors/openblas_gemm.cpp,
 // core/modules.hpp), so that a program that never runs it does not load OpenBLAS.
@@ -20,7 +21,7 @@ void run(const matmul_call& c) { vendor_function<void(const matmul_call&)>("open
 }  // namespace
 
 extern const matmul_rung m00_openblas{
-    .info = {.step = 0, .summary = "OpenBLAS sgemm/dgemm: the vendor baseline"},
+    .info = {.step = 0, .summary = "OpenBLAS sgemm/dgemm (gemv for a vector): the vendor baseline"},
     .can_run = fits_blasint,
     .run = run,
 };
