@@ -101,6 +101,14 @@ def main():
     a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
     row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
         median_time(lambda: a @ b))
+    # A matrix times a vector and a vector times a matrix (the matrix read once: NumPy's gemv).
+    mv = 1024 if q else 8192
+    av = xm if side == mv else rng.standard_normal((mv, mv)).astype(np.float32)
+    v = rng.standard_normal(mv).astype(np.float32)
+    row("matmul %dx%d @ vector f32 (host)" % (mv, mv), "numpy.matmul",
+        median_time(lambda: pplab.matmul(av, v)), median_time(lambda: av @ v))
+    row("matmul vector @ %dx%d f32 (host)" % (mv, mv), "numpy.matmul",
+        median_time(lambda: pplab.matmul(v, av)), median_time(lambda: v @ av))
     try:
         import scipy.ndimage as ndimage
         img = rng.standard_normal((512, 512) if q else (2048, 2048)).astype(np.float32)
@@ -164,6 +172,18 @@ def main():
             row("bincount 2^%d u8 (torch)" % (nb.bit_length() - 1), "torch.bincount",
                 median_time(lambda: pplab.bincount(u8), sync),
                 median_time(lambda: torch.bincount(u8, minlength=256), sync))
+            # torch.mv and a vector times a matrix, on the 16384^2 matrix above
+            tv = torch.randn(tm.shape[1], device="cuda")
+            row("matmul %dx%d @ vector f32 (torch)" % tuple(tm.shape), "torch.mv",
+                median_time(lambda: pplab.matmul(tm, tv), sync),
+                median_time(lambda: torch.mv(tm, tv), sync))
+            tu = torch.randn(tm.shape[0], device="cuda")
+            row("matmul vector @ %dx%d f32 (torch)" % tuple(tm.shape), "torch.matmul",
+                median_time(lambda: pplab.matmul(tu, tm), sync),
+                median_time(lambda: tu @ tm, sync))
+            row("matmul %dx%d.T @ vector f32 (torch)" % tuple(tm.shape), "torch.mv",
+                median_time(lambda: pplab.matmul(tm.T, tu), sync),
+                median_time(lambda: torch.mv(tm.T, tu), sync))
             m = 1024 if q else 8192
             ta, tb = torch.randn(m, m, device="cuda"), torch.randn(m, m, device="cuda")
             row("matmul %dx%d f32 strict (torch)" % (m, m), "torch.matmul, TF32 off",

@@ -757,17 +757,6 @@ def histogram_channels(image, *, backend=None):
     return _like(image, out)
 
 
-def _contiguous(x):
-    lib = _library(x)
-    if lib == "torch":
-        return x.contiguous()
-    if lib == "cupy":
-        import cupy
-        return cupy.ascontiguousarray(x)
-    import numpy
-    return numpy.ascontiguousarray(x)
-
-
 def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     """numpy.matmul(a, b, out): a @ b for float32 or float64 arrays, in a's library and on a's
     device, with NumPy's shapes: two matrices; a 1-D operand as a row (a) or a column (b), its
@@ -776,9 +765,11 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     float32 with float64 gives float64, as NumPy (the float32 operand converted first, a copy).
     out: an array of the answer's shape and dtype, in a's library, written and returned.
 
-    A stack times one matrix runs as one product (the stack's rows one after another, when they
-    lie so); other stacks run a product per matrix. Operands whose rows are not contiguous
-    (transposed or strided views) are copied first (docs/python.md).
+    A matrix times a vector (or a vector times a matrix) runs pplab's vector rungs, a reduction
+    that reads the matrix once; a transposed matrix there is read where it lies (A.T @ x runs as
+    x @ A). A stack times one matrix runs as one product (the stack's rows one after another,
+    when they lie so); other stacks run a product per matrix. Other operands whose rows are not
+    contiguous (transposed or strided views) are copied first (docs/python.md).
 
     precision 'strict' multiplies and adds in the arrays' type (as torch.matmul with TF32 off);
     'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
@@ -831,7 +822,13 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         _run(_pplab.matmul, _rows_contiguous(x), _rows_contiguous(y), into, 1.0, 0.0, backend,
              variant)
 
-    if not batch:
+    if not batch and len(sb) == 1 and not _rows_readable(a2) and _rows_readable(a2.T):
+        # A x with A a transposed view of a C-ordered matrix: x A^T read where it lies.
+        product(b.reshape(1, k), a2.T, answer.reshape(1, m))
+    elif not batch and len(sa) == 1 and not _rows_readable(b2) and _rows_readable(b2.T):
+        # x B with B transposed: B^T x.
+        product(b2.T, a.reshape(k, 1), answer.reshape(n, 1))
+    elif not batch:
         product(a2, b2, answer)
     elif len(_shape(b2)) == 2 and _c_contiguous(a2):  # one product over the stack's rows
         rows = m
@@ -884,14 +881,18 @@ def _contiguous(x):
     return numpy.ascontiguousarray(x)
 
 
-def _rows_contiguous(x):
-    """x (a matrix) as pplab's matmul reads it, each row contiguous and the rows at a positive
-    stride no shorter than a row: x itself where it is so, else a C-contiguous copy."""
+def _rows_readable(x):
+    """Whether pplab's matmul reads the matrix x where it lies: each row contiguous and the rows
+    at a positive stride no shorter than a row."""
     rows, cols = _shape(x)
     s = _strides_in_elements(x)
-    if (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols):
-        return x
-    return _contiguous(x)
+    return (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols)
+
+
+def _rows_contiguous(x):
+    """x (a matrix) as pplab's matmul reads it: x itself where it can (_rows_readable), else a
+    C-contiguous copy."""
+    return x if _rows_readable(x) else _contiguous(x)
 
 
 def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):

@@ -170,6 +170,12 @@ def test_matmul_of_gpu_arrays_takes_numpys_shapes(rng, lib):
     want = a.T.astype(np.float64) @ a
     bound = 2 * 42 * np.finfo(np.float32).eps * (np.abs(a.T).astype(np.float64) @ np.abs(a))
     assert np.all(np.abs(to_host(out) - want) <= bound)
+    # A transposed matrix by a vector, each way: read where it lies (x A, A x).
+    x, y = rng.standard_normal(40).astype(np.float32), rng.standard_normal(30).astype(np.float32)
+    for got, want in ((pplab.matmul(ga.T, to_gpu(lib, x)), a.T @ x),
+                      (pplab.matmul(to_gpu(lib, y), ga.T), y @ a.T)):
+        assert is_gpu_array_of(lib, got) and tuple(got.shape) == want.shape
+        np.testing.assert_allclose(to_host(got), want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)

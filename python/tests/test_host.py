@@ -383,6 +383,19 @@ def test_matmul_reads_views_as_numpy_does(rng):
     np.testing.assert_allclose(pplab.matmul([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]), [3.0, 7.0])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_reads_a_transposed_matrix_by_a_vector_where_it_lies(rng, backend, monkeypatch):
+    a = rng.standard_normal((70, 45)).astype(np.float32)
+    x, y = rng.standard_normal(70).astype(np.float32), rng.standard_normal(45).astype(np.float32)
+    monkeypatch.setattr(pplab, "_contiguous", lambda v: pytest.fail("an operand was copied"))
+    for got, want in ((pplab.matmul(a.T, x, backend=backend), a.T @ x),
+                      (pplab.matmul(y, a.T, backend=backend), y @ a.T),
+                      (pplab.matmul(a, y, backend=backend), a @ y),
+                      (pplab.matmul(x, a, backend=backend), x @ a)):
+        assert got.shape == want.shape and got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+
 MODES = ["reflect", "constant", "nearest", "mirror", "wrap"]
 
 
