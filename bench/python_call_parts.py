@@ -110,6 +110,21 @@ measure("pplab.sum(axis=-1) 2^22 rows of 64", lambda: pplab.sum(w, axis=-1))
 v = t.view(1 << 10, 1 << 18)
 measure("torch.sum(dim=-1) 1024 rows of 2^18", lambda: v.sum(dim=-1))
 measure("pplab.sum(axis=-1) 1024 rows of 2^18", lambda: pplab.sum(v, axis=-1))
+x = torch.randn(1 << 14, device="cuda")
+measure("torch.mv 16384^2", lambda: torch.mv(m, x))
+measure("pplab.matmul 16384^2 @ vector", lambda: pplab.matmul(m, x))
+c = torch.empty(1 << 14, 1, device="cuda")
+
+
+def matvec_alone():
+    _pplab.set_stream(torch.cuda.current_stream().cuda_stream, "torch")
+    try:
+        _pplab.matmul(m, x.view(-1, 1), c, 1.0, 0.0, None, None)
+    finally:
+        _pplab.set_stream(None)
+
+
+measure("  _pplab.matmul 16384^2 @ vector", matvec_alone)
 u8 = torch.randint(0, 256, (1 << 30,), dtype=torch.uint8, device="cuda")
 measure("torch.bincount 2^30 u8", lambda: torch.bincount(u8, minlength=256))
 measure("pplab.bincount 2^30 u8", lambda: pplab.bincount(u8))

@@ -85,10 +85,20 @@ def _check_number(value, name):
     return value
 
 
+_LIBRARY_OF_TYPE = {}
+
+
 def _library(x):
-    """'numpy', 'cupy', 'torch' or None: whose array x is."""
-    root = type(x).__module__.split(".")[0]
-    return root if root in ("numpy", "cupy", "torch") else None
+    """'numpy', 'cupy', 'torch' or None: whose array x is (remembered per type: every call asks
+    it many times)."""
+    kind = type(x)
+    try:
+        return _LIBRARY_OF_TYPE[kind]
+    except KeyError:
+        pass
+    root = kind.__module__.split(".")[0]
+    lib = _LIBRARY_OF_TYPE[kind] = root if root in ("numpy", "cupy", "torch") else None
+    return lib
 
 
 def _on_gpu(x):
@@ -183,12 +193,24 @@ def _like(like, host_array):
     return host_array
 
 
+_DTYPE_NAMES = {}
+
+
 def _dtype_name(x):
-    """The NumPy name of x's element type ('float32', 'uint8', ...)."""
+    """The NumPy name of x's element type ('float32', 'uint8', ...), remembered per dtype."""
+    t = getattr(x, "dtype", None)
+    try:
+        return _DTYPE_NAMES[t]
+    except (KeyError, TypeError):
+        pass
     if _library(x) == "torch":
-        return str(x.dtype).replace("torch.", "")
-    import numpy
-    return numpy.dtype(x.dtype).name if hasattr(x, "dtype") else numpy.asarray(x).dtype.name
+        name = str(x.dtype).replace("torch.", "")
+    else:
+        import numpy
+        name = numpy.dtype(t).name if t is not None else numpy.asarray(x).dtype.name
+    if t is not None:
+        _DTYPE_NAMES[t] = name
+    return name
 
 
 def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=None,
@@ -804,11 +826,13 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     if k != k2:
         raise ValueError("matmul: a's columns must match b's rows: a is %s and b is %s (%d and "
                          "%d)" % (sa, sb, k, k2))
-    try:
-        batch = tuple(numpy.broadcast_shapes(_shape(a2)[:-2], _shape(b2)[:-2]))
-    except ValueError:
-        raise ValueError("matmul: the stacks' shapes %s and %s do not broadcast"
-                         % (_shape(a2)[:-2], _shape(b2)[:-2])) from None
+    batch = ()
+    if len(sa) > 2 or len(sb) > 2:
+        try:
+            batch = tuple(numpy.broadcast_shapes(_shape(a2)[:-2], _shape(b2)[:-2]))
+        except ValueError:
+            raise ValueError("matmul: the stacks' shapes %s and %s do not broadcast"
+                             % (_shape(a2)[:-2], _shape(b2)[:-2])) from None
     shape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
     if out is not None:
         if _library(out) != _library(a) or _on_gpu(out) != _on_gpu(a):
@@ -816,19 +840,27 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         if tuple(_shape(out)) != shape or _dtype_name(out) != name:
             raise ValueError("matmul: out must be %s of shape %s; it is %s of shape %s"
                              % (name, shape, _dtype_name(out), tuple(_shape(out))))
-    answer = _empty(a, batch + (m, n), name)
 
     def product(x, y, into):
+        # A 1-D operand goes as it is: a row on the left, a column on the right (and `into` the
+        # answer's vector), so no reshaped views are made per call.
         _run(_pplab.matmul, _rows_contiguous(x), _rows_contiguous(y), into, 1.0, 0.0, backend,
              variant)
 
-    if not batch and len(sb) == 1 and not _rows_readable(a2) and _rows_readable(a2.T):
-        # A x with A a transposed view of a C-ordered matrix: x A^T read where it lies.
-        product(b.reshape(1, k), a2.T, answer.reshape(1, m))
-    elif not batch and len(sa) == 1 and not _rows_readable(b2) and _rows_readable(b2.T):
-        # x B with B transposed: B^T x.
-        product(b2.T, a.reshape(k, 1), answer.reshape(n, 1))
-    elif not batch:
+    if not batch and (len(sa) == 1) != (len(sb) == 1):  # a matrix and a vector
+        answer = _empty(a, shape, name)
+        if len(sb) == 1:  # A x; A a transposed view of a C-ordered matrix: x A^T, where it lies
+            flip = not _rows_readable(a) and _rows_readable(a.T)
+            product(b, a.T, answer) if flip else product(a, b, answer)
+        else:  # x B; B transposed: B^T x
+            flip = not _rows_readable(b) and _rows_readable(b.T)
+            product(b.T, a, answer) if flip else product(a, b, answer)
+        if out is not None:
+            out[...] = answer
+            return out
+        return answer
+    answer = _empty(a, batch + (m, n), name)
+    if not batch:
         product(a2, b2, answer)
     elif len(_shape(b2)) == 2 and _c_contiguous(a2):  # one product over the stack's rows
         rows = m
@@ -882,16 +914,18 @@ def _contiguous(x):
 
 
 def _rows_readable(x):
-    """Whether pplab's matmul reads the matrix x where it lies: each row contiguous and the rows
-    at a positive stride no shorter than a row."""
-    rows, cols = _shape(x)
-    s = _strides_in_elements(x)
+    """Whether pplab's matmul reads x where it lies: a matrix with each row contiguous and the
+    rows at a positive stride no shorter than a row, or a contiguous vector."""
+    shape, s = _shape(x), _strides_in_elements(x)
+    if len(shape) == 1:
+        return shape[0] <= 1 or s[0] == 1
+    rows, cols = shape
     return (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols)
 
 
 def _rows_contiguous(x):
-    """x (a matrix) as pplab's matmul reads it: x itself where it can (_rows_readable), else a
-    C-contiguous copy."""
+    """x (a matrix or a vector) as pplab's matmul reads it: x itself where it can
+    (_rows_readable), else a C-contiguous copy."""
     return x if _rows_readable(x) else _contiguous(x)
 
 

@@ -412,6 +412,19 @@ py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges
   return py::make_tuple(counts, r.outside, r.rung);
 }
 
+// A 1-D operand of matmul as numpy.matmul reads it: a row (1 x k) on the left, a column (k x 1)
+// on the right; the output a column where b is one, else a row.
+void as_row(array_view& v) {
+  if (v.ndim() != 1) return;
+  const std::int64_t n = v.shape[0], stride = v.strides[0];
+  v.shape = {1, n}, v.strides = {n, stride};
+}
+void as_column(array_view& v) {
+  if (v.ndim() != 1) return;
+  const std::int64_t n = v.shape[0], stride = v.strides[0];
+  v.shape = {n, 1}, v.strides = {stride, 1};
+}
+
 std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
                         double beta, const std::optional<std::string>& backend_name,
                         const std::optional<std::string>& variant) {
@@ -424,10 +437,17 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
       throw py::type_error("matmul: a is " + std::string(name_of(a.a.type)) + " but " +
                            (x == &b ? "b" : "the output") + " is " +
                            std::string(name_of(x->a.type)) + "; give both float32 or float64");
+  if (b.a.ndim() == 1) as_column(c.a);
+  else as_row(c.a);
+  as_row(a.a), as_column(b.a);
   const std::size_t lda = a.a.row_stride("a"), ldb = b.a.row_stride("b"),
                     ldc = c.a.row_stride("the output");
   const std::size_t m = std::size_t(a.a.shape[0]), k = std::size_t(a.a.shape[1]),
                     n = std::size_t(b.a.shape[1]);
+  if (std::size_t(c.a.shape[0]) != m || std::size_t(c.a.shape[1]) != n)
+    throw py::value_error("matmul: the output is " + std::to_string(c.a.shape[0]) + "x" +
+                          std::to_string(c.a.shape[1]) + "; the product is " + std::to_string(m) +
+                          "x" + std::to_string(n));
   if (std::size_t(b.a.shape[0]) != k)
     throw py::value_error("matmul: a is " + std::to_string(m) + "x" + std::to_string(k) +
                           " and b is " + std::to_string(b.a.shape[0]) + "x" + std::to_string(n) +

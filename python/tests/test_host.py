@@ -337,6 +337,11 @@ def test_matmul_takes_padded_rows_and_refuses_bad_shapes(rng):
         pplab.matmul(np.ones((3, 4)), np.ones((4, 2)), out=np.empty((2, 3)))
     with pytest.raises(ValueError, match="out must be float64 of shape"):
         pplab.matmul(np.ones((3, 4)), np.ones((4, 2)), out=np.empty((3, 2), np.float32))
+    # the compiled call checks its output's shape itself: never a write past it
+    with pytest.raises(ValueError, match="the output is 3x3; the product is 4x4"):
+        pplab._pplab.matmul(np.ones((4, 4)), np.ones((4, 4)), np.empty((3, 3)), 1.0, 0.0)
+    with pytest.raises(ValueError, match="the output is 1x3; the product is 1x4"):
+        pplab._pplab.matmul(np.ones(4), np.ones((4, 4)), np.empty(3), 1.0, 0.0)
 
 
 # numpy.matmul's shapes: vectors (a row on the left, a column on the right, their axis dropped),
