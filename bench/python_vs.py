@@ -16,7 +16,15 @@ import numpy as np
 import pplab
 
 
-def median_time(call, sync=lambda: None, reps=15, warmup=2):
+def median_time(call, sync=None, reps=15, warmup=2):
+    """The median of `reps` timed calls after `warmup` untimed ones. A host call (no sync given)
+    starts 0.3 s after whatever ran before: OpenBLAS's threads spin for a while after each call
+    (numpy's matmul, gemv) and take the cores from the next call's threads (on a 16-core Xeon,
+    pplab's matrix times vector took 6.2 ms right after numpy's gemv, 1.9 ms with a pause;
+    bench/results/h200-2026-11-29-argmax-axes-abdb009.txt)."""
+    if sync is None:
+        sync = lambda: None  # noqa: E731
+        time.sleep(0.3)
     for _ in range(warmup):
         call()
     sync()

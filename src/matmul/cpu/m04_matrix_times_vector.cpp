@@ -7,6 +7,8 @@
 // lanes combined pairwise and the pieces added left to right: the threads share the rows when there
 // are enough, else the pieces of each row, and either way every row gets the same bits whatever
 // the thread count. A strided x (ldb > 1) is copied into one contiguous vector first.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt):
+// f32 4096x1x4096 1.681 ms, 72.5% of the read ceiling at its size, 0.98x OpenBLAS's sgemv.
 #include <omp.h>
 
 #include <algorithm>

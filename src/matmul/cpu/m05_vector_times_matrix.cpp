@@ -7,6 +7,8 @@
 // both sized from the shape alone (up to 64 pieces, for the threads of any machine); the chunks'
 // partial sums are added in row order, so every y[j] gets the same bits whatever the thread
 // count. The floor is reading B once.
+// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt):
+// f32 1x4096x4096 1.783 ms, 68.3% of the read ceiling at its size, 0.95x OpenBLAS's sgemv.
 #include <omp.h>
 
 #include <algorithm>

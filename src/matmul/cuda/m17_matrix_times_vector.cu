@@ -7,8 +7,10 @@
 // flight; otherwise single elements, eight in flight, still coalesced across the warp. Few long
 // rows (a vector dotted with a vector, a short stack of rows) would leave the GPU idle: each row
 // is then cut into segments, a warp per segment, and a second pass adds each row's segments in
-// order.
-// Segments are sized from the shape alone, so every run on every GPU gives the same bits.
+// order. Segments are sized from the shape alone, so every run on every GPU gives the same bits.
+// Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, its later section): f32
+// 16384x1x16384 0.267 ms, 90.9% of the read ceiling, 0.98x cuBLAS; 8192x1x8192 1.30x; f64
+// 16384x1x16384 0.96x.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::matmul_cuda {
