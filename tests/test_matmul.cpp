@@ -3,6 +3,7 @@
 // that must stay untouched, alpha and beta, and beta = 0 over a NaN-poisoned C.
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "core/generate.hpp"
 #include "core/pieces.hpp"
@@ -273,6 +274,40 @@ TEST(MatmulBands, HostRungsGiveTheProductInBandsOfK) {
         }
     }
   }
+}
+
+// A stack of products (matmul_batched) gives each product's own answer, bit for bit, on seq and
+// cpu: small products shared among the threads, large ones one after another; B broadcast (a
+// stride of 0); the rung named and reported; overlapping stacks refused.
+TEST(MatmulBatched, EachProductAsAlone) {
+  for (backend where : {backend::seq, backend::cpu})
+    for (auto [m, n, k] : {std::tuple<std::size_t, std::size_t, std::size_t>{33, 29, 41},
+                           {300, 1, 270},
+                           {1, 260, 300},
+                           {270, 260, 300}}) {
+      SCOPED_TRACE(std::string(name_of(where)) + " m=" + std::to_string(m) +
+                   " n=" + std::to_string(n) + " k=" + std::to_string(k));
+      const std::size_t batch = 7, lda = k + 1, ldb = n + 2, ldc = n + 1;
+      const std::size_t sa = m * lda + 3, sc = m * ldc + 5;
+      std::vector<double> a(batch * sa), b(k * ldb), c(batch * sc, 7.0), want = c;
+      detail::generate(dtype::f64, a.data(), a.size(), detail::distribution::normal, 1);
+      detail::generate(dtype::f64, b.data(), b.size(), detail::distribution::normal, 2);
+      for (std::size_t i = 0; i < batch; ++i)
+        matmul(where, dtype::f64, m, n, k, 1.5, a.data() + i * sa, lda, b.data(), ldb, 0.5,
+               want.data() + i * sc, ldc);
+      std::string ran;
+      matmul_batched(where, dtype::f64, batch, m, n, k, 1.5, a.data(), lda, sa, b.data(), ldb, 0,
+                     0.5, c.data(), ldc, sc, {"", &ran});
+      EXPECT_EQ(c, want);
+      EXPECT_FALSE(ran.empty());
+    }
+  std::vector<float> a(64, 1.0f), b(64, 1.0f), c(64);
+  EXPECT_THROW(matmul_batched(backend::cpu, dtype::f32, 2, 4, 4, 4, 1.0, a.data(), 4, 16, b.data(),
+                              4, 0, 0.0, c.data(), 4, 8),
+               pplab::error);  // C's matrices 8 elements apart, each 16 long
+  EXPECT_THROW(matmul_batched(backend::cpu, dtype::f32, 2, 4, 4, 4, 1.0, c.data() + 16, 4, 16,
+                              b.data(), 4, 0, 0.0, c.data() + 32, 4, 16),
+               pplab::error);  // A's second matrix is C's first
 }
 
 }  // namespace

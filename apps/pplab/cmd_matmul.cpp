@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -114,7 +115,19 @@ void run_stacked(const matmul_cli& o, backend where, const io::array& a, const i
   c.bytes.resize(checked_bytes({count, m, n, elem}, "C"));
   stopwatch clock;
   std::string used;
-  for (std::size_t i = 0; i < count; ++i) {
+  // One call for the stack where each operand's matrices are one stride apart: a stack of its
+  // own (every axis the stack's) or one matrix for all (every axis 1); else a call per matrix.
+  const auto one_stride = [&](const std::vector<std::size_t>& len,
+                              std::size_t matrix) -> std::optional<std::size_t> {
+    if (len == batch) return matrix;
+    if (std::all_of(len.begin(), len.end(), [](std::size_t l) { return l == 1; })) return 0;
+    return std::nullopt;
+  };
+  const std::optional<std::size_t> sa = one_stride(a_len, m * k), sb = one_stride(b_len, k * n);
+  if (sa && sb)
+    matmul_batched(where, a.type, count, m, n, k, o.alpha, a.data(), k, *sa, b.data(), n, *sb, 0.0,
+                   c.data(), n, m * n, {o.variant, &used});
+  for (std::size_t i = 0; i < count && !(sa && sb); ++i) {
     // Matrix i of C's stack, and the matrices of A's and B's stacks it multiplies.
     std::size_t rest = i, ai = 0, bi = 0, a_step = 1, b_step = 1;
     for (std::size_t d = lead; d-- > 0;) {

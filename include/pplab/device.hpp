@@ -77,6 +77,13 @@ void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double 
                    const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta,
                    void* c, std::size_t ldc, const rung_choice& how = {});
 
+// The same for a stack of products (pplab/matmul.hpp's matmul_batched), one after another.
+void matmul_batched_device(dtype t, std::size_t batch, std::size_t m, std::size_t n,
+                           std::size_t k, double alpha, const void* a, std::size_t lda,
+                           std::size_t stride_a, const void* b, std::size_t ldb,
+                           std::size_t stride_b, double beta, void* c, std::size_t ldc,
+                           std::size_t stride_c, const rung_choice& how = {});
+
 // An image already in GPU memory, filtered there (pplab/convolution.hpp's calls, `in` and `out`
 // device memory, the mask in host memory): the call returns when the output is written.
 void correlate_device(dtype t, const void* in, std::size_t rows, std::size_t cols,

@@ -28,6 +28,19 @@ void matmul(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k,
             const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
             std::size_t ldc, const rung_choice& how = {});
 
+// A stack of `batch` products, C_i = alpha A_i B_i + beta C_i for i < batch (numpy.matmul of
+// stacks; cuBLAS's strided batch): matrix i of A at a + i * stride_a elements, of B and C
+// likewise. A stride of 0 gives every product the same matrix (one matrix broadcast against a
+// stack); C's matrices must not overlap. On the cpu backend a stack of small products (up to
+// 256^3 multiply-adds each) is shared among the threads, one product to a thread at a time;
+// otherwise, and on the other backends, the products run one after another, each as matmul runs
+// it. `how` names the rung of every product and asks which ran.
+void matmul_batched(backend where, dtype t, std::size_t batch, std::size_t m, std::size_t n,
+                    std::size_t k, double alpha, const void* a, std::size_t lda,
+                    std::size_t stride_a, const void* b, std::size_t ldb, std::size_t stride_b,
+                    double beta, void* c, std::size_t ldc, std::size_t stride_c,
+                    const rung_choice& how = {});
+
 // A block of a matrix: rows [row0, row0 + rows) and columns [col0, col0 + cols).
 struct matrix_block {
   std::size_t row0 = 0, rows = 0, col0 = 0, cols = 0;

@@ -867,10 +867,23 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         for d in batch:
             rows *= d
         product(a2.reshape(rows, k), b2, answer.reshape(rows, n))
-    else:  # a product per matrix of the stack
-        for index in numpy.ndindex(*batch):
-            product(a2[_broadcast_index(index, _shape(a2))],
-                    b2[_broadcast_index(index, _shape(b2))], answer[index])
+    elif 0 not in batch:  # a stack of products: a call per sub-stack that one stride walks
+        a2, b2 = (x if _rows_readable(x[(0,) * (len(_shape(x)) - 2)]) else _contiguous(x)
+                  for x in (a2, b2))
+        # The fewest leading axes to loop over (none, mostly) so that the axes left are walked by
+        # one stride in each operand; with every axis looped over, a call per matrix.
+        for lead in range(len(batch) + 1):
+            sa, sb = _stack_stride(a2, batch, lead), _stack_stride(b2, batch, lead)
+            if sa is not None and sb is not None:
+                break
+        count = 1
+        for d in batch[lead:]:
+            count *= d
+        for outer in numpy.ndindex(*batch[:lead]):
+            at = outer + (0,) * (len(batch) - lead)
+            _run(_pplab.matmul_batched, a2[_broadcast_index(at, _shape(a2))], sa,
+                 b2[_broadcast_index(at, _shape(b2))], sb, answer[at], m * n, count, 1.0, 0.0,
+                 backend, variant)
     answer = answer.reshape(shape)
     if out is not None:
         out[...] = answer
@@ -878,6 +891,25 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     if not shape and not _on_gpu(a):
         return answer[()]  # a NumPy number, as numpy.matmul of two vectors
     return answer
+
+
+def _stack_stride(x, batch, lead=0):
+    """The one stride, in elements, from each matrix of x's stack to the next when its leading
+    axes are broadcast to `batch` and the axes from `lead` on are walked in C order (0: one
+    matrix for all), or None where no one stride does (an axis broadcast within a stack that
+    varies, a reversed stack)."""
+    shape, strides = _shape(x)[:-2], _strides_in_elements(x)[:-2]
+    per = [0] * (len(batch) - len(shape)) + [0 if d == 1 else s for d, s in zip(shape, strides)]
+    step, after = None, 1  # the stride of the last axis that moves; the matrices after axis d
+    for d in reversed(range(lead, len(batch))):
+        if batch[d] != 1:
+            if step is None:
+                step = per[d]
+            if per[d] != step * after:
+                return None
+        after *= batch[d]
+    step = step or 0
+    return step if step >= 0 else None
 
 
 def _broadcast_index(index, shape):

@@ -466,6 +466,46 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
   return ran;
 }
 
+// A stack of `count` products: a, b and c are the stacks' first matrices (2-D views), the
+// others `stride_*` elements further on each (0: the same matrix), as the Python layer computed
+// them from the stacks' strides.
+std::string matmul_batched_call(py::handle a_obj, std::size_t stride_a, py::handle b_obj,
+                                std::size_t stride_b, py::handle c_obj, std::size_t stride_c,
+                                std::size_t count, double alpha, double beta,
+                                const std::optional<std::string>& backend_name,
+                                const std::optional<std::string>& variant) {
+  placed a = take(a_obj, backend_name, "a"), b = take(b_obj, backend_name, "b");
+  placed c = take(c_obj, backend_name, "the output", true);
+  if (b.a.on_gpu != a.a.on_gpu || c.a.on_gpu != a.a.on_gpu)
+    throw py::value_error("matmul: a, b and the output must all be host arrays or all GPU arrays");
+  for (const placed* x : {&b, &c})
+    if (x->a.type != a.a.type)
+      throw py::type_error("matmul: a, b and the output must have one dtype");
+  const std::size_t lda = a.a.row_stride("a"), ldb = b.a.row_stride("b"),
+                    ldc = c.a.row_stride("the output");
+  const std::size_t m = std::size_t(a.a.shape[0]), k = std::size_t(a.a.shape[1]),
+                    n = std::size_t(b.a.shape[1]);
+  if (std::size_t(b.a.shape[0]) != k || std::size_t(c.a.shape[0]) != m ||
+      std::size_t(c.a.shape[1]) != n)
+    throw py::value_error("matmul: the stacks' matrices do not match: a's are " +
+                          std::to_string(m) + "x" + std::to_string(k) + ", b's " +
+                          std::to_string(b.a.shape[0]) + "x" + std::to_string(n) +
+                          ", the output's " + std::to_string(c.a.shape[0]) + "x" +
+                          std::to_string(c.a.shape[1]));
+  std::string ran;
+  const std::string rung = variant.value_or("");
+  {
+    released unlocked;
+    if (a.a.on_gpu)
+      matmul_batched_device(a.a.type, count, m, n, k, alpha, a.a.data, lda, stride_a, b.a.data,
+                            ldb, stride_b, beta, c.a.data, ldc, stride_c, {rung, &ran});
+    else
+      matmul_batched(a.where, a.a.type, count, m, n, k, alpha, a.a.data, lda, stride_a, b.a.data,
+                     ldb, stride_b, beta, c.a.data, ldc, stride_c, {rung, &ran});
+  }
+  return ran;
+}
+
 std::string filter_call(py::handle image, const py::array_t<double, py::array::c_style>& mask,
                         py::handle out_obj, const std::string& mode, double cval, bool flip,
                         std::size_t channels, const std::optional<std::string>& backend_name,
@@ -649,6 +689,10 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("variant") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
+  m.def("matmul_batched", &matmul_batched_call, py::arg("a"), py::arg("stride_a"), py::arg("b"),
+        py::arg("stride_b"), py::arg("out"), py::arg("stride_out"), py::arg("count"),
+        py::arg("alpha"), py::arg("beta"), py::arg("backend") = py::none(),
+        py::arg("variant") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
         py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());

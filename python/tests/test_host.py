@@ -389,6 +389,26 @@ def test_matmul_reads_views_as_numpy_does(rng):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_matmul_runs_a_stack_in_one_call(rng, backend, monkeypatch):
+    a, b = rng.standard_normal((6, 4, 5)), rng.standard_normal((6, 5, 3))
+    one, deep = rng.standard_normal((1, 5, 3)), rng.standard_normal((2, 3, 4, 5))
+    # (x, y, the calls: one per sub-stack that one stride walks in both)
+    cases = [(a, b, 1), (a, one, 1), (a[::2], b[1::2], 1),
+             (one.transpose(0, 2, 1), a.transpose(0, 2, 1), 1),
+             (deep, rng.standard_normal((2, 3, 5, 2)), 1),
+             (deep, rng.standard_normal((3, 5, 2)), 2),  # y's stack repeats along deep's axis 0
+             (a[::-1], b, 6)]  # a reversed stack: a call per matrix
+    compiled = pplab._pplab.matmul_batched
+    for x, y, calls in cases:
+        made = []
+        monkeypatch.setattr(pplab._pplab, "matmul_batched",
+                            lambda *args: made.append(args) or compiled(*args))
+        np.testing.assert_allclose(pplab.matmul(x, y, backend=backend), np.matmul(x, y),
+                                   rtol=1e-12, atol=1e-12)
+        assert len(made) == calls
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_matmul_reads_a_transposed_matrix_by_a_vector_where_it_lies(rng, backend, monkeypatch):
     a = rng.standard_normal((70, 45)).astype(np.float32)
     x, y = rng.standard_normal(70).astype(np.float32), rng.standard_normal(45).astype(np.float32)

@@ -1,4 +1,7 @@
 // pplab::matmul: checks shapes, strides and overlap, picks the backend's rung, runs it.
+#include <omp.h>
+
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -115,6 +118,123 @@ void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double 
                    const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta,
                    void* c, std::size_t ldc, const rung_choice& how) {
   multiply(backend::cuda, t, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, how, true);
+}
+
+namespace {
+
+// A stack of products (matmul_batched). On the cpu backend, a stack of small products is shared
+// among the threads, one product to a thread at a time (its rung's own parallel regions then run
+// on that one thread): a 128^3 product alone keeps two threads busy for a fraction of its time
+// (packing, the edges), and a stack of them keeps every thread on whole products. Larger
+// products, and every other backend, run one after another, each with the whole machine.
+constexpr double small_product = double(1 << 24);  // multiply-adds: 256^3
+
+void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, std::size_t n,
+                    std::size_t k, double alpha, const void* a, std::size_t lda,
+                    std::size_t stride_a, const void* b, std::size_t ldb, std::size_t stride_b,
+                    double beta, void* c, std::size_t ldc, std::size_t stride_c,
+                    const rung_choice& how, bool on_device) {
+  if (t != dtype::f32 && t != dtype::f64)
+    fail(errc::invalid_argument,
+         "matmul: dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
+  const std::size_t rows_c = ldc ? ldc : n;
+  if (batch > 1 && m && n && stride_c < (m - 1) * rows_c + n)
+    fail(errc::invalid_argument, "matmul: C's matrices overlap: stride_c " +
+                                     std::to_string(stride_c) +
+                                     " is less than one matrix's extent, " +
+                                     std::to_string((m - 1) * rows_c + n) + " elements");
+  const std::size_t e = size_of(t);
+  const char *a0 = static_cast<const char*>(a), *b0 = static_cast<const char*>(b);
+  char* c0 = static_cast<char*>(c);
+  // The whole stacks' extents: no product may write where another reads.
+  const auto stack = [&](const char* p, std::size_t stride, std::size_t rows, std::size_t cols,
+                         std::size_t ld) {
+    span_bytes s = extent(p, rows, cols, ld ? ld : cols, e);
+    if (s.end != s.begin) s.end += (batch - 1) * stride * e;
+    return s;
+  };
+  if (batch > 1) {
+    const span_bytes cs = stack(c0, stride_c, m, n, ldc);
+    if (overlap(cs, stack(a0, stride_a, m, k, lda)) || overlap(cs, stack(b0, stride_b, k, n, ldb)))
+      fail(errc::invalid_argument,
+           "matmul: C's stack overlaps A's or B's; write the products to their own memory");
+  }
+  if (batch == 0) return;
+  const auto product = [&](std::size_t i, const rung_choice& h) {
+    multiply(where, t, m, n, k, alpha, a0 + i * stride_a * e, lda, b0 + i * stride_b * e, ldb, beta,
+             c0 + i * stride_c * e, ldc, h, on_device);
+  };
+  // The first product through the whole API: its checks, its rung chosen. A job's backends (mpi,
+  // nccl) take every product so, each a call of the job's own. On one machine the others differ
+  // from the first only by the strides checked above, and go straight to the same rung.
+  std::string ran;
+  product(0, {how.rung, &ran});
+  if (how.ran) *how.ran = ran;
+  if (where == backend::mpi || where == backend::nccl) {
+    for (std::size_t i = 1; i < batch; ++i) product(i, {how.rung, nullptr});
+    return;
+  }
+  const detail::matmul_rung& r = *detail::find_by_id_or_end<detail::matmul_rung>(ran);
+  const detail::matmul_problem p{t, m, n, k};
+  const auto call = [&](std::size_t i, void* scratch, void* stream) -> detail::matmul_call {
+    return {p,
+            alpha,
+            beta,
+            a0 + i * stride_a * e,
+            lda ? lda : k,
+            b0 + i * stride_b * e,
+            ldb ? ldb : n,
+            c0 + i * stride_c * e,
+            ldc ? ldc : n,
+            scratch,
+            stream};
+  };
+  if (on_device) {
+    detail::executor& ex = detail::executor_for(backend::cuda);
+    for (std::size_t i = 1; i < batch; ++i) {
+      detail::buffer scratch = r.scratch(p) ? detail::scratch_of(ex, r, p) : detail::buffer();
+      r.run(call(i, scratch.get(), ex.stream()));
+    }
+    ex.finish_in_place();
+    return;
+  }
+  const bool over_threads = where == backend::cpu &&
+                            double(m) * double(n) * double(k) <= small_product &&
+                            omp_get_max_threads() > 1;
+  if (!over_threads) {
+    for (std::size_t i = 1; i < batch; ++i) detail::run_rung(r, call(i, nullptr, nullptr));
+    return;
+  }
+  std::exception_ptr failed;
+#pragma omp parallel for schedule(dynamic)
+  for (std::ptrdiff_t i = 1; i < std::ptrdiff_t(batch); ++i) {
+    try {
+      detail::run_rung(r, call(std::size_t(i), nullptr, nullptr));
+    } catch (...) {
+#pragma omp critical(pplab_matmul_stack)
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+}  // namespace
+
+void matmul_batched(backend where, dtype t, std::size_t batch, std::size_t m, std::size_t n,
+                    std::size_t k, double alpha, const void* a, std::size_t lda,
+                    std::size_t stride_a, const void* b, std::size_t ldb, std::size_t stride_b,
+                    double beta, void* c, std::size_t ldc, std::size_t stride_c,
+                    const rung_choice& how) {
+  multiply_stack(where, t, batch, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc,
+                 stride_c, how, false);
+}
+
+void matmul_batched_device(dtype t, std::size_t batch, std::size_t m, std::size_t n, std::size_t k,
+                           double alpha, const void* a, std::size_t lda, std::size_t stride_a,
+                           const void* b, std::size_t ldb, std::size_t stride_b, double beta,
+                           void* c, std::size_t ldc, std::size_t stride_c, const rung_choice& how) {
+  multiply_stack(backend::cuda, t, batch, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta,
+                 c, ldc, stride_c, how, true);
 }
 
 matmul_blocks matmul_blocks_of(backend where, std::size_t m, std::size_t n, std::size_t k) {

@@ -120,10 +120,13 @@ struct packed_microkernel {
       for (std::size_t i = 0; i < g.m; ++i) scale_row(g.c + i * g.ldc, g.n, g.beta);
       return;
     }
-    auto bpack = aligned_buffer<T>(S::kc * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
+    // The panels sized for this product's K, N and M (a small product, as in a stack of them,
+    // allocates a few KiB, not the 3 MiB of a whole kc x nc panel of B)
+    const std::size_t kc_most = std::min(S::kc, g.k);
+    auto bpack = aligned_buffer<T>(kc_most * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
 #pragma omp parallel
     {
-      auto apack = aligned_buffer<T>(S::kc * (S::mc + S::mr));
+      auto apack = aligned_buffer<T>(kc_most * (std::min(S::mc, g.m) + S::mr));
       alignas(64) T acc[S::mr * S::nr];
       for (std::size_t j0 = 0; j0 < g.n; j0 += S::nc) {
         const std::size_t nc = std::min(S::nc, g.n - j0);
