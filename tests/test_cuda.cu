@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -214,6 +215,36 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
   EXPECT_THROW(correlate_device(dtype::f32, image.data(), rows, cols, cols, mask.data(), 5, 7,
                                 dout.get(), cols, o),
                error);
+}
+
+// A stack of products on the GPU (matmul_batched_device): each product's own answer, as the
+// same product alone; B broadcast (a stride of 0) and C's matrices padded apart; a stack of
+// matrix-vector products (the vector rungs) too.
+TEST(CudaApi, DeviceResidentStacksGiveEachProduct) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  for (auto [m, n, k] : {std::tuple<std::size_t, std::size_t, std::size_t>{67, 131, 45},
+                         {300, 1, 77},
+                         {1, 290, 77}}) {
+    SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
+    const std::size_t batch = 5, sa = m * k, sc = m * n + 7;
+    std::vector<float> a(batch * sa), b(k * n), want(batch * sc, -1.0f), got = want;
+    for (float& v : a) v = float(rng() % 17) - 8;
+    for (float& v : b) v = float(rng() % 13) - 6;
+    detail::buffer da(dev(), a.size() * 4), db(dev(), b.size() * 4), dc(dev(), got.size() * 4);
+    dev().copy_in(da.get(), a.data(), a.size() * 4);
+    dev().copy_in(db.get(), b.data(), b.size() * 4);
+    dev().copy_in(dc.get(), got.data(), got.size() * 4);
+    for (std::size_t i = 0; i < batch; ++i)
+      matmul(backend::seq, dtype::f32, m, n, k, 1.0, a.data() + i * sa, k, b.data(), n, 0.0,
+             want.data() + i * sc, n);
+    std::string ran;
+    matmul_batched_device(dtype::f32, batch, m, n, k, 1.0, da.get(), k, sa, db.get(), n, 0, 0.0,
+                          dc.get(), n, sc, {"", &ran});
+    dev().copy_out(got.data(), dc.get(), got.size() * 4);
+    EXPECT_EQ(got, want);  // small integers: every order of the sums is exact
+    EXPECT_FALSE(ran.empty());
+  }
 }
 
 // Every thread of the GPU busy until `cycles` have passed: the kernels queued behind it wait,
