@@ -216,7 +216,8 @@ TEST(Api, AStridedViewReducesAsItsCopy) {
       EXPECT_EQ(whole.to_double(), want.to_double()) << name_of(o);
       for (int axis = 0; axis < 3; ++axis) {
         std::size_t outer = 1, cols = 1;
-        for (int d = 0; d < 3; ++d) (d < axis ? outer : cols) *= d == axis ? 1 : shape[std::size_t(d)];
+        for (int d = 0; d < 3; ++d)
+          (d < axis ? outer : cols) *= d == axis ? 1 : shape[std::size_t(d)];
         std::vector<scalar> got(outer * cols), ref(outer * cols);
         reduce_view(b, dtype::i32, first, shape, strides, axis, o, got.data());
         reduce_axis(backend::seq, dtype::i32, copy.data(), outer, shape[std::size_t(axis)], cols, o,
@@ -241,7 +242,16 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
   std::mt19937_64 rng(fresh_seed());
   std::normal_distribution<double> z;
   for (const auto [outer, rows, cols] :
-       {std::array<std::size_t, 3>{3, 37, 131}, {1, 1000, 1}, {2, 1, 65}, {5, 0, 7}, {1, 7, 64}}) {
+       {std::array<std::size_t, 3>{3, 37, 131},
+        {1, 1000, 1},
+        {2, 1, 65},
+        {5, 0, 7},
+        {1, 7, 64},
+        // blocks of columns: wide ones with a ragged last (4096 + 4096 + 37), a whole wide one,
+        // and narrow ones (512 + 512 + 276: one wide block would leave a thread idle)
+        {1, 9, 8229},
+        {2, 6, 4096},
+        {1, 5, 1300}}) {
     const std::size_t n = outer * rows * cols;
     std::vector<float> f(n);
     std::vector<std::int16_t> s(n);

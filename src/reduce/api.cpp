@@ -2,6 +2,8 @@
 // backend's executor. Host data on a device backend is streamed in fixed 64 MiB chunks (each
 // chunk's answer written on the device), and the chunk answers are combined on the host in chunk
 // order, so the result is deterministic and no chunk needs more than 2 x 64 MiB of device memory.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -259,29 +261,53 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 
 namespace {
 // Columns reduced a block at a time: `width` accumulators, each row of the block read once, left
-// to right. The same combine in the same order as seq's rung on one column. Wide blocks (2 KiB of
-// f32 per row) so that each page the walk down the rows touches gives many bytes; a whole block
-// has its width fixed at compile time, so that the compiler keeps the loop in vector registers.
-constexpr std::size_t column_block = 512;
+// to right, four rows a pass. The same combine in the same order as seq's rung on one column,
+// whatever the block's width. Wide blocks, so that each page the walk down the rows touches gives
+// many bytes: 4096 columns (16 KiB of f32 per row, the accumulators in L1 or L2) where that
+// leaves a block for every thread, else 512. A whole block has its width fixed at compile time,
+// so that the compiler keeps the loop in vector registers. On the 2-core EPYC, numpy.sum(axis=0)
+// of 8192^2 f32 went from 16.3 to 8.8-9.1 ms with blocks of 4096 (512: 1.1x NumPy, 4096: 1.9-2.1x).
+constexpr std::size_t narrow_block = 512, wide_block = 4096;
 template <class T, op O, std::size_t W>
 void fold_columns(const T* first, std::size_t rows, std::size_t cols, std::size_t width,
                   detail::acc_t<T, O>* acc) {
   const std::size_t w = W ? W : width;
-  for (std::size_t y = 0; y < rows; ++y) {
+  std::size_t y = 0;
+  // Each accumulator loaded and stored once per four rows, the rows combined in order.
+  for (; y + 4 <= rows; y += 4) {
+    const T *r0 = first + y * cols, *r1 = r0 + cols, *r2 = r1 + cols, *r3 = r2 + cols;
+    for (std::size_t j = 0; j < w; ++j) {
+      detail::acc_t<T, O> a = detail::combine<T, O>(acc[j], detail::lift<T, O>(r0[j], y));
+      a = detail::combine<T, O>(a, detail::lift<T, O>(r1[j], y + 1));
+      a = detail::combine<T, O>(a, detail::lift<T, O>(r2[j], y + 2));
+      acc[j] = detail::combine<T, O>(a, detail::lift<T, O>(r3[j], y + 3));
+    }
+  }
+  for (; y < rows; ++y) {
     const T* row = first + y * cols;
     for (std::size_t j = 0; j < w; ++j)
       acc[j] = detail::combine<T, O>(acc[j], detail::lift<T, O>(row[j], y));
   }
 }
-template <class T, op O>
+template <class T, op O, std::size_t B>
 void reduce_column_block(const T* first, std::size_t rows, std::size_t cols, std::size_t width,
                          op what, scalar* out) {
   using A = detail::acc_t<T, O>;
-  A acc[column_block];
-  for (std::size_t j = 0; j < width; ++j) acc[j] = detail::identity<T, O>();
-  if (width == column_block) fold_columns<T, O, column_block>(first, rows, cols, width, acc);
-  else fold_columns<T, O, 0>(first, rows, cols, width, acc);
+  std::vector<A> acc(width, detail::identity<T, O>());
+  if (width == B) fold_columns<T, O, B>(first, rows, cols, width, acc.data());
+  else fold_columns<T, O, 0>(first, rows, cols, width, acc.data());
   for (std::size_t j = 0; j < width; ++j) out[j] = detail::answer_of(acc[j], what, rows);
+}
+template <class T, op O, std::size_t B>
+void reduce_column_blocks(backend where, const T* in, std::size_t outer, std::size_t rows,
+                          std::size_t cols, op o, scalar* out) {
+  const std::size_t blocks = (cols + B - 1) / B;
+#pragma omp parallel for schedule(static) if (where == backend::cpu && outer * blocks > 1)
+  for (std::ptrdiff_t k = 0; k < std::ptrdiff_t(outer * blocks); ++k) {
+    const std::size_t s = std::size_t(k) / blocks, x0 = std::size_t(k) % blocks * B;
+    reduce_column_block<T, O, B>(in + s * rows * cols + x0, rows, cols, std::min(B, cols - x0), o,
+                                 out + s * cols + x0);
+  }
 }
 }  // namespace
 
@@ -294,17 +320,14 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
   if (checked_axis("reduce_axis", outer, rows, cols, o) == 0) return;
   if (rows && !data) fail(errc::invalid_argument, "reduce_axis: data is null");
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
-  const std::size_t blocks = (cols + column_block - 1) / column_block;
+  const std::size_t threads = where == backend::cpu ? std::size_t(omp_get_max_threads()) : 1;
+  const bool wide = outer * ((cols + wide_block - 1) / wide_block) >= threads;
   detail::visit_reduce<true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* in = static_cast<const T*>(data);
-#pragma omp parallel for schedule(static) if (where == backend::cpu && outer * blocks > 1)
-    for (std::ptrdiff_t k = 0; k < std::ptrdiff_t(outer * blocks); ++k) {
-      const std::size_t s = std::size_t(k) / blocks, x0 = std::size_t(k) % blocks * column_block;
-      reduce_column_block<T, O>(in + s * rows * cols + x0, rows, cols,
-                                std::min(column_block, cols - x0), o, out + s * cols + x0);
-    }
+    if (wide) reduce_column_blocks<T, O, wide_block>(where, in, outer, rows, cols, o, out);
+    else reduce_column_blocks<T, O, narrow_block>(where, in, outer, rows, cols, o, out);
   });
 }
 
