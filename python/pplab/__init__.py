@@ -1043,9 +1043,9 @@ def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision
 # ---- scipy.ndimage's named filters on float arrays of any rank: each is built from SciPy's 1-D
 # kernels, one per axis. On 1-D and 2-D arrays their outer product is one mask, which the filter's
 # API recognizes as separable and runs as two 1-D passes (the separable rungs); a 1-D array is
-# filtered as one row. On 3-D arrays and more, one pass per axis, as SciPy runs them. What does
-# not fit yet (integer arrays, a kernel past 31 taps, derivative orders) raises ValueError
-# saying so.
+# filtered as one row. On 3-D arrays and more, and where a kernel is longer than a mask's side,
+# one pass per axis, as SciPy runs them. What does not fit yet (integer arrays, derivative
+# orders) raises ValueError saying so.
 
 def _named_filter_input(name, input):
     """input as an array pplab filters (1-D or more, float32 or float64) and, for 1-D and 2-D,
@@ -1075,7 +1075,7 @@ def _per_axis(value, ndim, name):
 def _one_sided(kernel, name, origin=0):
     """A 1-D kernel placed as scipy.ndimage.correlate1d places it (pplab::placed_kernel: the
     odd-sided mask of the same answer, zeros where an even length or an origin moves the kernel
-    off its centre); at most 31 taps."""
+    off its centre); any length (past 31 taps, _long_pass runs it)."""
     import numpy
     origin = _check_integer(origin, "origin", -(1 << 30))
     try:
@@ -1083,9 +1083,6 @@ def _one_sided(kernel, name, origin=0):
                                                   origin))
     except ValueError as e:
         raise ValueError("%s: %s" % (name, str(e).replace("placed_kernel: ", ""))) from None
-    if mask.size > 31:
-        raise ValueError("%s: a kernel of %d taps (with its placement); pplab's filters take at "
-                         "most 31 per axis yet" % (name, mask.size))
     return mask
 
 
@@ -1096,7 +1093,7 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     others in order."""
     import numpy
     x, flat = _named_filter_input(name, input)
-    if len(kernels) >= 3 or passes:
+    if len(kernels) >= 3 or passes or any(k.size > _MASK_SIDE for k in kernels):
         order = [first] + [a for a in range(len(kernels)) if a != first]
         return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
     if len(kernels) == 1:
@@ -1119,6 +1116,80 @@ def _moved(x, source, destination):
     return _contiguous(mod.moveaxis(x, source, destination))
 
 
+_MASK_SIDE = 31  # the longest side of a mask pplab's filter rungs take (pplab::max_mask_side)
+
+
+def _pass(x, k, axis, mode, cval, backend, variant):
+    """The matrix x correlated with the odd-length 1-D kernel k along axis 0 (down the columns)
+    or 1 (along the rows), in `mode`: one filter call, or _long_pass's for a kernel longer than a
+    mask's side."""
+    if k.size > _MASK_SIDE:
+        return _long_pass(x, k, axis, mode, cval, backend, variant)
+    mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
+    return correlate(x, mask, mode, cval, backend=backend, variant=variant)
+
+
+def _extension_index(n, r, mode):
+    """For each place p in [-r, n + r) of a line of n values extended by r on each side, the
+    index of the value SciPy's `mode` puts there (constant: clipped; the caller writes cval)."""
+    import numpy
+    p = numpy.arange(-r, n + r)
+    if mode in ("nearest", "constant"):
+        return numpy.clip(p, 0, n - 1)
+    if mode == "wrap":
+        return p % n
+    if mode == "reflect":  # d c b a | a b c d | d c b a
+        q = p % (2 * n)
+        return numpy.where(q >= n, 2 * n - 1 - q, q)
+    if n == 1:  # mirror of one value
+        return numpy.zeros_like(p)
+    q = p % (2 * n - 2)  # mirror: d c b | a b c d | c b a
+    return numpy.where(q >= n, 2 * n - 2 - q, q)
+
+
+def _take(x, index, axis):
+    """x's slices at `index` (a NumPy array of indices) along axis, in x's library (a copy)."""
+    lib = _library(x)
+    if lib == "torch":
+        import torch
+        return x.index_select(axis, torch.as_tensor(index, device=x.device))
+    if lib == "cupy":
+        import cupy
+        return cupy.take(x, cupy.asarray(index), axis=axis)
+    import numpy
+    return numpy.take(x, index, axis=axis)
+
+
+def _long_pass(x, k, axis, mode, cval, backend, variant):
+    """A 1-D kernel longer than a mask's side, as a sum of filters of 31 taps: x extended once by
+    the kernel's radius on each side as `mode` extends it (a copy), then each run of 31 taps
+    correlated with the extension and its window of x's length taken at the run's place (the
+    windows never reach past the extension, so those filters' own mode is not seen), the runs'
+    answers added in order."""
+    import numpy
+    n = tuple(x.shape)[axis]
+    r = (k.size - 1) // 2
+    ext = _take(x, _extension_index(n, r, mode), axis)
+    if mode == "constant":
+        for side in (slice(0, r), slice(n + r, n + 2 * r)):
+            if axis == 1:
+                ext[:, side] = cval
+            else:
+                ext[side, :] = cval
+    total = None
+    for c0 in range(0, k.size, _MASK_SIDE):
+        run = k[c0:c0 + _MASK_SIDE]
+        if run.size % 2 == 0:  # an odd mask: a zero tap after the run
+            run = numpy.append(run, 0.0)
+        h = (run.size - 1) // 2
+        mask = run.reshape(1, -1) if axis == 1 else run.reshape(-1, 1)
+        part = correlate(ext, mask, "constant", 0.0, backend=backend, variant=variant)
+        window = slice(c0 + h, c0 + h + n)
+        part = part[:, window] if axis == 1 else part[window, :]
+        total = part if total is None else total + part
+    return _contiguous(total)
+
+
 def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
     """x filtered by one 1-D kernel along each axis in turn, in `order` (an axis whose kernel is
     the one tap 1 left alone), each pass's outside the mode's again (so the order matters in
@@ -1135,14 +1206,12 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
                 continue
             if axis == len(shape) - 1:
                 rows = got.reshape(-1, shape[-1])
-                got = correlate(rows, k.reshape(1, -1), mode, cval, backend=backend,
-                                variant=variant).reshape(shape)
+                got = _pass(rows, k, 1, mode, cval, backend, variant).reshape(shape)
                 continue
             front = got if axis == 0 else _moved(got, axis, 0)
             moved_shape = tuple(front.shape)
             cols = front.reshape(moved_shape[0], -1)
-            done = correlate(cols, k.reshape(-1, 1), mode, cval, backend=backend,
-                             variant=variant).reshape(moved_shape)
+            done = _pass(cols, k, 0, mode, cval, backend, variant).reshape(moved_shape)
             got = done if axis == 0 else _moved(done, 0, axis)
     if got is x:  # nothing to filter: a copy, as SciPy answers a new array
         got = _astype(x, _dtype_name(x))
@@ -1232,8 +1301,7 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=No
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
                 backend=None, variant=None):
     """scipy.ndimage.correlate1d for float32 and float64 arrays of any rank: weights along one
-    axis, placed as SciPy places them (an even count, origin=), 31 taps at most with their
-    placement."""
+    axis, of any length, placed as SciPy places them (an even count, origin=)."""
     import numpy
     x, _ = _named_filter_input("correlate1d", input)
     ndim = len(tuple(x.shape))

@@ -390,3 +390,12 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
         got = ours(to_gpu(lib, volume))
         assert is_gpu_array_of(lib, got) and tuple(got.shape) == volume.shape
         np.testing.assert_allclose(to_host(got), theirs(volume), rtol=2e-5, atol=2e-5)
+    # kernels past 31 taps: the extension made in the array's own library, on its device
+    for mode in ("reflect", "constant", "mirror", "wrap"):
+        for ours, theirs in ((lambda a: pplab.gaussian_filter(a, 6.0, mode=mode, cval=1.5),
+                              lambda a: ndimage.gaussian_filter(a, 6.0, mode=mode, cval=1.5)),
+                             (lambda a: pplab.uniform_filter(a, [40, 3, 33], mode=mode),
+                              lambda a: ndimage.uniform_filter(a, [40, 3, 33], mode=mode))):
+            got = ours(to_gpu(lib, volume))
+            assert is_gpu_array_of(lib, got) and tuple(got.shape) == volume.shape
+            np.testing.assert_allclose(to_host(got), theirs(volume), rtol=2e-5, atol=2e-5)

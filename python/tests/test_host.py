@@ -998,12 +998,40 @@ def test_scipy_named_filters_on_volumes_match_scipy(rng, backend, dtype, shape):
     assert pplab.gaussian_filter(x[:0], 1.0).shape == (0,) + shape[1:]
 
 
+# Kernels longer than a mask's side (31 taps): a Gaussian of sigma 5 and 9 (41 and 73 taps), a
+# long uniform filter, correlate1d of 45 weights moved by origin=, on lines shorter than the
+# kernel too, in every mode: SciPy's answers.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scipy_named_filters_take_kernels_past_31_taps(rng, backend, dtype):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    w = rng.standard_normal(45)
+    for shape in [(5,), (70,), (3, 7), (50, 61), (4, 5, 6), (1, 80)]:
+        x = rng.standard_normal(shape).astype(dtype)
+        for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+            calls = [
+                (lambda a: pplab.gaussian_filter(a, 5.0, mode=mode, cval=1.5, backend=backend),
+                 lambda a: ndimage.gaussian_filter(a, 5.0, mode=mode, cval=1.5)),
+                (lambda a: pplab.gaussian_filter(a, 9.0, mode=mode, backend=backend),
+                 lambda a: ndimage.gaussian_filter(a, 9.0, mode=mode)),
+                (lambda a: pplab.uniform_filter(a, 34, mode=mode, cval=-1.0, backend=backend),
+                 lambda a: ndimage.uniform_filter(a, 34, mode=mode, cval=-1.0)),
+                (lambda a: pplab.correlate1d(a, w, axis=0, mode=mode, cval=-2.0, origin=3,
+                                             backend=backend),
+                 lambda a: ndimage.correlate1d(a, w, axis=0, mode=mode, cval=-2.0, origin=3)),
+            ]
+            for k, (ours, theirs) in enumerate(calls):
+                got = ours(x)
+                assert got.shape == x.shape and got.dtype == x.dtype, k
+                np.testing.assert_allclose(got, theirs(x.astype(np.float64)),
+                                           err_msg="%s %s call %d" % (shape, mode, k), **tol)
+
+
 def test_scipy_named_filters_refuse_what_they_do_not_take_yet():
     x = np.ones((8, 8), dtype=np.float32)
     with pytest.raises(ValueError, match="order"):
         pplab.gaussian_filter(x, 1.0, order=1)
-    with pytest.raises(ValueError, match="at most 31"):
-        pplab.gaussian_filter(x, 5.0)
     with pytest.raises(ValueError, match="no axis"):
         pplab.uniform_filter(np.float64(1.0))
     with pytest.raises(ValueError, match="float32 and float64"):
