@@ -1040,22 +1040,25 @@ def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision
     return _filter(image, weights, mode, cval, output, backend, variant, True, precision)
 
 
-# ---- scipy.ndimage's named filters on float arrays of any rank: each is built from SciPy's 1-D
-# kernels, one per axis. On 1-D and 2-D arrays their outer product is one mask, which the filter's
-# API recognizes as separable and runs as two 1-D passes (the separable rungs); a 1-D array is
-# filtered as one row. On 3-D arrays and more, and where a kernel is longer than a mask's side,
-# one pass per axis, as SciPy runs them. What does not fit yet (integer arrays, derivative
-# orders) raises ValueError saying so.
+# ---- scipy.ndimage's named filters on float and integer arrays of any rank: each is built from
+# SciPy's 1-D kernels, one per axis. On 1-D and 2-D float arrays their outer product is one mask,
+# which the filter's API recognizes as separable and runs as two 1-D passes (the separable rungs);
+# a 1-D array is filtered as one row. On 3-D arrays and more, where a kernel is longer than a
+# mask's side, and for integers (each pass's answer converted before the next, as SciPy does),
+# one pass per axis, as SciPy runs them. Derivative orders raise ValueError saying so.
+
+_INTEGER_KINDS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
 
 def _named_filter_input(name, input):
-    """input as an array pplab filters (1-D or more, float32 or float64) and, for 1-D and 2-D,
-    its 2-D view."""
+    """input as an array pplab filters (1-D or more; float32, float64 or an integer type) and,
+    for 1-D and 2-D, its 2-D view."""
     x = _for_pplab(_array(input))
     shape = tuple(x.shape)
     kind = _dtype_name(x)
-    if kind not in ("float32", "float64"):
-        raise ValueError("%s: pplab filters float32 and float64 arrays here, not %s (convert "
-                         "first; uint8 images go through correlate)" % (name, kind))
+    if kind not in ("float32", "float64") + _INTEGER_KINDS:
+        raise ValueError("%s: pplab filters float and integer arrays here, not %s"
+                         % (name, kind))
     if len(shape) == 0:
         raise ValueError("%s: a number (0-d array) has no axis to filter" % name)
     return x, (x.reshape(1, -1) if len(shape) == 1 else x)
@@ -1093,6 +1096,37 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     others in order."""
     import numpy
     x, flat = _named_filter_input(name, input)
+    # SciPy computes into the output's type (the input's when no output is given)
+    if output is None:
+        kind = _dtype_name(x)
+    elif isinstance(output, (type, str, numpy.dtype)):
+        kind = numpy.dtype(output).name
+    else:
+        kind = _dtype_name(output)
+    if kind not in _INTEGER_KINDS and _dtype_name(x) in _INTEGER_KINDS:
+        x = _astype(x, kind if kind in ("float32", "float64") else "float64")
+        flat = x.reshape(1, -1) if len(tuple(x.shape)) == 1 else x
+    if kind in _INTEGER_KINDS:
+        # SciPy's passes into integers: each axis's pass in float64, its answer converted to
+        # that type as C converts (toward zero, modulo the type's range) before the next
+        got = x
+        for axis in [first] + [a for a in range(len(kernels)) if a != first]:
+            if kernels[axis].size == 1 and kernels[axis][0] == 1.0:
+                continue
+            # A mean of m taps (uniform_filter) as SciPy takes it: their sum, exact for
+            # integers, divided by m, so that a mean that is a whole number stays one
+            k = kernels[axis]
+            taps = k[k != 0]
+            m = round(1 / taps[0]) if taps.size and numpy.all(taps == taps[0]) else 0
+            mean = m > 1 and abs(1 / taps[0] - m) < 1e-9 * m
+            one = [numpy.ones(1)] * len(kernels)
+            one[axis] = (k != 0).astype(numpy.float64) if mean else k
+            sums = _axis_passes(name, _astype(got, "float64"), one, [axis], mode, cval, None,
+                                backend, variant)
+            got = _as_integers(sums / m if mean else sums, kind)
+        if got is x:  # nothing to filter: a copy, as SciPy answers a new array
+            got = _astype(x, kind)
+        return _deliver(name, got, tuple(x.shape), output)
     if len(kernels) >= 3 or passes or any(k.size > _MASK_SIDE for k in kernels):
         order = [first] + [a for a in range(len(kernels)) if a != first]
         return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
@@ -1215,6 +1249,13 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
             got = done if axis == 0 else _moved(done, 0, axis)
     if got is x:  # nothing to filter: a copy, as SciPy answers a new array
         got = _astype(x, _dtype_name(x))
+    return _deliver(name, got, shape, output)
+
+
+def _deliver(name, got, shape, output):
+    """A named filter's answer as `output=` asks: itself (None), converted to a dtype, or written
+    into an array of the input's shape."""
+    import numpy
     if output is None:
         return got
     if isinstance(output, (type, str, numpy.dtype)):
@@ -1226,9 +1267,19 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
     return output
 
 
+def _as_integers(x, kind):
+    """Float answers converted to the integer type `kind` as C converts them (SciPy's output):
+    toward zero, then modulo the type's range."""
+    if _library(x) == "torch":
+        import torch
+        return x.trunc().to(torch.int64).to(getattr(torch, kind))
+    mod = __import__("cupy" if _library(x) == "cupy" else "numpy")
+    return mod.trunc(x).astype(mod.int64).astype(kind)
+
+
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0,
                     *, radius=None, backend=None, variant=None):
-    """scipy.ndimage.gaussian_filter for float32 and float64 arrays of any rank: SciPy's kernel
+    """scipy.ndimage.gaussian_filter for float and integer arrays of any rank: SciPy's kernel
     on each axis (radius int(truncate * sigma + 0.5), or `radius`; normalised to sum 1; an axis
     of sigma 0 left as it is), the axes' kernels run as one separable filter. order= other than
     0 (the derivatives) raises ValueError."""
@@ -1255,7 +1306,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *,
                    backend=None, variant=None):
-    """scipy.ndimage.uniform_filter for float32 and float64 arrays of any rank: the mean over
+    """scipy.ndimage.uniform_filter for float and integer arrays of any rank: the mean over
     `size` values on each axis (a number or one per axis; even sizes and origin= placed as SciPy
     places them)."""
     import numpy
@@ -1286,13 +1337,13 @@ def _edge_filter(name, smooth, input, axis, output, mode, cval, backend, variant
 
 
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
-    """scipy.ndimage.sobel for float32 and float64 arrays of any rank: the difference [-1, 0, 1]
+    """scipy.ndimage.sobel for float and integer arrays of any rank: the difference [-1, 0, 1]
     along axis, smoothed by [1, 2, 1] along every other."""
     return _edge_filter("sobel", [1.0, 2.0, 1.0], input, axis, output, mode, cval, backend, variant)
 
 
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
-    """scipy.ndimage.prewitt for float32 and float64 arrays of any rank: [-1, 0, 1] along axis,
+    """scipy.ndimage.prewitt for float and integer arrays of any rank: [-1, 0, 1] along axis,
     [1, 1, 1] along every other."""
     return _edge_filter("prewitt", [1.0, 1.0, 1.0], input, axis, output, mode, cval, backend,
                         variant)
@@ -1300,7 +1351,7 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=No
 
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
                 backend=None, variant=None):
-    """scipy.ndimage.correlate1d for float32 and float64 arrays of any rank: weights along one
+    """scipy.ndimage.correlate1d for float and integer arrays of any rank: weights along one
     axis, of any length, placed as SciPy places them (an even count, origin=)."""
     import numpy
     x, _ = _named_filter_input("correlate1d", input)

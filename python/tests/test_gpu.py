@@ -390,6 +390,13 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
         got = ours(to_gpu(lib, volume))
         assert is_gpu_array_of(lib, got) and tuple(got.shape) == volume.shape
         np.testing.assert_allclose(to_host(got), theirs(volume), rtol=2e-5, atol=2e-5)
+    # integers, as SciPy filters them: a pass at a time, each answer converted to the type
+    ints = rng.integers(0, 250, size=(19, 33, 40)).astype(np.uint8)
+    for ours, theirs in ((lambda a: pplab.uniform_filter(a, 3), lambda a: ndimage.uniform_filter(a, 3)),
+                         (lambda a: pplab.sobel(a, axis=0), lambda a: ndimage.sobel(a, axis=0))):
+        got = ours(to_gpu(lib, ints))
+        assert is_gpu_array_of(lib, got)
+        np.testing.assert_array_equal(to_host(got), theirs(ints))
     # kernels past 31 taps: the extension made in the array's own library, on its device
     for mode in ("reflect", "constant", "mirror", "wrap"):
         for ours, theirs in ((lambda a: pplab.gaussian_filter(a, 6.0, mode=mode, cval=1.5),
