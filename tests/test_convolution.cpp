@@ -591,9 +591,32 @@ TEST(NamedKernels, GaussianAndPlacementAsSciPy) {
   EXPECT_EQ(placed_kernel(w4, -1), (std::vector<double>{0, 1, 2, 3, 4}));
   EXPECT_EQ(placed_kernel(w3, 1), (std::vector<double>{1, 2, 3, 0, 0}));
   EXPECT_EQ(placed_kernel(w3, -1), (std::vector<double>{0, 0, 1, 2, 3}));
-  expect_error(errc::invalid_argument, [] { gaussian_kernel(-1.0); }, "sigma");
-  expect_error(errc::invalid_argument, [] { gaussian_kernel(1e300); }, "2^20");
-  expect_error(errc::invalid_argument, [&] { placed_kernel(w3, 2); }, "invalid origin");
+  expect_error(
+      errc::invalid_argument, [] { gaussian_kernel(-1.0); }, "sigma");
+  expect_error(
+      errc::invalid_argument, [] { gaussian_kernel(1e300); }, "2^20");
+  expect_error(
+      errc::invalid_argument, [&] { placed_kernel(w3, 2); }, "invalid origin");
+}
+
+// The Gaussian's derivatives (order 1 to 3) against their closed forms times the kernel:
+// -x/s^2, x^2/s^4 - 1/s^2, -x^3/s^6 + 3x/s^4; a negative order refused.
+TEST(NamedKernels, GaussianDerivativesAsSciPy) {
+  const double s = 1.5, s2 = s * s;
+  const std::vector<double> g = gaussian_kernel(s);
+  const std::vector<double> d1 = gaussian_kernel(s, 4.0, -1, 1),
+                            d2 = gaussian_kernel(s, 4.0, -1, 2),
+                            d3 = gaussian_kernel(s, 4.0, -1, 3);
+  ASSERT_EQ(d1.size(), g.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const double x = double(i) - 6;
+    EXPECT_NEAR(d1[i], -x / s2 * g[i], 1e-16);
+    EXPECT_NEAR(d2[i], (x * x / (s2 * s2) - 1 / s2) * g[i], 1e-16);
+    EXPECT_NEAR(d3[i], (-x * x * x / (s2 * s2 * s2) + 3 * x / (s2 * s2)) * g[i], 1e-16);
+  }
+  EXPECT_EQ(gaussian_kernel(0.0, 4.0, -1, 2), std::vector<double>{1.0});  // an axis left alone
+  expect_error(
+      errc::invalid_argument, [] { gaussian_kernel(1.0, 4.0, -1, -1); }, "order");
 }
 
 }  // namespace

@@ -60,7 +60,12 @@ void convolve(backend where, dtype t, const void* in, std::size_t rows, std::siz
 // NumPy's pairwise order). The C library's exp may differ from NumPy's vectorized one in the last
 // bit of a tap (a relative 2e-16). A sigma of 1e-15 or less is the one tap 1 (SciPy leaves
 // such an axis alone). A negative or non-finite sigma, or a radius past 2^20, is an error.
-std::vector<double> gaussian_kernel(double sigma, double truncate = 4.0, long radius = -1);
+// `order` > 0: the order-th derivative of that Gaussian, as SciPy's _gaussian_kernel1d builds it
+// (a polynomial q(x) times the normalised kernel, q from q' + q p' applied `order` times with
+// p'(x) = -x / sigma^2); like SciPy's, it is the kernel before gaussian_filter1d reverses it for
+// the correlation. A negative order is an error.
+std::vector<double> gaussian_kernel(double sigma, double truncate = 4.0, long radius = -1,
+                                    int order = 0);
 
 // The weights w placed as scipy.ndimage.correlate1d places them, out[i] = sum over j of
 // w[j] * x[i + j - size(w) / 2 - origin], as the odd-length mask of the same answer (centred,

@@ -1127,6 +1127,10 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
         if got is x:  # nothing to filter: a copy, as SciPy answers a new array
             got = _astype(x, kind)
         return _deliver(name, got, tuple(x.shape), output)
+    # In constant mode each of SciPy's passes sees cval outside the one before; one mask sees it
+    # everywhere outside, the same only where every kernel keeps a constant (sums to 1)
+    if mode == "constant" and cval != 0 and any(abs(k.sum() - 1) > 1e-12 for k in kernels):
+        passes = True
     if len(kernels) >= 3 or passes or any(k.size > _MASK_SIDE for k in kernels):
         order = [first] + [a for a in range(len(kernels)) if a != first]
         return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
@@ -1281,26 +1285,24 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
                     *, radius=None, backend=None, variant=None):
     """scipy.ndimage.gaussian_filter for float and integer arrays of any rank: SciPy's kernel
     on each axis (radius int(truncate * sigma + 0.5), or `radius`; normalised to sum 1; an axis
-    of sigma 0 left as it is), the axes' kernels run as one separable filter. order= other than
-    0 (the derivatives) raises ValueError."""
+    of sigma 0 left as it is), the axes' kernels run as one separable filter. order= (a number
+    or one per axis): the derivatives of the Gaussian, as SciPy builds them."""
     import numpy
     x, _ = _named_filter_input("gaussian_filter", input)
     ndim = len(tuple(x.shape))
-    if numpy.any(numpy.asarray(order) != 0):
-        raise ValueError("gaussian_filter: order= (the derivatives of a Gaussian) is not "
-                         "supported yet; order=0 is")
+    orders = [_check_integer(v, "order", 0) for v in _per_axis(order, ndim, "order")]
     sigmas = [float(_check_number(v, "sigma")) for v in _per_axis(sigma, ndim, "sigma")]
     if any(not v >= 0 for v in sigmas):
         raise ValueError("gaussian_filter: sigma must be 0 or more")
     radii = _per_axis(radius, ndim, "radius") if radius is not None else [None] * ndim
     kernels = []
-    for sd, r in zip(sigmas, radii):
-        if sd <= 1e-15:  # SciPy leaves such an axis alone
+    for sd, r, o in zip(sigmas, radii, orders):
+        if sd <= 1e-15:  # SciPy leaves such an axis alone (whatever its order)
             kernels.append(numpy.ones(1))
             continue
         r = -1 if r is None else _check_integer(r, "radius", 0)
-        kernels.append(_one_sided(_pplab.gaussian_kernel(sd, float(truncate), r),
-                                  "gaussian_filter"))
+        k = numpy.asarray(_pplab.gaussian_kernel(sd, float(truncate), r, o))
+        kernels.append(_one_sided(k[::-1], "gaussian_filter"))  # reversed, as gaussian_filter1d
     return _separable("gaussian_filter", x, kernels, mode, cval, output, backend, variant)
 
 

@@ -672,7 +672,7 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("gaussian_kernel", &gaussian_kernel, py::arg("sigma"), py::arg("truncate") = 4.0,
-        py::arg("radius") = -1);
+        py::arg("radius") = -1, py::arg("order") = 0);
   m.def(
       "placed_kernel",
       [](const std::vector<double>& w, long origin) { return placed_kernel(w, origin); },

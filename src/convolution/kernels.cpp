@@ -39,10 +39,13 @@ constexpr long max_radius = 1L << 20;
 
 }  // namespace
 
-std::vector<double> gaussian_kernel(double sigma, double truncate, long radius) {
+std::vector<double> gaussian_kernel(double sigma, double truncate, long radius, int order) {
   if (!std::isfinite(sigma) || sigma < 0)
     fail(errc::invalid_argument,
          "gaussian_kernel: sigma must be a finite number, 0 or more; got " + std::to_string(sigma));
+  if (order < 0)
+    fail(errc::invalid_argument,
+         "gaussian_kernel: order must be 0 or more; got " + std::to_string(order));
   if (sigma <= 1e-15) return {1.0};
   if (radius < 0) {
     const double r = std::floor(truncate * sigma + 0.5);  // Python's int() of a positive number
@@ -52,13 +55,29 @@ std::vector<double> gaussian_kernel(double sigma, double truncate, long radius) 
     radius = long(r);
   }
   if (radius > max_radius)
-    fail(errc::invalid_argument, "gaussian_kernel: a radius of " + std::to_string(radius) +
-                                     "; at most 2^20 taps each way");
+    fail(errc::invalid_argument,
+         "gaussian_kernel: a radius of " + std::to_string(radius) + "; at most 2^20 taps each way");
   const double scale = -0.5 / (sigma * sigma);
   std::vector<double> k(std::size_t(2 * radius + 1));
-  for (long x = -radius; x <= radius; ++x) k[std::size_t(x + radius)] = std::exp(scale * double(x * x));
+  for (long x = -radius; x <= radius; ++x)
+    k[std::size_t(x + radius)] = std::exp(scale * double(x * x));
   const double sum = numpy_sum(k.data(), k.size());
   for (double& v : k) v /= sum;
+  if (order == 0) return k;
+  // q's coefficients (q[i] of x^i): q = 1, then q <- q' + q p' `order` times.
+  std::vector<double> q(std::size_t(order) + 1, 0.0), next(q.size());
+  q[0] = 1;
+  const double p = -1 / (sigma * sigma);
+  for (int step = 0; step < order; ++step) {
+    for (std::size_t i = 0; i < q.size(); ++i)
+      next[i] = (i + 1 < q.size() ? double(i + 1) * q[i + 1] : 0.0) + (i ? q[i - 1] * p : 0.0);
+    q.swap(next);
+  }
+  for (long x = -radius; x <= radius; ++x) {
+    double poly = 0, power = 1;  // sum of q[i] x^i, in order of i
+    for (std::size_t i = 0; i < q.size(); ++i, power *= double(x)) poly += q[i] * power;
+    k[std::size_t(x + radius)] *= poly;
+  }
   return k;
 }
 
@@ -67,8 +86,8 @@ std::vector<double> placed_kernel(std::span<const double> w, long origin) {
   if (k == 0) fail(errc::invalid_argument, "placed_kernel: the weights are empty");
   if (origin < -(k / 2) || origin > (k - 1) / 2)
     fail(errc::invalid_argument, "placed_kernel: invalid origin " + std::to_string(origin) +
-                                     " for " + std::to_string(k) + " taps (SciPy's range: " +
-                                     std::to_string(-(k / 2)) + " to " +
+                                     " for " + std::to_string(k) +
+                                     " taps (SciPy's range: " + std::to_string(-(k / 2)) + " to " +
                                      std::to_string((k - 1) / 2) + ")");
   const long before = k / 2 + origin;  // taps left of the centre
   const long centre = std::max(before, k - 1 - before);
