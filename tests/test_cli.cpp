@@ -274,6 +274,26 @@ TEST_F(Cli, ReduceReadsTextAndNpyAndRunsAVariant) {
   EXPECT_NE(r.out.find("max of"), std::string::npos);
 }
 
+// reduce --exact: the real sum rounded once, where a float sum loses the 1 whole; the mean; what
+// it does not take refused with exit 2.
+TEST_F(Cli, ReduceExactly) {
+  io::array a;
+  a.type = dtype::f64;
+  a.shape = {4};
+  const double v[4] = {1e300, 1.0, -1e300, std::ldexp(1.0, -60)};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(v), reinterpret_cast<const std::byte*>(v) + 32);
+  io::write_npy(path("e.npy"), a);
+  result r = run("reduce --op sum --exact --input " + path("e.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 1.0);
+  r = run("reduce --op mean --exact --backend seq --input " + path("e.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 0.25);
+  expect_failure("reduce --op max --exact --input " + path("e.npy"), 2, "sum and mean");
+  expect_failure("reduce --op sum --exact --axis 0 --input " + path("e.npy"), 2, "--axis");
+  expect_failure("reduce --op sum --exact --dtype i32 --n 10", 2, "exact already");
+}
+
 // reduce --axis K: one axis of a .npy array reduced, as numpy.sum(x, axis=K): JSON and .npy
 // answers, negative axes, and bad axes refused with exit 2.
 TEST_F(Cli, ReduceAlongAnAxis) {

@@ -1,6 +1,9 @@
 // One body for every registered reduction rung: every dtype and op, awkward sizes, fresh random
 // data, compared with a reference computed here (not by another rung). Integers must match
 // exactly; float sums within the bound of a double-precision sum of n terms.
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -159,7 +162,8 @@ TEST_P(Reduce, ArgminArgmaxKeepTheFirstAndTheFirstNaN) {
   if (!r.can_run({dtype::f32, op::argmax, 1})) GTEST_SKIP() << "takes no argmin or argmax";
   std::mt19937_64 rng(fresh_seed());
   const float inf = std::numeric_limits<float>::infinity(), nan = NAN;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(70001), std::size_t(1) << 20}) {
+  for (std::size_t n :
+       {std::size_t(1), std::size_t(33), std::size_t(70001), std::size_t(1) << 20}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     std::vector<float> x(n);
     for (float& v : x) v = float(rng() % 64);  // many ties
@@ -303,6 +307,71 @@ TEST(ReduceParts, HostRungsGiveTheAnswerInParts) {
           }
         }
   }
+}
+
+// Exact sums (pplab::sum_exact, mean_exact): answers known exactly (ties to even and broken,
+// cancellation to zero, sums past the largest float, subnormals); the same bits for any order of
+// the data, on seq and cpu, and for any thread count; the errors. (The Python tests hold them to
+// rational arithmetic over hostile data.)
+TEST(ExactSum, TheRealSumRoundedOnceWhateverTheOrder) {
+  const double e53 = std::ldexp(1.0, -53), big = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const struct {
+    std::vector<double> x;
+    double sum;
+  } known[] = {{{1.0, e53}, 1.0},                       // a tie: to even
+               {{1.0, e53, e53 * e53}, 1.0 + 2 * e53},  // broken upward by a bit far below
+               {{1.0 + 2 * e53, e53}, 1.0 + 4 * e53},   // a tie: to even, upward
+               {{big, big, -big}, big},                 // past the range, and back
+               {{big, big}, std::numeric_limits<double>::infinity()},
+               {{tiny, tiny, tiny, -tiny}, 2 * tiny},  // subnormals, exactly
+               {{1e300, 1.0, -1e300}, 1.0},            // what a float sum loses whole
+               {{}, 0.0}};
+  for (const auto& k : known)
+    for (backend b : {backend::seq, backend::cpu})
+      EXPECT_EQ(sum_exact(b, dtype::f64, k.x.data(), k.x.size()), k.sum) << name_of(b);
+  const float f24 = std::ldexp(1.0f, -24);
+  const std::vector<float> fx = {1.0f, f24, f24 * f24};
+  EXPECT_EQ(sum_exact(backend::cpu, dtype::f32, fx.data(), 3),
+            1.0 + double(f24) + double(f24) * double(f24));
+
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> z;
+  std::uniform_int_distribution<int> exponent(-80, 80);
+  std::vector<double> x(200003);
+  for (double& v : x) v = std::ldexp(z(rng), exponent(rng));
+  std::vector<double> both = x;  // x and -x: exactly zero
+  for (double v : x) both.push_back(-v);
+  std::shuffle(both.begin(), both.end(), rng);
+  EXPECT_EQ(sum_exact(backend::cpu, dtype::f64, both.data(), both.size()), 0.0);
+  std::vector<float> xf(x.begin(), x.end());
+  for (dtype t : {dtype::f64, dtype::f32}) {
+    const void* d = t == dtype::f64 ? static_cast<const void*>(x.data()) : xf.data();
+    const double s = sum_exact(backend::seq, t, d, x.size()),
+                 m = mean_exact(backend::seq, t, d, x.size());
+    const int threads = omp_get_max_threads();
+    for (int n : {1, 2, 3}) {
+      omp_set_num_threads(n);
+      EXPECT_EQ(sum_exact(backend::cpu, t, d, x.size()), s) << n << " threads";
+      EXPECT_EQ(mean_exact(backend::cpu, t, d, x.size()), m) << n << " threads";
+    }
+    omp_set_num_threads(threads);
+  }
+  std::vector<double> shuffled = x;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  EXPECT_EQ(sum_exact(backend::cpu, dtype::f64, shuffled.data(), x.size()),
+            sum_exact(backend::cpu, dtype::f64, x.data(), x.size()));
+
+  const std::vector<int> ints = {1, 2};
+  expect_error(
+      errc::invalid_argument, [&] { sum_exact(backend::cpu, dtype::i32, ints.data(), 2); },
+      "exact already");
+  expect_error(
+      errc::unsupported, [&] { sum_exact(backend::cuda, dtype::f64, x.data(), 2); }, "seq and cpu");
+  expect_error(
+      errc::invalid_argument, [&] { mean_exact(backend::cpu, dtype::f64, x.data(), 0); }, "empty");
+  expect_error(
+      errc::invalid_argument, [&] { sum_exact(backend::cpu, dtype::f64, nullptr, 3); }, "null");
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ struct reduce_options {
   backend_options backend;
   std::string op_name, variant, out_path;
   std::optional<long long> axis;
-  bool json = false;
+  bool json = false, exact = false;
 };
 
 // The answers of reduce_axis as a .npy array of their kind (int64, uint64 or float64).
@@ -88,6 +88,8 @@ void run_axis(const reduce_options& o, op what, backend where) {
 void run(const reduce_options& o) {
   const op what = parse_op(o.op_name);
   const backend where = o.backend.resolve("reduce", o.variant);
+  if (o.axis && o.exact)
+    fail(errc::invalid_argument, "--exact sums the whole input; not with --axis yet");
   if (o.axis) return run_axis(o, what, where);
   if (!o.out_path.empty())
     fail(errc::invalid_argument, "--out is for --axis (the answers of one axis reduced)");
@@ -96,8 +98,7 @@ void run(const reduce_options& o) {
   // them would name no pixel of the file, so argmin and argmax take one channel.
   if (is_arg(what) && data.in.channels.size() > 1)
     fail(errc::invalid_argument,
-         std::string(name_of(what)) + " of an image of " +
-             std::to_string(data.in.channels.size()) +
+         std::string(name_of(what)) + " of an image of " + std::to_string(data.in.channels.size()) +
              " channels: the index would name no pixel; convert it to one channel or a .npy");
   io::array& a = data.in.channels.front();
   for (std::size_t c = 1; c < data.in.channels.size(); ++c)
@@ -106,7 +107,17 @@ void run(const reduce_options& o) {
   stopwatch clock;
   scalar value;
   std::string used;
-  value = reduce(where, a.type, a.data(), a.size(), what, {o.variant, &used});
+  if (o.exact) {
+    if (what != op::sum && what != op::mean)
+      fail(errc::invalid_argument,
+           "--exact is for --op sum and mean, not " + std::string(name_of(what)));
+    if (!o.variant.empty()) fail(errc::invalid_argument, "--exact runs no rung: leave --rung out");
+    value = scalar::of(what == op::sum ? sum_exact(where, a.type, a.data(), a.size())
+                                       : mean_exact(where, a.type, a.data(), a.size()));
+    used = "exact (sum_exact)";
+  } else {
+    value = reduce(where, a.type, a.data(), a.size(), what, {o.variant, &used});
+  }
   const double ms = clock.seconds() * 1e3;
   if (!prints(where)) return;
   if (o.json) {
@@ -133,8 +144,7 @@ void add_reduce(CLI::App& app) {
       "min and max return NaN if any element is NaN; an empty input gives the identity.\n"
       "argmin and argmax give the index of the first extreme element (the first NaN, if any),\n"
       "as numpy.argmax; of an empty input they are an error.");
-  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin or argmax")
-      ->required();
+  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin or argmax")->required();
   o->backend.add_to(*cmd);
   cmd->add_option(
       "--rung,--variant", o->variant,
@@ -142,11 +152,15 @@ void add_reduce(CLI::App& app) {
   cmd->add_flag("--json", o->json,
                 "print one JSON object {op, dtype, n, value, rung} ({op, dtype, axis, shape, "
                 "values} with --axis)");
-  cmd->add_option("--axis", o->axis,
-                  "K: reduce this axis of a .npy array alone (negative from the end), as "
-                  "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu); argmin and "
-                  "argmax give each answer's index along the axis");
+  cmd->add_option(
+      "--axis", o->axis,
+      "K: reduce this axis of a .npy array alone (negative from the end), as "
+      "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu); argmin and "
+      "argmax give each answer's index along the axis");
   cmd->add_option("--out", o->out_path, "FILE.npy: with --axis, write the answers there");
+  cmd->add_flag("--exact", o->exact,
+                "sum and mean of f32 or f64 data exactly: the real sum rounded once to double "
+                "(math.fsum's answer), the same bits in any order and thread count (seq, cpu)");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });
 }

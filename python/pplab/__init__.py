@@ -214,20 +214,49 @@ def _dtype_name(x):
 
 
 def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=None,
-           variant=None):
+           variant=None, exact=False):
     """The reduction of x by op (_reduce, below). axis: None, an int or a tuple of ints (each
     axis reduced in turn, from the last; any axis of a host or GPU array). dtype: NumPy's
     answer type: the answer, accumulated as always (64-bit integers, double), cast to it (float
     data to an integer type is cast element by element first, as NumPy sums it). out: an array of
     the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
     reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
-    array in x's library (with every axis a NumPy array, for host arrays only)."""
+    array in x's library (with every axis a NumPy array, for host arrays only). exact=True (sum
+    and mean of float32 or float64 host arrays, whole): the exact sum of the values rounded once
+    to a float (math.fsum's answer; the mean: that sum over n, rounded once), the same bits for
+    any order of the data or thread count (pplab::sum_exact)."""
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
+    if not isinstance(exact, bool):
+        raise TypeError("exact must be True or False, not %s" % _type_name(exact))
     import numpy
     arr = _for_pplab(_array(x))
     shape = _shape(arr) if axis is not None or keepdims else None  # the whole array: not asked
     axes = None if axis is None else _axes(axis, len(shape))
+    if exact:
+        if op not in ("sum", "mean"):
+            raise ValueError("exact=True is for sum and mean, not %s" % op)
+        if axes is not None and len(axes) != len(shape):
+            raise ValueError("exact=True sums the whole array so far; axis= with it is not "
+                             "built yet")
+        if _dtype_name(arr) not in ("float32", "float64"):
+            raise ValueError("exact=True is for float32 and float64 arrays (integer sums are "
+                             "exact already), not %s" % _dtype_name(arr))
+        if _on_gpu(arr):
+            raise ValueError("exact sums of GPU arrays are not built yet; exact=True takes host "
+                             "arrays")
+        if op == "mean" and _size(arr) == 0:
+            raise ValueError("the mean of an empty array is undefined")
+        backend = _check_backend(backend)
+        got = _pplab.exact(_contiguous(arr), op, backend)
+        if dtype is not None:
+            got = numpy.dtype(dtype).type(got)
+        if keepdims:
+            got = numpy.asarray(got).reshape((1,) * len(shape))
+        if out is None:
+            return got
+        out[...] = got
+        return out
     if dtype is not None:
         want = numpy.dtype(dtype)
         if want.kind in "iub" and _dtype_name(arr).startswith("float"):
@@ -390,10 +419,11 @@ def _size(x):
 
 
 def sum(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None,  # noqa: A001
-        variant=None):
-    """numpy.sum(x, axis, dtype, out, keepdims): the sum of every element, or along axes."""
+        variant=None, exact=False):
+    """numpy.sum(x, axis, dtype, out, keepdims): the sum of every element, or along axes.
+    exact=True: the exact sum rounded once (math.fsum's answer; reduce's docstring)."""
     return reduce(x, "sum", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
-                  variant=variant)
+                  variant=variant, exact=exact)
 
 
 def prod(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
@@ -414,10 +444,12 @@ def max(x, axis=None, out=None, keepdims=False, *, backend=None, variant=None): 
                   variant=variant)
 
 
-def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
-    """numpy.mean(x, axis, dtype, out, keepdims), accumulated in double."""
+def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None,
+         exact=False):
+    """numpy.mean(x, axis, dtype, out, keepdims), accumulated in double. exact=True: the exact
+    sum over n, rounded once (reduce's docstring)."""
     return reduce(x, "mean", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
-                  variant=variant)
+                  variant=variant, exact=exact)
 
 
 def argmin(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):

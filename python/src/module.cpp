@@ -150,6 +150,21 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
+// The exact sum or mean of a C-contiguous host array of float32 or float64 (pplab::sum_exact).
+double exact_call(py::handle x, const std::string& op_name,
+                  const std::optional<std::string>& backend_name) {
+  placed p = take(x, backend_name, "the array");
+  if (p.a.on_gpu)
+    throw py::value_error("exact sums of GPU arrays are not built yet; exact=True takes host "
+                          "arrays (numpy.asarray(x) or x.cpu() first)");
+  require_contiguous(p.a, "the array");
+  if (op_name != "sum" && op_name != "mean")
+    throw py::value_error("exact=True is for sum and mean, not " + op_name);
+  released unlocked;
+  return op_name == "sum" ? sum_exact(p.where, p.a.type, p.a.data, p.a.size())
+                          : mean_exact(p.where, p.a.type, p.a.data, p.a.size());
+}
+
 // The reduction of each row of x's last axis (numpy.sum(x, axis=-1)), the rows' answers int64,
 // uint64 or float64 as the scalars' kind; the caller gives them x's shape less its last axis. A
 // host array: a 1-D NumPy array of them (reduce_rows). A GPU array: written into `out`, a GPU
@@ -668,6 +683,7 @@ PYBIND11_MODULE(_pplab, m) {
   });
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  m.def("exact", &exact_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none());
   m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());

@@ -1100,3 +1100,66 @@ def test_scipy_named_filters_refuse_what_they_do_not_take_yet():
         pplab.sobel(x, axis=2)
     with pytest.raises(ValueError, match="sigma"):
         pplab.gaussian_filter(x, -1.0)
+
+
+# Exact sums and means: the real sum of the values rounded once (the oracle: Fractions, whose
+# division into a float rounds correctly; math.fsum where it does not overflow), over hostile
+# data: cancellation, exponents over the whole range, subnormals, ties, infinities and NaN; the
+# same bits for a permutation and on either backend.
+def _exact_oracle(x, mean=False):
+    import math
+    from fractions import Fraction
+    vals = x.astype(np.float64).tolist()
+    if any(math.isnan(v) for v in vals) or (math.inf in vals and -math.inf in vals):
+        return math.nan
+    if math.inf in vals or -math.inf in vals:
+        return math.inf if math.inf in vals else -math.inf
+    total = sum((Fraction(v) for v in vals), Fraction(0))
+    if mean:
+        total /= len(vals)
+    try:
+        return total.numerator / total.denominator
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exact_sum_and_mean_are_the_real_sum_rounded_once(rng, backend, dtype):
+    import math
+    fi = np.finfo(dtype)
+    e = 53 if dtype == np.float64 else 24
+    wide = (rng.standard_normal(5000) * np.exp2(rng.integers(-60, 60, 5000))).astype(dtype)
+    cancel = np.concatenate([wide, -wide[::-1], np.array([fi.eps / 4], dtype)])
+    rng.shuffle(cancel)
+    cases = [rng.standard_normal(70001).astype(dtype), wide, cancel,
+             np.array([fi.max, fi.max, -fi.max], dtype), np.array([fi.max, fi.max], dtype),
+             np.array([fi.tiny / 2, fi.tiny / 4, -fi.tiny / 8] + [fi.smallest_subnormal] * 7, dtype),
+             np.array([1.0, 2.0 ** -e], dtype), np.array([1.0, 2.0 ** -e, 2.0 ** (-2 * e)], dtype),
+             np.array([1.0 + 2.0 ** (1 - e), 2.0 ** -e], dtype), np.array([-0.0, -0.0], dtype),
+             np.array([np.inf, 1.0], dtype), np.array([np.inf, -np.inf], dtype),
+             np.array([np.nan, 1.0], dtype), np.array([fi.smallest_subnormal, 0, 0], dtype),
+             rng.standard_normal(7).astype(dtype)]
+    for k, x in enumerate(cases):
+        for op, call in (("sum", pplab.sum), ("mean", pplab.mean)):
+            got = call(x, exact=True, backend=backend)
+            want = _exact_oracle(x, op == "mean")
+            assert isinstance(got, float), (k, op)
+            if math.isnan(want):
+                assert math.isnan(got), (k, op)
+            else:
+                assert got == want and math.copysign(1, got) == math.copysign(1, want), \
+                    (k, op, got, want)
+    x = cases[1]
+    assert pplab.sum(x, exact=True, backend=backend) == math.fsum(x.astype(np.float64).tolist())
+    assert pplab.sum(x[::-1].copy(), exact=True, backend=backend) == pplab.sum(x, exact=True)
+    assert pplab.sum(x[::3], exact=True) == _exact_oracle(x[::3])  # a view: copied, then summed
+    assert pplab.sum(np.array([], dtype), exact=True) == 0.0
+    with pytest.raises(ValueError, match="empty"):
+        pplab.mean(np.array([], dtype), exact=True)
+    with pytest.raises(ValueError, match="float32 and float64"):
+        pplab.sum(np.arange(4), exact=True)
+    with pytest.raises(ValueError, match="axis"):
+        pplab.sum(np.ones((2, 2), dtype), axis=0, exact=True)
+    with pytest.raises(ValueError, match="sum and mean"):
+        pplab.reduce(np.ones(3, dtype), "max", exact=True)

@@ -3,7 +3,8 @@
 # each defining its rung's record) and other files (<backend>_sources). Read by pplab_add_pattern
 # (cmake/patterns.cmake), which compiles the folders of the backends built and writes each
 # folder's register hook from its list.
-set(pattern_sources reduce/api.cpp reduce/policy.cpp reduce/partials.cpp reduce/views.cpp)
+set(pattern_sources reduce/api.cpp reduce/policy.cpp reduce/partials.cpp reduce/views.cpp
+  reduce/exact.cpp)
 set(seq_rungs r01_sequential_loop)
 set(cpu_rungs r01_omp_reduction_clause r02_partition_tree_combine r03_simd_accumulators)
 set(cuda_rungs r00_cub cub_float_sum r01_interleaved_divergent r02_strided_index
