@@ -157,39 +157,53 @@ TEST_P(Matmul, WholeVectorRowsAndManyTiles) {
     }
 }
 
-// A NaN in A makes its row of C NaN; an infinity makes its row +-inf (every B element here is
-// finite and nonzero), except on the split-TF32 rungs (m14, m16), whose split of each operand
-// into two TF32 values turns an infinity into NaN (documented in m14). The other rows stay finite.
-// Shapes of whole tiles and odd.
-TEST_P(Matmul, NanAndInfinityReachTheirRows) {
-  const matmul_rung& r = *GetParam();
-  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
-  const bool inf_becomes_nan = r.info.tf32_split;
+// A NaN and an infinity put into A (rows) or B (columns) of f32 products of positive values:
+// `ok(i, j, got)` says what C[i][j] must be. Shapes that r cannot run are passed by.
+template <class Poison, class Ok>
+void nan_and_infinity(const matmul_rung& r, std::initializer_list<shape> shapes, Poison poison,
+                      Ok ok) {
   std::mt19937_64 rng(fresh_seed());
   std::uniform_real_distribution<float> positive(0.5f, 1.5f);
-  for (const shape& s : {shape{128, 128, 64}, shape{67, 45, 33}, shape{67, 1, 33}}) {
+  for (const shape& s : shapes) {
     const detail::matmul_problem p{dtype::f32, s.m, s.n, s.k};
     if (!r.can_run(p)) continue;
     SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n));
     std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n, 0.0f);
     for (float& x : a) x = positive(rng);
     for (float& x : b) x = positive(rng);
-    a[0 * s.k + s.k / 2] = std::numeric_limits<float>::quiet_NaN();
-    a[1 * s.k + s.k - 1] = -std::numeric_limits<float>::infinity();
+    poison(s, a, b);
     detail::run_rung(r,
                      {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < s.m; ++i)
-      for (std::size_t j = 0; j < s.n; ++j) {
-        const float got = c[i * s.n + j];
-        const bool ok = i == 0                      ? std::isnan(got)
-                        : i == 1 && inf_becomes_nan ? std::isnan(got)
-                        : i == 1                    ? got == -std::numeric_limits<float>::infinity()
-                                                    : std::isfinite(got);
-        if (!ok && wrong++ < 3) ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got;
-      }
+      for (std::size_t j = 0; j < s.n; ++j)
+        if (!ok(s, i, j, c[i * s.n + j]) && wrong++ < 3)
+          ADD_FAILURE() << "C[" << i << "][" << j << "] = " << c[i * s.n + j];
     EXPECT_EQ(wrong, 0u);
   }
+}
+
+// A NaN in A makes its row of C NaN; an infinity makes its row +-inf (every B element here is
+// finite and nonzero), except on the split-TF32 rungs (m14, m16), whose split of each operand
+// into two TF32 values turns an infinity into NaN (documented in m14). The other rows stay finite.
+// Shapes of whole tiles and odd, and A x.
+TEST_P(Matmul, NanAndInfinityReachTheirRows) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const bool inf_becomes_nan = r.info.tf32_split;
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  nan_and_infinity(
+      r, {shape{128, 128, 64}, shape{67, 45, 33}, shape{67, 1, 33}},
+      [](const shape& s, std::vector<float>& a, std::vector<float>&) {
+        a[0 * s.k + s.k / 2] = std::numeric_limits<float>::quiet_NaN();
+        a[1 * s.k + s.k - 1] = -inf;
+      },
+      [&](const shape&, std::size_t i, std::size_t, float got) {
+        return i == 0                      ? std::isnan(got)
+               : i == 1 && inf_becomes_nan ? std::isnan(got)
+               : i == 1                    ? got == -inf
+                                           : std::isfinite(got);
+      });
 }
 
 // The same down B's columns: a NaN in B makes its column of C NaN, an infinity its column +-inf
@@ -198,32 +212,20 @@ TEST_P(Matmul, NanAndInfinityReachTheirColumns) {
   const matmul_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
   const bool inf_becomes_nan = r.info.tf32_split;
-  std::mt19937_64 rng(fresh_seed());
-  std::uniform_real_distribution<float> positive(0.5f, 1.5f);
-  for (const shape& s : {shape{128, 128, 64}, shape{1, 45, 33}, shape{1, 2100, 70}}) {
-    const detail::matmul_problem p{dtype::f32, s.m, s.n, s.k};
-    if (!r.can_run(p)) continue;
-    SCOPED_TRACE("m=" + std::to_string(s.m) + " n=" + std::to_string(s.n));
-    std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n, 0.0f);
-    for (float& x : a) x = positive(rng);
-    for (float& x : b) x = positive(rng);
-    b[s.k / 2 * s.n + 0] = std::numeric_limits<float>::quiet_NaN();
-    b[(s.k - 1) * s.n + s.n - 1] = -std::numeric_limits<float>::infinity();
-    detail::run_rung(r,
-                     {p, 1.0, 0.0, a.data(), s.k, b.data(), s.n, c.data(), s.n, nullptr, nullptr});
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < s.m; ++i)
-      for (std::size_t j = 0; j < s.n; ++j) {
-        const float got = c[i * s.n + j];
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  nan_and_infinity(
+      r, {shape{128, 128, 64}, shape{1, 45, 33}, shape{1, 2100, 70}},
+      [](const shape& s, std::vector<float>&, std::vector<float>& b) {
+        b[s.k / 2 * s.n + 0] = std::numeric_limits<float>::quiet_NaN();
+        b[(s.k - 1) * s.n + s.n - 1] = -inf;
+      },
+      [&](const shape& s, std::size_t, std::size_t j, float got) {
         const bool last = j == s.n - 1;
-        const bool ok = j == 0                    ? std::isnan(got)
-                        : last && inf_becomes_nan ? std::isnan(got)
-                        : last                    ? got == -std::numeric_limits<float>::infinity()
-                                                  : std::isfinite(got);
-        if (!ok && wrong++ < 3) ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got;
-      }
-    EXPECT_EQ(wrong, 0u);
-  }
+        return j == 0                    ? std::isnan(got)
+               : last && inf_becomes_nan ? std::isnan(got)
+               : last                    ? got == -inf
+                                         : std::isfinite(got);
+      });
 }
 
 std::vector<const matmul_rung*> all_rungs() {

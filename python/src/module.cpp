@@ -110,8 +110,8 @@ py::object scalar_to_python(const scalar& s) {
 std::vector<scalar> reduce_view_of(const placed& p, op o, int axis, std::size_t answers) {
   if (p.where != backend::seq && p.where != backend::cpu)
     throw py::value_error("the array is a strided view, which pplab reduces where it lies on the "
-                          "host backends (seq, cpu); for '" + std::string(name_of(p.where)) +
-                          "' pass numpy.ascontiguousarray(x)");
+                          "host backends (seq, cpu); for '" +
+                          std::string(name_of(p.where)) + "' pass numpy.ascontiguousarray(x)");
   std::vector<std::size_t> shape(p.a.shape.begin(), p.a.shape.end());
   std::vector<std::ptrdiff_t> strides(p.a.strides.begin(), p.a.strides.end());
   std::vector<scalar> out(std::max<std::size_t>(answers, 1));
@@ -440,9 +440,15 @@ void as_column(array_view& v) {
   v.shape = {n, 1}, v.strides = {stride, 1};
 }
 
-std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
-                        double beta, const std::optional<std::string>& backend_name,
-                        const std::optional<std::string>& variant) {
+// A product's a, b and output: one kind of memory, one dtype, shapes that match. `vectors`: a
+// 1-D operand as numpy.matmul reads it (a row on the left, a column on the right; the output a
+// column where b is one, else a row).
+struct matmul_operands {
+  placed a, b, c;
+  std::size_t m, n, k, lda, ldb, ldc;
+};
+matmul_operands matmul_operands_of(py::handle a_obj, py::handle b_obj, py::handle c_obj,
+                                   const std::optional<std::string>& backend_name, bool vectors) {
   placed a = take(a_obj, backend_name, "a"), b = take(b_obj, backend_name, "b");
   placed c = take(c_obj, backend_name, "the output", true);
   if (b.a.on_gpu != a.a.on_gpu || c.a.on_gpu != a.a.on_gpu)
@@ -452,9 +458,11 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
       throw py::type_error("matmul: a is " + std::string(name_of(a.a.type)) + " but " +
                            (x == &b ? "b" : "the output") + " is " +
                            std::string(name_of(x->a.type)) + "; give both float32 or float64");
-  if (b.a.ndim() == 1) as_column(c.a);
-  else as_row(c.a);
-  as_row(a.a), as_column(b.a);
+  if (vectors) {
+    if (b.a.ndim() == 1) as_column(c.a);
+    else as_row(c.a);
+    as_row(a.a), as_column(b.a);
+  }
   const std::size_t lda = a.a.row_stride("a"), ldb = b.a.row_stride("b"),
                     ldc = c.a.row_stride("the output");
   const std::size_t m = std::size_t(a.a.shape[0]), k = std::size_t(a.a.shape[1]),
@@ -467,16 +475,23 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
     throw py::value_error("matmul: a is " + std::to_string(m) + "x" + std::to_string(k) +
                           " and b is " + std::to_string(b.a.shape[0]) + "x" + std::to_string(n) +
                           ": a's columns must match b's rows");
+  return {std::move(a), std::move(b), std::move(c), m, n, k, lda, ldb, ldc};
+}
+
+std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, double alpha,
+                        double beta, const std::optional<std::string>& backend_name,
+                        const std::optional<std::string>& variant) {
+  matmul_operands o = matmul_operands_of(a_obj, b_obj, c_obj, backend_name, true);
   std::string ran;
   const std::string rung = variant.value_or("");
   {
     released unlocked;
-    if (a.a.on_gpu)
-      matmul_device(a.a.type, m, n, k, alpha, a.a.data, lda, b.a.data, ldb, beta, c.a.data, ldc,
-                    {rung, &ran});
+    if (o.a.a.on_gpu)
+      matmul_device(o.a.a.type, o.m, o.n, o.k, alpha, o.a.a.data, o.lda, o.b.a.data, o.ldb, beta,
+                    o.c.a.data, o.ldc, {rung, &ran});
     else
-      matmul(a.where, a.a.type, m, n, k, alpha, a.a.data, lda, b.a.data, ldb, beta, c.a.data, ldc,
-             {rung, &ran});
+      matmul(o.a.where, o.a.a.type, o.m, o.n, o.k, alpha, o.a.a.data, o.lda, o.b.a.data, o.ldb,
+             beta, o.c.a.data, o.ldc, {rung, &ran});
   }
   return ran;
 }
@@ -489,34 +504,19 @@ std::string matmul_batched_call(py::handle a_obj, std::size_t stride_a, py::hand
                                 std::size_t count, double alpha, double beta,
                                 const std::optional<std::string>& backend_name,
                                 const std::optional<std::string>& variant) {
-  placed a = take(a_obj, backend_name, "a"), b = take(b_obj, backend_name, "b");
-  placed c = take(c_obj, backend_name, "the output", true);
-  if (b.a.on_gpu != a.a.on_gpu || c.a.on_gpu != a.a.on_gpu)
-    throw py::value_error("matmul: a, b and the output must all be host arrays or all GPU arrays");
-  for (const placed* x : {&b, &c})
-    if (x->a.type != a.a.type)
-      throw py::type_error("matmul: a, b and the output must have one dtype");
-  const std::size_t lda = a.a.row_stride("a"), ldb = b.a.row_stride("b"),
-                    ldc = c.a.row_stride("the output");
-  const std::size_t m = std::size_t(a.a.shape[0]), k = std::size_t(a.a.shape[1]),
-                    n = std::size_t(b.a.shape[1]);
-  if (std::size_t(b.a.shape[0]) != k || std::size_t(c.a.shape[0]) != m ||
-      std::size_t(c.a.shape[1]) != n)
-    throw py::value_error("matmul: the stacks' matrices do not match: a's are " +
-                          std::to_string(m) + "x" + std::to_string(k) + ", b's " +
-                          std::to_string(b.a.shape[0]) + "x" + std::to_string(n) +
-                          ", the output's " + std::to_string(c.a.shape[0]) + "x" +
-                          std::to_string(c.a.shape[1]));
+  matmul_operands o = matmul_operands_of(a_obj, b_obj, c_obj, backend_name, false);
   std::string ran;
   const std::string rung = variant.value_or("");
   {
     released unlocked;
-    if (a.a.on_gpu)
-      matmul_batched_device(a.a.type, count, m, n, k, alpha, a.a.data, lda, stride_a, b.a.data,
-                            ldb, stride_b, beta, c.a.data, ldc, stride_c, {rung, &ran});
+    if (o.a.a.on_gpu)
+      matmul_batched_device(o.a.a.type, count, o.m, o.n, o.k, alpha, o.a.a.data, o.lda, stride_a,
+                            o.b.a.data, o.ldb, stride_b, beta, o.c.a.data, o.ldc, stride_c,
+                            {rung, &ran});
     else
-      matmul_batched(a.where, a.a.type, count, m, n, k, alpha, a.a.data, lda, stride_a, b.a.data,
-                     ldb, stride_b, beta, c.a.data, ldc, stride_c, {rung, &ran});
+      matmul_batched(o.a.where, o.a.a.type, count, o.m, o.n, o.k, alpha, o.a.a.data, o.lda,
+                     stride_a, o.b.a.data, o.ldb, stride_b, beta, o.c.a.data, o.ldc, stride_c,
+                     {rung, &ran});
   }
   return ran;
 }
