@@ -7,6 +7,7 @@ several calls, the GPU's work waited for; ratios are the other call's time over 
 """
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -72,6 +73,15 @@ def main():
     x = rng.standard_normal(n).astype(np.float32)
     row("sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum", median_time(lambda: pplab.sum(x)),
         median_time(lambda: np.sum(x)))
+    # The exact sum against NumPy's pairwise one (what a user gives up for exactness) and
+    # against math.fsum, the exact sum Python has (on a slice: it takes seconds on the whole).
+    time.sleep(0.3)
+    row("exact sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum",
+        median_time(lambda: pplab.sum(x, exact=True)), median_time(lambda: np.sum(x)))
+    xs = x[: n // 64].astype(np.float64)
+    row("exact sum of 2^%d f64 (host)" % (xs.size.bit_length() - 1), "math.fsum",
+        median_time(lambda: pplab.sum(xs, exact=True)),
+        median_time(lambda: math.fsum(xs), reps=3))
     row("histogram 2^%d f32, 1024 bins (host)" % (n.bit_length() - 1), "numpy.histogram",
         median_time(lambda: pplab.histogram(x, 1024, (-4, 4))),
         median_time(lambda: np.histogram(x, 1024, (-4, 4)), reps=3))
@@ -147,6 +157,14 @@ def main():
             row("  its compiled call alone", "torch.sum",
                 median_time(lambda: pplab._pplab.reduce(t, "sum"), sync),
                 median_time(lambda: t.sum().item(), sync))
+            row("exact sum of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.sum",
+                median_time(lambda: pplab.sum(t, exact=True), sync),
+                median_time(lambda: t.sum().item(), sync))
+            td = t.double()
+            row("exact sum of 2^%d f64 (torch)" % (n.bit_length() - 1), "torch.sum",
+                median_time(lambda: pplab.sum(td, exact=True), sync),
+                median_time(lambda: td.sum().item(), sync))
+            del td
             row("argmax of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.argmax",
                 median_time(lambda: pplab.argmax(t), sync),
                 median_time(lambda: t.argmax().item(), sync))

@@ -637,6 +637,18 @@ TEST(CudaBinners, TheGpuBinsEveryValueAsTheHostDoes) {
 }
 
 // Every GPU rung, handed 2^31 + 77 elements directly (the host path cuts data into chunks).
+// The exact sum of more than 2^31 floats (tile indices past 32 bits), all one value: n times it,
+// rounded once.
+TEST(CudaRungs, ExactSumPastTwoToThe31) {
+  SKIP_WITHOUT_GPU();
+  if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
+  const std::size_t n = (std::size_t(1) << 31) + 77;
+  detail::buffer bytes(dev(), n * 4);
+  dev().fill(bytes.get(), 1, n * 4);  // every float 0x01010101: 0x810101 x 2^-148
+  const double want = std::ldexp(double(std::uint64_t(n) * 0x810101u), -148);
+  EXPECT_EQ(sum_exact_device(dtype::f32, bytes.get(), n), want);
+}
+
 TEST(CudaRungs, InputsPastTwoToThe31) {
   SKIP_WITHOUT_GPU();
   if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";

@@ -22,6 +22,11 @@ using detail::reduce_rung;
 
 class Reduce : public ::testing::TestWithParam<const reduce_rung*> {};
 
+// An exact rung answers exact totals, of exact problems alone (tested on their own, below).
+bool exact_rung(const reduce_rung& r) { return r.can_run({dtype::f64, op::sum, 1, true}); }
+#define SKIP_IF_EXACT(r) \
+  if (exact_rung(r)) GTEST_SKIP() << "an exact rung: ExactSumsAreTheRealSumRoundedOnce tests it"
+
 // argmin's and argmax's reference: the first NaN, else the first extreme element; by plain
 // comparisons, one element after another.
 template <class T> scalar first_extreme(const T* x, std::size_t n, op o) {
@@ -101,6 +106,7 @@ void expect_match(const scalar& got, const scalar& want, double scale, std::size
 TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  SKIP_IF_EXACT(r);
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
@@ -138,6 +144,7 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
 TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  SKIP_IF_EXACT(r);
   std::mt19937_64 rng(fresh_seed());
   for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(70001)}) {
     std::vector<double> x(n);
@@ -197,6 +204,7 @@ TEST_P(Reduce, ArgminArgmaxKeepTheFirstAndTheFirstNaN) {
 TEST_P(Reduce, EmptyInputGivesTheIdentity) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  SKIP_IF_EXACT(r);
   const float* none = nullptr;
   const auto empty = [&](dtype t, op o) {
     const detail::reduce_problem p{t, o, 0};
@@ -232,6 +240,7 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
 TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
   const reduce_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  SKIP_IF_EXACT(r);
   if (!r.info.reproducible)
     GTEST_SKIP() << "combines in an order set by timing (documented in its header comment)";
   const std::size_t n = sanitizer_run() ? 70001 : (std::size_t(1) << 20) + 7;
@@ -240,6 +249,144 @@ TEST_P(Reduce, FloatSumIsTheSameOnEveryRun) {
   const double first = detail::run_rung(r, {dtype::f32, op::sum, n}, x.data()).f;
   for (int rep = 0; rep < 5; ++rep)
     EXPECT_EQ(detail::run_rung(r, {dtype::f32, op::sum, n}, x.data()).f, first);
+}
+
+// The exact sum's oracle, independent of pplab's: Shewchuk's non-overlapping partials, rounded
+// once as CPython's math.fsum rounds them (finite data whose partial sums stay finite).
+double fsum(const std::vector<double>& xs) {
+  std::vector<double> partials;
+  for (double x : xs) {
+    std::size_t i = 0;
+    for (double y : partials) {
+      if (std::abs(x) < std::abs(y)) std::swap(x, y);
+      const double hi = x + y, lo = y - (hi - x);
+      if (lo != 0) partials[i++] = lo;
+      x = hi;
+    }
+    partials.resize(i);
+    partials.push_back(x);
+  }
+  if (partials.empty()) return 0.0;
+  std::size_t n = partials.size();
+  double hi = partials[--n], lo = 0;
+  while (n > 0) {
+    const double x = hi, y = partials[--n];
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo != 0) break;
+  }
+  // A half-way case rounded the wrong way by the last add: the partials below say which way.
+  if (n > 0 && ((lo < 0 && partials[n - 1] < 0) || (lo > 0 && partials[n - 1] > 0))) {
+    const double y = lo * 2, x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
+}
+
+// Data hostile to an exact sum, as doubles (each exactly a float when `as_float`): runs of
+// plain uniform values (tiles a window takes), values of every exponent and sign, subnormals,
+// zeros, pairs that cancel, ties.
+std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) {
+  std::vector<double> x(n);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const int lowest = as_float ? -149 : -1074, highest = as_float ? 127 : 1000;
+  std::uniform_int_distribution<int> exponent(lowest, highest);
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t run = std::min<std::size_t>(n - i, 1 + rng() % 3000);
+    const int kind = int(rng() % 6);
+    for (std::size_t k = 0; k < run; ++k, ++i) {
+      double v;
+      switch (kind) {
+      case 0:  // uniform: the fast path
+      case 1:
+        v = unit(rng) - (kind == 1 ? 0.5 : 0.0);
+        break;
+      case 2:  // any exponent
+        v = std::ldexp(unit(rng) + 0.5, exponent(rng)) * (rng() & 1 ? 1 : -1);
+        break;
+      case 3:  // subnormals and zeros
+        v = rng() % 3 == 0 ? 0.0
+                           : std::ldexp(double(rng() % 4096), lowest) * (rng() & 1 ? 1 : -1);
+        break;
+      case 4:  // a value and its negation
+        v = k % 2 ? -x[i - 1] : std::ldexp(unit(rng), exponent(rng) / 4);
+        break;
+      default:  // uniform with a rare huge or tiny value
+        v = unit(rng);
+        if (rng() % 997 == 0) v = std::ldexp(v, rng() & 1 ? highest - 2 : lowest + 60);
+      }
+      x[i] = as_float ? double(float(v)) : v;
+    }
+  }
+  return x;
+}
+
+// Every exact rung (seq, cpu, cuda): answers known exactly (ties to even and broken, sums past
+// the largest double, cancellation, subnormals, infinities and NaN); hostile data of awkward
+// sizes and alignments against math.fsum's algorithm, f32 and f64, sums and means; the same bits
+// as seq's long accumulator.
+TEST_P(Reduce, ExactSumsAreTheRealSumRoundedOnce) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (!exact_rung(r)) GTEST_SKIP() << "not an exact rung";
+  const auto run = [&](dtype t, op o, const void* x, std::size_t n) {
+    return detail::run_rung(r, {t, o, n, true}, x).f;
+  };
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  const double e53 = std::ldexp(1.0, -53), big = std::numeric_limits<double>::max();
+  const double tiny = std::numeric_limits<double>::denorm_min(), inf = INFINITY;
+  const struct {
+    std::vector<double> x;
+    double sum;
+  } known[] = {{{1.0, e53}, 1.0},                       // a tie: to even
+               {{1.0, e53, e53 * e53}, 1.0 + 2 * e53},  // broken upward by a bit far below
+               {{1.0 + 2 * e53, e53}, 1.0 + 4 * e53},   // a tie: to even, upward
+               {{big, big, -big}, big},                 // past the range, and back
+               {{big, big}, inf},
+               {{-big, -big}, -inf},
+               {{tiny, tiny, tiny, -tiny}, 2 * tiny},  // subnormals, exactly
+               {{1e300, 1.0, -1e300}, 1.0},            // what a float sum loses whole
+               {{1.0, inf, 2.0}, inf},
+               {{-inf, 1.0}, -inf},
+               {{inf, -inf}, NAN},
+               {{1.0, NAN, inf}, NAN},
+               {{}, 0.0}};
+  for (const auto& k : known)
+    EXPECT_TRUE(same(run(dtype::f64, op::sum, k.x.data(), k.x.size()), k.sum))
+        << k.x.size() << " values: " << run(dtype::f64, op::sum, k.x.data(), k.x.size());
+  const float f24 = std::ldexp(1.0f, -24), fbig = std::numeric_limits<float>::max();
+  const std::vector<float> fx = {1.0f, f24, f24 * f24}, fpast = {fbig, fbig, fbig};
+  EXPECT_EQ(run(dtype::f32, op::sum, fx.data(), 3), 1.0 + double(f24) + double(f24 * f24));
+  EXPECT_EQ(run(dtype::f32, op::sum, fpast.data(), 3), 3.0 * double(fbig));  // no f32 overflow
+
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto& reference = *detail::find<reduce_rung>("reduce/seq/r02_exact_long_accumulator");
+  for (std::size_t n : awkward_sizes(rng))
+    for (bool as_float : {true, false}) {
+      if (n == 0) continue;
+      SCOPED_TRACE(std::string(as_float ? "f32" : "f64") + " n=" + std::to_string(n));
+      const std::vector<double> x = hostile(n + 1, as_float, rng);
+      const double want = fsum({x.begin() + 1, x.end()});
+      const std::vector<float> xf(x.begin(), x.end());
+      const dtype t = as_float ? dtype::f32 : dtype::f64;
+      // From the second element: a start off the 16-byte boundary.
+      const void* d = as_float ? static_cast<const void*>(xf.data() + 1) : x.data() + 1;
+      EXPECT_EQ(run(t, op::sum, d, n), want);
+      const double mean = run(t, op::mean, d, n);
+      EXPECT_EQ(mean, detail::run_rung(reference, {t, op::mean, n, true}, d).f);
+      if ((n & (n - 1)) == 0 && std::abs(want) > 1e-290) {  // a power of two: the sum's over n
+        EXPECT_EQ(mean, want / double(n));
+      }
+      // The same data from an aligned start: other tiles, the same bits.
+      std::vector<double> aligned(x.begin() + 1, x.end());
+      std::vector<float> alignedf(xf.begin() + 1, xf.end());
+      EXPECT_EQ(run(t, op::sum, as_float ? static_cast<const void*>(alignedf.data())
+                                         : aligned.data(), n),
+                want);
+    }
 }
 
 // The tolerance rule of the lab and the mpi/nccl tests near zero: two products of 1009 normal
@@ -309,32 +456,9 @@ TEST(ReduceParts, HostRungsGiveTheAnswerInParts) {
   }
 }
 
-// Exact sums (pplab::sum_exact, mean_exact): answers known exactly (ties to even and broken,
-// cancellation to zero, sums past the largest float, subnormals); the same bits for any order of
-// the data, on seq and cpu, and for any thread count; the errors. (The Python tests hold them to
-// rational arithmetic over hostile data.)
-TEST(ExactSum, TheRealSumRoundedOnceWhateverTheOrder) {
-  const double e53 = std::ldexp(1.0, -53), big = std::numeric_limits<double>::max();
-  const double tiny = std::numeric_limits<double>::denorm_min();
-  const struct {
-    std::vector<double> x;
-    double sum;
-  } known[] = {{{1.0, e53}, 1.0},                       // a tie: to even
-               {{1.0, e53, e53 * e53}, 1.0 + 2 * e53},  // broken upward by a bit far below
-               {{1.0 + 2 * e53, e53}, 1.0 + 4 * e53},   // a tie: to even, upward
-               {{big, big, -big}, big},                 // past the range, and back
-               {{big, big}, std::numeric_limits<double>::infinity()},
-               {{tiny, tiny, tiny, -tiny}, 2 * tiny},  // subnormals, exactly
-               {{1e300, 1.0, -1e300}, 1.0},            // what a float sum loses whole
-               {{}, 0.0}};
-  for (const auto& k : known)
-    for (backend b : {backend::seq, backend::cpu})
-      EXPECT_EQ(sum_exact(b, dtype::f64, k.x.data(), k.x.size()), k.sum) << name_of(b);
-  const float f24 = std::ldexp(1.0f, -24);
-  const std::vector<float> fx = {1.0f, f24, f24 * f24};
-  EXPECT_EQ(sum_exact(backend::cpu, dtype::f32, fx.data(), 3),
-            1.0 + double(f24) + double(f24) * double(f24));
-
+// The exact API (pplab::sum_exact, mean_exact) on the host backends: the same bits for any
+// order of the data and any thread count, the same on seq and cpu, in parts as whole; the errors.
+TEST(ExactSum, TheSameBitsWhateverTheOrderThreadsOrParts) {
   std::mt19937_64 rng(fresh_seed());
   std::normal_distribution<double> z;
   std::uniform_int_distribution<int> exponent(-80, 80);
@@ -356,22 +480,42 @@ TEST(ExactSum, TheRealSumRoundedOnceWhateverTheOrder) {
       EXPECT_EQ(mean_exact(backend::cpu, t, d, x.size()), m) << n << " threads";
     }
     omp_set_num_threads(threads);
+    // In parts (core/pieces.hpp): the parts' exact totals added, rounded once.
+    std::size_t& piece = detail::piece_elements();
+    const std::size_t whole = piece;
+    piece = 7001;
+    EXPECT_EQ(sum_exact(backend::cpu, t, d, x.size()), s);
+    EXPECT_EQ(mean_exact(backend::seq, t, d, x.size()), m);
+    piece = whole;
   }
   std::vector<double> shuffled = x;
   std::shuffle(shuffled.begin(), shuffled.end(), rng);
   EXPECT_EQ(sum_exact(backend::cpu, dtype::f64, shuffled.data(), x.size()),
             sum_exact(backend::cpu, dtype::f64, x.data(), x.size()));
+  std::string ran;
+  sum_exact(backend::cpu, dtype::f64, x.data(), x.size(), {.rung = {}, .ran = &ran});
+  EXPECT_EQ(ran, "reduce/cpu/r04_exact_bins_per_thread");
+  EXPECT_EQ(sum_exact(backend::seq, dtype::f64, x.data(), x.size(),
+                      {.rung = "r02_exact_long_accumulator"}),
+            sum_exact(backend::seq, dtype::f64, x.data(), x.size()));
 
   const std::vector<int> ints = {1, 2};
   expect_error(
       errc::invalid_argument, [&] { sum_exact(backend::cpu, dtype::i32, ints.data(), 2); },
       "exact already");
   expect_error(
-      errc::unsupported, [&] { sum_exact(backend::cuda, dtype::f64, x.data(), 2); }, "seq and cpu");
+      errc::unsupported, [&] { sum_exact(backend::mpi, dtype::f64, x.data(), 2); }, "seq, cpu and cuda");
   expect_error(
       errc::invalid_argument, [&] { mean_exact(backend::cpu, dtype::f64, x.data(), 0); }, "empty");
   expect_error(
       errc::invalid_argument, [&] { sum_exact(backend::cpu, dtype::f64, nullptr, 3); }, "null");
+  // A plain rung is not an exact one.
+  expect_error(
+      errc::unsupported,
+      [&] {
+        sum_exact(backend::cpu, dtype::f64, x.data(), 2, {.rung = "r03_simd_accumulators"});
+      },
+      "cannot run this problem");
 }
 
 }  // namespace

@@ -111,10 +111,9 @@ void run(const reduce_options& o) {
     if (what != op::sum && what != op::mean)
       fail(errc::invalid_argument,
            "--exact is for --op sum and mean, not " + std::string(name_of(what)));
-    if (!o.variant.empty()) fail(errc::invalid_argument, "--exact runs no rung: leave --rung out");
-    value = scalar::of(what == op::sum ? sum_exact(where, a.type, a.data(), a.size())
-                                       : mean_exact(where, a.type, a.data(), a.size()));
-    used = "exact (sum_exact)";
+    const rung_choice how{o.variant, &used};
+    value = scalar::of(what == op::sum ? sum_exact(where, a.type, a.data(), a.size(), how)
+                                       : mean_exact(where, a.type, a.data(), a.size(), how));
   } else {
     value = reduce(where, a.type, a.data(), a.size(), what, {o.variant, &used});
   }
@@ -160,7 +159,8 @@ void add_reduce(CLI::App& app) {
   cmd->add_option("--out", o->out_path, "FILE.npy: with --axis, write the answers there");
   cmd->add_flag("--exact", o->exact,
                 "sum and mean of f32 or f64 data exactly: the real sum rounded once to double "
-                "(math.fsum's answer), the same bits in any order and thread count (seq, cpu)");
+                "(math.fsum's answer), the same bits in any order, thread count and backend "
+                "(seq, cpu, cuda); --rung may name an exact rung (pplab list reduce)");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });
 }

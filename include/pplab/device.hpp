@@ -23,6 +23,11 @@ template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, 
       .template as<reduce_result_t<std::remove_cv_t<T>, O>>();
 }
 
+// sum_exact and mean_exact (pplab/reduce.hpp) of device memory, on the GPU: the same bits as on
+// the host backends.
+double sum_exact_device(dtype t, const void* device_data, std::size_t n);
+double mean_exact_device(dtype t, const void* device_data, std::size_t n);
+
 // Each of `rows` rows of device data (`cols` elements each, rows `ld` elements apart; 0: cols)
 // reduced on its own on the GPU, row y's answer into device_out[y] in the answer's type:
 // double for float data and for every mean, int64_t for signed integers and for argmin's and

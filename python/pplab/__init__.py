@@ -222,9 +222,9 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
     reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
     array in x's library (with every axis a NumPy array, for host arrays only). exact=True (sum
-    and mean of float32 or float64 host arrays, whole): the exact sum of the values rounded once
-    to a float (math.fsum's answer; the mean: that sum over n, rounded once), the same bits for
-    any order of the data or thread count (pplab::sum_exact)."""
+    and mean of float32 or float64 arrays, host or GPU, whole): the exact sum of the values
+    rounded once to a float (math.fsum's answer; the mean: that sum over n, rounded once), the
+    same bits for any order of the data, thread count or backend (pplab::sum_exact)."""
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
@@ -242,9 +242,6 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         if _dtype_name(arr) not in ("float32", "float64"):
             raise ValueError("exact=True is for float32 and float64 arrays (integer sums are "
                              "exact already), not %s" % _dtype_name(arr))
-        if _on_gpu(arr):
-            raise ValueError("exact sums of GPU arrays are not built yet; exact=True takes host "
-                             "arrays")
         if op == "mean" and _size(arr) == 0:
             raise ValueError("the mean of an empty array is undefined")
         backend = _check_backend(backend)

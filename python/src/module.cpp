@@ -150,19 +150,21 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
-// The exact sum or mean of a C-contiguous host array of float32 or float64 (pplab::sum_exact).
+// The exact sum or mean of a C-contiguous array of float32 or float64 (pplab::sum_exact; of a
+// GPU array, sum_exact_device).
 double exact_call(py::handle x, const std::string& op_name,
                   const std::optional<std::string>& backend_name) {
   placed p = take(x, backend_name, "the array");
-  if (p.a.on_gpu)
-    throw py::value_error("exact sums of GPU arrays are not built yet; exact=True takes host "
-                          "arrays (numpy.asarray(x) or x.cpu() first)");
   require_contiguous(p.a, "the array");
   if (op_name != "sum" && op_name != "mean")
     throw py::value_error("exact=True is for sum and mean, not " + op_name);
+  const bool sum = op_name == "sum";
   released unlocked;
-  return op_name == "sum" ? sum_exact(p.where, p.a.type, p.a.data, p.a.size())
-                          : mean_exact(p.where, p.a.type, p.a.data, p.a.size());
+  if (p.a.on_gpu)
+    return sum ? sum_exact_device(p.a.type, p.a.data, p.a.size())
+               : mean_exact_device(p.a.type, p.a.data, p.a.size());
+  return sum ? sum_exact(p.where, p.a.type, p.a.data, p.a.size())
+             : mean_exact(p.where, p.a.type, p.a.data, p.a.size());
 }
 
 // The reduction of each row of x's last axis (numpy.sum(x, axis=-1)), the rows' answers int64,

@@ -57,6 +57,33 @@ def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
     assert pplab.mean(x) == pytest.approx(wide.mean(), rel=1e-12, abs=1e-9)
 
 
+# Exact sums and means of GPU arrays (r13_exact_windows): the bits of the host's exact sum, which
+# test_host.py holds to rational arithmetic; hostile data whose tiles leave the window, and
+# plain data that stays in it.
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20, 3000017])
+def test_exact_sums_of_gpu_arrays(rng, lib, dtype, n):
+    import math
+    fi = np.finfo(dtype)
+    plain = rng.random(n).astype(dtype) - dtype(0.25)
+    wide = (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(dtype)
+    wide[:: max(1, n // 7)] = fi.smallest_subnormal
+    spiked = plain.copy()
+    spiked[rng.integers(0, n, 1 + n // 100000)] = fi.max / 4
+    for x in (plain, wide, spiked, np.concatenate([wide, -wide[::-1]])):
+        for call in (pplab.sum, pplab.mean):
+            got = call(to_gpu(lib, x), exact=True)
+            want = call(x, exact=True)
+            assert got == want, (call.__name__, got, want)
+    specials = plain.copy()
+    specials[n // 2] = np.inf
+    assert pplab.sum(to_gpu(lib, specials), exact=True) == math.inf
+    specials[n // 3] = -np.inf
+    assert math.isnan(pplab.sum(to_gpu(lib, specials), exact=True)) or n < 3
+    assert pplab.sum(to_gpu(lib, np.zeros(n, dtype)), exact=True) == 0.0
+
+
 @pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint64, np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (1000, 7), (7, 1000), (3, 100003), (0, 5),

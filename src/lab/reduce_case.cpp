@@ -1,4 +1,5 @@
-// The lab's reduction case: f32 sum, i32 sum, f32 max and f32 argmax over uniform data (and, on a device,
+// The lab's reduction case: f32 sum, i32 sum, f32 max and f32 argmax over uniform data, the exact
+// sums of f32 and f64 beside plain ones (and of normal f32 data in a full run) (and, on a device,
 // f32 sums of shrinking size: where launches, not bytes, set the time), checked against the seq
 // reference with the tolerance rule of core/verify.hpp; GB/s against the read ceiling. On a
 // device it also times pplab::reduce on host data, against the host-to-device copy. Split over a
@@ -32,10 +33,12 @@ struct reduce_case {
   std::vector<problem> problems(const settings& opts) const {
     const size s = opts.scale;
     std::vector<problem> out;
-    const auto add = [&](dtype t, op o, std::size_t n, bool device_only) -> problem& {
+    const auto add = [&](dtype t, op o, std::size_t n, bool device_only,
+                         bool exact = false) -> problem& {
       return out.emplace_back(
-          problem{{t, o, n},
-                  std::string(name_of(t)) + " " + std::string(name_of(o)) + " n=" + pow2_label(n),
+          problem{{t, o, n, exact},
+                  std::string(name_of(t)) + (exact ? " exact " : " ") + std::string(name_of(o)) +
+                      " n=" + pow2_label(n),
                   std::string(name_of(t)),
                   std::string(name_of(o)),
                   n,
@@ -51,6 +54,16 @@ struct reduce_case {
                         {dtype::f32, op::max},
                         {dtype::f32, op::argmax}})
       add(t, o, big(s), false);
+    // Exact sums beside the plain ones of the same data: f32 over the same count, f64 over half
+    // as many (the same bytes).
+    add(dtype::f32, op::sum, big(s), false, true);
+    add(dtype::f64, op::sum, big(s) / 2, false);
+    add(dtype::f64, op::sum, big(s) / 2, false, true);
+    if (s == size::full) {  // and normal data: signs mixed, exponents wider
+      problem& pr = add(dtype::f32, op::sum, big(s), false, true);
+      pr.dist = detail::distribution::normal;
+      pr.group += " normal";
+    }
     if (s == size::full)
       for (std::size_t n : {std::size_t(1) << 24, std::size_t(1) << 20, std::size_t(1) << 16})
         add(dtype::f32, op::sum, n, true);
@@ -86,7 +99,10 @@ struct reduce_case {
     host_data h;
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 42);
-    h.ref = detail::run_rung(*detail::find<detail::reduce_rung>("reduce/seq/r01_sequential_loop"),
+    // The reference: seq's loop; for an exact sum the long accumulator, exact by construction.
+    h.ref = detail::run_rung(*detail::find<detail::reduce_rung>(
+                                 pr.p.exact ? "reduce/seq/r02_exact_long_accumulator"
+                                            : "reduce/seq/r01_sequential_loop"),
                              pr.p, h.in.get());
     if (is_float(pr.p.type)) {
       double s = 0;
@@ -110,20 +126,29 @@ struct reduce_case {
     const part mine = ex.my_part(pr.n);
     const std::size_t w = size_of(pr.p.type);
     return {place_input(ex, h.in.get() + mine.first * w, mine.count * w),
-            detail::buffer(ex, sizeof(scalar)),
-            {pr.p.type, pr.p.what, mine.count}};
+            detail::buffer(ex, detail::answer_bytes(pr.p)),
+            {pr.p.type, pr.p.what, mine.count, pr.p.exact}};
   }
   detail::reduce_call call(const problem&, placed& pl, void* scratch, void* stream) const {
     return {pl.p, pl.in.data, pl.out.as<scalar>(), scratch, stream};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
-    ex.fill(pl.out.get(), 0xab, sizeof(scalar));
+    ex.fill(pl.out.get(), 0xab, detail::answer_bytes(pl.p));
   }
   verdict verify(detail::executor& ex, const problem& pr, const host_data& h, placed& pl,
                  const detail::rung_info& info) const {
+    verdict v;
+    if (pr.p.exact) {  // the same bits as the exact reference, or wrong
+      detail::exact_total t;
+      ex.copy_out(&t, pl.out.get(), sizeof t);
+      const double got = detail::rounded(pr.p, t).f;
+      v.ok = got == h.ref.f || (std::isnan(got) && std::isnan(h.ref.f));
+      v.max_rel_err = v.ok ? 0 : std::abs(got - h.ref.f) / std::max(h.scale, 1e-300);
+      v.note = "exact: the same bits as the long accumulator's";
+      return v;
+    }
     scalar got;
     ex.copy_out(&got, pl.out.get(), sizeof got);
-    verdict v;
     v.ok = detail::close_enough(got, h.ref, h.scale, pr.n, info.float_accumulator, v.max_rel_err);
     if (info.float_accumulator) v.note = "accumulates in float: a float-sized tolerance";
     if (!info.reproducible && is_float(pr.p.type) && !is_arg(pr.p.what))
@@ -135,8 +160,28 @@ struct reduce_case {
   // Host data through the API on a device: pageable memory streamed through pinned buffers,
   // copies overlapped with the reduction. Its ceiling is the host-to-device copy.
   void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
-    if (ex.host_memory() || pr.device_only || pr.p.type != dtype::f32 || pr.p.what != op::sum)
+    if (ex.host_memory() || pr.device_only || pr.p.what != op::sum) return;
+    if (pr.p.exact) {  // pplab::sum_exact: the same bits as the reference's, or wrong
+      const auto same = [&](double got, double& err) {
+        err = got == h.ref.f ? 0 : 1;
+        return got == h.ref.f;
+      };
+      const std::string name =
+          "pplab::sum_exact(" + std::string(name_of(ex.kind())) + ", host data)";
+      s.progress("host data through " + name);
+      add_whole_call_row(s, ex, pr, "reduce", name, pr.bytes, "gpu_h2d_GBps",
+                         "% of the host-to-device copy, not of the read ceiling",
+                         [&](double& err) {
+                           return same(sum_exact(ex.kind(), pr.p.type, h.in.get(), pr.n), err);
+                         });
+      if (ex.kind() == backend::cuda)
+        add_device_call_row(s, ex, pr, "reduce", "sum_exact_device", h.in.get(),
+                            [&](const void* d, double& err) {
+                              return same(sum_exact_device(pr.p.type, d, pr.n), err);
+                            });
       return;
+    }
+    if (pr.p.type != dtype::f32) return;
     add_host_data_row(s, ex, pr, "reduce", [&](double& err) {
       const scalar got = reduce(ex.kind(), pr.p.type, h.in.get(), pr.n, pr.p.what);
       return detail::close_enough(got, h.ref, h.scale, pr.n, false, err);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -80,70 +81,107 @@ bool close_enough(const scalar& got, const scalar& want, double scale, std::size
   return rel <= sum_tolerance(n, float_accumulator);
 }
 
-// The answer and the rung's scratch in one allocation (the answer in its first 256 bytes, then
+namespace {
+
+// The answer and the rung's scratch in one allocation (the answer in its first bytes, then
 // the scratch, its first 256 bytes zeroed as scratch_for gives it): on a GPU each allocation is a
 // call to the driver and a wait for the stream, paid on every call. Arrays split over several
 // GPUs (nccl) are named by their own pointers, never by offsets into one: two allocations there.
-scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
-  constexpr std::size_t answer_bytes = 256;
-  static_assert(sizeof(scalar) <= answer_bytes);
+// The answer, answer_bytes(p) of them, is copied to `answer` on the host.
+void answer_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in,
+                     void* answer) {
+  const std::size_t answer_room = ceil_div(answer_bytes(p), 256) * 256;
   const std::size_t scratch_bytes = std::max<std::size_t>(r.scratch(p), 256);
   const bool one = ex.addressable();
-  buffer answer(ex, one ? answer_bytes + scratch_bytes : answer_bytes);
+  buffer out(ex, one ? answer_room + scratch_bytes : answer_room);
   buffer apart = one ? buffer() : buffer(ex, scratch_bytes);
-  void* scratch = one ? static_cast<char*>(answer.get()) + answer_bytes : apart.get();
+  void* scratch = one ? static_cast<char*>(out.get()) + answer_room : apart.get();
   ex.fill(scratch, 0, 256);
-  r.run({p, in, answer.as<scalar>(), scratch, ex.stream()});
+  r.run({p, in, out.as<scalar>(), scratch, ex.stream()});
+  ex.copy_out(answer, out.get(), answer_bytes(p));
+}
+
+// The answers of a problem's parts (answer_bytes(p) each, in `bytes`) as the whole's: exact
+// totals added (exactly) and rounded once; scalars combined in order.
+scalar combine_parts(const reduce_problem& p, const std::vector<std::byte>& bytes,
+                     std::size_t per_part, const void* host_in) {
+  const std::size_t parts = bytes.size() / answer_bytes(p);
+  if (p.exact) {
+    exact_total whole;
+    for (std::size_t c = 0; c < parts; ++c) {
+      exact_total t;
+      std::memcpy(&t, bytes.data() + c * sizeof t, sizeof t);
+      whole.merge(t);
+    }
+    return rounded(p, whole);
+  }
+  std::vector<scalar> answers(parts);
+  std::memcpy(answers.data(), bytes.data(), parts * sizeof(scalar));
+  if (parts == 1) return answers[0];
+  return combine_in_order(p, answers, per_part, host_in);
+}
+
+}  // namespace
+
+scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
+  if (p.exact) {
+    exact_total t;
+    answer_in_place(r, ex, p, in, &t);
+    return rounded(p, t);
+  }
   scalar s;
-  ex.copy_out(&s, answer.get(), sizeof s);
+  answer_in_place(r, ex, p, in, &s);
   return s;
 }
 
 scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
   // Many values on one machine's cores (seq, cpu) are reduced in parts of piece_elements(),
-  // combined in order as host data on a GPU is (combine_in_order), so that a stop asked from
-  // outside (pplab/interrupt.hpp) is taken between them. Not a mean, whose integer sum is exact
-  // in one piece (128 bits) and would be rounded in parts.
-  const bool one_host =
-      (r.info.where == backend::seq || r.info.where == backend::cpu) && p.what != op::mean;
-  const std::size_t piece = piece_elements();
+  // combined in order as host data on a GPU is (combine_parts), so that a stop asked from
+  // outside (pplab/interrupt.hpp) is taken between them. Not a plain mean, whose integer sum is
+  // exact in one piece (128 bits) and would be rounded in parts; an exact one's parts are exact.
+  const bool one_host = (r.info.where == backend::seq || r.info.where == backend::cpu) &&
+                        (p.what != op::mean || p.exact);
+  const std::size_t piece = piece_elements(), elem = size_of(p.type), answer = answer_bytes(p);
+  const auto part_problem = [&](std::size_t len) {
+    reduce_problem q = p;
+    q.n = len;
+    return q;
+  };
   if (ex.host_memory() && (!one_host || p.n < 2 * piece)) return run_in_place(r, ex, p, host_in);
   if (ex.host_memory()) {
-    const std::size_t elem = size_of(p.type);
-    std::vector<scalar> parts;
-    for (std::size_t i0 = 0; i0 < p.n; i0 += piece) {
+    std::vector<std::byte> parts(ceil_div(p.n, piece) * answer);
+    for (std::size_t i0 = 0, c = 0; i0 < p.n; i0 += piece, ++c) {
       stop_if_interrupted();
-      parts.push_back(run_in_place(r, ex, reduce_problem{p.type, p.what, std::min(piece, p.n - i0)},
-                                   static_cast<const std::byte*>(host_in) + i0 * elem));
+      answer_in_place(r, ex, part_problem(std::min(piece, p.n - i0)),
+                      static_cast<const std::byte*>(host_in) + i0 * elem, parts.data() + c * answer);
     }
-    return combine_in_order(p, parts, piece, host_in);
+    return combine_parts(p, parts, piece, host_in);
   }
   if (!ex.addressable()) {
     // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
-    buffer in(ex, p.n * size_of(p.type));
+    buffer in(ex, p.n * elem);
     ex.copy_in(in.get(), host_in, in.size());
     return run_in_place(r, ex, p, in.get());
   }
-  const std::size_t elem = size_of(p.type), per_chunk = chunk_bytes / elem;
+  const std::size_t per_chunk = chunk_bytes / elem;
   const std::size_t chunks = p.n ? ceil_div(p.n, per_chunk) : 1;
-  const auto chunk_problem = [&](std::size_t len) { return reduce_problem{p.type, p.what, len}; };
-  const std::size_t scratch = std::max(r.scratch(chunk_problem(std::min(per_chunk, p.n))),
-                                       r.scratch(chunk_problem(p.n - (chunks - 1) * per_chunk)));
+  const std::size_t scratch = std::max(r.scratch(part_problem(std::min(per_chunk, p.n))),
+                                       r.scratch(part_problem(p.n - (chunks - 1) * per_chunk)));
   buffer scratches[2] = {scratch_for(ex, scratch), scratch_for(ex, scratch)};
-  buffer answers(ex, chunks * sizeof(scalar));
+  buffer answers(ex, chunks * answer);
   ex.fill(answers.get(), 0xab, answers.size());  // poison: the rung must write
   ex.synchronize();                              // before the chunk streams use them
   ex.stream_in(
       host_in, p.n * elem, per_chunk * elem,
       [&](const void* data, std::size_t bytes, std::size_t c, int slot, void* stream) {
-        r.run({chunk_problem(bytes / elem), data, answers.as<scalar>() + c, scratches[slot].get(),
-               stream});
+        r.run({part_problem(bytes / elem), data,
+               reinterpret_cast<scalar*>(answers.as<std::byte>() + c * answer),
+               scratches[slot].get(), stream});
       },
       [](int) {});
-  std::vector<scalar> parts(chunks);
-  ex.copy_out(parts.data(), answers.get(), chunks * sizeof(scalar));
-  if (chunks == 1) return parts[0];
-  return combine_in_order(p, parts, per_chunk, host_in);
+  std::vector<std::byte> parts(chunks * answer);
+  ex.copy_out(parts.data(), answers.get(), parts.size());
+  return combine_parts(p, parts, per_chunk, host_in);
 }
 
 scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_in) {

@@ -6,7 +6,19 @@
 
 namespace pplab::detail {
 
-std::vector<std::string_view> policy(backend b, const reduce_problem&) {
+std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
+  if (p.exact) {  // the exact rungs: the bins where they are the fastest
+    switch (b) {
+    case backend::seq:
+      return {"reduce/seq/r03_exact_bins"};
+    case backend::cpu:
+      return {"reduce/cpu/r04_exact_bins_per_thread"};
+    case backend::cuda:
+      return {"reduce/cuda/r13_exact_windows"};
+    default:
+      return {};
+    }
+  }
   switch (b) {
   case backend::seq:
     return {"reduce/seq/r01_sequential_loop"};
@@ -26,8 +38,8 @@ std::vector<std::string_view> policy(backend b, const reduce_problem&) {
 }
 
 std::string tune_key(const reduce_problem& p) {
-  return std::string(name_of(p.type)) + " " + std::string(name_of(p.what)) + " n~" +
-         size_class(p.n);
+  return std::string(name_of(p.type)) + " " + std::string(name_of(p.what)) +
+         (p.exact ? " exact" : "") + " n~" + size_class(p.n);
 }
 
 }  // namespace pplab::detail

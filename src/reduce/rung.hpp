@@ -10,6 +10,7 @@
 #include "pplab/dtype.hpp"
 #include "pplab/ops.hpp"
 #include "pplab/reduce.hpp"
+#include "reduce/exact_total.hpp"
 
 namespace pplab::detail {
 
@@ -18,19 +19,39 @@ struct reduce_problem {
   dtype type;
   op what;
   std::size_t n;
+  // The exact sum (or mean) of floats: the rung answers the exact total, which is rounded once
+  // after every part is in (reduce/exact_total.hpp). Only the exact rungs run it.
+  bool exact = false;
 };
 struct reduce_call {
   reduce_problem p;
   const void* in;  // n elements of p.type
-  scalar* out;     // one scalar (argmin, argmax: the index, -1 when n is 0)
+  scalar* out;     // one scalar (argmin, argmax: the index, -1 when n is 0); see total()
   void* scratch;
   void* stream;  // cudaStream_t for GPU rungs; they only enqueue (except r10, whose point is the
                  // host round trip)
+  // An exact problem's answer is not a scalar but the exact total before its rounding: out
+  // points at one (answer_bytes).
+  exact_total* total() const { return reinterpret_cast<exact_total*>(out); }
 };
 using reduce_rung = basic_rung<reduce_problem, reduce_call>;
-// A rung's can_run when it runs every reduction; and every one but argmin and argmax.
-inline bool any_problem(const reduce_problem&) { return true; }
-inline bool value_ops(const reduce_problem& p) { return !is_arg(p.what); }
+// The bytes a rung's answer takes: a scalar, or an exact problem's exact_total.
+inline std::size_t answer_bytes(const reduce_problem& p) {
+  return p.exact ? sizeof(exact_total) : sizeof(scalar);
+}
+// An exact problem's total rounded once: its sum or its mean.
+inline scalar rounded(const reduce_problem& p, const exact_total& t) {
+  return scalar::of(p.what == op::mean ? t.mean(p.n, p.type) : t.sum(p.type));
+}
+// Whether an exact sum or mean of p's data can be asked: f32 or f64, sum or mean.
+inline bool exact_kind(const reduce_problem& p) {
+  return (p.type == dtype::f32 || p.type == dtype::f64) && (p.what == op::sum || p.what == op::mean);
+}
+// A rung's can_run when it runs every reduction (but the exact ones); every one but argmin and
+// argmax; and only the exact sums and means.
+inline bool any_problem(const reduce_problem& p) { return !p.exact; }
+inline bool value_ops(const reduce_problem& p) { return !p.exact && !is_arg(p.what); }
+inline bool exact_problems(const reduce_problem& p) { return p.exact && exact_kind(p); }
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
 template <> const std::vector<reduce_rung>& rungs_on<reduce_rung>(backend b);

@@ -5,12 +5,13 @@
 # folder's register hook from its list.
 set(pattern_sources reduce/api.cpp reduce/policy.cpp reduce/partials.cpp reduce/views.cpp
   reduce/exact.cpp)
-set(seq_rungs r01_sequential_loop)
-set(cpu_rungs r01_omp_reduction_clause r02_partition_tree_combine r03_simd_accumulators)
+set(seq_rungs r01_sequential_loop r02_exact_long_accumulator r03_exact_bins)
+set(cpu_rungs r01_omp_reduction_clause r02_partition_tree_combine r03_simd_accumulators
+  r04_exact_bins_per_thread)
 set(cuda_rungs r00_cub cub_float_sum r01_interleaved_divergent r02_strided_index
   r03_sequential_addressing r04_first_add_during_load r05_unroll_last_warp r06_complete_unroll
   r07_grid_stride_cascade r08_warp_shuffle r09_vector_loads r10_host_combine r11_atomic_combine
-  r12_last_block_finishes)
+  r12_last_block_finishes r13_exact_windows)
 # The cuda folder also reduces the rows of a matrix on the GPU (pplab::reduce_rows_device),
 # through the module's table (its exports hook, in rows.cu; the core's forwarder to it).
 set(cuda_sources reduce/cuda/rows.cu)

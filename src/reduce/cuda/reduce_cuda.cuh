@@ -17,7 +17,7 @@ enum class dtypes { all, wide };
 
 // `args`: the rung takes argmin and argmax too.
 template <dtypes D, bool args = false> bool supports(const reduce_problem& p) {
-  return (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what));
+  return !p.exact && (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what));
 }
 
 // ---- writing the answer: argmin's and argmax's is the index (-1 for no element)

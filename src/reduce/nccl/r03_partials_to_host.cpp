@@ -21,7 +21,7 @@ namespace pplab::detail::reduce_nccl {
 
 namespace {
 
-bool can_run(const reduce_problem& p) { return !is_arg(p.what) && !nccl::job_of_processes(); }
+bool can_run(const reduce_problem& p) { return !p.exact && !is_arg(p.what) && !nccl::job_of_processes(); }
 
 void run(const reduce_call& c) {
   std::vector<nccl::device_buffer> parts = local_partials(c);
