@@ -101,7 +101,7 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
           if (o == op::mean) scale /= double(n);
           if (o == op::product) scale = std::abs(want.to_double());
           for (const auto& r : detail::rungs_of<detail::reduce_rung>()) {
-            if (r.info.where != backend::mpi) continue;
+            if (r.info.where != backend::mpi || !r.can_run(mine)) continue;
             SCOPED_TRACE(std::string(r.info.id) + " local " + std::string(name_of(local)) + " " +
                          std::string(name_of(t)) + " " + std::string(name_of(o)) +
                          " n=" + std::to_string(n));
@@ -116,6 +116,48 @@ TEST_F(Mpi, EveryReduceRungEveryDtypeAndOpMatchesSeqOnTheWholeArray) {
           EXPECT_TRUE(first.k == again.k && first.u == again.u);
         }
   }
+}
+
+// Exact sums (reduce/mpi/r05_exact_totals): the job's answer is one process's, bit for bit, on
+// every rank and for every rank count and local backend: values of every exponent and sign,
+// cancelling pairs, subnormals, parts of every size (a rank with none included).
+TEST_F(Mpi, ExactSumsAreOneProcessesBitsForEveryRankCount) {
+  const std::uint64_t seed = job_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(job().ranks()) + " ranks");
+  std::mt19937_64 rng(seed);  // the same on every rank
+  std::normal_distribution<double> z;
+  std::uniform_int_distribution<int> exponent(-140, 100);  // in float's range, subnormals too
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  for (backend local : locals()) {
+    set_mpi_local(local);
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1009), std::size_t(100003)}) {
+      std::vector<double> x(n);
+      for (std::size_t i = 0; i < n; ++i)
+        x[i] = i % 3 == 2 ? -x[i - 1] : std::ldexp(z(rng), i % 2 ? exponent(rng) : 0);
+      if (n > 7) x[7] = std::numeric_limits<double>::denorm_min();
+      const std::vector<float> xf(x.begin(), x.end());
+      const detail::part p = detail::part_of(n, job().rank(), job().ranks());
+      for (dtype t : {dtype::f32, dtype::f64}) {
+        const void* whole = t == dtype::f32 ? static_cast<const void*>(xf.data()) : x.data();
+        const void* mine = t == dtype::f32 ? static_cast<const void*>(xf.data() + p.first)
+                                           : x.data() + p.first;
+        SCOPED_TRACE(std::string(name_of(local)) + " " + std::string(name_of(t)) +
+                     " n=" + std::to_string(n));
+        std::string ran;
+        const double s = sum_exact(backend::mpi, t, mine, p.count, {.rung = {}, .ran = &ran});
+        EXPECT_TRUE(same(s, sum_exact(backend::seq, t, whole, n))) << s;
+        EXPECT_FALSE(std::isnan(s));
+        EXPECT_EQ(ran, "reduce/mpi/r05_exact_totals");
+        const double m = mean_exact(backend::mpi, t, mine, p.count);
+        EXPECT_TRUE(same(m, mean_exact(backend::seq, t, whole, n))) << m;
+      }
+    }
+  }
+  set_mpi_local(backend::cpu);
+  const float none = 0;
+  EXPECT_EQ(sum_exact(backend::mpi, dtype::f32, &none, 0), 0.0);
+  expect_error(
+      errc::invalid_argument, [&] { mean_exact(backend::mpi, dtype::f32, &none, 0); }, "empty");
 }
 
 TEST_F(Mpi, FloatSumsAgreeWithOneProcessWithinTheBound) {

@@ -41,6 +41,19 @@ def test_reductions_are_the_whole_arrays(dtype, n):
     assert pplab.argmin(part, backend="mpi") == np.argmin(whole)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 1000, 100003])
+def test_exact_sums_are_math_fsum_of_the_whole_array(dtype, n):
+    import math
+    rng = np.random.default_rng(n)
+    whole = (rng.standard_normal(n) * np.exp2(rng.integers(-60, 60, n))).astype(dtype)
+    whole[1::3] = -whole[::3][: len(whole[1::3])]  # pairs that cancel
+    part = mine(whole)
+    assert pplab.sum(part, exact=True, backend="mpi") == math.fsum(whole.astype(np.float64))
+    assert pplab.mean(part, exact=True, backend="mpi") == pplab.mean(whole, exact=True,
+                                                                      backend="seq")
+
+
 @pytest.mark.parametrize("n", [5, 100003])
 def test_histograms_and_bincount_are_the_whole_arrays(n):
     rng = np.random.default_rng(7 + n)

@@ -3,7 +3,8 @@
 // f32 sums of shrinking size: where launches, not bytes, set the time), checked against the seq
 // reference with the tolerance rule of core/verify.hpp; GB/s against the read ceiling. On a
 // device it also times pplab::reduce on host data, against the host-to-device copy. Split over a
-// job's ranks: f32 and i32 sums of the same array whatever the rank count (strong scaling); over
+// job's ranks: f32 and i32 sums and the f32 exact sum of the same array whatever the rank count
+// (strong scaling); over
 // a host's GPUs: 2^24 values per GPU (2^30 in a full run; weak scaling), and 2^20 per GPU, where
 // a whole call's latency shows beside the 4-byte all-reduce's.
 #include <cmath>
@@ -74,6 +75,8 @@ struct reduce_case {
         problem& pr = add(t, op::sum, big(s), false);
         pr.group += ranks, pr.split = backend::mpi;
       }
+      problem& pr = add(dtype::f32, op::sum, big(s), false, true);  // one process's bits
+      pr.group += ranks, pr.split = backend::mpi;
     }
     if (wants(opts, "reduce", backend::nccl)) {
       const std::size_t g = std::size_t(detail::nccl_gpu_count());

@@ -101,44 +101,28 @@ void answer_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p
   ex.copy_out(answer, out.get(), answer_bytes(p));
 }
 
-// The answers of a problem's parts (answer_bytes(p) each, in `bytes`) as the whole's: exact
-// totals added (exactly) and rounded once; scalars combined in order.
-scalar combine_parts(const reduce_problem& p, const std::vector<std::byte>& bytes,
-                     std::size_t per_part, const void* host_in) {
-  const std::size_t parts = bytes.size() / answer_bytes(p);
-  if (p.exact) {
-    exact_total whole;
-    for (std::size_t c = 0; c < parts; ++c) {
-      exact_total t;
-      std::memcpy(&t, bytes.data() + c * sizeof t, sizeof t);
-      whole.merge(t);
-    }
-    return rounded(p, whole);
-  }
-  std::vector<scalar> answers(parts);
-  std::memcpy(answers.data(), bytes.data(), parts * sizeof(scalar));
-  if (parts == 1) return answers[0];
-  return combine_in_order(p, answers, per_part, host_in);
-}
-
-}  // namespace
-
-scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
-  if (p.exact) {
+// The exact totals of a problem's parts (answer_bytes(p) each, in `bytes`) added: exactly.
+exact_total merged(const std::vector<std::byte>& bytes) {
+  exact_total whole;
+  for (std::size_t at = 0; at < bytes.size(); at += sizeof(exact_total)) {
     exact_total t;
-    answer_in_place(r, ex, p, in, &t);
-    return rounded(p, t);
+    std::memcpy(&t, bytes.data() + at, sizeof t);
+    whole.merge(t);
   }
-  scalar s;
-  answer_in_place(r, ex, p, in, &s);
-  return s;
+  return whole;
 }
 
-scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
-  // Many values on one machine's cores (seq, cpu) are reduced in parts of piece_elements(),
-  // combined in order as host data on a GPU is (combine_parts), so that a stop asked from
-  // outside (pplab/interrupt.hpp) is taken between them. Not a plain mean, whose integer sum is
-  // exact in one piece (128 bits) and would be rounded in parts; an exact one's parts are exact.
+// The answers of p's parts, answer_bytes(p) each, as run_rung cuts host data: one part in place
+// (the host's data, or an array split over several GPUs copied in whole); parts of
+// piece_elements() on the host; chunks streamed to a GPU. `per_part`: the elements of each part
+// but the last.
+std::vector<std::byte> answers_of_parts(const reduce_rung& r, executor& ex,
+                                        const reduce_problem& p, const void* host_in,
+                                        std::size_t& per_part) {
+  // Many values on one machine's cores (seq, cpu) are reduced in parts so that a stop asked
+  // from outside (pplab/interrupt.hpp) is taken between them. Not a plain mean, whose integer
+  // sum is exact in one piece (128 bits) and would be rounded in parts; an exact one's parts
+  // are exact.
   const bool one_host = (r.info.where == backend::seq || r.info.where == backend::cpu) &&
                         (p.what != op::mean || p.exact);
   const std::size_t piece = piece_elements(), elem = size_of(p.type), answer = answer_bytes(p);
@@ -147,23 +131,31 @@ scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, con
     q.n = len;
     return q;
   };
-  if (ex.host_memory() && (!one_host || p.n < 2 * piece)) return run_in_place(r, ex, p, host_in);
+  per_part = p.n;
+  std::vector<std::byte> one(answer);
+  if (ex.host_memory() && (!one_host || p.n < 2 * piece)) {
+    answer_in_place(r, ex, p, host_in, one.data());
+    return one;
+  }
   if (ex.host_memory()) {
+    per_part = piece;
     std::vector<std::byte> parts(ceil_div(p.n, piece) * answer);
     for (std::size_t i0 = 0, c = 0; i0 < p.n; i0 += piece, ++c) {
       stop_if_interrupted();
       answer_in_place(r, ex, part_problem(std::min(piece, p.n - i0)),
                       static_cast<const std::byte*>(host_in) + i0 * elem, parts.data() + c * answer);
     }
-    return combine_parts(p, parts, piece, host_in);
+    return parts;
   }
   if (!ex.addressable()) {
     // Arrays split over several GPUs: the data copied in whole (to every GPU at once).
     buffer in(ex, p.n * elem);
     ex.copy_in(in.get(), host_in, in.size());
-    return run_in_place(r, ex, p, in.get());
+    answer_in_place(r, ex, p, in.get(), one.data());
+    return one;
   }
   const std::size_t per_chunk = chunk_bytes / elem;
+  per_part = per_chunk;
   const std::size_t chunks = p.n ? ceil_div(p.n, per_chunk) : 1;
   const std::size_t scratch = std::max(r.scratch(part_problem(std::min(per_chunk, p.n))),
                                        r.scratch(part_problem(p.n - (chunks - 1) * per_chunk)));
@@ -181,7 +173,36 @@ scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, con
       [](int) {});
   std::vector<std::byte> parts(chunks * answer);
   ex.copy_out(parts.data(), answers.get(), parts.size());
-  return combine_parts(p, parts, per_chunk, host_in);
+  return parts;
+}
+
+}  // namespace
+
+scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
+  if (p.exact) {
+    exact_total t;
+    answer_in_place(r, ex, p, in, &t);
+    return rounded(p, t);
+  }
+  scalar s;
+  answer_in_place(r, ex, p, in, &s);
+  return s;
+}
+
+exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                           const void* host_in) {
+  std::size_t per_part = 0;
+  return merged(answers_of_parts(r, ex, p, host_in, per_part));
+}
+
+scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
+  std::size_t per_part = 0;
+  const std::vector<std::byte> bytes = answers_of_parts(r, ex, p, host_in, per_part);
+  if (p.exact) return rounded(p, merged(bytes));  // the totals added, rounded once
+  std::vector<scalar> answers(bytes.size() / sizeof(scalar));
+  std::memcpy(answers.data(), bytes.data(), bytes.size());
+  if (answers.size() == 1) return answers[0];
+  return combine_in_order(p, answers, per_part, host_in);  // combined in part order
 }
 
 scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_in) {

@@ -1,7 +1,7 @@
 // pplab::sum_exact and pplab::mean_exact (and their device forms): the checks, then the exact
 // rung of the backend (policy.cpp) through the same run paths as every reduction: host data in
 // parts on the host, streamed in chunks to a GPU, whose exact totals are added exactly and
-// rounded once at the end (api.cpp).
+// rounded once at the end (api.cpp); on mpi, the ranks' totals added on every rank.
 #include <string>
 
 #include "core/run.hpp"
@@ -11,36 +11,45 @@
 namespace pplab {
 namespace {
 
-// The problem after the checks every exact call makes (`call` opens the errors).
-detail::reduce_problem exact_problem(const char* call, backend where, dtype t, const void* data,
-                                     std::size_t n, op o) {
-  if (where == backend::nccl || where == backend::mpi)
-    fail(errc::unsupported, std::string(call) +
-                                ": exact sums run on the seq, cpu and cuda backends so far, not "
-                                "on '" +
-                                std::string(name_of(where)) + "'");
+// The checks every exact call makes of its own arguments (`call` opens the errors).
+void check_exact(const char* call, dtype t, const void* data, std::size_t n) {
   if (t != dtype::f32 && t != dtype::f64)
     fail(errc::invalid_argument, std::string(call) + ": exact sums are of f32 or f64 data, not " +
                                      std::string(name_of(t)) +
                                      " (an integer sum is exact already: pplab::reduce)");
   if (n > 0 && !data)
     fail(errc::invalid_argument, std::string(call) + ": data is null but n = " + std::to_string(n));
+}
+
+void refuse_empty_mean(const char* call, op o, std::uint64_t n) {
   if (o == op::mean && n == 0)
     fail(errc::invalid_argument,
          std::string(call) +
              ": the mean of an empty input is undefined; check n before asking for a mean");
-  return {t, o, n, true};
 }
 
+// On the mpi backend, data is this rank's part and the answer the whole job's, on every rank.
 double exact(const char* call, backend where, dtype t, const void* data, std::size_t n, op o,
              const rung_choice& how) {
-  const detail::reduce_problem p = exact_problem(call, where, t, data, n, o);
+  if (where == backend::nccl)
+    fail(errc::unsupported, std::string(call) +
+                                ": exact sums run on the seq, cpu, cuda and mpi backends so far, "
+                                "not on 'nccl'");
   detail::require_backend(where);
-  return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data).f;
+  const std::uint64_t total =
+      detail::agree_on_call(where, std::string(call) + " " + std::string(name_of(t)), n,
+                            [&] { check_exact(call, t, data, n); });
+  return detail::together([&] {
+    refuse_empty_mean(call, o, total);
+    const detail::reduce_problem p{t, o, n, true};
+    return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data).f;
+  });
 }
 
 double exact_device(const char* call, dtype t, const void* data, std::size_t n, op o) {
-  const detail::reduce_problem p = exact_problem(call, backend::cuda, t, data, n, o);
+  check_exact(call, t, data, n);
+  refuse_empty_mean(call, o, n);
+  const detail::reduce_problem p{t, o, n, true};
   detail::require_backend(backend::cuda);
   detail::executor& ex = detail::executor_for(backend::cuda);
   if (n && !ex.holds(data))

@@ -133,10 +133,12 @@ constexpr int exact_unit_exponent(dtype t) { return t == dtype::f64 ? -1074 : -1
 struct exact_total {
   long_sum value;  // the finite values' sum, in units of 2^exact_unit_exponent(type)
   std::uint64_t pos_inf = 0, neg_inf = 0, nan = 0;
+  std::uint64_t count = 0;  // the values summed: the mean's divisor
 
   void merge(const exact_total& o) {
     value.add(o.value);
     pos_inf += o.pos_inf, neg_inf += o.neg_inf, nan += o.nan;
+    count += o.count;
   }
 
   // The special values' answer, or false with none to give: a NaN, or +inf with -inf, is NaN;
@@ -161,8 +163,9 @@ struct exact_total {
     return value.rounded(exact_unit_exponent(t));
   }
 
-  // The exact sum over n, rounded once to double (n > 0).
-  double mean(std::uint64_t n, dtype t) const {
+  // The exact sum over the count, rounded once to double (count > 0).
+  double mean(dtype t) const {
+    const std::uint64_t n = count;
     double answer;
     if (special(answer)) return answer;
     long_sum s = value;

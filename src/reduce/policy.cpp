@@ -15,6 +15,8 @@ std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
       return {"reduce/cpu/r04_exact_bins_per_thread"};
     case backend::cuda:
       return {"reduce/cuda/r13_exact_windows"};
+    case backend::mpi:
+      return {"reduce/mpi/r05_exact_totals"};
     default:
       return {};
     }

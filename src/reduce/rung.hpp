@@ -41,7 +41,7 @@ inline std::size_t answer_bytes(const reduce_problem& p) {
 }
 // An exact problem's total rounded once: its sum or its mean.
 inline scalar rounded(const reduce_problem& p, const exact_total& t) {
-  return scalar::of(p.what == op::mean ? t.mean(p.n, p.type) : t.sum(p.type));
+  return scalar::of(p.what == op::mean ? t.mean(p.type) : t.sum(p.type));
 }
 // Whether an exact sum or mean of p's data can be asked: f32 or f64, sum or mean.
 inline bool exact_kind(const reduce_problem& p) {
@@ -68,6 +68,10 @@ scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_
 scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in);
 // The input already in the executor's memory: one run, the answer copied back.
 scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in);
+// An exact problem's total of host data, before its rounding: the parts' totals of run_rung's
+// paths, added.
+exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                           const void* host_in);
 
 // A reduction's answer against the reference: integers exactly, NaN only by NaN, floats within
 // sum_tolerance(n) (core/verify.hpp) of `scale` (the sum of |x|, or |want| when larger, or the

@@ -44,6 +44,7 @@ extern const reduce_rung r04_exact_bins_per_thread{
           visit_exact(c.p.type, [&](auto tag) {
             using T = decltype(tag);
             *c.total() = bins_per_thread(static_cast<const T*>(c.in), c.p.n);
+            c.total()->count = c.p.n;
           });
         },
 };

@@ -321,6 +321,7 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     out->pos_inf = cuda_detail::load_from_l2(&words->pos_inf);
     out->neg_inf = cuda_detail::load_from_l2(&words->neg_inf);
     out->nan = cuda_detail::load_from_l2(&words->nan);
+    out->count = n;
     *words = {};
   }
 }

@@ -15,6 +15,7 @@ template <class T> exact_total long_accumulator(const T* x, std::size_t n) {
   using bits_t = typename exact_bins<T>::bits_t;
   constexpr int mantissa = exact_bins<T>::mantissa, top = exact_bins<T>::exponents - 1;
   exact_total t;
+  t.count = n;
   for (std::size_t i = 0; i < n; ++i) {
     bits_t b;
     std::memcpy(&b, x + i, sizeof b);

@@ -23,6 +23,7 @@ extern const reduce_rung r03_exact_bins{
             auto bins = std::make_unique<exact_bins<T>>();  // 32 KiB for double: not the stack
             bins->add_all(static_cast<const T*>(c.in), c.p.n);
             *c.total() = bins->total();
+            c.total()->count = c.p.n;
           });
         },
 };
