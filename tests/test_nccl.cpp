@@ -7,7 +7,9 @@
 // call. Skipped where fewer than two GPUs answer.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -117,6 +119,36 @@ TEST_F(Nccl, DevicePartsReduceAsSeqOnTheWholeArraySameBitsTwice) {
         const scalar again = reduce_device_parts(t, parts.parts, o);
         EXPECT_TRUE(again.k == got.k && again.u == got.u) << "not the same bits twice";
       }
+}
+
+// Exact sums over the GPUs of one process (reduce/nccl/r04_exact_totals_to_host): one process's
+// bits whatever the GPU count; hostile data (every exponent, cancelling pairs, subnormals).
+TEST_F(Nccl, ExactSumsAreTheHostsBitsOnEveryGpuCount) {
+  std::mt19937_64 rng(job_seed());
+  std::normal_distribution<double> z;
+  std::uniform_int_distribution<int> exponent(-140, 100);
+  const std::size_t g = std::size_t(detail::nccl::world_size());
+  for (std::size_t n : {std::size_t(1), g + 1, std::size_t(1009), 1 + rng() % 3000000}) {
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = i % 3 == 2 ? -x[i - 1] : std::ldexp(z(rng), i % 2 ? exponent(rng) : 0);
+    if (n > 7) x[7] = std::numeric_limits<double>::denorm_min();
+    const std::vector<float> xf(x.begin(), x.end());
+    for (dtype t : {dtype::f32, dtype::f64}) {
+      const void* d = t == dtype::f32 ? static_cast<const void*>(xf.data()) : x.data();
+      SCOPED_TRACE(std::string(name_of(t)) + " n=" + std::to_string(n));
+      if (gpus().ranks() > 1) {
+        expect_error(
+            errc::unsupported, [&] { sum_exact(backend::nccl, t, d, n); }, "job of processes");
+        continue;
+      }
+      std::string ran;
+      EXPECT_EQ(sum_exact(backend::nccl, t, d, n, {.rung = {}, .ran = &ran}),
+                sum_exact(backend::seq, t, d, n));
+      EXPECT_EQ(ran, "reduce/nccl/r04_exact_totals_to_host");
+      EXPECT_EQ(mean_exact(backend::nccl, t, d, n), mean_exact(backend::seq, t, d, n));
+    }
+  }
 }
 
 TEST_F(Nccl, DevicePartsThatAreNotOnePerGpuAreRefused) {

@@ -57,9 +57,9 @@ struct scalar {
 // The exact sum of n floats (f32 or f64, host memory): the real sum of the values, rounded once
 // to double, to nearest with ties to even: math.fsum's answer, the same bits for any order of the
 // data, any thread count and any backend. A NaN, or +inf with -inf, gives NaN; an infinity that
-// of its sign; a sum past double's range +-inf; no values 0.0. The seq, cpu, cuda and mpi
-// backends (on mpi, data is this rank's part and every rank gets the job's answer: the same bits
-// as one process's); docs/reduce.md. `how` may name the exact rung to run and asks which ran
+// of its sign; a sum past double's range +-inf; no values 0.0. Every backend: on mpi, data is
+// this rank's part and every rank gets the job's answer, the same bits as one process's; nccl in
+// one process of several GPUs (not a job of processes yet); docs/reduce.md. `how` may name the exact rung to run and asks which ran
 // (pplab/backend.hpp).
 double sum_exact(backend where, dtype t, const void* data, std::size_t n,
                  const rung_choice& how = {});

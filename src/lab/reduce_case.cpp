@@ -89,6 +89,10 @@ struct reduce_case {
         if (each != per_gpu)
           pr.note = "a whole call, beside the 4-byte all-reduce's latency (nccl_latency_us)";
       }
+      problem& pr = add(dtype::f32, op::sum, per_gpu * g, false, true);  // one GPU's bits
+      pr.group = "f32 exact sum n=" + pow2_label(per_gpu) + " per GPU on " + std::to_string(g) +
+                 " GPUs";
+      pr.split = backend::nccl;
     }
     return out;
   }

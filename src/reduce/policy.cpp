@@ -17,8 +17,8 @@ std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
       return {"reduce/cuda/r13_exact_windows"};
     case backend::mpi:
       return {"reduce/mpi/r05_exact_totals"};
-    default:
-      return {};
+    case backend::nccl:
+      return {"reduce/nccl/r04_exact_totals_to_host"};
     }
   }
   switch (b) {
