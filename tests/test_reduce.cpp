@@ -456,6 +456,51 @@ TEST(ReduceParts, HostRungsGiveTheAnswerInParts) {
   }
 }
 
+// Exact rows (pplab::reduce_rows_exact): each row sum_exact's (mean_exact's) of that row alone,
+// short rows and long ones, with a row stride, on seq and cpu; what it refuses.
+TEST(ExactSum, RowsAreEachTheirOwnExactSum) {
+  std::mt19937_64 rng(fresh_seed());
+  for (bool as_float : {true, false})
+    for (std::size_t cols : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(2047),
+                             std::size_t(2048), std::size_t(5000)}) {
+      const std::size_t rows = 5, ld = cols + 3;
+      const std::vector<double> x = hostile(rows * ld + 1, as_float, rng);
+      const std::vector<float> xf(x.begin(), x.end());
+      const dtype t = as_float ? dtype::f32 : dtype::f64;
+      const auto at = [&](std::size_t i) {
+        return as_float ? static_cast<const void*>(xf.data() + i) : x.data() + i;
+      };
+      for (backend b : {backend::seq, backend::cpu})
+        for (op o : {op::sum, op::mean}) {
+          if (o == op::mean && cols == 0) continue;
+          SCOPED_TRACE(std::string(name_of(b)) + " " + std::string(name_of(t)) + " " +
+                       std::string(name_of(o)) + " cols=" + std::to_string(cols));
+          std::vector<double> got(rows, -1.0);
+          reduce_rows_exact(b, t, at(0), rows, cols, ld, o, got.data());
+          for (std::size_t y = 0; y < rows; ++y) {
+            const double want = o == op::sum ? sum_exact(backend::seq, t, at(y * ld), cols)
+                                             : mean_exact(backend::seq, t, at(y * ld), cols);
+            EXPECT_TRUE(got[y] == want || (std::isnan(got[y]) && std::isnan(want))) << y;
+          }
+        }
+    }
+  double out[2];
+  const float x[4] = {1, 2, 3, 4};
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows_exact(backend::cpu, dtype::f32, x, 2, 0, 0, op::mean, out); }, "empty");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows_exact(backend::cpu, dtype::f32, x, 2, 2, 1, op::sum, out); }, "stride");
+  expect_error(
+      errc::invalid_argument,
+      [&] { reduce_rows_exact(backend::cpu, dtype::f32, x, 2, 2, 0, op::max, out); },
+      "sums and means");
+  expect_error(
+      errc::unsupported,
+      [&] { reduce_rows_exact(backend::cuda, dtype::f32, x, 2, 2, 0, op::sum, out); }, "host");
+}
+
 // The exact API (pplab::sum_exact, mean_exact) on the host backends: the same bits for any
 // order of the data and any thread count, the same on seq and cpu, in parts as whole; the errors.
 TEST(ExactSum, TheSameBitsWhateverTheOrderThreadsOrParts) {

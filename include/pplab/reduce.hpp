@@ -66,6 +66,12 @@ double sum_exact(backend where, dtype t, const void* data, std::size_t n,
 // The exact mean: the exact sum over n, rounded once. No values is an error.
 double mean_exact(backend where, dtype t, const void* data, std::size_t n,
                   const rung_choice& how = {});
+// Each of `rows` rows of `cols` floats (rows `ld` elements apart; 0 means cols) summed exactly
+// on its own (o: sum or mean), each answer sum_exact's (mean_exact's) of that row alone: the
+// exact sums of numpy.sum(x, axis=-1). The seq and cpu backends (there the rows shared among the
+// threads), host memory.
+void reduce_rows_exact(backend where, dtype t, const void* data, std::size_t rows,
+                       std::size_t cols, std::size_t ld, op o, double* out);
 
 // The run-time entry point: data is host memory holding n elements of type t. `how` may name the
 // rung to run and asks which ran (pplab/backend.hpp).

@@ -222,9 +222,11 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
     reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
     array in x's library (with every axis a NumPy array, for host arrays only). exact=True (sum
-    and mean of float32 or float64 arrays, host or GPU, whole): the exact sum of the values
-    rounded once to a float (math.fsum's answer; the mean: that sum over n, rounded once), the
-    same bits for any order of the data, thread count or backend (pplab::sum_exact)."""
+    and mean of float32 or float64 arrays: host or GPU arrays whole, host arrays along axes too):
+    the exact sum of the values rounded once to a float (math.fsum's answer; the mean: that sum
+    over n, rounded once), the same bits for any order of the data, thread count or backend
+    (pplab::sum_exact; along axes pplab::reduce_rows_exact, after a copy that makes the axes
+    reduced the last, unless they are)."""
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
@@ -236,9 +238,6 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     if exact:
         if op not in ("sum", "mean"):
             raise ValueError("exact=True is for sum and mean, not %s" % op)
-        if axes is not None and len(axes) != len(shape):
-            raise ValueError("exact=True sums the whole array so far; axis= with it is not "
-                             "built yet")
         if _dtype_name(arr) not in ("float32", "float64"):
             raise ValueError("exact=True is for float32 and float64 arrays (integer sums are "
                              "exact already), not %s" % _dtype_name(arr))
@@ -246,6 +245,32 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         # Under mpi the parts' sizes are the job's to check (a rank's part may be empty).
         if op == "mean" and _size(arr) == 0 and backend != "mpi":
             raise ValueError("the mean of an empty array is undefined")
+        if axes is not None and len(axes) != len(shape):
+            # Along axes (host arrays): those axes moved last and made rows (a copy, unless they
+            # are the last already), each row summed exactly on its own.
+            if _on_gpu(arr):
+                raise ValueError("exact=True with axis= sums host arrays so far; on a GPU array "
+                                 "exact=True takes the whole array")
+            kept = [d for d in range(len(shape)) if d not in axes]
+            rows = numpy.ascontiguousarray(numpy.transpose(arr, kept + list(axes)))
+            count = 1
+            for a in axes:
+                count *= shape[a]
+            if op == "mean" and count == 0:
+                raise ValueError("mean of an empty axis")
+            lines = 1
+            for d in kept:
+                lines *= shape[d]
+            got = _pplab.exact_rows(rows.reshape(lines, count), op, backend).reshape(
+                tuple(shape[d] for d in kept))
+            if dtype is not None:
+                got = got.astype(dtype)
+            if keepdims:
+                got = got.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+            if out is None:
+                return got
+            out[...] = got
+            return out
         got = _pplab.exact(_contiguous(arr), op, backend)
         if dtype is not None:
             got = numpy.dtype(dtype).type(got)

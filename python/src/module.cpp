@@ -201,6 +201,29 @@ std::string row_answer_type_call(const std::string& dtype_name, const std::strin
                        "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
 }
 
+// The exact sum or mean of each row of a C-contiguous host array's last axis
+// (pplab::reduce_rows_exact): a 1-D float64 NumPy array of the rows' answers.
+py::object exact_rows_call(py::handle x, const std::string& op_name,
+                           const std::optional<std::string>& backend_name) {
+  const op o = parse_op(op_name);
+  placed p = take(x, backend_name, "the array");
+  if (p.a.on_gpu)
+    throw py::value_error("exact=True with axis= sums host arrays so far; on a GPU array, "
+                          "exact=True takes the whole array");
+  require_contiguous(p.a, "the array");
+  if (p.a.ndim() == 0) throw py::value_error("axis -1 is out of bounds for a 0-d array");
+  const auto cols = std::size_t(p.a.shape.back());
+  std::size_t rows = 1;
+  for (std::size_t d = 0; d + 1 < p.a.ndim(); ++d) rows *= std::size_t(p.a.shape[d]);
+  py::array_t<double> answers(static_cast<py::ssize_t>(rows));
+  double* out = answers.mutable_data();
+  {
+    released unlocked;
+    reduce_rows_exact(p.where, p.a.type, p.a.data, rows, cols, cols, o, out);
+  }
+  return answers;
+}
+
 py::object reduce_rows_call(py::handle x, const std::string& op_name,
                             const std::optional<std::string>& backend_name, py::handle out) {
   const op o = parse_op(op_name);
@@ -686,6 +709,8 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
   m.def("exact", &exact_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none());
+  m.def("exact_rows", &exact_rows_call, py::arg("x"), py::arg("op"),
+        py::arg("backend") = py::none());
   m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());

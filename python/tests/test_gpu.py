@@ -82,6 +82,8 @@ def test_exact_sums_of_gpu_arrays(rng, lib, dtype, n):
     specials[n // 3] = -np.inf
     assert math.isnan(pplab.sum(to_gpu(lib, specials), exact=True)) or n < 3
     assert pplab.sum(to_gpu(lib, np.zeros(n, dtype)), exact=True) == 0.0
+    with pytest.raises(ValueError, match="host arrays"):
+        pplab.sum(to_gpu(lib, np.zeros((2, 3), dtype)), axis=0, exact=True)
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)

@@ -1159,7 +1159,22 @@ def test_exact_sum_and_mean_are_the_real_sum_rounded_once(rng, backend, dtype):
         pplab.mean(np.array([], dtype), exact=True)
     with pytest.raises(ValueError, match="float32 and float64"):
         pplab.sum(np.arange(4), exact=True)
-    with pytest.raises(ValueError, match="axis"):
-        pplab.sum(np.ones((2, 2), dtype), axis=0, exact=True)
+    # Along axes: each line's exact sum (rows short and long, keepdims, a tuple, a mean).
+    grid = (rng.standard_normal((3, 2500, 4)) * np.exp2(rng.integers(-50, 50, (3, 2500, 4)))).astype(dtype)
+    for axis in (0, 1, -1, (0, 2), (1, 2)):
+        got = pplab.sum(grid, axis=axis, exact=True, backend=backend)
+        lines = np.moveaxis(grid, axis, -1) if isinstance(axis, int) else \
+            np.moveaxis(grid, axis, (-2, -1)).reshape(grid.shape[[0, 1, 2].index(
+                [d for d in range(3) if d not in [a % 3 for a in axis]][0])], -1)
+        want = np.apply_along_axis(lambda r: math.fsum(r.astype(np.float64)), -1, lines)
+        assert got.shape == want.shape and got.dtype == np.float64 and (got == want).all(), axis
+    means = pplab.mean(grid[:, :7], axis=1, exact=True, keepdims=True, backend=backend)
+    assert means.shape == (3, 1, 4)
+    for i in range(3):
+        for j in range(4):
+            assert means[i, 0, j] == _exact_oracle(grid[i, :7, j], mean=True)
+    with pytest.raises(ValueError, match="empty"):
+        pplab.mean(np.ones((2, 0), dtype), axis=1, exact=True)
+    assert pplab.sum(np.ones((2, 0), dtype), axis=1, exact=True).tolist() == [0.0, 0.0]
     with pytest.raises(ValueError, match="sum and mean"):
         pplab.reduce(np.ones(3, dtype), "max", exact=True)

@@ -35,6 +35,24 @@ template <class T> struct exact_bins {
 
   void add(T v) { add_to(bin, v); }
 
+  // v added straight into a long integer (Kulisch's long accumulator: no bins), or counted.
+  static void add_to_total(exact_total& t, T v) {
+    bits_t b;
+    std::memcpy(&b, &v, sizeof b);
+    const int e = int((b >> mantissa) & (exponents - 1));
+    const bits_t frac = b & ((bits_t(1) << mantissa) - 1);
+    const bool neg = b >> (sizeof(bits_t) * 8 - 1);
+    if (e == exponents - 1) {  // inf or NaN
+      if (frac) ++t.nan;
+      else if (neg) ++t.neg_inf;
+      else ++t.pos_inf;
+      return;
+    }
+    // A subnormal (e = 0) has no implicit bit and the place of e = 1.
+    const __int128 m = __int128(frac | (bits_t(e != 0) << mantissa));
+    t.value.add(neg ? -m : m, unsigned(e ? e - 1 : 0));
+  }
+
   // v into `to` (these bins or a like array: add_all's second set).
   void add_to(bin_t* to, T v) {
     bits_t b;

@@ -12,26 +12,9 @@ namespace pplab::detail::reduce_seq {
 namespace {
 
 template <class T> exact_total long_accumulator(const T* x, std::size_t n) {
-  using bits_t = typename exact_bins<T>::bits_t;
-  constexpr int mantissa = exact_bins<T>::mantissa, top = exact_bins<T>::exponents - 1;
   exact_total t;
   t.count = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    bits_t b;
-    std::memcpy(&b, x + i, sizeof b);
-    const int e = int((b >> mantissa) & top);
-    const bits_t frac = b & ((bits_t(1) << mantissa) - 1);
-    const bool neg = b >> (sizeof(bits_t) * 8 - 1);
-    if (e == top) {  // inf or NaN
-      if (frac) ++t.nan;
-      else if (neg) ++t.neg_inf;
-      else ++t.pos_inf;
-      continue;
-    }
-    // A subnormal (e = 0) has no implicit bit and the place of e = 1.
-    const __int128 m = __int128(frac | (bits_t(e != 0) << mantissa));
-    t.value.add(neg ? -m : m, unsigned(e ? e - 1 : 0));
-  }
+  for (std::size_t i = 0; i < n; ++i) exact_bins<T>::add_to_total(t, x[i]);
   return t;
 }
 
