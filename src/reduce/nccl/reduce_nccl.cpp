@@ -44,14 +44,18 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
   return out;
 }
 
-void put_answer(const reduce_call& c, const partial& all) {
-  scalar& s = pinned_partials()[nccl::members().size()].value;
-  s = reduce_parts::answer(c.p, all);
+void write_answer(const reduce_call& c, const void* answer, std::size_t bytes) {
   nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.out));
   const nccl::member& first = nccl::members().front();
   PPLAB_CUDA(cudaSetDevice(first.device));
-  nccl::write_range(out, 0, &s, sizeof s, first);
+  nccl::write_range(out, 0, answer, bytes, first);
   PPLAB_CUDA(cudaStreamSynchronize(first.stream));
+}
+
+void put_answer(const reduce_call& c, const partial& all) {
+  scalar& s = pinned_partials()[nccl::members().size()].value;
+  s = reduce_parts::answer(c.p, all);
+  write_answer(c, &s, sizeof s);
 }
 
 }  // namespace pplab::detail::reduce_nccl

@@ -22,5 +22,7 @@ partial* pinned_partials();
 
 // The answer, from the combined partial held on the host, written where the call's output lies.
 void put_answer(const reduce_call& c, const partial& all);
+// `bytes` of an answer held in pinned host memory written where the call's output lies.
+void write_answer(const reduce_call& c, const void* answer, std::size_t bytes);
 
 }  // namespace pplab::detail::reduce_nccl
