@@ -28,12 +28,10 @@ template <class T> struct exact_bins {
   using bin_t = __int128;
   static constexpr int mantissa = is_double ? 52 : 23;
   static constexpr int exponents = is_double ? 2048 : 256;
-  static constexpr int unit_exponent = is_double ? -1074 : -149;  // the weight of bin 1's unit
 
   bin_t bin[exponents] = {};
   std::uint64_t pos_inf = 0, neg_inf = 0, nan = 0;
 
-  void add(T v) { add_to(bin, v); }
 
   // v added straight into a long integer (Kulisch's long accumulator: no bins), or counted.
   static void add_to_total(exact_total& t, T v) {
@@ -53,8 +51,8 @@ template <class T> struct exact_bins {
     t.value.add(neg ? -m : m, unsigned(e ? e - 1 : 0));
   }
 
-  // v into `to` (these bins or a like array: add_all's second set).
-  void add_to(bin_t* to, T v) {
+  // v into its bin, or counted.
+  void add(T v) {
     bits_t b;
     std::memcpy(&b, &v, sizeof b);
     const int e = int((b >> mantissa) & (exponents - 1));
@@ -70,7 +68,7 @@ template <class T> struct exact_bins {
     // of random data would mispredict half the time.
     const std::int64_t m = std::int64_t(frac | (bits_t(e != 0) << mantissa));
     const std::int64_t sign = -std::int64_t(neg);
-    to[e + (e == 0)] += (m ^ sign) - sign;
+    bin[e + (e == 0)] += (m ^ sign) - sign;
   }
 
   // x[0, n) added in doubles where they are exact (the GPU rung's method,
@@ -214,8 +212,8 @@ template <class T> struct exact_bins {
     pos_inf += o.pos_inf, neg_inf += o.neg_inf, nan += o.nan;
   }
 
-  // The bins as one long integer in units of 2^unit_exponent (bin e holds units of 2^(e - 1)),
-  // with the special values' counts.
+  // The bins as one long integer in units of 2^exact_unit_exponent (bin e holds units of
+  // 2^(e - 1) of them), with the special values' counts.
   exact_total total() const {
     exact_total t;
     for (int e = 1; e < exponents - 1; ++e) t.value.add(__int128(bin[e]), unsigned(e - 1));
