@@ -297,7 +297,24 @@ TEST_F(Cli, ReduceExactly) {
   expect_failure("reduce --op sum --exact --rung r03_simd_accumulators --input " + path("e.npy"),
                  1, "cannot run this problem");
   expect_failure("reduce --op max --exact --input " + path("e.npy"), 2, "sum and mean");
-  expect_failure("reduce --op sum --exact --axis 0 --input " + path("e.npy"), 2, "--axis");
+  // Along an axis: each line's exact sum (a 2 x 3 array: 1e300 and -1e300 cancel in column 0).
+  io::array m;
+  m.type = dtype::f64;
+  m.shape = {2, 3};
+  const double g[6] = {1e300, 1.0, 2.0, -1e300, std::ldexp(1.0, -60), 3.0};
+  m.bytes.assign(reinterpret_cast<const std::byte*>(g), reinterpret_cast<const std::byte*>(g) + 48);
+  io::write_npy(path("m.npy"), m);
+  r = run("reduce --op sum --exact --axis 0 --input " + path("m.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto cols = nlohmann::json::parse(r.out)["values"];
+  ASSERT_EQ(cols.size(), 3u);
+  EXPECT_EQ(cols[0].get<double>(), 0.0);
+  EXPECT_EQ(cols[1].get<double>(), 1.0 + std::ldexp(1.0, -60));
+  EXPECT_EQ(cols[2].get<double>(), 5.0);
+  r = run("reduce --op mean --exact --axis -1 --input " + path("m.npy") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["values"][1].get<double>(), -1e300 / 3);
+  expect_failure("reduce --op max --exact --axis 0 --input " + path("m.npy"), 2, "sum");
   expect_failure("reduce --op sum --exact --dtype i32 --n 10", 2, "exact already");
 }
 

@@ -36,8 +36,8 @@ io::array as_array(const std::vector<scalar>& values, std::vector<std::size_t> s
   return a;
 }
 
-// --axis K: one axis of the array reduced (the host backends' reduce_axis), its answers an array
-// of the other axes' shape.
+// --axis K: one axis of the array reduced (the host backends' reduce_axis; with --exact each
+// line's exact sum, reduce_rows_exact), its answers an array of the other axes' shape.
 void run_axis(const reduce_options& o, op what, backend where) {
   if (where != backend::seq && where != backend::cpu)
     fail(errc::unsupported, "--axis reduces on the host backends (seq, cpu); --backend " +
@@ -59,7 +59,28 @@ void run_axis(const reduce_options& o, op what, backend where) {
   for (std::size_t d = 0; d < k; ++d) outer *= shape[d];
   for (std::size_t d = k + 1; d < shape.size(); ++d) cols *= shape[d];
   std::vector<scalar> values(outer * cols);
-  reduce_axis(where, a.type, a.data(), outer, shape[k], cols, what, values.data());
+  if (o.exact) {
+    // Each line along the axis made a row (the axis moved last, a slab at a time, unless it is
+    // last already), each row's exact sum its own.
+    const std::size_t rows = shape[k], w = size_of(a.type);
+    std::vector<double> sums(outer * cols);
+    if (cols == 1) {
+      reduce_rows_exact(where, a.type, a.data(), outer, rows, rows, what, sums.data());
+    } else {
+      std::vector<std::byte> lines(cols * rows * w);
+      for (std::size_t s = 0; s < outer; ++s) {
+        const auto* slab = static_cast<const std::byte*>(a.data()) + s * rows * cols * w;
+        for (std::size_t y = 0; y < rows; ++y)
+          for (std::size_t c = 0; c < cols; ++c)
+            std::memcpy(lines.data() + (c * rows + y) * w, slab + (y * cols + c) * w, w);
+        reduce_rows_exact(where, a.type, lines.data(), cols, rows, rows, what,
+                          sums.data() + s * cols);
+      }
+    }
+    for (std::size_t i = 0; i < sums.size(); ++i) values[i] = scalar::of(sums[i]);
+  } else {
+    reduce_axis(where, a.type, a.data(), outer, shape[k], cols, what, values.data());
+  }
   std::vector<std::size_t> kept;
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (d != k) kept.push_back(shape[d]);
@@ -88,8 +109,6 @@ void run_axis(const reduce_options& o, op what, backend where) {
 void run(const reduce_options& o) {
   const op what = parse_op(o.op_name);
   const backend where = o.backend.resolve("reduce", o.variant);
-  if (o.axis && o.exact)
-    fail(errc::invalid_argument, "--exact sums the whole input; not with --axis yet");
   if (o.axis) return run_axis(o, what, where);
   if (!o.out_path.empty())
     fail(errc::invalid_argument, "--out is for --axis (the answers of one axis reduced)");
@@ -160,7 +179,8 @@ void add_reduce(CLI::App& app) {
   cmd->add_flag("--exact", o->exact,
                 "sum and mean of f32 or f64 data exactly: the real sum rounded once to double "
                 "(math.fsum's answer), the same bits in any order, thread count and backend "
-                "(seq, cpu, cuda); --rung may name an exact rung (pplab list reduce)");
+                "(seq, cpu, cuda, mpi); --rung may name an exact rung (pplab list reduce); with "
+                "--axis, each line's own exact sum (seq, cpu)");
   o->data.add_to(*cmd, "f32");
   cmd->callback([o] { run(*o); });
 }
