@@ -4,6 +4,7 @@ NumPy on the host; CuPy and PyTorch on the GPU (where installed). Each figure is
 several calls, the GPU's work waited for; ratios are the other call's time over pplab's.
 
     PYTHONPATH=build/release/python python3 bench/python_vs.py [--quick] [--json out.json]
+        [--sections host,torch,cupy,filters,stacks]
 """
 import argparse
 import json
@@ -51,8 +52,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small arrays, a few seconds")
     ap.add_argument("--json", help="write the rows here too")
+    ap.add_argument("--sections", default="host,torch,cupy,filters,stacks",
+                    help="which rows, comma-separated: host (NumPy, SciPy), torch and cupy (the "
+                         "reductions, histograms and vector products on the GPU), filters "
+                         "(SciPy's named filters against cupyx.scipy.ndimage), stacks (stacks of "
+                         "products against torch.bmm); default all")
     args = ap.parse_args()
     q = args.quick
+    sections = set(args.sections.split(","))
+    unknown = sections - {"host", "torch", "cupy", "filters", "stacks"}
+    if unknown:
+        ap.error("unknown sections: %s" % ", ".join(sorted(unknown)))
     rows = []
 
     def row(what, other, t_pplab, t_other, note=None):
@@ -65,77 +75,78 @@ def main():
                "  " + note if note else ""), flush=True)
 
     rng = np.random.default_rng(1)
-    # Host: the per-call overhead, and NumPy's own calls.
-    small = rng.standard_normal(1000).astype(np.float32)
-    row("sum of 1000 f32 (host)", "numpy.sum", median_time(lambda: pplab.sum(small), reps=2001),
-        median_time(lambda: np.sum(small), reps=2001))
-    n = 1 << (20 if q else 26)
-    x = rng.standard_normal(n).astype(np.float32)
-    row("sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum", median_time(lambda: pplab.sum(x)),
-        median_time(lambda: np.sum(x)))
-    # The exact sum against NumPy's pairwise one (what a user gives up for exactness) and
-    # against math.fsum, the exact sum Python has (on a slice: it takes seconds on the whole).
-    time.sleep(0.3)
-    row("exact sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum",
-        median_time(lambda: pplab.sum(x, exact=True)), median_time(lambda: np.sum(x)))
-    xs = x[: n // 64].astype(np.float64)
-    row("exact sum of 2^%d f64 (host)" % (xs.size.bit_length() - 1), "math.fsum",
-        median_time(lambda: pplab.sum(xs, exact=True)),
-        median_time(lambda: math.fsum(xs), reps=3))
-    row("histogram 2^%d f32, 1024 bins (host)" % (n.bit_length() - 1), "numpy.histogram",
-        median_time(lambda: pplab.histogram(x, 1024, (-4, 4))),
-        median_time(lambda: np.histogram(x, 1024, (-4, 4)), reps=3))
-    # numpy.histogram's array of edges (1025 of them, where normal data's quantiles fall) and
-    # weights=, and numpy.bincount's weights=.
-    edges = np.sort(rng.standard_normal(1025))
-    wx = rng.random(n).astype(np.float32)
-    row("histogram 2^%d f32, 1024 edges (host)" % (n.bit_length() - 1), "numpy.histogram",
-        median_time(lambda: pplab.histogram(x, edges)),
-        median_time(lambda: np.histogram(x, edges), reps=3))
-    row("histogram 2^%d f32, 1024 bins, f32 weights (host)" % (n.bit_length() - 1),
-        "numpy.histogram", median_time(lambda: pplab.histogram(x, 1024, (-4, 4), weights=wx)),
-        median_time(lambda: np.histogram(x, 1024, (-4, 4), weights=wx), reps=3))
-    hy = rng.standard_normal(n).astype(np.float32)
-    row("histogram2d 2^%d f32 points, 256x256 bins (host)" % (n.bit_length() - 1),
-        "numpy.histogram2d", median_time(lambda: pplab.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]])),
-        median_time(lambda: np.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]]), reps=3))
-    ix = rng.integers(0, 65536, n)
-    row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
-        "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
-        median_time(lambda: np.bincount(ix, wx), reps=3))
-    row("argmax of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.argmax",
-        median_time(lambda: pplab.argmax(x)), median_time(lambda: np.argmax(x)))
-    # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
-    side = 1024 if q else 8192
-    xm = x[:side * side].reshape(side, side) if side * side <= n else \
-        rng.standard_normal((side, side)).astype(np.float32)
-    for axis in (0, 1):
-        row("sum axis=%d of %d^2 f32 (host)" % (axis, side), "numpy.sum(axis=%d)" % axis,
-            median_time(lambda: pplab.sum(xm, axis=axis)), median_time(lambda: xm.sum(axis=axis)))
-    x3 = x[:n].reshape(64, -1, 1024)
-    row("sum axis=1 of %dx%dx%d f32 (host)" % x3.shape, "numpy.sum(axis=1)",
-        median_time(lambda: pplab.sum(x3, axis=1)), median_time(lambda: x3.sum(axis=1)))
-    m = 256 if q else 1024
-    a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
-    row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
-        median_time(lambda: a @ b))
-    # A matrix times a vector and a vector times a matrix (the matrix read once: NumPy's gemv).
-    mv = 1024 if q else 8192
-    av = xm if side == mv else rng.standard_normal((mv, mv)).astype(np.float32)
-    v = rng.standard_normal(mv).astype(np.float32)
-    row("matmul %dx%d @ vector f32 (host)" % (mv, mv), "numpy.matmul",
-        median_time(lambda: pplab.matmul(av, v)), median_time(lambda: av @ v))
-    row("matmul vector @ %dx%d f32 (host)" % (mv, mv), "numpy.matmul",
-        median_time(lambda: pplab.matmul(v, av)), median_time(lambda: v @ av))
-    try:
-        import scipy.ndimage as ndimage
-        img = rng.standard_normal((512, 512) if q else (2048, 2048)).astype(np.float32)
-        w = rng.standard_normal((7, 7)).astype(np.float32)
-        row("correlate %dx%d f32 7x7 (host)" % img.shape, "scipy.ndimage.correlate",
-            median_time(lambda: pplab.correlate(img, w)),
-            median_time(lambda: ndimage.correlate(img, w), reps=3))
-    except ImportError:
-        pass
+    edges = np.sort(np.random.default_rng(3).standard_normal(1025))  # where normal data's quantiles fall
+    if "host" in sections:
+        # Host: the per-call overhead, and NumPy's own calls.
+        small = rng.standard_normal(1000).astype(np.float32)
+        row("sum of 1000 f32 (host)", "numpy.sum", median_time(lambda: pplab.sum(small), reps=2001),
+            median_time(lambda: np.sum(small), reps=2001))
+        n = 1 << (20 if q else 26)
+        x = rng.standard_normal(n).astype(np.float32)
+        row("sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum", median_time(lambda: pplab.sum(x)),
+            median_time(lambda: np.sum(x)))
+        # The exact sum against NumPy's pairwise one (what a user gives up for exactness) and
+        # against math.fsum, the exact sum Python has (on a slice: it takes seconds on the whole).
+        time.sleep(0.3)
+        row("exact sum of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.sum",
+            median_time(lambda: pplab.sum(x, exact=True)), median_time(lambda: np.sum(x)))
+        xs = x[: n // 64].astype(np.float64)
+        row("exact sum of 2^%d f64 (host)" % (xs.size.bit_length() - 1), "math.fsum",
+            median_time(lambda: pplab.sum(xs, exact=True)),
+            median_time(lambda: math.fsum(xs), reps=3))
+        row("histogram 2^%d f32, 1024 bins (host)" % (n.bit_length() - 1), "numpy.histogram",
+            median_time(lambda: pplab.histogram(x, 1024, (-4, 4))),
+            median_time(lambda: np.histogram(x, 1024, (-4, 4)), reps=3))
+        # numpy.histogram's array of edges (1025 of them, where normal data's quantiles fall) and
+        # weights=, and numpy.bincount's weights=.
+        wx = rng.random(n).astype(np.float32)
+        row("histogram 2^%d f32, 1024 edges (host)" % (n.bit_length() - 1), "numpy.histogram",
+            median_time(lambda: pplab.histogram(x, edges)),
+            median_time(lambda: np.histogram(x, edges), reps=3))
+        row("histogram 2^%d f32, 1024 bins, f32 weights (host)" % (n.bit_length() - 1),
+            "numpy.histogram", median_time(lambda: pplab.histogram(x, 1024, (-4, 4), weights=wx)),
+            median_time(lambda: np.histogram(x, 1024, (-4, 4), weights=wx), reps=3))
+        hy = rng.standard_normal(n).astype(np.float32)
+        row("histogram2d 2^%d f32 points, 256x256 bins (host)" % (n.bit_length() - 1),
+            "numpy.histogram2d", median_time(lambda: pplab.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]])),
+            median_time(lambda: np.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]]), reps=3))
+        ix = rng.integers(0, 65536, n)
+        row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
+            "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
+            median_time(lambda: np.bincount(ix, wx), reps=3))
+        row("argmax of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.argmax",
+            median_time(lambda: pplab.argmax(x)), median_time(lambda: np.argmax(x)))
+        # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
+        side = 1024 if q else 8192
+        xm = x[:side * side].reshape(side, side) if side * side <= n else \
+            rng.standard_normal((side, side)).astype(np.float32)
+        for axis in (0, 1):
+            row("sum axis=%d of %d^2 f32 (host)" % (axis, side), "numpy.sum(axis=%d)" % axis,
+                median_time(lambda: pplab.sum(xm, axis=axis)), median_time(lambda: xm.sum(axis=axis)))
+        x3 = x[:n].reshape(64, -1, 1024)
+        row("sum axis=1 of %dx%dx%d f32 (host)" % x3.shape, "numpy.sum(axis=1)",
+            median_time(lambda: pplab.sum(x3, axis=1)), median_time(lambda: x3.sum(axis=1)))
+        m = 256 if q else 1024
+        a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
+        row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
+            median_time(lambda: a @ b))
+        # A matrix times a vector and a vector times a matrix (the matrix read once: NumPy's gemv).
+        mv = 1024 if q else 8192
+        av = xm if side == mv else rng.standard_normal((mv, mv)).astype(np.float32)
+        v = rng.standard_normal(mv).astype(np.float32)
+        row("matmul %dx%d @ vector f32 (host)" % (mv, mv), "numpy.matmul",
+            median_time(lambda: pplab.matmul(av, v)), median_time(lambda: av @ v))
+        row("matmul vector @ %dx%d f32 (host)" % (mv, mv), "numpy.matmul",
+            median_time(lambda: pplab.matmul(v, av)), median_time(lambda: v @ av))
+        try:
+            import scipy.ndimage as ndimage
+            img = rng.standard_normal((512, 512) if q else (2048, 2048)).astype(np.float32)
+            w = rng.standard_normal((7, 7)).astype(np.float32)
+            row("correlate %dx%d f32 7x7 (host)" % img.shape, "scipy.ndimage.correlate",
+                median_time(lambda: pplab.correlate(img, w)),
+                median_time(lambda: ndimage.correlate(img, w), reps=3))
+        except ImportError:
+            pass
 
     if pplab.backends()["cuda"]["available"]:
         try:
@@ -147,11 +158,18 @@ def main():
         except ImportError:
             cupy = None
         n = 1 << (22 if q else 28)
-        if torch is not None and torch.cuda.is_available():
+        if "torch" in sections and torch is not None and torch.cuda.is_available():
             sync = torch.cuda.synchronize
             torch.backends.cuda.matmul.allow_tf32 = False
             t = torch.randn(n, device="cuda")
             warm_up(lambda: t.sum(), sync)
+            # the fixed cost of a call, where the kernels take microseconds
+            ts, tsm = t[:1024], t[:4096].reshape(64, 64)
+            row("sum of 1024 f32 (torch)", "torch.sum", median_time(lambda: pplab.sum(ts), sync, reps=201),
+                median_time(lambda: ts.sum().item(), sync, reps=201))
+            row("sum axis=0 of 64x64 f32 (torch)", "torch.sum(dim=0)",
+                median_time(lambda: pplab.sum(tsm, axis=0), sync, reps=201),
+                median_time(lambda: tsm.sum(dim=0), sync, reps=201))
             row("sum of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.sum",
                 median_time(lambda: pplab.sum(t), sync), median_time(lambda: t.sum().item(), sync))
             row("  its compiled call alone", "torch.sum",
@@ -245,7 +263,7 @@ def main():
                         t_pplab, median_time(lambda: torch.nn.functional.conv2d(
                             img[None, None], w[None, None], padding=k // 2), sync))
                 torch.backends.cudnn.benchmark = False
-        if cupy is not None:
+        if "cupy" in sections and cupy is not None:
             sync = cupy.cuda.Device().synchronize
             c = cupy.random.standard_normal(n, dtype=cupy.float32)
             warm_up(lambda: c.sum(), sync)
@@ -286,9 +304,67 @@ def main():
                     median_time(lambda: cndimage.correlate(img, cupy.asarray(w, dtype=cupy.float32)), sync))
             except ImportError:
                 pass
+            del c
+        if "filters" in sections and cupy is not None:
+            gpu_filters(row, q, cupy)
+        if "stacks" in sections and torch is not None and torch.cuda.is_available():
+            gpu_stacks(row, q, torch)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "numpy": np.__version__, "python": sys.version}, f, indent=1)
+
+
+def gpu_filters(row, q, cupy):
+    """SciPy's named filters on a CuPy image and volume against cupyx.scipy.ndimage's, both
+    answers float32 (the issue's rows: 8192^2 f32, sigma 1, 2 and 4; 512^3 at sigma 1)."""
+    try:
+        import cupyx.scipy.ndimage as cnd
+    except ImportError:
+        return
+    sync = cupy.cuda.Device().synchronize
+    side = 1024 if q else 8192
+    img = cupy.random.standard_normal((side, side), dtype=cupy.float32)
+    warm_up(lambda: cnd.uniform_filter(img, 3), sync)
+    name = "%dx%d f32 (cupy)" % (side, side)
+    for sigma in (1, 2, 4):
+        row("gaussian_filter sigma %d %s" % (sigma, name), "cupyx gaussian_filter",
+            median_time(lambda: pplab.gaussian_filter(img, sigma), sync),
+            median_time(lambda: cnd.gaussian_filter(img, sigma), sync))
+    row("uniform_filter size 7 %s" % name, "cupyx uniform_filter",
+        median_time(lambda: pplab.uniform_filter(img, 7), sync),
+        median_time(lambda: cnd.uniform_filter(img, 7), sync))
+    row("sobel %s" % name, "cupyx sobel", median_time(lambda: pplab.sobel(img), sync),
+        median_time(lambda: cnd.sobel(img), sync))
+    w15 = np.random.default_rng(4).standard_normal(15)
+    w15_gpu = cupy.asarray(w15, dtype=cupy.float32)
+    for axis in (-1, 0):
+        row("correlate1d 15 taps axis %d %s" % (axis, name), "cupyx correlate1d",
+            median_time(lambda: pplab.correlate1d(img, w15, axis=axis), sync),
+            median_time(lambda: cnd.correlate1d(img, w15_gpu, axis=axis), sync))
+    del img
+    edge = 128 if q else 512
+    vol = cupy.random.standard_normal((edge,) * 3, dtype=cupy.float32)
+    row("gaussian_filter sigma 1 %d^3 f32 (cupy)" % edge, "cupyx gaussian_filter",
+        median_time(lambda: pplab.gaussian_filter(vol, 1), sync),
+        median_time(lambda: cnd.gaussian_filter(vol, 1), sync))
+
+
+def gpu_stacks(row, q, torch):
+    """Stacks of products (numpy.matmul's 3-D operands) on torch tensors against torch.bmm with
+    TF32 off, strict and split_tf32; the note gives both rates in TFLOP/s."""
+    sync = torch.cuda.synchronize
+    torch.backends.cuda.matmul.allow_tf32 = False
+    for count, m in ((16, 256), (64, 128)) if q else ((256, 512), (4096, 128)):
+        a = torch.randn(count, m, m, device="cuda")
+        b = torch.randn(count, m, m, device="cuda")
+        flops = 2.0 * count * m ** 3
+        warm_up(lambda: torch.bmm(a, b), sync)
+        t_bmm = median_time(lambda: torch.bmm(a, b), sync)
+        for precision in ("strict", "split_tf32"):
+            t = median_time(lambda: pplab.matmul(a, b, precision=precision), sync)
+            row("matmul %d x %d^3 f32 %s (torch)" % (count, m, precision), "torch.bmm, TF32 off",
+                t, t_bmm, "%.1f / %.1f TFLOP/s" % (flops / t / 1e12, flops / t_bmm / 1e12))
+        del a, b
 
 
 if __name__ == "__main__":
