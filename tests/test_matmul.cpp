@@ -157,6 +157,93 @@ TEST_P(Matmul, WholeVectorRowsAndManyTiles) {
     }
 }
 
+// A stack of `batch` products (a stack rung, p.batch > 1): each product's C as that product
+// alone gives it, within a dot product's tolerance, and the elements between C's rows and
+// matrices untouched. `spread` picks the strides: 0 packed, 1 a few elements between matrices
+// (odd: the element-by-element loads), 2 A broadcast (stride 0), 3 B broadcast.
+template <class T>
+void check_stack(const matmul_rung& r, shape s, std::size_t batch, int spread, double alpha,
+                 double beta, std::mt19937_64& rng, bool whole_vectors) {
+  const detail::matmul_problem p{dtype_of<T>(), s.m, s.n, s.k, batch};
+  SCOPED_TRACE(std::string(name_of(p.type)) + " stack of " + std::to_string(batch) +
+               " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+               " k=" + std::to_string(s.k) + " spread " + std::to_string(spread));
+  ASSERT_TRUE(r.can_run(p));
+  constexpr std::size_t v = 16 / sizeof(T);
+  const auto up = [&](std::size_t x) { return whole_vectors ? (x + v - 1) / v * v : x; };
+  const std::size_t lda = up(s.k), ldb = up(s.n), ldc = up(s.n) + (whole_vectors ? v : 1);
+  const std::size_t gap = whole_vectors ? v : 3;
+  const std::size_t sa = spread == 2 ? 0 : s.m * lda + (spread == 1 ? gap : 0);
+  const std::size_t sb = spread == 3 ? 0 : s.k * ldb + (spread == 1 ? gap : 0);
+  const std::size_t sc = s.m * ldc + (spread == 1 ? gap : 0);
+  const T poison = std::numeric_limits<T>::quiet_NaN();
+  std::vector<T> a((batch - 1) * sa + s.m * lda + 1, poison),
+      b((batch - 1) * sb + s.k * ldb + 1, poison), c((batch - 1) * sc + s.m * ldc + 1, poison);
+  std::normal_distribution<double> z;
+  for (std::size_t q = 0; q < batch; ++q) {
+    for (std::size_t i = 0; i < s.m; ++i)
+      for (std::size_t l = 0; l < s.k; ++l) a[q * sa + i * lda + l] = T(z(rng));
+    for (std::size_t l = 0; l < s.k; ++l)
+      for (std::size_t j = 0; j < s.n; ++j) b[q * sb + l * ldb + j] = T(z(rng));
+    if (beta != 0)
+      for (std::size_t i = 0; i < s.m; ++i)
+        for (std::size_t j = 0; j < s.n; ++j) c[q * sc + i * ldc + j] = T(z(rng));
+  }
+  const std::vector<T> c0 = c;
+  detail::matmul_call call{p,        alpha, beta,    a.data(), lda, b.data(), ldb,
+                           c.data(), ldc,   nullptr, nullptr,  sa,  sb,       sc};
+  detail::run_rung(r, call);
+  std::size_t wrong = 0, touched = 0;
+  for (std::size_t e = 0; e + 1 < c.size(); ++e) {
+    const std::size_t q = e / sc, i = e % sc / ldc, j = e % sc % ldc;
+    if (q >= batch || i >= s.m || j >= s.n) {  // between rows or matrices: left alone
+      touched += !std::isnan(c[e]);
+      continue;
+    }
+    double want = 0, scale = 0;
+    for (std::size_t l = 0; l < s.k; ++l) {
+      const double x = double(a[q * sa + i * lda + l]) * double(b[q * sb + l * ldb + j]);
+      want += x, scale += std::abs(x);
+    }
+    want *= alpha, scale *= std::abs(alpha);
+    if (beta != 0) want += beta * double(c0[e]), scale += std::abs(beta * double(c0[e]));
+    const double tol = detail::dot_tolerance(s.k, p.type) * scale + 1e-30;
+    if (!(std::abs(double(c[e]) - want) <= tol) && wrong++ < 3)
+      ADD_FAILURE() << "product " << q << " C[" << i << "][" << j << "] = " << c[e] << ", want "
+                    << want;
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(touched, 0u) << "elements outside the stack's matrices of C were written";
+}
+
+TEST_P(Matmul, StacksGiveEachProduct) {
+  const matmul_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  if (!r.can_run({dtype::f32, 2, 2, 2, 3}))
+    GTEST_SKIP() << "runs one product at a time (no stacks)";
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // Ragged shapes, a vector's shape, and whole tiles (128 and 64: the interior kernels).
+  std::vector<shape> shapes = {{67, 45, 33},    {5, 300, 7},   {1, 1, 1}, {130, 1, 17},
+                               {128, 128, 128}, {64, 192, 48}, {0, 4, 5}};
+  if (sanitizer_run()) shapes = {{67, 45, 33}, {128, 128, 128}};
+  int turn = 0;
+  for (const shape& s : shapes)
+    for (std::size_t batch : {2, 5}) {
+      const int spread = turn++ % 4;
+      const bool whole = s.m % 64 == 0 && s.n % 64 == 0;
+      check_stack<float>(r, s, batch, spread, 1.0, 0.0, rng, whole);
+      check_stack<double>(r, s, batch, spread, -0.5, 2.0, rng, whole);
+    }
+  // Many small products, far more than the GPU has SMs; and more than the grid's third dimension
+  // holds (65535), in products of one element.
+  if (!sanitizer_run()) {
+    check_stack<float>(r, {16, 16, 16}, 300, 0, 1.0, 0.0, rng, true);
+    check_stack<float>(r, {1, 1, 1}, 65537 + 3, 0, 1.0, 0.0, rng, false);
+  }
+}
+
 // A NaN and an infinity put into A (rows) or B (columns) of f32 products of positive values:
 // `ok(i, j, got)` says what C[i][j] must be. Shapes that r cannot run are passed by.
 template <class Poison, class Ok>

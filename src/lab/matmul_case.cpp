@@ -26,16 +26,19 @@ struct matmul_case {
   static constexpr int host_min_reps = 3;
   using problem = lab_problem<detail::matmul_problem>;
 
-  static problem gemm(dtype t, std::size_t m, std::size_t n, std::size_t k, bool device_only) {
-    const double bytes = double(m * k + k * n + m * n) * double(size_of(t));
-    problem pr{{t, m, n, k},
-               std::string(name_of(t)) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                   std::to_string(k),
+  // batch > 1: a stack of that many products, each matrix its own (torch.bmm's problem).
+  static problem gemm(dtype t, std::size_t m, std::size_t n, std::size_t k, bool device_only,
+                      std::size_t batch = 1) {
+    const double bytes = double(batch) * double(m * k + k * n + m * n) * double(size_of(t));
+    problem pr{{t, m, n, k, batch},
+               std::string(name_of(t)) + " " +
+                   (batch > 1 ? std::to_string(batch) + " x " : std::string()) + std::to_string(m) +
+                   "x" + std::to_string(n) + "x" + std::to_string(k),
                std::string(name_of(t)),
-               "gemm",
-               m * n * k,
+               batch > 1 ? "stack" : "gemm",
+               batch * m * n * k,
                bytes,
-               2.0 * double(m) * double(n) * double(k),
+               2.0 * double(batch) * double(m) * double(n) * double(k),
                false,
                detail::distribution::uniform,
                std::nullopt,
@@ -67,11 +70,17 @@ struct matmul_case {
       out.push_back(gemm(dtype::f32, 8192, 8192, 128, true));
       out.push_back(gemm(dtype::f32, 128, 8192, 8192, true));
       for (std::size_t d : {1024, 2048, 4096}) out.push_back(gemm(dtype::f64, d, d, d, true));
+      // Stacks (torch.bmm's): few big products, many small ones.
+      out.push_back(gemm(dtype::f32, 512, 512, 512, true, 256));
+      out.push_back(gemm(dtype::f32, 128, 128, 128, true, 4096));
+      out.push_back(gemm(dtype::f64, 128, 128, 128, true, 1024));
     } else if (s == size::quick) {
       out.push_back(gemm(dtype::f32, 1021, 1021, 1021, true));  // odd: every edge ragged
       out.push_back(gemm(dtype::f64, 512, 512, 512, true));
+      out.push_back(gemm(dtype::f32, 128, 128, 128, true, 512));
     } else {
       out.push_back(gemm(dtype::f64, 67, 45, 33, true));  // the f64-only rungs get a row too
+      out.push_back(gemm(dtype::f32, 33, 45, 67, true, 5));
     }
     const auto split = [&](backend b, std::size_t d, const std::string& on) {
       problem pr = gemm(dtype::f32, d, d, d, false);
@@ -100,7 +109,7 @@ struct matmul_case {
   };
   host_data prepare(const problem& pr) const {
     host_data h;
-    const std::size_t na = pr.p.m * pr.p.k, nb = pr.p.k * pr.p.n;
+    const std::size_t na = pr.p.batch * pr.p.m * pr.p.k, nb = pr.p.batch * pr.p.k * pr.p.n;
     if (pr.p.type == dtype::f32) h.a32.resize(na), h.b32.resize(nb);
     else h.a64.resize(na), h.b64.resize(nb);
     detail::generate(pr.p.type, const_cast<void*>(h.a()), na, detail::distribution::uniform, 3);
@@ -138,9 +147,17 @@ struct matmul_case {
     detail::buffer c;
     detail::matmul_problem p;
   };
+  // A stack: every product's matrices, one after another, as one tall matrix of each operand.
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
     const auto& p = pr.p;
     const std::size_t e = size_of(p.type);
+    if (p.batch > 1) {
+      const std::size_t q = p.batch;
+      const matmul_blocks whole{{0, p.m, 0, p.k}, {0, p.k, 0, p.n}, {0, p.m, 0, p.n}};
+      return {whole, place_block(ex, h.a(), p.k, {0, q * p.m, 0, p.k}, e),
+              place_block(ex, h.b(), p.n, {0, q * p.k, 0, p.n}, e),
+              detail::buffer(ex, q * p.m * p.n * e), p};
+    }
     const matmul_blocks mine = matmul_blocks_of(ex.kind(), p.m, p.n, p.k);
     return {mine, place_block(ex, h.a(), p.k, mine.a, e), place_block(ex, h.b(), p.n, mine.b, e),
             detail::buffer(ex, mine.c.rows * mine.c.cols * e), p};
@@ -156,7 +173,10 @@ struct matmul_case {
             pl.c.get(),
             pl.mine.c.cols,
             scratch,
-            stream};
+            stream,
+            pr.p.m * pr.p.k,
+            pr.p.k * pr.p.n,
+            pr.p.m * pr.p.n};
   }
   void poison(detail::executor& ex, const problem&, placed& pl) const {
     ex.fill(pl.c.get(), 0xff, pl.c.size());  // NaN in every float
@@ -174,12 +194,18 @@ struct matmul_case {
       v.ok = true, v.max_rel_err = 0;
       return v;
     }
-    if (p.type == dtype::f32)
-      v.max_rel_err = freivalds(h.a32.data(), h.b32.data(),
-                                reinterpret_cast<const float*>(c.data()), p.m, p.n, p.k);
-    else
-      v.max_rel_err = freivalds(h.a64.data(), h.b64.data(),
-                                reinterpret_cast<const double*>(c.data()), p.m, p.n, p.k);
+    v.max_rel_err = 0;
+    for (std::size_t q = 0; q < p.batch; ++q) {  // each product of a stack
+      const std::size_t sa = q * p.m * p.k, sb = q * p.k * p.n, sc = q * p.m * p.n;
+      const double err =
+          p.type == dtype::f32
+              ? freivalds(h.a32.data() + sa, h.b32.data() + sb,
+                          reinterpret_cast<const float*>(c.data()) + sc, p.m, p.n, p.k)
+              : freivalds(h.a64.data() + sa, h.b64.data() + sb,
+                          reinterpret_cast<const double*>(c.data()) + sc, p.m, p.n, p.k);
+      v.max_rel_err = std::isnan(err) ? err : std::max(v.max_rel_err, err);
+      if (std::isnan(err)) break;
+    }
     v.ok = !std::isnan(v.max_rel_err) &&
            v.max_rel_err <= (info.tf32_split ? detail::split_tf32_tolerance(p.k)
                                              : detail::dot_tolerance(p.k, p.type));
@@ -210,7 +236,40 @@ struct matmul_case {
     out.pct_of_ceiling = none;
     out.add_note("on the fp64 tensor cores: no SIMT ceiling bounds it");
   }
-  void extra_rows(session&, detail::executor&, const problem&, const host_data&) const {}
+  // A stack on a GPU, also as a launch per product: the API's rung for one product, run on each
+  // in turn (what a stack cost before m19), so that the stack rungs' lesson is measured.
+  void extra_rows(session& s, detail::executor& ex, const problem& pr, const host_data& h) const {
+    if (pr.p.batch < 2 || ex.host_memory() || ex.splits()) return;
+    const detail::matmul_problem one{pr.p.type, pr.p.m, pr.p.n, pr.p.k};
+    const detail::matmul_rung& r = detail::default_rung<detail::matmul_rung>(ex.kind(), one);
+    const std::string name = "a launch per product: " + std::string(r.info.id);
+    s.progress(name + " (" + pr.group + ")");
+    placed pl = place(ex, pr, h);
+    detail::buffer scratch = detail::scratch_for(ex, r.scratch(one));
+    poison(ex, pr, pl);
+    detail::matmul_call each = call(pr, pl, scratch.get(), ex.stream());
+    each.p = one;
+    const std::size_t e = size_of(one.type);
+    const auto run_all = [&] {
+      for (std::size_t q = 0; q < pr.p.batch; ++q) {
+        detail::matmul_call c = each;
+        c.a = static_cast<const char*>(each.a) + q * each.stride_a * e;
+        c.b = static_cast<const char*>(each.b) + q * each.stride_b * e;
+        c.c = static_cast<char*>(each.c) + q * each.stride_c * e;
+        r.run(c);
+      }
+    };
+    const detail::timing t = ex.time(run_all, s.plan(host_min_reps));
+    const verdict v = agreed(ex, verify(ex, pr, h, pl, r.info));
+    // its step the one rung's, so that a stack rung's ratio to the rung below is to this row
+    row out = row_of(r.info.pattern(), {name, ex.kind(), r.info.step, ""}, pr.group, pr.dtype,
+                     pr.op, pr.n, t);
+    out.rung = name;
+    out.verified = v.ok, out.max_rel_err = v.max_rel_err, out.note = v.note;
+    out.add_note("the stack's products launched one by one: the baseline of the stack rungs");
+    s.rate(out, ex, pr);
+    s.out.rows.push_back(out);
+  }
 };
 
 }  // namespace

@@ -52,6 +52,34 @@ std::string_view split_tf32_rung(backend where, const detail::matmul_problem& p)
 
 namespace {
 
+// One product's arguments, as this process holds them (its blocks in a job): the type, leading
+// dimensions, pointers, device memory where `on_device`, and C apart from A and B.
+void check_product(detail::executor& ex, dtype t, const matmul_blocks& mine, const void* a,
+                   std::size_t lda, const void* b, std::size_t ldb, const void* c, std::size_t ldc,
+                   bool on_device) {
+  const std::size_t am = mine.a.rows, ak = mine.a.cols, bk = mine.b.rows, bn = mine.b.cols,
+                    cm = mine.c.rows, cn = mine.c.cols;
+  if (t != dtype::f32 && t != dtype::f64)
+    fail(errc::invalid_argument,
+         "matmul: dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
+  const auto check = [](const char* name, std::size_t ld, std::size_t cols) {
+    if (ld < cols)
+      fail(errc::invalid_argument, std::string("matmul: ld") + name + " = " + std::to_string(ld) +
+                                       " is less than its column count " + std::to_string(cols));
+  };
+  check("a", lda, ak), check("b", ldb, bn), check("c", ldc, cn);
+  if ((am && ak && !a) || (bk && bn && !b) || (cm && cn && !c))
+    fail(errc::invalid_argument, "matmul: a matrix with elements has a null data pointer");
+  if (on_device &&
+      ((am && ak && !ex.holds(a)) || (bk && bn && !ex.holds(b)) || (cm && cn && !ex.holds(c))))
+    fail(errc::invalid_argument, "matmul: a matrix is not in GPU memory; pass host matrices "
+                                 "through pplab::matmul(pplab::backend::cuda, ...)");
+  const std::size_t elem = size_of(t);
+  const span_bytes cs = extent(c, cm, cn, ldc, elem);
+  if (overlap(cs, extent(a, am, ak, lda, elem)) || overlap(cs, extent(b, bk, bn, ldb, elem)))
+    fail(errc::invalid_argument, "matmul: C overlaps A or B; write the product to its own memory");
+}
+
 // `on_device`: a, b and c are in the memory of the cuda backend's GPU, and stay there.
 void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t k, double alpha,
               const void* a, std::size_t lda, const void* b, std::size_t ldb, double beta, void* c,
@@ -60,35 +88,13 @@ void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t 
   // This process's blocks: the whole matrices, or one rank's on the mpi backend.
   detail::executor& ex = detail::executor_for(where);
   const matmul_blocks mine = detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
-  const std::size_t am = mine.a.rows, ak = mine.a.cols, bk = mine.b.rows, bn = mine.b.cols,
-                    cm = mine.c.rows, cn = mine.c.cols;
-  lda = lda ? lda : ak, ldb = ldb ? ldb : bn, ldc = ldc ? ldc : cn;
+  lda = lda ? lda : mine.a.cols, ldb = ldb ? ldb : mine.b.cols, ldc = ldc ? ldc : mine.c.cols;
   char numbers[96];
   std::snprintf(numbers, sizeof numbers, " alpha %.17g beta %.17g", alpha, beta);
   const std::string signature = "matmul " + std::string(name_of(t)) + " " + std::to_string(m) +
                                 "x" + std::to_string(n) + "x" + std::to_string(k) + numbers;
-  detail::agree_on_call(where, signature, 0, [&] {
-    if (t != dtype::f32 && t != dtype::f64)
-      fail(errc::invalid_argument,
-           "matmul: dtype " + std::string(name_of(t)) + " is not supported; use f32 or f64");
-    const auto check = [](const char* name, std::size_t ld, std::size_t cols) {
-      if (ld < cols)
-        fail(errc::invalid_argument, std::string("matmul: ld") + name + " = " + std::to_string(ld) +
-                                         " is less than its column count " + std::to_string(cols));
-    };
-    check("a", lda, ak), check("b", ldb, bn), check("c", ldc, cn);
-    if ((am && ak && !a) || (bk && bn && !b) || (cm && cn && !c))
-      fail(errc::invalid_argument, "matmul: a matrix with elements has a null data pointer");
-    if (on_device &&
-        ((am && ak && !ex.holds(a)) || (bk && bn && !ex.holds(b)) || (cm && cn && !ex.holds(c))))
-      fail(errc::invalid_argument, "matmul: a matrix is not in GPU memory; pass host matrices "
-                                   "through pplab::matmul(pplab::backend::cuda, ...)");
-    const std::size_t elem = size_of(t);
-    const span_bytes cs = extent(c, cm, cn, ldc, elem);
-    if (overlap(cs, extent(a, am, ak, lda, elem)) || overlap(cs, extent(b, bk, bn, ldb, elem)))
-      fail(errc::invalid_argument,
-           "matmul: C overlaps A or B; write the product to its own memory");
-  });
+  detail::agree_on_call(where, signature, 0,
+                        [&] { check_product(ex, t, mine, a, lda, b, ldb, c, ldc, on_device); });
   detail::together([&] {
     const detail::matmul_problem p{t, m, n, k};
     const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(where, p) : how.rung,
@@ -125,9 +131,41 @@ namespace {
 // A stack of products (matmul_batched). On the cpu backend, a stack of small products is shared
 // among the threads, one product to a thread at a time (its rung's own parallel regions then run
 // on that one thread): a 128^3 product alone keeps two threads busy for a fraction of its time
-// (packing, the edges), and a stack of them keeps every thread on whole products. Larger
-// products, and every other backend, run one after another, each with the whole machine.
+// (packing, the edges), and a stack of them keeps every thread on whole products. A stack in GPU
+// memory runs in one launch of a stack rung (m19). Larger products, and every other backend, run
+// one after another, each with the whole machine.
 constexpr double small_product = double(1 << 24);  // multiply-adds: 256^3
+
+// A stack in GPU memory run by one stack rung (m19, or one the caller names: m00's strided batch),
+// every product's matrices checked as one product's are (the first's and the last's: the strides
+// between are checked by the caller). False where no stack rung is asked for (split_tf32, a
+// single-product rung named): the caller runs the products one by one.
+bool stack_in_one_launch(dtype t, std::size_t batch, std::size_t m, std::size_t n, std::size_t k,
+                         double alpha, const void* a, std::size_t lda, std::size_t stride_a,
+                         const void* b, std::size_t ldb, std::size_t stride_b, double beta, void* c,
+                         std::size_t ldc, std::size_t stride_c, const rung_choice& how) {
+  const detail::matmul_problem p{t, m, n, k, batch};
+  if (how.rung == "split_tf32") return false;
+  if (!how.rung.empty()) {
+    const detail::matmul_rung* named = detail::find_by_id_or_end<detail::matmul_rung>(how.rung);
+    if (named && !named->can_run(p)) return false;
+  }
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const matmul_blocks whole = detail::blocks_of({}, m, n, k);
+  lda = lda ? lda : k, ldb = ldb ? ldb : n, ldc = ldc ? ldc : n;
+  const std::size_t e = size_of(t), last = batch - 1;
+  check_product(ex, t, whole, a, lda, b, ldb, c, ldc, true);
+  check_product(ex, t, whole, static_cast<const char*>(a) + last * stride_a * e, lda,
+                static_cast<const char*>(b) + last * stride_b * e, ldb,
+                static_cast<char*>(c) + last * stride_c * e, ldc, true);
+  const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(backend::cuda, p, how);
+  detail::buffer scratch = r.scratch(p) ? detail::scratch_of(ex, r, p) : detail::buffer();
+  r.run({p, alpha, beta, a, lda, b, ldb, c, ldc, scratch.get(), ex.stream(), stride_a, stride_b,
+         stride_c});
+  ex.finish_in_place();
+  return true;
+}
 
 void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, std::size_t n,
                     std::size_t k, double alpha, const void* a, std::size_t lda,
@@ -160,6 +198,10 @@ void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, st
            "matmul: C's stack overlaps A's or B's; write the products to their own memory");
   }
   if (batch == 0) return;
+  if (on_device && batch > 1 &&
+      stack_in_one_launch(t, batch, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c,
+                          ldc, stride_c, how))
+    return;
   const auto product = [&](std::size_t i, const rung_choice& h) {
     multiply(where, t, m, n, k, alpha, a0 + i * stride_a * e, lda, b0 + i * stride_b * e, ldb, beta,
              c0 + i * stride_c * e, ldc, h, on_device);
@@ -252,6 +294,35 @@ matmul_blocks mpi_matmul_blocks(std::size_t m, std::size_t n, std::size_t k) {
   return detail::blocks_of(detail::grid_of(ex.rank(), ex.ranks()), m, n, k);
 }
 
+namespace {
+// A stack of host matrices on a device backend (one process): each operand's whole extent, from
+// its first product's first element to its last product's last, copied in as it lies (strides and
+// leading dimensions kept), C's copied in, worked on and copied back whole, so the bytes between
+// its rows and matrices come back as they were.
+void run_stack_rung(const detail::matmul_rung& r, detail::executor& ex,
+                    const detail::matmul_call& host) {
+  const detail::matmul_problem& p = host.p;
+  const std::size_t e = size_of(p.type);
+  const auto extent_of = [&](std::size_t rows, std::size_t cols, std::size_t ld,
+                             std::size_t stride) {
+    return rows && cols ? ((p.batch - 1) * stride + (rows - 1) * ld + cols) * e : 0;
+  };
+  const std::size_t na = extent_of(p.m, p.k, host.lda, host.stride_a),
+                    nb = extent_of(p.k, p.n, host.ldb, host.stride_b),
+                    nc = extent_of(p.m, p.n, host.ldc, host.stride_c);
+  detail::buffer a(ex, na), b(ex, nb), c(ex, nc);
+  ex.copy_in(a.get(), host.a, na);
+  ex.copy_in(b.get(), host.b, nb);
+  ex.copy_in(c.get(), host.c, nc);
+  detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
+  detail::matmul_call call = host;
+  call.a = a.get(), call.b = b.get(), call.c = c.get();
+  call.scratch = scratch.get(), call.stream = ex.stream();
+  r.run(call);
+  ex.copy_out(host.c, c.get(), nc);
+}
+}  // namespace
+
 // Host matrices on a device backend: A, B (and C when beta != 0) are copied into packed device
 // matrices row by row (the leading dimensions stay on the host side), C is copied back the same
 // way, so the bytes between the rows of a sub-matrix view are never touched.
@@ -286,6 +357,7 @@ void detail::run_rung(const matmul_rung& r, executor& ex, const matmul_call& hos
     }
     return;
   }
+  if (p.batch > 1) return run_stack_rung(r, ex, host);
   // This process's blocks (the whole matrices unless the backend runs a job of several).
   const matmul_blocks mine = blocks_of(grid_of(ex.rank(), ex.ranks()), p.m, p.n, p.k);
   const matrix_block &ab = mine.a, &bb = mine.b, &cb = mine.c;

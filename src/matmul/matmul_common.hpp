@@ -15,16 +15,18 @@ template <class T> struct gemm {
   std::size_t ldb;
   T* c;  // (m, n), row stride ldc
   std::size_t ldc;
+  std::size_t stride_a = 0, stride_b = 0, stride_c = 0;  // a stack's (matmul_call)
 };
 
 // The call as a gemm of its type T.
 template <class T> gemm<T> typed(const matmul_call& c) {
-  return {c.p.m,     c.p.n,
-          c.p.k,     T(c.alpha),
-          T(c.beta), static_cast<const T*>(c.a),
-          c.lda,     static_cast<const T*>(c.b),
-          c.ldb,     static_cast<T*>(c.c),
-          c.ldc};
+  return {c.p.m,      c.p.n,
+          c.p.k,      T(c.alpha),
+          T(c.beta),  static_cast<const T*>(c.a),
+          c.lda,      static_cast<const T*>(c.b),
+          c.ldb,      static_cast<T*>(c.c),
+          c.ldc,      c.stride_a,
+          c.stride_b, c.stride_c};
 }
 
 // Calls Impl::template run<T>(gemm<T>, extra...) with the call's type.
@@ -44,8 +46,9 @@ template <class T> inline void scale_row(T* row, std::size_t n, T beta) {
     for (std::size_t j = 0; j < n; ++j) row[j] *= beta;
 }
 
-inline bool float_or_double(const matmul_problem& p) {
-  return p.type == dtype::f32 || p.type == dtype::f64;
+// f32 or f64, and one product: what every rung but the stack rungs runs.
+inline bool one_float_product(const matmul_problem& p) {
+  return (p.type == dtype::f32 || p.type == dtype::f64) && p.batch == 1;
 }
 
 }  // namespace pplab::detail

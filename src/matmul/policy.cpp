@@ -1,9 +1,9 @@
 // The matmul rung the API runs, per backend and problem. Every choice is made here, by the problem
 // and the device, never by a rung (docs/architecture.md): a product with a vector operand (one
 // column, A x; one row, x B) is a reduction, read once, and runs the vector rungs (cpu m04 and
-// m05, cuda m17 and m18); otherwise on the cpu the packed micro-kernel, on the GPU the shape
-// table below. OpenBLAS and cuBLAS (m00) are the baselines they are measured against, never the
-// default.
+// m05, cuda m17 and m18); a stack of products in GPU memory runs in one launch (m19); otherwise
+// on the cpu the packed micro-kernel, on the GPU the shape table below. OpenBLAS and cuBLAS (m00)
+// are the baselines they are measured against, never the default.
 //
 // On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
 // flop, but a C with fewer such tiles than two per SM leaves SMs idle
@@ -43,6 +43,8 @@ namespace {
 std::vector<std::string_view> cuda_policy(const matmul_problem& p) {
   const std::size_t sms = std::size_t(gpu().sm_count);
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+  // A stack of products: one launch over the whole stack (m19).
+  if (p.batch > 1) return {"matmul/cuda/m19_stack_one_launch"};
   // A vector operand: the product is a reduction, read-bound (m17 A x, m18 x B).
   if (p.n == 1) return {"matmul/cuda/m17_matrix_times_vector", "matmul/cuda/m08_double_buffered"};
   if (p.m == 1) return {"matmul/cuda/m18_vector_times_matrix", "matmul/cuda/m08_double_buffered"};
@@ -100,7 +102,7 @@ std::vector<std::string_view> split_tf32_policy(backend b, const matmul_problem&
 
 std::string tune_key(const matmul_problem& p) {
   return std::string(name_of(p.type)) + " m~" + size_class(p.m) + " n~" + size_class(p.n) + " k~" +
-         size_class(p.k);
+         size_class(p.k) + (p.batch > 1 ? " stack~" + size_class(p.batch) : "");
 }
 
 }  // namespace pplab::detail

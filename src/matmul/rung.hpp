@@ -16,6 +16,9 @@ struct matmul_problem {
   static constexpr std::string_view pattern = "matmul";
   dtype type;  // f32 or f64
   std::size_t m, n, k;
+  // A stack of `batch` products of this shape (numpy.matmul's 3-D operands, matmul_batched):
+  // only the stack rungs run more than one (one_float_product refuses them for the others).
+  std::size_t batch = 1;
 };
 struct matmul_call {
   matmul_problem p;
@@ -28,6 +31,9 @@ struct matmul_call {
   std::size_t ldc;
   void* scratch;
   void* stream;
+  // A stack's (p.batch > 1): elements from one product's matrix to the next; 0 gives every
+  // product the same matrix (a broadcast operand).
+  std::size_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 using matmul_rung = basic_rung<matmul_problem, matmul_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).

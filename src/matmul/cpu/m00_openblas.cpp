@@ -13,7 +13,7 @@ namespace {
 
 bool fits_blasint(const matmul_problem& p) {
   constexpr std::size_t limit = std::size_t(1) << 31;
-  return float_or_double(p) && p.m < limit && p.n < limit && p.k < limit;
+  return one_float_product(p) && p.m < limit && p.n < limit && p.k < limit;
 }
 
 void run(const matmul_call& c) { vendor_function<void(const matmul_call&)>("openblas_gemm")(c); }

@@ -33,7 +33,7 @@ void run(const matmul_call& c) { dispatch_matmul<loop_order_ikj>(c); }
 extern const matmul_rung m01_loop_order_ikj{
     .info = {.step = 1,
              .summary = "i-k-j order: unit stride along rows of B and C, rows over threads"},
-    .can_run = float_or_double,
+    .can_run = one_float_product,
     .run = run,
 };
 

@@ -172,7 +172,7 @@ void run(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
 
 extern const matmul_rung m03_packed_microkernel{
     .info = {.step = 3, .summary = "packed panels and a 6x16 register-blocked FMA micro-kernel"},
-    .can_run = float_or_double,
+    .can_run = one_float_product,
     .run = run,
 };
 

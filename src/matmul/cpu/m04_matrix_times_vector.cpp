@@ -111,7 +111,7 @@ struct matrix_times_vector {
 
 void run(const matmul_call& c) { dispatch_matmul<matrix_times_vector>(c); }
 
-bool one_column(const matmul_problem& p) { return float_or_double(p) && p.n == 1; }
+bool one_column(const matmul_problem& p) { return one_float_product(p) && p.n == 1; }
 
 }  // namespace
 

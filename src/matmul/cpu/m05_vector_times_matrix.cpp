@@ -89,7 +89,7 @@ struct vector_times_matrix {
 
 void run(const matmul_call& c) { dispatch_matmul<vector_times_matrix>(c); }
 
-bool one_row(const matmul_problem& p) { return float_or_double(p) && p.m == 1; }
+bool one_row(const matmul_problem& p) { return one_float_product(p) && p.m == 1; }
 
 }  // namespace
 

@@ -19,7 +19,8 @@
 //
 // A slice of K (m10): with `parts`, block z of the grid's third dimension multiplies K's columns
 // [z ks, (z + 1) ks) and stores its partial product, unscaled, into parts + z m n (row stride n);
-// C is then the sum of the parts in slice order (a separate pass).
+// C is then the sum of the parts in slice order (a separate pass). A stack (m19, the `stacked`
+// instantiations): block z multiplies product z of the stack, its matrices z strides along.
 #include "matmul/cuda/matmul_cuda.cuh"
 
 namespace pplab::detail::matmul_cuda {
@@ -43,13 +44,16 @@ template <int R, int C, int NT, class T> struct inner_walk {
 // BK, rows 16-byte aligned), so the loads need no edge handling (inner_walk); C's store keeps its
 // tests. Two instantiations, not two paths in one kernel: the edge code beside the fast one cost
 // m08 spills (docs/matmul.md).
-template <class T, class P, bool interior = false>
+// stacked: a stack's instantiation (m19), block z multiplying product z (its own instantiation:
+// the moved pointers cost the edge kernel 60 bytes more of spills).
+template <class T, class P, bool interior = false, bool stacked = false>
 __global__ void
 __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN <= 64 ? 2 : 1)
     double_buffered(gemm<T> g, alignment<T> aligned, k_slices<T> slices) {
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, TM = P::TM, TN = P::TN, NT = P::NT;
   constexpr int MI = P::WMITER, NI = P::WNITER;
   take_slice(g, slices, aligned.c);         // where K is cut, this block's slice of it
+  if constexpr (stacked) take_product(g);   // this block's product of the stack
   __shared__ alignas(16) T as[2][BK * BM];  // transposed: as[.][l * BM + i]
   __shared__ alignas(16) T bs[2][BK * BN];
   const std::size_t row0 = std::size_t(blockIdx.y) * BM, col0 = std::size_t(blockIdx.x) * BN;
@@ -107,7 +111,8 @@ __launch_bounds__(P::NT, sizeof(T) == 4 && P::WMITER * P::TM * P::WNITER * P::TN
 // m08's grid over C: the interior instantiation where every tile of A and B is whole and aligned,
 // or where the caller has made them so (`made_whole`, m12: zero-padded copies; K a multiple of BK,
 // A readable for ceil(m / BM) BM rows and B for ceil(n / BN) BN columns); C keeps its bounds.
-template <class T, class P>
+// stacked: `count` products of a stack (g's strides) instead of `count` slices of K.
+template <class T, class P, bool stacked = false>
 void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices = {},
                             unsigned count = 1, bool made_whole = false) {
   const dim3 grid(unsigned(ceil_div(g.n, P::BN)), unsigned(ceil_div(g.m, P::BM)), count);
@@ -115,8 +120,8 @@ void launch_double_buffered(const gemm<T>& g, cudaStream_t s, k_slices<T> slices
   // Every slice of K whole too: ks (a multiple of BK) divides K when K is a multiple of BK.
   const bool interior = made_whole || (whole_tiles<P>(g.m, g.n, g.k) && aligned.a && aligned.b &&
                                        (!slices.parts || g.k % slices.ks == 0));
-  if (interior) double_buffered<T, P, true><<<grid, P::NT, 0, s>>>(g, aligned, slices);
-  else double_buffered<T, P><<<grid, P::NT, 0, s>>>(g, aligned, slices);
+  if (interior) double_buffered<T, P, true, stacked><<<grid, P::NT, 0, s>>>(g, aligned, slices);
+  else double_buffered<T, P, false, stacked><<<grid, P::NT, 0, s>>>(g, aligned, slices);
   PPLAB_CUDA_LAUNCHED();
 }
 

@@ -20,6 +20,15 @@ template <class T> void m08_whole_tiles(const gemm<T>& g, cudaStream_t s) {
 template void m08_whole_tiles<float>(const gemm<float>&, cudaStream_t);
 template void m08_whole_tiles<double>(const gemm<double>&, cudaStream_t);
 
+// m19's stacks on the 128 x 128 tiles: `count` products along the grid's third dimension (g's
+// strides), the same kernels compiled here only.
+template <class T> void m08_stack(const gemm<T>& g, cudaStream_t s, unsigned count) {
+  launch_double_buffered<T, std::conditional_t<sizeof(T) == 4, narrow_sub4, narrow_threads_bk8>,
+                         true>(g, s, {}, count);
+}
+template void m08_stack<float>(const gemm<float>&, cudaStream_t, unsigned);
+template void m08_stack<double>(const gemm<double>&, cudaStream_t, unsigned);
+
 extern const matmul_rung m08_double_buffered{
     .info = {.step = 8,
              .summary =

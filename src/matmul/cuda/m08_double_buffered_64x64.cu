@@ -8,6 +8,11 @@
 
 namespace pplab::detail::matmul_cuda {
 
+// m19's stacks of f32 products on the 64 x 64 tiles (m08_stack's, for stacks of few big tiles).
+void m08_64x64_stack(const gemm<float>& g, cudaStream_t s, unsigned count) {
+  launch_double_buffered<float, small_tiles, true>(g, s, {}, count);
+}
+
 extern const matmul_rung m08_double_buffered_64x64{
     .info = {.step = 8, .summary = "the same with 64 x 64 tiles: 4x the blocks"},
     .can_run = grid_fits,

@@ -41,7 +41,7 @@ struct rung {
 };
 
 std::size_t scratch(const matmul_problem& p) {
-  if (p.m == 0 || p.n == 0 || !float_or_double(p)) return 0;
+  if (p.m == 0 || p.n == 0 || !one_float_product(p)) return 0;
   return slicing(p).parts_elements(p.m, p.n) * size_of(p.type);
 }
 

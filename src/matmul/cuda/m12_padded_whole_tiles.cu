@@ -36,7 +36,7 @@ struct rung {
 };
 
 std::size_t scratch(const matmul_problem& p) {
-  if (p.m == 0 || p.n == 0 || p.k == 0 || !float_or_double(p)) return 0;
+  if (p.m == 0 || p.n == 0 || p.k == 0 || !one_float_product(p)) return 0;
   return p.type == dtype::f32 ? padded<P32>(p.m, p.n, p.k).elements() * 4
                               : padded<P64>(p.m, p.n, p.k).elements() * 8;
 }

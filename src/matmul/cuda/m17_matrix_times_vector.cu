@@ -140,14 +140,14 @@ struct rung {
 };
 
 std::size_t scratch(const matmul_problem& p) {
-  if (!float_or_double(p) || p.n != 1) return 0;
+  if (!one_float_product(p) || p.n != 1) return 0;
   const cut c = cut_rows(p.m, p.k);
   return c.segments > 1 ? p.m * c.segments * size_of(p.type) : 0;
 }
 
 // One column, and a grid of whole warps that fits.
 bool can_run(const matmul_problem& p) {
-  return float_or_double(p) && p.n == 1 &&
+  return one_float_product(p) && p.n == 1 &&
          ceil_div(p.m * cut_rows(p.m, p.k).segments, block / warp) < (std::size_t(1) << 31);
 }
 

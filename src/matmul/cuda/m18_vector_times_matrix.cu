@@ -88,14 +88,14 @@ struct rung {
 };
 
 std::size_t scratch(const matmul_problem& p) {
-  if (!float_or_double(p) || p.m != 1) return 0;
+  if (!one_float_product(p) || p.m != 1) return 0;
   const std::size_t chunks = chunk_count(p.n, p.k);
   return chunks > 1 ? chunks * p.n * size_of(p.type) : 0;
 }
 
 // One row, and a grid that fits (chunks are at most 2048, within the grid's 65535 rows).
 bool can_run(const matmul_problem& p) {
-  return float_or_double(p) && p.m == 1 && ceil_div(p.n, lanes) < (std::size_t(1) << 31);
+  return one_float_product(p) && p.m == 1 && ceil_div(p.n, lanes) < (std::size_t(1) << 31);
 }
 
 void run(const matmul_call& c) {

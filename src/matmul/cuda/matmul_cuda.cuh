@@ -34,7 +34,7 @@ extern const matmul_rung m08_double_buffered;
 // Every rung: f32 and f64, and a grid that fits (65535 blocks of rows; C past 2^31 in a
 // dimension is far past any GPU's memory anyway).
 inline bool grid_fits(const matmul_problem& p) {
-  return float_or_double(p) && ceil_div(p.m, 8) < 65536 &&
+  return one_float_product(p) && ceil_div(p.m, 8) < 65536 &&
          ceil_div(p.n, 8) < (std::size_t(1) << 31);
 }
 
@@ -81,6 +81,12 @@ __device__ inline void take_slice(gemm<T>& g, const k_slices<T>& slices, bool& c
   g.a += k0, g.b += k0 * g.ldb, g.k = g.k - k0 < slices.ks ? g.k - k0 : slices.ks;
   g.c = slices.parts + std::size_t(blockIdx.z) * g.m * g.n, g.ldc = g.n;
   g.alpha = T(1), g.beta = T(0), c_aligned = slices.parts_aligned;
+}
+
+// Block z's product of a stack (m19: g's strides set, K not cut): its matrices z strides along.
+template <class T> __device__ inline void take_product(gemm<T>& g) {
+  const std::size_t z = blockIdx.z;
+  g.a += z * g.stride_a, g.b += z * g.stride_b, g.c += z * g.stride_c;
 }
 
 // How K is cut (m10, m13, m14): as many slices as put a C of `tiles` tiles into one wave of `wave`
@@ -240,10 +246,13 @@ __device__ inline void store_strip(const gemm<T>& g, std::size_t i, std::size_t 
 }
 
 // What every blocked rung's host side knows: the alignment of the three matrices.
+// A stack's (g.stride_*) every matrix aligned as its first: its stride a whole number of vectors.
 template <class T> struct alignment {
   bool a, b, c;
   explicit alignment(const gemm<T>& g)
-      : a(rows_aligned(g.a, g.lda)), b(rows_aligned(g.b, g.ldb)), c(rows_aligned(g.c, g.ldc)) {}
+      : a(rows_aligned(g.a, g.lda) && g.stride_a % vec_width<T> == 0),
+        b(rows_aligned(g.b, g.ldb) && g.stride_b % vec_width<T> == 0),
+        c(rows_aligned(g.c, g.ldc) && g.stride_c % vec_width<T> == 0) {}
 };
 
 // The tiling of the warp-tiled rungs (m07, m08): a BM x BN tile of C per block of NT threads,

@@ -40,7 +40,7 @@ void run(const matmul_call& c) {
 extern const matmul_rung m01_summa{
     .info = {.step = 1,
              .summary = "SUMMA on a 2-D grid of ranks: panels broadcast along rows and columns"},
-    .can_run = float_or_double,
+    .can_run = one_float_product,
     .run = run,
 };
 

@@ -49,7 +49,7 @@ void run(const matmul_call& c) {
 extern const matmul_rung m02_summa_overlapped{
     .info = {.step = 2,
              .summary = "SUMMA with the next panel's broadcasts started before this multiply"},
-    .can_run = float_or_double,
+    .can_run = one_float_product,
     .run = run,
 };
 

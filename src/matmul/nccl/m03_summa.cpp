@@ -23,7 +23,7 @@ namespace pplab::detail::matmul_nccl {
 namespace {
 
 // The blocks of a job of one process per GPU (m01 and m02 take arrays split over one process's).
-bool in_a_job(const matmul_problem& p) { return float_or_double(p) && nccl::job_of_processes(); }
+bool in_a_job(const matmul_problem& p) { return one_float_product(p) && nccl::job_of_processes(); }
 
 constexpr std::size_t max_panel = 4096;
 

@@ -14,7 +14,7 @@ namespace pplab::detail::matmul_nccl {
 
 // m01 and m02 take arrays split over the GPUs of one process (m03 the blocks of a job's process).
 inline bool in_one_process(const matmul_problem& p) {
-  return float_or_double(p) && !nccl::job_of_processes();
+  return one_float_product(p) && !nccl::job_of_processes();
 }
 
 // B whole on every GPU: every GPU's slice of B broadcast from it to the others, one group of G

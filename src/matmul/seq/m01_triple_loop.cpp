@@ -26,7 +26,7 @@ void run(const matmul_call& c) { dispatch_matmul<triple_loop>(c); }
 
 extern const matmul_rung m01_triple_loop{
     .info = {.step = 1, .summary = "i-j-k triple loop: B read down its columns"},
-    .can_run = float_or_double,
+    .can_run = one_float_product,
     .run = run,
 };
 
