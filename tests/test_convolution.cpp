@@ -145,6 +145,38 @@ TEST_P(Convolution, TilesInsideAndOnTheEdgesEveryMask) {
   }
 }
 
+// Masks of one row and one column (the 1-D passes of SciPy's named filters) of every odd length
+// to 31, on images smaller and larger than a block's tile each way (c13's: 8 x 128 across, 64 x
+// 32 down), every mode, NaN and infinity in the image too. Other rungs pass by what they cannot
+// run.
+TEST_P(Convolution, LinesOfEveryLengthEveryMode) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<std::pair<std::size_t, std::size_t>> sizes = {{1, 1},    {3, 300},   {300, 3},
+                                                                  {65, 129}, {130, 257}, {9, 1000}};
+  for (std::size_t k = 1; k <= 31; k += 2)
+    for (auto [rows, cols] : sizes) {
+      if (sanitizer_run() && (k % 6 != 1 || rows * cols > 20000)) continue;
+      const boundary mode = all_modes[(k / 2 + rows) % std::size(all_modes)];
+      check<float>(r, {rows, cols, 1, k}, mode, rng, k % 4 == 1);
+      check<double>(r, {rows, cols, k, 1}, mode, rng, k % 4 == 3);
+      check<double>(r, {rows, cols, 1, k}, boundary::reflect, rng);
+      check<float>(r, {rows, cols, k, 1}, boundary::constant, rng);
+    }
+  // Lines past a mask's side (max_line_taps): rungs whose taps are a run-time count take them.
+  for (std::size_t k : {33, 65, 255})
+    for (auto [rows, cols] :
+         std::vector<std::pair<std::size_t, std::size_t>>{{70, 300}, {300, 7}}) {
+      if (sanitizer_run() && k > 33) continue;
+      const boundary mode = all_modes[(k + rows) % std::size(all_modes)];
+      check<float>(r, {rows, cols, 1, k}, mode, rng, k == 33);
+      check<double>(r, {rows, cols, k, 1}, mode, rng);
+    }
+}
+
 TEST_P(Convolution, NanAndInfinityReachTheirOutputs) {
   const convolution_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
@@ -511,6 +543,13 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
       errc::invalid_argument, [&] { call(2, 3, mask.data()); }, "odd");
   expect_error(
       errc::invalid_argument, [&] { call(3, 33, mask.data()); }, "1 to 31");
+  std::vector<double> line(257, 0.5);
+  expect_error(
+      errc::invalid_argument, [&] { call(1, 257, line.data()); }, "1 to 255");
+  expect_error(
+      errc::invalid_argument, [&] { call(1, 33, line.data(), dtype::u8); }, "1 to 31");
+  call(1, 33, line.data());            // a line: up to max_line_taps
+  EXPECT_FLOAT_EQ(out[0], 0.5f * 33);  // every tap over 1 (reflect)
   expect_error(
       errc::invalid_argument, [&] { call(3, 3, nullptr); }, "null");
   expect_error(

@@ -44,6 +44,9 @@ struct filter_options {
 };
 
 inline constexpr std::size_t max_mask_side = 31;
+// A mask of one row (1 x k) or one column (k x 1) of an f32 or f64 image, a 1-D pass (SciPy's
+// correlate1d, one axis of a Gaussian of large sigma), may be longer: up to max_line_taps taps.
+inline constexpr std::size_t max_line_taps = 255;
 
 void correlate(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
                std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,

@@ -12,6 +12,7 @@ works.
 """
 
 import builtins
+import itertools
 
 from . import _pplab
 
@@ -166,9 +167,12 @@ def _empty(like, shape, dtype):
     """An uninitialized array of `shape` and `dtype` (a NumPy dtype name) in like's library, on
     like's device."""
     lib = _library(like)
+    if lib == "numpy":
+        import numpy
+        return numpy.empty(shape, dtype=dtype)
     if lib == "torch":
         import torch
-        return torch.empty(shape, dtype=getattr(torch, dtype), device=like.device)
+        return like.new_empty(shape, dtype=getattr(torch, dtype))  # like's device
     if lib == "cupy":
         import cupy
         with like.device:
@@ -884,7 +888,8 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     batch = ()
     if len(sa) > 2 or len(sb) > 2:
         try:
-            batch = tuple(numpy.broadcast_shapes(_shape(a2)[:-2], _shape(b2)[:-2]))
+            lead_a, lead_b = _shape(a2)[:-2], _shape(b2)[:-2]
+            batch = lead_a if lead_a == lead_b else tuple(numpy.broadcast_shapes(lead_a, lead_b))
         except ValueError:
             raise ValueError("matmul: the stacks' shapes %s and %s do not broadcast"
                              % (_shape(a2)[:-2], _shape(b2)[:-2])) from None
@@ -927,17 +932,22 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
                   for x in (a2, b2))
         # The fewest leading axes to loop over (none, mostly) so that the axes left are walked by
         # one stride in each operand; with every axis looped over, a call per matrix.
+        strides_a, strides_b = _strides_in_elements(a2), _strides_in_elements(b2)
         for lead in range(len(batch) + 1):
-            sa, sb = _stack_stride(a2, batch, lead), _stack_stride(b2, batch, lead)
+            sa = _stack_stride(a2, batch, lead, strides_a)
+            sb = _stack_stride(b2, batch, lead, strides_b)
             if sa is not None and sb is not None:
                 break
         count = 1
         for d in batch[lead:]:
             count *= d
-        for outer in numpy.ndindex(*batch[:lead]):
+        shape_a, shape_b = _shape(a2), _shape(b2)
+        # the stacks' first matrices of each sub-stack (one sub-stack, mostly: no loop to build)
+        outers = itertools.product(*(builtins.range(d) for d in batch[:lead])) if lead else [()]
+        for outer in outers:
             at = outer + (0,) * (len(batch) - lead)
-            _run(_pplab.matmul_batched, a2[_broadcast_index(at, _shape(a2))], sa,
-                 b2[_broadcast_index(at, _shape(b2))], sb, answer[at], m * n, count, 1.0, 0.0,
+            _run(_pplab.matmul_batched, a2[_broadcast_index(at, shape_a)], sa,
+                 b2[_broadcast_index(at, shape_b)], sb, answer[at], m * n, count, 1.0, 0.0,
                  backend, variant)
     answer = answer.reshape(shape)
     if out is not None:
@@ -948,12 +958,13 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     return answer
 
 
-def _stack_stride(x, batch, lead=0):
+def _stack_stride(x, batch, lead=0, strides=None):
     """The one stride, in elements, from each matrix of x's stack to the next when its leading
     axes are broadcast to `batch` and the axes from `lead` on are walked in C order (0: one
     matrix for all), or None where no one stride does (an axis broadcast within a stack that
-    varies, a reversed stack)."""
-    shape, strides = _shape(x)[:-2], _strides_in_elements(x)[:-2]
+    varies, a reversed stack). strides: x's in elements, where the caller has them."""
+    shape = _shape(x)[:-2]
+    strides = (strides or _strides_in_elements(x))[:-2]
     per = [0] * (len(batch) - len(shape)) + [0 if d == 1 else s for d, s in zip(shape, strides)]
     step, after = None, 1  # the stride of the last axis that moves; the matrices after axis d
     for d in reversed(range(lead, len(batch))):
@@ -1133,7 +1144,7 @@ def _per_axis(value, ndim, name):
 def _one_sided(kernel, name, origin=0):
     """A 1-D kernel placed as scipy.ndimage.correlate1d places it (pplab::placed_kernel: the
     odd-sided mask of the same answer, zeros where an even length or an origin moves the kernel
-    off its centre); any length (past 31 taps, _long_pass runs it)."""
+    off its centre); any length (past 255 taps, _long_pass runs it)."""
     import numpy
     origin = _check_integer(origin, "origin", -(1 << 30))
     try:
@@ -1210,13 +1221,15 @@ def _moved(x, source, destination):
 
 
 _MASK_SIDE = 31  # the longest side of a mask pplab's filter rungs take (pplab::max_mask_side)
+_LINE_TAPS = 255  # the longest mask of one row or column of a float image (pplab::max_line_taps)
 
 
 def _pass(x, k, axis, mode, cval, backend, variant):
     """The matrix x correlated with the odd-length 1-D kernel k along axis 0 (down the columns)
-    or 1 (along the rows), in `mode`: one filter call, or _long_pass's for a kernel longer than a
-    mask's side."""
-    if k.size > _MASK_SIDE:
+    or 1 (along the rows), in `mode`: one filter call (a mask of one row or one column), or
+    _long_pass's for a kernel longer than such a mask may be, or for a uint8 image (whose masks
+    are at most a mask's side)."""
+    if k.size > (_MASK_SIDE if _dtype_name(x) == "uint8" else _LINE_TAPS):
         return _long_pass(x, k, axis, mode, cval, backend, variant)
     mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
     return correlate(x, mask, mode, cval, backend=backend, variant=variant)
@@ -1254,7 +1267,8 @@ def _take(x, index, axis):
 
 
 def _long_pass(x, k, axis, mode, cval, backend, variant):
-    """A 1-D kernel longer than a mask's side, as a sum of filters of 31 taps: x extended once by
+    """A 1-D kernel longer than a line's mask, as a sum of filters of up to 255 taps (31 for
+    uint8): x extended once by
     the kernel's radius on each side as `mode` extends it (a copy), then each run of 31 taps
     correlated with the extension and its window of x's length taken at the run's place (the
     windows never reach past the extension, so those filters' own mode is not seen), the runs'
@@ -1270,8 +1284,9 @@ def _long_pass(x, k, axis, mode, cval, backend, variant):
             else:
                 ext[side, :] = cval
     total = None
-    for c0 in range(0, k.size, _MASK_SIDE):
-        run = k[c0:c0 + _MASK_SIDE]
+    most = _MASK_SIDE if _dtype_name(x) == "uint8" else _LINE_TAPS
+    for c0 in range(0, k.size, most):
+        run = k[c0:c0 + most]
         if run.size % 2 == 0:  # an odd mask: a zero tap after the run
             run = numpy.append(run, 0.0)
         h = (run.size - 1) // 2

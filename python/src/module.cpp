@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "arrays.hpp"
@@ -177,14 +179,25 @@ double exact_call(py::handle x, const std::string& op_name,
 dtype row_answer_type(dtype t, op o) {
   if (o == op::mean) return dtype::f64;
   if (is_arg(o)) return dtype::i64;  // an index
-  switch (reduce(backend::seq, t, nullptr, 0, o).k) {
-  case scalar::kind::i64:
-    return dtype::i64;
-  case scalar::kind::u64:
-    return dtype::u64;
-  default:
-    return dtype::f64;
+  // The kind of the reduction of nothing, asked of the API once per type and op (every call
+  // along an axis asks).
+  static std::map<std::pair<dtype, op>, dtype> known;
+  static std::mutex guard;
+  const std::lock_guard<std::mutex> lock(guard);
+  const auto [at, fresh] = known.try_emplace({t, o}, dtype::f64);
+  if (fresh) {
+    switch (reduce(backend::seq, t, nullptr, 0, o).k) {
+    case scalar::kind::i64:
+      at->second = dtype::i64;
+      break;
+    case scalar::kind::u64:
+      at->second = dtype::u64;
+      break;
+    default:
+      at->second = dtype::f64;
+    }
   }
+  return at->second;
 }
 
 // NumPy's name of a type ("int8" ... "float64").

@@ -470,7 +470,9 @@ def test_filters_refuse_bad_calls():
     with pytest.raises(ValueError, match="odd"):
         pplab.correlate(image, np.ones((2, 3)))
     with pytest.raises(ValueError, match="1 to 31"):
-        pplab.correlate(image, np.ones((33, 1)))
+        pplab.correlate(image, np.ones((33, 3)))
+    with pytest.raises(ValueError, match="1 to 255"):
+        pplab.correlate(image, np.ones((257, 1)))
     with pytest.raises(ValueError, match="mode must be one of"):
         pplab.correlate(image, np.ones((3, 3)), mode="same")
     with pytest.raises(ValueError, match="2-D"):

@@ -114,10 +114,16 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
       fail(errc::invalid_argument, w + ": channels and a u8 output are for u8 images; an " +
                                        std::string(name_of(t)) +
                                        " image has one channel and an output of its type");
+    // A line (one row or one column) of an f32 or f64 image may be max_line_taps long.
+    const bool line = t != dtype::u8 && (kh == 1 || kw == 1);
+    const std::size_t most = line ? max_line_taps : max_mask_side;
     for (auto [side, name] : {std::pair{kh, "height"}, {kw, "width"}})
-      if (side % 2 == 0 || side > max_mask_side)
-        fail(errc::invalid_argument, w + ": the mask's " + name + " is " + std::to_string(side) +
-                                         "; it must be odd, 1 to " + std::to_string(max_mask_side));
+      if (side % 2 == 0 || side > most)
+        fail(errc::invalid_argument,
+             w + ": the mask's " + name + " is " + std::to_string(side) +
+                 "; it must be odd, 1 to " + std::to_string(max_mask_side) + " (1 to " +
+                 std::to_string(max_line_taps) +
+                 " for a mask of one row or one column of an f32 or f64 image)");
     if (!mask) fail(errc::invalid_argument, w + ": the mask is null");
     if (ld_in < cols * channels || ld_out < cols * channels)
       fail(errc::invalid_argument,

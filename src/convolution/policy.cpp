@@ -7,7 +7,7 @@
 // bench/results/h200-2026-11-28-cuda-be494fa.json), and f32 squares to 31 since c06 compiles
 // them (H200: 2.7x to 5.3x c04, ...-convolution-c06-to-31.txt); a separable mask of 5 x 5 or more
 // in c07's fused passes (1.14x c06 at 7 x 7, 4.45x at 15 x 15, the same H200 run),
-// square separable masks to 31 x 31 included.
+// square separable masks to 31 x 31 included; a mask of one row or column (a 1-D pass) in c13.
 #include "convolution/rung.hpp"
 #include "core/run.hpp"
 
@@ -38,6 +38,10 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
         return {"convolution/cuda/c10_u8_planes", "convolution/cuda/c08_u8_channels"};
       return {"convolution/cuda/c08_u8_channels", "convolution/cuda/c10_u8_planes"};
     }
+    // A mask of one row or one column: c13's 1-D pass.
+    if (p.kh == 1 || p.kw == 1)
+      return {"convolution/cuda/c13_line_pass", "convolution/cuda/c06_register_strip",
+              "convolution/cuda/c04_output_tile"};
     if (p.separable && p.kh >= 5 && p.kw >= 5)
       return {"convolution/cuda/c07_separable", "convolution/cuda/c06_register_strip",
               "convolution/cuda/c04_output_tile"};

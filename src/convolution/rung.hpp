@@ -60,8 +60,14 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p);
 // The variant "split_tf32"'s rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> split_tf32_policy(backend b, const convolution_problem& p);
 
-inline bool float_or_double(const convolution_problem& p) {
+// An f32 or f64 image (one channel, an output of its type), its mask of any size the API takes
+// (a line of up to max_line_taps taps too): the rungs whose taps are a run-time loop.
+inline bool float_image(const convolution_problem& p) {
   return (p.type == dtype::f32 || p.type == dtype::f64) && p.channels == 1 && !p.u8_out;
+}
+// The same with each side at most max_mask_side: what the other rungs take.
+inline bool float_or_double(const convolution_problem& p) {
+  return float_image(p) && p.kh <= max_mask_side && p.kw <= max_mask_side;
 }
 inline bool u8_image(const convolution_problem& p) { return p.type == dtype::u8; }
 // The type the rungs compute in and take the mask in (f32 for a u8 image), and the output's.

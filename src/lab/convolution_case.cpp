@@ -56,6 +56,19 @@ struct convolution_case {
     pr.item = "px";
     return pr;
   }
+  // A mask of one row (`across`: 1 x k) or one column (k x 1): a 1-D pass (correlate1d, one axis
+  // of a named filter).
+  static problem line(dtype t, std::size_t rows, std::size_t cols, std::size_t k, bool across,
+                      boundary mode) {
+    problem pr = filter(t, rows, cols, k, mode);
+    pr.p.kh = across ? 1 : k, pr.p.kw = across ? k : 1;
+    const std::string mask = std::to_string(pr.p.kh) + "x" + std::to_string(pr.p.kw);
+    pr.group = std::string(name_of(t)) + " " + std::to_string(rows) + "x" + std::to_string(cols) +
+               " mask " + mask + " " + std::string(name_of(mode));
+    pr.op = mask;
+    pr.flops = 2.0 * double(rows * cols) * double(k);
+    return pr;
+  }
 
   std::vector<problem> problems(const settings& opts) const {
     const size s = opts.scale;
@@ -65,6 +78,8 @@ struct convolution_case {
         out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::nearest));
       for (std::size_t k : {7, 15})
         out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::nearest, true));
+      for (bool across : {true, false})
+        out.push_back(line(dtype::f32, 8192, 8192, 15, across, boundary::reflect));
       // A small image, where a device's launch latency is the cost to beat.
       out.push_back(filter(dtype::f32, 1024, 1024, 3, boundary::nearest));
       out.push_back(filter(dtype::u8, 4096, 4096, 5, boundary::nearest, false, 3, true));  // RGB
@@ -74,6 +89,8 @@ struct convolution_case {
       for (std::size_t k : {3, 7})
         out.push_back(filter(dtype::f32, 1024, 1024, k, boundary::nearest));
       out.push_back(filter(dtype::f32, 1024, 1024, 7, boundary::nearest, true));
+      out.push_back(line(dtype::f32, 1024, 1024, 7, false, boundary::reflect));
+      out.back().device_only = true;  // c13's row; the host's lines are the full run's
       out.push_back(filter(dtype::u8, 1024, 1024, 5, boundary::nearest, false, 3, true));
     } else {  // awkward sizes, every mode once, f64 too
       out.push_back(filter(dtype::f32, 61, 67, 5, boundary::reflect));
@@ -83,6 +100,8 @@ struct convolution_case {
       out.push_back(filter(dtype::f64, 31, 19, 3, boundary::nearest, true));
       out.push_back(filter(dtype::u8, 29, 31, 3, boundary::constant, false, 3));
       out.push_back(filter(dtype::u8, 33, 17, 5, boundary::mirror, false, 4, true));
+      out.push_back(line(dtype::f32, 61, 67, 5, true, boundary::reflect));
+      out.push_back(line(dtype::f64, 37, 29, 9, false, boundary::mirror));
     }
     if (wants(opts, "convolution", backend::mpi)) {
       const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);
@@ -136,6 +155,17 @@ struct convolution_case {
     return m;
   }
 
+  // A line's taps (a 1 x k or k x 1 mask), of mixed signs as mask_of's.
+  static std::vector<double> line_of(std::size_t k) {
+    std::vector<double> m(k);
+    const double c = double(k / 2);
+    for (std::size_t i = 0; i < k; ++i) {
+      const double d2 = (double(i) - c) * (double(i) - c);
+      m[i] = std::exp(-d2 / (2 + c)) - 0.5 * std::exp(-d2 / (4 + 2 * c)) + 0.01 * double(i);
+    }
+    return m;
+  }
+
   struct host_data {
     std::unique_ptr<std::byte[]> in;
     std::vector<double> mask, want, scale;
@@ -150,7 +180,9 @@ struct convolution_case {
     const std::size_t values = p.rows * p.cols * p.channels;
     h.in.reset(new std::byte[values * size_of(p.type) + 1]);
     detail::generate(p.type, h.in.get(), values, pr.dist, 11);
-    h.mask = p.separable ? separable_mask_of(p.kh) : mask_of(p.kh);
+    h.mask = p.separable    ? separable_mask_of(p.kh)
+             : p.kh == p.kw ? mask_of(p.kh)
+                            : line_of(p.kh * p.kw);
     h.mask32.assign(h.mask.begin(), h.mask.end());
     h.want.resize(values), h.scale.resize(values);
     detail::reference_correlation(p, h.in.get(), p.cols * p.channels, h.mask.data(), h.want.data(),

@@ -23,7 +23,7 @@ void run(const convolution_call& c) { dispatch_convolution<rows_openmp>(c); }
 
 extern const convolution_rung c01_rows_openmp{
     .info = {.step = 1, .summary = "seq c02 with the output rows shared among the threads"},
-    .can_run = float_or_double,
+    .can_run = float_image,
     .run = run,
 };
 

@@ -63,7 +63,7 @@ void run(const convolution_call& c) { dispatch_convolution<register_blocked>(c);
 extern const convolution_rung c02_register_blocked{
     .info = {.step = 2,
              .summary = "blocks of outputs kept in vector registers: one mask load feeds a block"},
-    .can_run = float_or_double,
+    .can_run = float_image,
     .run = run,
 };
 

@@ -31,7 +31,7 @@ extern const convolution_rung c02_interior_apart{
     .info = {.step = 2,
              .summary = "the boundary applied to rows once per output row and to columns only at "
                         "the borders; the interior read straight"},
-    .can_run = float_or_double,
+    .can_run = float_image,
     .run = run,
 };
 
