@@ -928,7 +928,7 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
             rows *= d
         product(a2.reshape(rows, k), b2, answer.reshape(rows, n))
     elif 0 not in batch:  # a stack of products: a call per sub-stack that one stride walks
-        a2, b2 = (x if _rows_readable(x[(0,) * (len(_shape(x)) - 2)]) else _contiguous(x)
+        a2, b2 = (x if _matrices_readable(_shape(x), _strides_in_elements(x)) else _contiguous(x)
                   for x in (a2, b2))
         # The fewest leading axes to loop over (none, mostly) so that the axes left are walked by
         # one stride in each operand; with every axis looped over, a call per matrix.
@@ -941,10 +941,11 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         count = 1
         for d in batch[lead:]:
             count *= d
+        if not lead:  # one sub-stack (mostly): the stacks whole, read from their first matrices
+            _run(_pplab.matmul_batched, a2, sa, b2, sb, answer, m * n, count, 1.0, 0.0,
+                 backend, variant)
         shape_a, shape_b = _shape(a2), _shape(b2)
-        # the stacks' first matrices of each sub-stack (one sub-stack, mostly: no loop to build)
-        outers = itertools.product(*(builtins.range(d) for d in batch[:lead])) if lead else [()]
-        for outer in outers:
+        for outer in itertools.product(*(builtins.range(d) for d in batch[:lead])) if lead else ():
             at = outer + (0,) * (len(batch) - lead)
             _run(_pplab.matmul_batched, a2[_broadcast_index(at, shape_a)], sa,
                  b2[_broadcast_index(at, shape_b)], sb, answer[at], m * n, count, 1.0, 0.0,
@@ -1019,6 +1020,14 @@ def _rows_readable(x):
         return shape[0] <= 1 or s[0] == 1
     rows, cols = shape
     return (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols)
+
+
+def _matrices_readable(shape, strides):
+    """Whether pplab's matmul reads the matrices of a stack of `shape` and `strides` (in
+    elements) where they lie: each row contiguous and the rows at a positive stride no shorter
+    than a row (_rows_readable's test on the last two axes)."""
+    rows, cols = shape[-2:]
+    return (cols <= 1 or strides[-1] == 1) and (rows <= 1 or strides[-2] >= cols)
 
 
 def _rows_contiguous(x):

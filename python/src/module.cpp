@@ -485,10 +485,20 @@ struct matmul_operands {
   placed a, b, c;
   std::size_t m, n, k, lda, ldb, ldc;
 };
+// `stacks`: an operand of more than two axes is a whole stack, read as its first matrix (its
+// last two axes at index 0 of the others, where its data starts): the Python layer passes a
+// stack whole rather than a view of its first matrix, which costs a PyTorch call.
 matmul_operands matmul_operands_of(py::handle a_obj, py::handle b_obj, py::handle c_obj,
-                                   const std::optional<std::string>& backend_name, bool vectors) {
+                                   const std::optional<std::string>& backend_name, bool vectors,
+                                   bool stacks = false) {
   placed a = take(a_obj, backend_name, "a"), b = take(b_obj, backend_name, "b");
   placed c = take(c_obj, backend_name, "the output", true);
+  if (stacks)
+    for (placed* x : {&a, &b, &c})
+      if (x->a.ndim() > 2) {
+        x->a.shape.erase(x->a.shape.begin(), x->a.shape.end() - 2);
+        x->a.strides.erase(x->a.strides.begin(), x->a.strides.end() - 2);
+      }
   if (b.a.on_gpu != a.a.on_gpu || c.a.on_gpu != a.a.on_gpu)
     throw py::value_error("matmul: a, b and the output must all be host arrays or all GPU arrays");
   for (const placed* x : {&b, &c})
@@ -534,15 +544,15 @@ std::string matmul_call(py::handle a_obj, py::handle b_obj, py::handle c_obj, do
   return ran;
 }
 
-// A stack of `count` products: a, b and c are the stacks' first matrices (2-D views), the
-// others `stride_*` elements further on each (0: the same matrix), as the Python layer computed
-// them from the stacks' strides.
+// A stack of `count` products: a, b and c are the stacks' first matrices (2-D views, or the
+// stacks whole), the others `stride_*` elements further on each (0: the same matrix), as the
+// Python layer computed them from the stacks' strides.
 std::string matmul_batched_call(py::handle a_obj, std::size_t stride_a, py::handle b_obj,
                                 std::size_t stride_b, py::handle c_obj, std::size_t stride_c,
                                 std::size_t count, double alpha, double beta,
                                 const std::optional<std::string>& backend_name,
                                 const std::optional<std::string>& variant) {
-  matmul_operands o = matmul_operands_of(a_obj, b_obj, c_obj, backend_name, false);
+  matmul_operands o = matmul_operands_of(a_obj, b_obj, c_obj, backend_name, false, true);
   std::string ran;
   const std::string rung = variant.value_or("");
   {
