@@ -10,10 +10,17 @@
 //   - Down (k x 1): a block stages 64 rows of 32 columns with their halo; a thread filters 8
 //     outputs down its column from the 8 + 7 values a group of 8 taps reaches (a warp's 32 columns
 //     are 32 banks).
+// A block inside the image stages by cp.async, every copy in flight at once and no register on
+// the way; a block on the image's edge through the boundary, 8 loads a thread at a time.
 // Per group of 8 taps: 8 tap reads (the constant bank's broadcast) and 12 (across) or 15 (down)
 // shared values for 32 or 64 multiply-adds. The last group, short of 8, tests each tap: a zero
 // tap past the mask would multiply an infinity into NaN. The taps are added in order, tap 0 first.
+// Measured (H200, 8192^2 f32, 15 taps, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt):
+// across 0.255 ms, down 0.203 ms, 50% and 63% of the copy ceiling (with the stage loaded through
+// registers, 8 loads a thread in flight: 0.287 and 0.246; one load at a time: 0.382 and 0.296).
+// What is left is the block's load phase, not overlapped with its own work.
 #include "convolution/cuda/constant_mask.cuh"
+#include "core/cuda/async_copy.cuh"
 #include "core/cuda/launch.cuh"
 
 namespace pplab::detail::convolution_cuda {
@@ -24,8 +31,8 @@ constexpr int threads = 256, group = 8;
 constexpr int X = 4, across_w = 128, rows_across = threads / (across_w / X);
 // Down: a block of down_cols columns x down_h outputs, Y outputs a thread.
 constexpr int Y = 8, down_cols = 32, down_h = threads / down_cols * Y;
-// A thread's loads of the stage issued together, 8 at a time, all in flight before the first of
-// them is stored (a mask of 31 taps needs 6 across and 13 down).
+// A block on the image's edge stages its loads 8 a thread at a time, all 8 in flight before the
+// first of them is stored.
 constexpr int stage_loads = 8;
 
 // A staged row's length across: the outputs, the halo (k - 1), and room for the last group's
@@ -54,22 +61,25 @@ template <class T> __global__ void __launch_bounds__(threads) across(image<T> f)
   const int k = f.kw, r = k / 2, width = across_width(k);
   const int y0 = int(blockIdx.y) * rows_across, x0 = int(blockIdx.x) * across_w;
   // Element (i, j) of the stage is input (y0 + i, x0 - r + j); past the halo, zeros (never
-  // multiplied by a tap). A block wholly inside the image reads without a test.
+  // multiplied by a tap).
   const int total = rows_across * width, halo = across_w + k - 1;
   const bool inside = y0 + rows_across <= f.rows && x0 - r >= 0 && x0 - r + width <= f.cols;
   const T* first = f.in + std::size_t(y0) * f.ld_in + (x0 - r);
   tile_walk at(int(threadIdx.x), width, threads);
-  for (int base = 0; base < total; base += stage_loads * threads) {
+  if (inside) {  // every copy in flight at once, no register on the way
+    for (int e = int(threadIdx.x); e < total; e += threads, at.step())
+      copy_async_inside<sizeof(T)>(s + e, first + std::size_t(at.row) * f.ld_in + at.col);
+    commit_copies();
+    wait_copies<0>();
+  }
+  for (int base = 0; !inside && base < total; base += stage_loads * threads) {
     T v[stage_loads];
     tile_walk from = at;
 #pragma unroll
     for (int q = 0; q < stage_loads; ++q, from.step()) {
       const int e = base + q * threads + int(threadIdx.x);
       const int y = y0 + from.row;
-      v[q] = e >= total                      ? T(0)
-             : inside                        ? first[std::size_t(from.row) * f.ld_in + from.col]
-             : y < f.rows && from.col < halo ? read(f, y, x0 - r + from.col)
-                                             : T(0);
+      v[q] = e < total && y < f.rows && from.col < halo ? read(f, y, x0 - r + from.col) : T(0);
     }
 #pragma unroll
     for (int q = 0; q < stage_loads; ++q, at.step()) {
@@ -114,19 +124,22 @@ template <class T> __global__ void __launch_bounds__(threads) down(image<T> f) {
   const int tx = int(threadIdx.x) % down_cols, ty = int(threadIdx.x) / down_cols;
   const int x = x0 + tx;
   // Row i of the stage is input row y0 - r + i; a column past the image's, and the group's rows
-  // past the halo (never multiplied by a tap), zeros. A block wholly inside reads without a test.
+  // past the halo (never multiplied by a tap), zeros.
   constexpr int step = threads / down_cols;
   const bool inside = y0 - r >= 0 && y0 - r + h + group <= f.rows && x0 + down_cols <= f.cols;
-  const T* first = f.in + std::size_t(y0 - r) * f.ld_in + x;
-  for (int base = ty; base < h + group; base += stage_loads * step) {
+  if (inside) {  // every copy in flight at once, no register on the way
+    const T* first = f.in + std::size_t(y0 - r) * f.ld_in + x;
+    for (int i = ty; i < h + group; i += step)
+      copy_async_inside<sizeof(T)>(s + i * down_cols + tx, first + std::size_t(i) * f.ld_in);
+    commit_copies();
+    wait_copies<0>();
+  }
+  for (int base = ty; !inside && base < h + group; base += stage_loads * step) {
     T v[stage_loads];
 #pragma unroll
     for (int q = 0; q < stage_loads; ++q) {
       const int i = base + q * step;
-      v[q] = i >= h + group        ? T(0)
-             : inside              ? first[std::size_t(i) * f.ld_in]
-             : x < f.cols && i < h ? read(f, y0 - r + i, x)
-                                   : T(0);
+      v[q] = i < h + group && x < f.cols && i < h ? read(f, y0 - r + i, x) : T(0);
     }
 #pragma unroll
     for (int q = 0; q < stage_loads; ++q)
