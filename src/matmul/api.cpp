@@ -1,6 +1,7 @@
 // pplab::matmul: checks shapes, strides and overlap, picks the backend's rung, runs it.
 #include <omp.h>
 
+#include <atomic>
 #include <exception>
 #include <optional>
 #include <string>
@@ -240,19 +241,34 @@ void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, st
     ex.finish_in_place();
     return;
   }
-  const bool over_threads = where == backend::cpu &&
-                            double(m) * double(n) * double(k) <= small_product &&
-                            omp_get_max_threads() > 1;
+  const bool small = double(m) * double(n) * double(k) <= small_product;
+  const bool over_threads = where == backend::cpu && small && omp_get_max_threads() > 1;
+  // A small product on the host is the rung's call alone (its scratch, if any, is the host's
+  // run path's: run_rung), with a stop asked for every 256 products on the calling thread, not
+  // for each: a check may take a lock (Python's GIL), which cost more than a 16^3 product.
+  const bool direct = small && !r.scratch_bytes;
+  const auto one = [&](std::size_t i) {
+    if (direct) r.run(call(i, nullptr, nullptr));
+    else detail::run_rung(r, call(i, nullptr, nullptr));
+  };
   if (!over_threads) {
-    for (std::size_t i = 1; i < batch; ++i) detail::run_rung(r, call(i, nullptr, nullptr));
+    for (std::size_t i = 1; i < batch; ++i) {
+      if (direct && i % 256 == 0) stop_if_interrupted();
+      one(i);
+    }
     return;
   }
   std::exception_ptr failed;
+  std::atomic<bool> stop{false};
+  const int caller = omp_get_thread_num();  // 0: the team's first thread is the caller's
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t i = 1; i < std::ptrdiff_t(batch); ++i) {
+    if (stop.load(std::memory_order_relaxed)) continue;
     try {
-      detail::run_rung(r, call(std::size_t(i), nullptr, nullptr));
+      if (direct && i % 256 == 0 && omp_get_thread_num() == caller) stop_if_interrupted();
+      one(std::size_t(i));
     } catch (...) {
+      stop.store(true, std::memory_order_relaxed);
 #pragma omp critical(pplab_matmul_stack)
       if (!failed) failed = std::current_exception();
     }

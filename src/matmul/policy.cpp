@@ -76,8 +76,9 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   case backend::cpu:
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
     // (each runs only its shape).
+    // A product of sides to 64 (a stack's, mostly): m06, which packs nothing.
     return {"matmul/cpu/m04_matrix_times_vector", "matmul/cpu/m05_vector_times_matrix",
-            "matmul/cpu/m03_packed_microkernel"};
+            "matmul/cpu/m06_small_products", "matmul/cpu/m03_packed_microkernel"};
   case backend::cuda:
     return cuda_policy(p);
   case backend::nccl:

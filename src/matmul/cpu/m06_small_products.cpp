@@ -1,0 +1,108 @@
+// matmul/cpu/m06_small_products: a product too small for packing to pay, every side at most 64
+// (a stack of small matrices: numpy.matmul of (1024, 16, 16) operands). m03 packs A and B into
+// panels for the caches and runs a micro-kernel built for large products; on a stack of 16^3
+// products that cost about 4 us a product on one core of the 2-core EPYC, where its 4096
+// multiply-adds take a tenth of that, and the cpu backend ran the stack at 0.22x numpy.matmul.
+// Here B is copied once into a block of whole vectors (zeros past its n columns: at most 64 x 64
+// values), and a group of up to 4 rows of C is held in vector registers while each k's values of
+// A are broadcast against B's row: no packing of A, no scratch, one pass over A. The k terms of
+// each element are added in order.
+#include <algorithm>
+#include <cstring>
+
+#include "matmul/matmul_common.hpp"
+
+namespace pplab::detail::matmul_cpu {
+namespace {
+
+constexpr std::size_t most = 64;  // the longest side it takes
+
+// The machine's vectors, chosen when compiled (-march): GCC's vector extension on a width the
+// target lacks (64 bytes on an AVX2 machine) went through memory element by element, 10x slower
+// than m03 there.
+#ifdef __AVX512F__
+constexpr int vec_bytes = 64, registers = 32;
+#else
+constexpr int vec_bytes = 32, registers = 16;
+#endif
+template <class T> struct vec { typedef T type __attribute__((vector_size(vec_bytes))); };
+// Rows of C held at once for a row of NV vectors: as many as the registers hold beside B's row.
+template <int NV> constexpr int rows_at_once = std::max(1, std::min(4, (registers - 2) / NV - 1));
+
+// Rows i0 .. i0 + R - 1 of C from B's padded rows (NV vectors each).
+template <class T, int NV, int R> void rows_of_c(const gemm<T>& g, const T* b, std::size_t i0) {
+  using V = typename vec<T>::type;
+  constexpr int L = vec_bytes / int(sizeof(T));
+  V acc[R][NV] = {};
+  for (std::size_t l = 0; l < g.k; ++l) {
+    const V* row = reinterpret_cast<const V*>(b + l * NV * L);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const T a = g.a[(i0 + std::size_t(r)) * g.lda + l];
+#pragma GCC unroll 16
+      for (int v = 0; v < NV; ++v) acc[r][v] += a * row[v];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    T* c = g.c + (i0 + std::size_t(r)) * g.ldc;
+    const T* sum = reinterpret_cast<const T*>(&acc[r][0]);
+    for (std::size_t j = 0; j < g.n; ++j)  // beta == 0 never reads C (BLAS: NaN there stays out)
+      c[j] = g.beta == T(0) ? g.alpha * sum[j] : g.alpha * sum[j] + g.beta * c[j];
+  }
+}
+
+// The rows left after the whole groups: fewer than R.
+template <class T, int NV, int R>
+void last_rows(const gemm<T>& g, const T* b, std::size_t i0, std::size_t left) {
+  if constexpr (R > 1) {
+    if (left == std::size_t(R - 1)) return rows_of_c<T, NV, R - 1>(g, b, i0);
+    last_rows<T, NV, R - 1>(g, b, i0, left);
+  }
+}
+
+template <class T, int NV> void product(const gemm<T>& g) {
+  constexpr int L = vec_bytes / int(sizeof(T)), R = rows_at_once<NV>;
+  alignas(64) T b[most * NV * L];
+  for (std::size_t l = 0; l < g.k; ++l) {
+    T* row = b + l * NV * L;
+    std::memcpy(row, g.b + l * g.ldb, g.n * sizeof(T));
+    std::fill(row + g.n, row + NV * L, T(0));
+  }
+  std::size_t i = 0;
+  for (; i + R <= g.m; i += R) rows_of_c<T, NV, R>(g, b, i);
+  if (i < g.m) last_rows<T, NV, R>(g, b, i, g.m - i);
+}
+
+// product<T, NV> for B's row in NV whole vectors, NV from 1 to most / L.
+template <class T, int NV = 1> void product_of_width(const gemm<T>& g, std::size_t nv) {
+  if constexpr (NV * (vec_bytes / int(sizeof(T))) <= int(most)) {
+    if (nv == std::size_t(NV)) return product<T, NV>(g);
+    product_of_width<T, NV + 1>(g, nv);
+  }
+}
+
+struct small_products {
+  template <class T> static void run(const gemm<T>& g) {
+    if (g.m == 0 || g.n == 0) return;
+    constexpr std::size_t L = vec_bytes / sizeof(T);
+    product_of_width<T>(g, (g.n + L - 1) / L);
+  }
+};
+
+bool can_run(const matmul_problem& p) {
+  return one_float_product(p) && p.m <= most && p.n <= most && p.k <= most;
+}
+
+void run(const matmul_call& c) { dispatch_matmul<small_products>(c); }
+
+}  // namespace
+
+extern const matmul_rung m06_small_products{
+    .info = {.step = 6,
+             .summary = "products of sides to 64 without packing: rows of C in vector registers, "
+                        "B copied once into whole vectors"},
+    .can_run = can_run,
+    .run = run,
+};
+
+}  // namespace pplab::detail::matmul_cpu
