@@ -130,6 +130,12 @@ def main():
         a, b = rng.standard_normal((m, m)).astype(np.float32), rng.standard_normal((m, m)).astype(np.float32)
         row("matmul %dx%d f32 (host)" % (m, m), "numpy.matmul", median_time(lambda: pplab.matmul(a, b)),
             median_time(lambda: a @ b))
+        # Stacks of small products (numpy.matmul of 3-D operands).
+        for count, side in ((256, 32), (1024, 16), (64, 128)):
+            sa = rng.standard_normal((count, side, side)).astype(np.float32)
+            sb = rng.standard_normal((count, side, side)).astype(np.float32)
+            row("matmul %d x %d^3 f32 (host)" % (count, side), "numpy.matmul",
+                median_time(lambda: pplab.matmul(sa, sb)), median_time(lambda: sa @ sb))
         # A matrix times a vector and a vector times a matrix (the matrix read once: NumPy's gemv).
         mv = 1024 if q else 8192
         av = xm if side == mv else rng.standard_normal((mv, mv)).astype(np.float32)
