@@ -57,6 +57,8 @@ struct matmul_case {
     const size s = opts.scale;
     const std::size_t e = s == size::full ? 2048 : (s == size::quick ? 512 : 64);
     std::vector<problem> out{gemm(dtype::f32, e, e, e, false)};
+    // A small product, as a stack's are: the size where packing does not pay (cpu m06).
+    if (s != size::tiny) out.push_back(gemm(dtype::f32, 64, 64, 64, false));
     // Matrix times vector and vector times matrix (numpy.matmul with a 1-D operand).
     const std::size_t v = s == size::full ? 8192 : (s == size::quick ? 4096 : 96);
     out.push_back(gemm(dtype::f32, v, 1, v, false));
