@@ -5,6 +5,7 @@
 // double with the tolerance rule (convolution/rung.hpp). The reference itself is checked on
 // small cases worked out by hand, and the API's checks and convolve's flip on the way in.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "convolution/boundary.hpp"
@@ -25,25 +26,34 @@ constexpr boundary all_modes[] = {boundary::reflect, boundary::constant, boundar
 
 struct shape {
   std::size_t rows, cols, kh, kw;
+  std::size_t planes = 1;  // a stack of images (convolution_problem::planes)
 };
 
 // `separable`: a mask that is an outer product, its factors after it (the separable rungs run).
+// A stack's planes lie apart by more than a plane, poison between them that must stay untouched.
 template <class T>
 void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& rng,
            bool specials = false, bool separable = false) {
   const double cval = mode == boundary::constant ? 1.5 : 0.0;
-  const detail::convolution_problem p{dtype_of<T>(), s.rows, s.cols, s.kh,
-                                      s.kw,          mode,   cval,   separable};
+  detail::convolution_problem p{dtype_of<T>(), s.rows, s.cols, s.kh,
+                                s.kw,          mode,   cval,   separable};
+  p.planes = s.planes;
   if (!r.can_run(p)) return;
-  SCOPED_TRACE(std::string(name_of(p.type)) + " " + std::to_string(s.rows) + "x" +
-               std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
-               std::to_string(s.kw) + " " + std::string(name_of(mode)));
+  SCOPED_TRACE(std::string(name_of(p.type)) + " " + std::to_string(s.planes) + " x " +
+               std::to_string(s.rows) + "x" + std::to_string(s.cols) + " mask " +
+               std::to_string(s.kh) + "x" + std::to_string(s.kw) + " " +
+               std::string(name_of(mode)));
   const std::size_t ld_in = s.cols + rng() % 3, ld_out = s.cols + rng() % 3;
+  const std::size_t plane_in = s.planes > 1 ? s.rows * ld_in + rng() % 5 : 0,
+                    plane_out = s.planes > 1 ? s.rows * ld_out + 1 + rng() % 5 : 0;
+  const std::size_t in_size = (s.planes - 1) * plane_in + s.rows * ld_in + 1,
+                    out_size = (s.planes - 1) * plane_out + s.rows * ld_out + 1;
   const T poison = std::numeric_limits<T>::quiet_NaN();
-  std::vector<T> in(s.rows * ld_in + 1, T(-7)), out(s.rows * ld_out + 1, poison);
+  std::vector<T> in(in_size, T(-7)), out(out_size, poison);
   std::normal_distribution<double> z;
-  for (std::size_t y = 0; y < s.rows; ++y)
-    for (std::size_t x = 0; x < s.cols; ++x) in[y * ld_in + x] = T(z(rng));
+  for (std::size_t i = 0; i < s.planes; ++i)
+    for (std::size_t y = 0; y < s.rows; ++y)
+      for (std::size_t x = 0; x < s.cols; ++x) in[i * plane_in + y * ld_in + x] = T(z(rng));
   if (specials && s.rows * s.cols > 2) {
     in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::quiet_NaN();
     in[(rng() % s.rows) * ld_in + rng() % s.cols] = std::numeric_limits<T>::infinity();
@@ -60,24 +70,33 @@ void check(const convolution_rung& r, shape s, boundary mode, std::mt19937_64& r
   if (separable)
     typed.insert(typed.end(), col.begin(), col.end()),
         typed.insert(typed.end(), row.begin(), row.end());
+  detail::convolution_call call{p,       in.data(), ld_in, typed.data(), out.data(), ld_out,
+                                nullptr, nullptr};
+  call.plane_in = plane_in, call.plane_out = plane_out;
+  detail::run_rung(r, call);
+  detail::convolution_problem one = p;
+  one.planes = 1;
   std::vector<double> want(s.rows * s.cols), scale(s.rows * s.cols);
-  detail::reference_correlation(p, in.data(), ld_in, mask.data(), want.data(), scale.data());
-  detail::run_rung(r, {p, in.data(), ld_in, typed.data(), out.data(), ld_out, nullptr, nullptr});
   std::size_t wrong = 0, touched = 0;
-  for (std::size_t y = 0; y < s.rows; ++y)
-    for (std::size_t x = 0; x < ld_out; ++x) {
-      const T got = out[y * ld_out + x];
-      if (x >= s.cols) {
+  for (std::size_t i = 0; i < s.planes; ++i) {
+    detail::reference_correlation(one, in.data() + i * plane_in, ld_in, mask.data(), want.data(),
+                                  scale.data());
+    const std::size_t to = i + 1 < s.planes ? plane_out : s.rows * ld_out;
+    for (std::size_t e = 0; e < to; ++e) {
+      const std::size_t y = e / ld_out, x = e % ld_out;
+      const T got = out[i * plane_out + e];
+      if (x >= s.cols || y >= s.rows) {
         touched += !std::isnan(got);
         continue;
       }
       const double w = want[y * s.cols + x], sc = scale[y * s.cols + x];
       if (!detail::output_close_to_reference(p, double(got), w, sc, &r.info) && ++wrong <= 5)
-        ADD_FAILURE() << "out[" << y << "][" << x << "] = " << got << ", want " << w << " (scale "
-                      << sc << ")";
+        ADD_FAILURE() << "plane " << i << " out[" << y << "][" << x << "] = " << got << ", want "
+                      << w << " (scale " << sc << ")";
     }
+  }
   EXPECT_EQ(wrong, 0u);
-  EXPECT_EQ(touched, 0u) << "elements past the output's columns were written";
+  EXPECT_EQ(touched, 0u) << "elements past the output's columns or planes were written";
 }
 
 class Convolution : public ::testing::TestWithParam<const convolution_rung*> {};
@@ -175,6 +194,25 @@ TEST_P(Convolution, LinesOfEveryLengthEveryMode) {
       check<float>(r, {rows, cols, 1, k}, mode, rng, k == 33);
       check<double>(r, {rows, cols, k, 1}, mode, rng);
     }
+}
+
+// A stack of images (a 3-D array's middle axis), for the rungs that take one in a call: every
+// plane against the reference on its own, each mode, lines short and long, stacks of one plane.
+TEST_P(Convolution, StacksOfPlanesEachOnItsOwn) {
+  const convolution_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<shape> stacks = {{37, 41, 7, 1, 3},  {1, 300, 1, 9, 5},   {300, 5, 33, 1, 2},
+                                     {70, 65, 1, 15, 4}, {129, 33, 5, 1, 1},  {2, 3, 9, 1, 7},
+                                     {8, 8, 1, 1, 3},    {65, 31, 255, 1, 2}, {1, 1, 3, 1, 4}};
+  std::size_t i = 0;
+  for (const shape& s : stacks) {
+    const boundary mode = all_modes[i++ % std::size(all_modes)];
+    check<float>(r, s, mode, rng, i % 3 == 0);
+    check<double>(r, s, all_modes[(i + 2) % std::size(all_modes)], rng);
+  }
 }
 
 TEST_P(Convolution, NanAndInfinityReachTheirOutputs) {
@@ -602,6 +640,54 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
   EXPECT_EQ(parse_boundary("grid-wrap"), boundary::wrap);
   // An empty image is an empty answer.
   correlate(backend::cpu, dtype::f32, nullptr, 0, 5, 0, mask.data(), 3, 3, nullptr, 0);
+}
+
+// A stack of images through the API (filter_options::planes) is each plane filtered alone, bit
+// for bit, on every backend here: plane by plane through the rung chosen for one, or in one call
+// where that rung takes a stack. Output planes that overlap are refused.
+TEST(ConvolutionApi, StacksAreEachPlaneAlone) {
+  std::mt19937_64 rng(fresh_seed());
+  std::normal_distribution<double> z;
+  const std::size_t planes = 4, rows = 33, cols = 29, ld = 31, plane_in = rows * ld + 5,
+                    plane_out = rows * ld + 3;
+  std::vector<float> in(planes * plane_in);
+  for (float& v : in) v = float(z(rng));
+  for (backend b : {backend::seq, backend::cpu, backend::cuda}) {
+    if (!available(b)) continue;
+    for (auto [kh, kw] : std::vector<std::pair<std::size_t, std::size_t>>{{5, 1}, {3, 3}, {1, 7}}) {
+      SCOPED_TRACE(std::string(name_of(b)) + " mask " + std::to_string(kh) + "x" +
+                   std::to_string(kw));
+      std::vector<double> mask(kh * kw);
+      for (double& m : mask) m = z(rng);
+      filter_options o;
+      o.mode = boundary::mirror, o.planes = planes, o.plane_in = plane_in, o.plane_out = plane_out;
+      std::vector<float> stacked(planes * plane_out, -1.0f), alone(planes * plane_out, -1.0f);
+      correlate(b, dtype::f32, in.data(), rows, cols, ld, mask.data(), kh, kw, stacked.data(), ld,
+                o);
+      filter_options one;
+      one.mode = o.mode;
+      for (std::size_t i = 0; i < planes; ++i)
+        correlate(b, dtype::f32, in.data() + i * plane_in, rows, cols, ld, mask.data(), kh, kw,
+                  alone.data() + i * plane_out, ld, one);
+      EXPECT_EQ(std::memcmp(stacked.data(), alone.data(), stacked.size() * sizeof(float)), 0);
+      EXPECT_NE(stacked[plane_out + ld + 1], -1.0f);  // a second plane's output written
+    }
+  }
+  std::vector<double> mask(3, 0.25);
+  std::vector<float> out(planes * plane_out);
+  filter_options o;
+  o.planes = planes, o.plane_in = plane_in, o.plane_out = (rows - 1) * ld + cols - 1;
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate(backend::cpu, dtype::f32, in.data(), rows, cols, ld, mask.data(), 3, 1,
+                  out.data(), ld, o);
+      },
+      "planes overlap");
+  // Zero planes: nothing to do
+  o.planes = 0;
+  correlate(backend::cpu, dtype::f32, in.data(), rows, cols, ld, mask.data(), 3, 1, out.data(), ld,
+            o);
 }
 
 }  // namespace

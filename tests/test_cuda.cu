@@ -217,6 +217,51 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
                error);
 }
 
+// A stack of images on the GPU (filter_options::planes) in one launch of c13's 1-D pass: each
+// plane as it is alone, bit for bit, a larger stack than the grid's z takes in one launch
+// included; the planes' outputs apart, what lies between them untouched.
+TEST(CudaApi, DeviceResidentStacksOfPlanesAreEachPlaneAlone) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  struct stack {
+    std::size_t planes, rows, cols, kh, kw;
+  };
+  for (const stack& s : {stack{5, 61, 37, 9, 1}, stack{3, 40, 1030, 1, 33},
+                         stack{65537, 3, 2, 3, 1}, stack{2, 9, 7, 255, 1}}) {
+    SCOPED_TRACE(std::to_string(s.planes) + " planes " + std::to_string(s.rows) + "x" +
+                 std::to_string(s.cols));
+    const std::size_t plane = s.rows * s.cols, gap = 3, plane_out = plane + gap;
+    std::vector<float> image(s.planes * plane), got(s.planes * plane_out), want(got.size());
+    for (float& v : image) v = float(rng() % 1000) / 64;
+    std::vector<double> mask(s.kh * s.kw);
+    for (double& w : mask) w = double(rng() % 9) / 4 - 1;
+    filter_options o;
+    o.mode = boundary::reflect, o.planes = s.planes, o.plane_in = plane, o.plane_out = plane_out;
+    detail::buffer di(dev(), image.size() * 4), dout(dev(), got.size() * 4);
+    dev().copy_in(di.get(), image.data(), image.size() * 4);
+    dev().fill(dout.get(), 0xff, got.size() * 4);
+    std::string ran;
+    correlate_device(dtype::f32, di.get(), s.rows, s.cols, s.cols, mask.data(), s.kh, s.kw,
+                     dout.get(), s.cols, o, {"", &ran});
+    EXPECT_EQ(ran, "convolution/cuda/c13_line_pass");
+    dev().copy_out(got.data(), dout.get(), got.size() * 4);
+    // Each plane alone, a few of a large stack
+    filter_options one;
+    one.mode = o.mode;
+    std::vector<float> alone(plane);
+    for (std::size_t i = 0; i < s.planes; i += s.planes > 100 ? 4099 : 2) {
+      for (std::size_t j = i; j < std::min(s.planes, i + 2); ++j) {
+        correlate_device(dtype::f32, static_cast<float*>(di.get()) + j * plane, s.rows, s.cols,
+                         s.cols, mask.data(), s.kh, s.kw, dout.get(), s.cols, one);
+        dev().copy_out(alone.data(), dout.get(), plane * 4);
+        ASSERT_EQ(std::memcmp(alone.data(), got.data() + j * plane_out, plane * 4), 0) << j;
+        for (std::size_t g = 0; g + 1 < s.planes && g < gap; ++g)
+          ASSERT_TRUE(std::isnan(got[j * plane_out + plane + g])) << "between planes " << j;
+      }
+    }
+  }
+}
+
 // A stack of products on the GPU (matmul_batched_device): each product's own answer, as the
 // same product alone; B broadcast (a stride of 0) and C's matrices padded apart; a stack of
 // matrix-vector products (the vector rungs) too.

@@ -41,6 +41,12 @@ struct filter_options {
   double cval = 0;                    // the value outside the image in constant mode
   std::size_t channels = 1;           // a u8 image's interleaved channels: 1, 3 or 4
   bool u8_output = false;             // a u8 image's output as u8 (rounded, saturated), not f32
+  // A stack of `planes` images of rows x cols, each filtered on its own: image i at in +
+  // i * plane_in elements, its output at out + i * plane_out (a 3-D array's middle axis as
+  // (planes, rows, cols), filtered down its rows with a k x 1 mask, where no copy moves the axis).
+  // The outputs' planes may not overlap; plane_in may be 0 (one image, every output the same).
+  // Not on the mpi backend, whose ranks hold rows of one image.
+  std::size_t planes = 1, plane_in = 0, plane_out = 0;
 };
 
 inline constexpr std::size_t max_mask_side = 31;

@@ -585,7 +585,21 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
   o.u8_output = in.a.type == dtype::u8 && out.a.type == dtype::u8;
   // A u8 image of channels: rows x cols x channels, its rows of cols x channels bytes.
   array_view rows_of = in.a, out_rows = out.a;
-  if (channels > 1 || in.a.ndim() == 3) {
+  if (in.a.type != dtype::u8 && in.a.ndim() == 3 && channels == 1) {
+    // A float stack of images, planes x rows x cols (filter_options::planes)
+    if (out.a.ndim() != 3 || out.a.shape != in.a.shape)
+      throw py::value_error("a stack of images and its output must have one shape");
+    for (const array_view* v : {&in.a, &out.a})
+      if (v->shape[0] > 1 && v->strides[0] < 0)
+        throw py::value_error("a stack's planes must be in increasing order in memory");
+    o.planes = std::size_t(in.a.shape[0]);
+    o.plane_in = in.a.shape[0] > 1 ? std::size_t(in.a.strides[0]) : 0;
+    o.plane_out = out.a.shape[0] > 1 ? std::size_t(out.a.strides[0]) : 0;
+    for (array_view* v : {&rows_of, &out_rows}) {
+      v->shape.erase(v->shape.begin());
+      v->strides.erase(v->strides.begin());
+    }
+  } else if (channels > 1 || in.a.ndim() == 3) {
     for (array_view* v : {&rows_of, &out_rows}) {
       if (v->ndim() != 3 || v->strides[2] != 1 || v->strides[1] != v->shape[2])
         throw py::value_error("an image of channels must be rows x cols x channels, each "

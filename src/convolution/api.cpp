@@ -96,9 +96,11 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
   const part mine = ex.my_part(rows);  // this rank's rows on mpi; all of them elsewhere
   const std::size_t channels = t == dtype::u8 ? o.channels : 1;
   ld_in = ld_in ? ld_in : cols * channels, ld_out = ld_out ? ld_out : cols * channels;
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, " %zux%zux%zu%s mask %zux%zu %016llx mode %s cval %.17g",
-                rows, cols, o.channels, o.u8_output ? " to u8" : "", kh, kw,
+  const std::size_t planes = o.planes;
+  char numbers[192];
+  std::snprintf(numbers, sizeof numbers,
+                " %zux%zux%zux%zu%s mask %zux%zu %016llx mode %s cval %.17g", planes, rows, cols,
+                o.channels, o.u8_output ? " to u8" : "", kh, kw,
                 (unsigned long long)(mask && kh <= 64 && kw <= 64 ? hash_of(mask, kh * kw) : 0),
                 std::string(name_of(o.mode)).c_str(), o.cval);
   const std::string signature = std::string(what) + " " + std::string(name_of(t)) + numbers;
@@ -129,7 +131,17 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
       fail(errc::invalid_argument,
            w + ": a row stride (" + std::to_string(std::min(ld_in, ld_out)) +
                ") is less than the image's width " + std::to_string(cols * channels) + " elements");
-    if (mine.count && cols && (!in || !out))
+    // A plane's span of elements, from its first to past its last
+    const std::size_t span_in = (mine.count - 1) * ld_in + cols * channels,
+                      span_out = (mine.count - 1) * ld_out + cols * channels;
+    if (planes > 1 && where == backend::mpi)
+      fail(errc::unsupported, w + ": a stack of images (planes) is not split over a job's ranks; "
+                                  "filter its planes one call each");
+    if (planes > 1 && mine.count && cols && o.plane_out < span_out)
+      fail(errc::invalid_argument,
+           w + ": the outputs' planes overlap: a plane stride of " + std::to_string(o.plane_out) +
+               " elements, less than a plane's " + std::to_string(span_out));
+    if (mine.count && cols && planes && (!in || !out))
       fail(errc::invalid_argument, w + ": the image or the output is null");
     if (on_device && mine.count && cols && (!ex.holds(in) || !ex.holds(out)))
       fail(errc::invalid_argument, w +
@@ -137,14 +149,14 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
                                        "host data through pplab::" +
                                        w + "(pplab::backend::cuda, ...)");
     const std::size_t e = size_of(t), eo = t == dtype::u8 && !o.u8_output ? 4 : e;
-    if (mine.count && cols && (ex.host_memory() || on_device) &&
-        overlap(in, ((mine.count - 1) * ld_in + cols * channels) * e, out,
-                ((mine.count - 1) * ld_out + cols * channels) * eo))
+    const std::size_t more = planes > 1 ? planes - 1 : 0;
+    if (mine.count && cols && planes && (ex.host_memory() || on_device) &&
+        overlap(in, (more * o.plane_in + span_in) * e, out, (more * o.plane_out + span_out) * eo))
       fail(errc::invalid_argument,
            w + ": the output overlaps the image; write the output to its own memory");
   });
   detail::together([&] {
-    if (rows == 0 || cols == 0) return;
+    if (rows == 0 || cols == 0 || planes == 0) return;
     // The mask in the image's type, flipped in both axes for a convolution, and its factors
     // after it when it is an outer product.
     std::vector<double> m(mask, mask + kh * kw), col, row;
@@ -161,13 +173,26 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
                             how.ran};
     const detail::convolution_rung& r =
         detail::chosen_rung<detail::convolution_rung>(where, p, named);
-    if (!on_device) {
-      detail::run_rung(r, ex, {p, in, ld_in, typed, out, ld_out, nullptr, nullptr});
+    detail::convolution_problem stack = p;
+    stack.planes = planes;
+    const std::size_t e = size_of(t), eo = size_of(detail::output_type(p));
+    if (on_device && (planes == 1 || r.can_run(stack))) {  // the stack in one call
+      detail::buffer scratch = detail::scratch_for(ex, r.scratch(stack));
+      r.run({stack, in, ld_in, typed, out, ld_out, scratch.get(), ex.stream(), o.plane_in,
+             o.plane_out});
+      ex.synchronize();
       return;
     }
-    detail::buffer scratch = detail::scratch_for(ex, r.scratch(p));
-    r.run({p, in, ld_in, typed, out, ld_out, scratch.get(), ex.stream()});
-    ex.synchronize();
+    // Plane by plane, through the rung chosen for one
+    detail::buffer scratch = on_device ? detail::scratch_for(ex, r.scratch(p)) : detail::buffer{};
+    for (std::size_t i = 0; i < planes; ++i) {
+      if (i) stop_if_interrupted();
+      const void* plane = static_cast<const char*>(in) + i * o.plane_in * e;
+      void* plane_out = static_cast<char*>(out) + i * o.plane_out * eo;
+      if (on_device) r.run({p, plane, ld_in, typed, plane_out, ld_out, scratch.get(), ex.stream()});
+      else detail::run_rung(r, ex, {p, plane, ld_in, typed, plane_out, ld_out, nullptr, nullptr});
+    }
+    if (on_device) ex.synchronize();
   });
 }
 
@@ -320,11 +345,28 @@ void run_in_bands(const convolution_rung& r, const convolution_call& call) {
 
 void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host) {
   const convolution_problem& p = host.p;
+  if (p.planes > 1 && !ex.host_memory()) {  // a stack: copied in and out whole, plane by plane
+    const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), n = p.cols * p.channels;
+    const std::size_t plane = p.rows * n;
+    buffer in(ex, p.planes * plane * e), out(ex, p.planes * plane * eo);
+    for (std::size_t i = 0; i < p.planes; ++i)
+      ex.copy_rows_in(static_cast<char*>(in.get()) + i * plane * e, n * e,
+                      static_cast<const char*>(host.in) + i * host.plane_in * e, host.ld_in * e,
+                      n * e, p.rows);
+    buffer scratch = scratch_for(ex, r.scratch(p));
+    r.run({p, in.get(), n, host.mask, out.get(), n, scratch.get(), ex.stream(), plane, plane});
+    for (std::size_t i = 0; i < p.planes; ++i)
+      ex.copy_rows_out(static_cast<char*>(host.out) + i * host.plane_out * eo, host.ld_out * eo,
+                       static_cast<const char*>(out.get()) + i * plane * eo, n * eo, n * eo,
+                       p.rows);
+    return;
+  }
   if (ex.host_memory()) {
     buffer scratch = scratch_for(ex, r.scratch(p));
     convolution_call call = host;
     call.scratch = scratch.get(), call.stream = ex.stream();
-    run_in_bands(r, call);
+    if (p.planes > 1) r.run(call);  // a stack's rung cuts it as it likes
+    else run_in_bands(r, call);
     return;
   }
   const std::size_t e = size_of(p.type), eo = size_of(output_type(p)), n = p.cols * p.channels;

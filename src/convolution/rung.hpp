@@ -33,6 +33,10 @@ struct convolution_problem {
   // (pplab/convolution.hpp). An f32 or f64 image has one channel and an output of its type.
   std::size_t channels = 1;
   bool u8_out = false;
+  // A stack of images of rows x cols (filter_options::planes), the call's plane_in and plane_out
+  // apart. Only a rung that says so takes more than one (float_stack); the API runs the others
+  // plane by plane.
+  std::size_t planes = 1;
 };
 struct convolution_call {
   convolution_problem p;
@@ -46,6 +50,7 @@ struct convolution_call {
   std::size_t ld_out;
   void* scratch;
   void* stream;
+  std::size_t plane_in = 0, plane_out = 0;  // elements from one plane to the next (p.planes > 1)
 };
 using convolution_rung = basic_rung<convolution_problem, convolution_call>;
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
@@ -60,16 +65,18 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p);
 // The variant "split_tf32"'s rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> split_tf32_policy(backend b, const convolution_problem& p);
 
-// An f32 or f64 image (one channel, an output of its type), its mask of any size the API takes
-// (a line of up to max_line_taps taps too): the rungs whose taps are a run-time loop.
-inline bool float_image(const convolution_problem& p) {
+// f32 or f64 images (one channel, an output of its type), a stack of them too, the mask of any
+// size the API takes (a line of up to max_line_taps taps too).
+inline bool float_stack(const convolution_problem& p) {
   return (p.type == dtype::f32 || p.type == dtype::f64) && p.channels == 1 && !p.u8_out;
 }
+// The same, one image: the rungs whose taps are a run-time loop.
+inline bool float_image(const convolution_problem& p) { return float_stack(p) && p.planes == 1; }
 // The same with each side at most max_mask_side: what the other rungs take.
 inline bool float_or_double(const convolution_problem& p) {
   return float_image(p) && p.kh <= max_mask_side && p.kw <= max_mask_side;
 }
-inline bool u8_image(const convolution_problem& p) { return p.type == dtype::u8; }
+inline bool u8_image(const convolution_problem& p) { return p.type == dtype::u8 && p.planes == 1; }
 // The type the rungs compute in and take the mask in (f32 for a u8 image), and the output's.
 inline dtype compute_type(const convolution_problem& p) {
   return p.type == dtype::u8 ? dtype::f32 : p.type;
@@ -122,8 +129,8 @@ template <class F> void for_each_row_run(const convolution_problem& p, halo_rows
 // need not fit the device; below, it is copied in whole.
 inline constexpr std::size_t slab_streaming_bytes = std::size_t(32) << 20;
 
-// The call's image and output are host memory (the mask always is); scratch and stream are
-// ignored. Through the executor of r's backend (or `ex`): in place on the host, copied in and
+// The call's image and output are host memory (the mask always is), a stack of them too
+// (p.planes, the call's plane strides); scratch and stream are ignored. Through the executor of r's backend (or `ex`): in place on the host, copied in and
 // out elsewhere.
 void run_rung(const convolution_rung& r, const convolution_call& host_call);
 void run_rung(const convolution_rung& r, executor& ex, const convolution_call& host_call);

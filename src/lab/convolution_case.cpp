@@ -8,7 +8,8 @@
 // with masks 3 to 15 and 1024 x 1024 with 3 in a full run, 1024 x 1024 with masks 3 and 7 in a
 // quick one (the seq reference rung reads every tap
 // through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count;
-// on a host's GPUs (nccl), 7 x 7 over 16384 x 16384 in a full run.
+// on a host's GPUs (nccl), 7 x 7 over 16384 x 16384 in a full run. A full run's stack of 64 planes
+// of 1024 x 1024 (a 3-D array's middle axis) is filtered by the rungs that take a stack in a call.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,19 @@ struct convolution_case {
     return pr;
   }
 
+  // A stack of `planes` images, each filtered down its columns by a k x 1 mask: a 3-D array's
+  // middle axis, as SciPy's separable filters pass along it (no copy moves the axis first).
+  static problem stack(dtype t, std::size_t planes, std::size_t rows, std::size_t cols,
+                       std::size_t k, boundary mode) {
+    problem pr = line(t, rows, cols, k, false, mode);
+    pr.p.planes = planes;
+    pr.group = std::string(name_of(t)) + " " + std::to_string(planes) + "x" +
+               std::to_string(rows) + "x" + std::to_string(cols) + " middle axis mask " +
+               std::to_string(k) + "x1 " + std::string(name_of(mode));
+    pr.n *= planes, pr.bytes *= double(planes), pr.flops *= double(planes);
+    return pr;
+  }
+
   std::vector<problem> problems(const settings& opts) const {
     const size s = opts.scale;
     std::vector<problem> out;
@@ -80,6 +94,8 @@ struct convolution_case {
         out.push_back(filter(dtype::f32, 8192, 8192, k, boundary::nearest, true));
       for (bool across : {true, false})
         out.push_back(line(dtype::f32, 8192, 8192, 15, across, boundary::reflect));
+      // As many values as the 8192 x 8192 lines: a 64 x 1024 x 1024 array's middle axis
+      out.push_back(stack(dtype::f32, 64, 1024, 1024, 15, boundary::reflect));
       // A small image, where a device's launch latency is the cost to beat.
       out.push_back(filter(dtype::f32, 1024, 1024, 3, boundary::nearest));
       out.push_back(filter(dtype::u8, 4096, 4096, 5, boundary::nearest, false, 3, true));  // RGB
@@ -102,6 +118,7 @@ struct convolution_case {
       out.push_back(filter(dtype::u8, 33, 17, 5, boundary::mirror, false, 4, true));
       out.push_back(line(dtype::f32, 61, 67, 5, true, boundary::reflect));
       out.push_back(line(dtype::f64, 37, 29, 9, false, boundary::mirror));
+      out.push_back(stack(dtype::f32, 3, 29, 37, 5, boundary::wrap));
     }
     if (wants(opts, "convolution", backend::mpi)) {
       const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);
@@ -177,7 +194,7 @@ struct convolution_case {
   host_data prepare(const problem& pr) const {
     const auto& p = pr.p;
     host_data h;
-    const std::size_t values = p.rows * p.cols * p.channels;
+    const std::size_t plane = p.rows * p.cols * p.channels, values = p.planes * plane;
     h.in.reset(new std::byte[values * size_of(p.type) + 1]);
     detail::generate(p.type, h.in.get(), values, pr.dist, 11);
     h.mask = p.separable    ? separable_mask_of(p.kh)
@@ -185,8 +202,12 @@ struct convolution_case {
                             : line_of(p.kh * p.kw);
     h.mask32.assign(h.mask.begin(), h.mask.end());
     h.want.resize(values), h.scale.resize(values);
-    detail::reference_correlation(p, h.in.get(), p.cols * p.channels, h.mask.data(), h.want.data(),
-                                  h.scale.data());
+    detail::convolution_problem one = p;
+    one.planes = 1;
+    for (std::size_t i = 0; i < p.planes; ++i)
+      detail::reference_correlation(one, h.in.get() + i * plane * size_of(p.type),
+                                    p.cols * p.channels, h.mask.data(), h.want.data() + i * plane,
+                                    h.scale.data() + i * plane);
     return h;
   }
 
@@ -199,15 +220,16 @@ struct convolution_case {
     detail::convolution_problem p;
   };
   placed place(detail::executor& ex, const problem& pr, const host_data& h) const {
-    const part mine = ex.my_part(pr.p.rows);
+    const part mine = ex.my_part(pr.p.rows);  // a stack: on one executor, all its planes
     const std::size_t values = pr.p.cols * pr.p.channels, row = values * size_of(pr.p.type);
-    return {place_input(ex, h.in.get() + mine.first * row, mine.count * row),
-            detail::buffer(ex, mine.count * values * size_of(detail::output_type(pr.p))),
+    const std::size_t rows = mine.count * pr.p.planes;
+    return {place_input(ex, h.in.get() + mine.first * row, rows * row),
+            detail::buffer(ex, rows * values * size_of(detail::output_type(pr.p))),
             h.typed_mask(pr.p.type), mine, pr.p};
   }
   detail::convolution_call call(const problem& pr, placed& pl, void* scratch, void* stream) const {
-    const std::size_t values = pr.p.cols * pr.p.channels;
-    return {pr.p, pl.in.data, values, pl.mask, pl.out.get(), values, scratch, stream};
+    const std::size_t values = pr.p.cols * pr.p.channels, plane = pr.p.rows * values;
+    return {pr.p, pl.in.data, values, pl.mask, pl.out.get(), values, scratch, stream, plane, plane};
   }
   void poison(detail::executor& ex, const problem& pr, placed& pl) const {
     // NaN in every float, 0xa5 in every byte (a value the u8 outputs are unlikely to have all
@@ -218,7 +240,7 @@ struct convolution_case {
                  const detail::rung_info& info) const {
     const auto& p = pr.p;
     const std::size_t values = p.cols * p.channels;
-    const std::size_t n = pl.mine.count * values, first = pl.mine.first * values;
+    const std::size_t n = pl.mine.count * values * p.planes, first = pl.mine.first * values;
     std::vector<std::byte> got(pl.out.size() + 1);
     ex.copy_out(got.data(), pl.out.get(), pl.out.size());
     verdict v;

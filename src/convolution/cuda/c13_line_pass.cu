@@ -19,6 +19,8 @@
 // across 0.255 ms, down 0.203 ms, 50% and 63% of the copy ceiling (with the stage loaded through
 // registers, 8 loads a thread in flight: 0.287 and 0.246; one load at a time: 0.382 and 0.296).
 // What is left is the block's load phase, not overlapped with its own work.
+// A stack of images (a 3-D array's middle axis as planes x rows x cols) runs in one launch, the
+// planes along the grid's z: SciPy's pass along that axis without moving it first.
 #include "convolution/cuda/constant_mask.cuh"
 #include "core/cuda/async_copy.cuh"
 #include "core/cuda/launch.cuh"
@@ -55,7 +57,17 @@ __device__ __forceinline__ void taps_of_group(T (&acc)[N], const T* v, int t0, i
   }
 }
 
-template <class T> __global__ void __launch_bounds__(threads) across(image<T> f) {
+// A stack of images (convolution_problem::planes): elements from one plane to the next.
+struct planes {
+  std::size_t in = 0, out = 0;
+};
+// Plane blockIdx.z's image and output.
+template <class T> __device__ __forceinline__ void to_plane(image<T>& f, const planes& z) {
+  f.in += std::size_t(blockIdx.z) * z.in, f.out += std::size_t(blockIdx.z) * z.out;
+}
+
+template <class T> __global__ void __launch_bounds__(threads) across(image<T> f, planes z) {
+  to_plane(f, z);
   extern __shared__ __align__(16) unsigned char raw[];
   T* s = reinterpret_cast<T*>(raw);
   const int k = f.kw, r = k / 2, width = across_width(k);
@@ -116,7 +128,8 @@ template <class T> __global__ void __launch_bounds__(threads) across(image<T> f)
     if (x + j < f.cols) out[j] = acc[j];
 }
 
-template <class T> __global__ void __launch_bounds__(threads) down(image<T> f) {
+template <class T> __global__ void __launch_bounds__(threads) down(image<T> f, planes z) {
+  to_plane(f, z);
   extern __shared__ __align__(16) unsigned char raw[];
   T* s = reinterpret_cast<T*>(raw);
   const int k = f.kh, r = k / 2, h = down_h + k - 1;
@@ -164,30 +177,48 @@ template <class T> __global__ void __launch_bounds__(threads) down(image<T> f) {
   }
 }
 
-struct rung {
-  template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    const int k = f.kh == 1 ? f.kw : f.kh;
-    const mask_in_bank<T> bank(mask, k, s);
+template <class T>
+void launch(image<T> f, const T* mask, const planes& z, std::size_t count, cudaStream_t s) {
+  const int k = f.kh == 1 ? f.kw : f.kh;
+  const mask_in_bank<T> bank(mask, k, s);
+  // The grid's z reaches 65535: a larger stack in runs of that many planes
+  for (std::size_t done = 0; done < count; done += 65535) {
+    const unsigned here = unsigned(std::min<std::size_t>(count - done, 65535));
     if (f.kh == 1) {
       const std::size_t bytes = std::size_t(rows_across) * across_width(k) * sizeof(T);
       allow_shared(across<T>, bytes);
-      across<T><<<tiles_over(f.rows, f.cols, rows_across, across_w), threads, bytes, s>>>(f);
+      dim3 grid = tiles_over(f.rows, f.cols, rows_across, across_w);
+      grid.z = here;
+      across<T><<<grid, threads, bytes, s>>>(f, z);
     } else {
       const std::size_t bytes = std::size_t(down_h + k - 1 + group) * down_cols * sizeof(T);
       allow_shared(down<T>, bytes);
-      down<T><<<tiles_over(f.rows, f.cols, down_h, down_cols), threads, bytes, s>>>(f);
+      dim3 grid = tiles_over(f.rows, f.cols, down_h, down_cols);
+      grid.z = here;
+      down<T><<<grid, threads, bytes, s>>>(f, z);
     }
     PPLAB_CUDA_LAUNCHED();
+    f.in += here * z.in, f.out += here * z.out;
   }
-};
+}
 
-// One row or one column of up to max_line_taps taps (a 1 x 1 mask runs across).
+// One row or one column of up to max_line_taps taps (a 1 x 1 mask runs across), on a stack of
+// images too.
 bool can_run(const convolution_problem& p) {
-  return float_image(p) && (p.kh == 1 || p.kw == 1) && p.kh <= max_line_taps &&
+  return float_stack(p) && (p.kh == 1 || p.kw == 1) && p.kh <= max_line_taps &&
          p.kw <= max_line_taps && p.cols < (std::size_t(1) << 31) &&
          ceil_div(p.rows, p.kh == 1 ? rows_across : down_h) < 65536;
 }
-void run(const convolution_call& c) { dispatch<rung>(c); }
+template <class T> void run_stack(const convolution_call& c) {
+  const image<T> f = image_of<T>(c);
+  if (f.rows == 0 || f.cols == 0) return;
+  launch(f, static_cast<const T*>(c.mask), planes{c.plane_in, c.plane_out},
+         std::max<std::size_t>(c.p.planes, 1), static_cast<cudaStream_t>(c.stream));
+}
+void run(const convolution_call& c) {
+  if (c.p.type == dtype::f32) run_stack<float>(c);
+  else run_stack<double>(c);
+}
 
 }  // namespace
 

@@ -45,20 +45,24 @@ struct tile_walk {
 
 // Calls Impl::template run<T>(image<T>, mask, stream) with the call's type; the mask is the
 // call's, in host memory, in T.
+template <class T> image<T> image_of(const convolution_call& c) {
+  return {int(c.p.rows),
+          int(c.p.cols),
+          int(c.p.kh),
+          int(c.p.kw),
+          c.p.mode,
+          T(c.p.cval),
+          static_cast<const T*>(c.in),
+          c.ld_in,
+          static_cast<T*>(c.out),
+          c.ld_out};
+}
+
 template <class Impl> void dispatch(const convolution_call& c) {
   const auto s = static_cast<cudaStream_t>(c.stream);
   auto go = [&](auto tag) {
     using T = decltype(tag);
-    const image<T> f{int(c.p.rows),
-                     int(c.p.cols),
-                     int(c.p.kh),
-                     int(c.p.kw),
-                     c.p.mode,
-                     T(c.p.cval),
-                     static_cast<const T*>(c.in),
-                     c.ld_in,
-                     static_cast<T*>(c.out),
-                     c.ld_out};
+    const image<T> f = image_of<T>(c);
     if (f.rows == 0 || f.cols == 0) return;
     Impl::template run<T>(f, static_cast<const T*>(c.mask), c.scratch, s);
   };
