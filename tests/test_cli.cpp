@@ -108,7 +108,7 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   };
   npy("x.npy", dtype::f32, {9, 7});
   npy("even.npy", dtype::f64, {4, 3});
-  npy("big.npy", dtype::f64, {33, 3});
+  npy("big.npy", dtype::f64, {65, 3});
   npy("flat.npy", dtype::f64, {9});
   npy("bytes.npy", dtype::u8, {3, 3});
   const std::string in = "correlate --input " + path("x.npy") + " --out " + path("y.npy") + " ";

@@ -127,9 +127,11 @@ TEST_P(Convolution, SeparableMasksEveryMode) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const std::vector<shape> shapes = {{1, 1, 3, 3},    {1, 37, 3, 5},    {41, 1, 5, 3},
-                                     {5, 4, 31, 31},  {33, 65, 5, 5},   {70, 45, 15, 15},
-                                     {67, 131, 7, 7}, {100, 33, 31, 3}, {9, 200, 1, 11}};
+  // Past 31 x 31 (max_separable_side), a Gaussian of sigma 4 (33 x 33) among them.
+  const std::vector<shape> shapes = {
+      {1, 1, 3, 3},     {1, 37, 3, 5},    {41, 1, 5, 3},   {5, 4, 31, 31},  {33, 65, 5, 5},
+      {70, 45, 15, 15}, {67, 131, 7, 7},  {100, 33, 31, 3}, {9, 200, 1, 11}, {90, 140, 33, 33},
+      {70, 300, 3, 63}, {130, 40, 63, 5}, {20, 20, 41, 57}, {9, 11, 33, 35}};
   for (const shape& s : shapes)
     for (boundary mode : all_modes) {
       if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw > 200000) continue;
@@ -232,6 +234,10 @@ TEST_P(Convolution, LargeImage) {
   std::mt19937_64 rng(fresh_seed());
   check<float>(r, {517, 1031, 7, 7}, boundary::reflect, rng);
   check<float>(r, {300, 257, 15, 15}, boundary::wrap, rng);
+  // Lines on images of tiles enough that c14's blocks each filter a run of them (on GPUs of up
+  // to 132 SMs)
+  check<float>(r, {2100, 1300, 1, 15}, boundary::reflect, rng);
+  check<double>(r, {4100, 1100, 15, 1}, boundary::wrap, rng);
 }
 
 // A u8 image of `channels` interleaved channels, filtered to f32 or to u8 (rounded, saturated):
@@ -580,7 +586,14 @@ TEST(ConvolutionApi, BadCallsAreRefused) {
   expect_error(
       errc::invalid_argument, [&] { call(2, 3, mask.data()); }, "odd");
   expect_error(
-      errc::invalid_argument, [&] { call(3, 33, mask.data()); }, "1 to 31");
+      errc::invalid_argument, [&] { call(3, 65, mask.data()); }, "1 to 31");
+  // Past 31 a side is taken from an outer product alone (to max_separable_side)
+  std::vector<double> uneven(33 * 3);
+  for (std::size_t i = 0; i < uneven.size(); ++i) uneven[i] = double(i % 7);
+  expect_error(
+      errc::invalid_argument, [&] { call(33, 3, uneven.data()); }, "1 to 63 for an outer product");
+  call(33, 3, mask.data());  // all ones: an outer product
+  EXPECT_FLOAT_EQ(out[0], 99.0f);
   std::vector<double> line(257, 0.5);
   expect_error(
       errc::invalid_argument, [&] { call(1, 257, line.data()); }, "1 to 255");

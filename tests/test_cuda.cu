@@ -243,7 +243,7 @@ TEST(CudaApi, DeviceResidentStacksOfPlanesAreEachPlaneAlone) {
     std::string ran;
     correlate_device(dtype::f32, di.get(), s.rows, s.cols, s.cols, mask.data(), s.kh, s.kw,
                      dout.get(), s.cols, o, {"", &ran});
-    EXPECT_EQ(ran, "convolution/cuda/c13_line_pass");
+    EXPECT_EQ(ran, "convolution/cuda/c14_line_pass_pipelined");
     dev().copy_out(got.data(), dout.get(), got.size() * 4);
     // Each plane alone, a few of a large stack
     filter_options one;

@@ -8,7 +8,8 @@
 // where a position outside the image is read as the boundary mode says (for the row
 // "a b c d"): reflect "d c b a | a b c d | d c b a", mirror "d c b | a b c d | c b a", nearest
 // "a a a | a b c d | d d d", wrap "a b c d | a b c d | a b c d", constant "k k k | a b c d | k k
-// k" (k = cval). The mask is kh x kw, each side odd, 1 to 31. f32 and f64 images, row-major with
+// k" (k = cval). The mask is kh x kw, each side odd, 1 to 31 (to max_line_taps for one row or one
+// column, to max_separable_side for an outer product). f32 and f64 images, row-major with
 // a row stride (in elements); the mask is given in double and used in the image's type.
 //
 // u8 images (dtype u8) have 1, 3 or 4 interleaved channels per pixel (filter_options::channels),
@@ -53,6 +54,10 @@ inline constexpr std::size_t max_mask_side = 31;
 // A mask of one row (1 x k) or one column (k x 1) of an f32 or f64 image, a 1-D pass (SciPy's
 // correlate1d, one axis of a Gaussian of large sigma), may be longer: up to max_line_taps taps.
 inline constexpr std::size_t max_line_taps = 255;
+// A mask that is an outer product (mask[i][j] = col[i] row[j]: a Gaussian, a box) of an f32 or f64
+// image may have sides up to max_separable_side (a Gaussian of sigma 4 is 33 x 33, of sigma 7 57 x
+// 57): filtered as two 1-D passes.
+inline constexpr std::size_t max_separable_side = 63;
 
 void correlate(backend where, dtype t, const void* in, std::size_t rows, std::size_t cols,
                std::size_t ld_in, const double* mask, std::size_t kh, std::size_t kw, void* out,

@@ -12,6 +12,7 @@ works.
 """
 
 import builtins
+import functools
 import itertools
 
 from . import _pplab
@@ -1036,14 +1037,28 @@ def _rows_contiguous(x):
     return x if _rows_readable(x) else _contiguous(x)
 
 
-def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
-    if precision not in ("strict", "split_tf32"):
-        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
+def _check_filter_args(mode, cval, backend, variant):
+    """A filter's mode, cval, backend= and variant=, checked; cval as a float."""
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValueError("mode must be one of %s, not %r"
                          % (", ".join(repr(m) for m in _MODES[:5]), mode))
-    cval = float(_check_number(cval, "cval"))
-    backend, variant = _check_backend(backend), _check_variant(variant)
+    return float(_check_number(cval, "cval")), _check_backend(backend), _check_variant(variant)
+
+
+def _correlated(image, weights, mode, cval, backend, variant):
+    """pplab's own filter calls (the named filters' masks and passes): a float32 or float64 image
+    pplab reads and a C-contiguous float64 NumPy mask of one or two axes, the arguments checked
+    (_check_filter_args): the correlation in a new array of the image's type and library."""
+    out = _empty(image, tuple(image.shape), _dtype_name(image))
+    _run(_pplab.filter, image, weights if weights.ndim == 2 else weights.reshape(1, -1), out, mode,
+         cval, False, 1, backend, variant)
+    return out
+
+
+def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
+    if precision not in ("strict", "split_tf32"):
+        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
+    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     image = _for_pplab(_array(image))
     import numpy
     if _library(weights) == "torch":
@@ -1171,6 +1186,7 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     others in order."""
     import numpy
     x, flat = _named_filter_input(name, input)
+    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     # SciPy computes into the output's type (the input's when no output is given)
     if output is None:
         kind = _dtype_name(x)
@@ -1206,13 +1222,17 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     # everywhere outside, the same only where every kernel keeps a constant (sums to 1)
     if mode == "constant" and cval != 0 and any(abs(k.sum() - 1) > 1e-12 for k in kernels):
         passes = True
-    if len(kernels) >= 3 or passes or any(k.size > _MASK_SIDE for k in kernels):
+    # Past a mask's side, two kernels' outer product (each to _SEPARABLE_SIDE) is still one
+    # filter on a GPU, whose rung fuses the two passes (cuda c15); on the host, two passes.
+    big = any(k.size > _MASK_SIDE for k in kernels)
+    one_mask = (len(kernels) == 2 and all(k.size <= _SEPARABLE_SIDE for k in kernels)
+                and (_on_gpu(x) or backend == "cuda"))
+    if len(kernels) >= 3 or passes or (big and not one_mask):
         order = [first] + [a for a in range(len(kernels)) if a != first]
         return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
-    if len(kernels) == 1:
-        mask = kernels[0].reshape(1, -1)
-    else:
-        mask = numpy.outer(kernels[0], kernels[1])
+    mask = kernels[0].reshape(1, -1) if len(kernels) == 1 else _outer(kernels[0], kernels[1])
+    if output is None and _dtype_name(flat) in ("float32", "float64"):
+        return _correlated(flat, mask, mode, cval, backend, variant).reshape(tuple(x.shape))
     out = output
     if output is not None and hasattr(output, "shape") and not isinstance(output, type):
         out = output.reshape(1, -1) if len(tuple(output.shape)) == 1 else output
@@ -1231,6 +1251,7 @@ def _moved(x, source, destination):
 
 _MASK_SIDE = 31  # the longest side of a mask pplab's filter rungs take (pplab::max_mask_side)
 _LINE_TAPS = 255  # the longest mask of one row or column of a float image (pplab::max_line_taps)
+_SEPARABLE_SIDE = 63  # the longest side of an outer-product mask (pplab::max_separable_side)
 
 
 def _pass(x, k, axis, mode, cval, backend, variant):
@@ -1241,6 +1262,8 @@ def _pass(x, k, axis, mode, cval, backend, variant):
     if k.size > (_MASK_SIDE if _dtype_name(x) == "uint8" else _LINE_TAPS):
         return _long_pass(x, k, axis, mode, cval, backend, variant)
     mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
+    if _dtype_name(x) in ("float32", "float64"):
+        return _correlated(x, mask, mode, cval, backend, variant)
     return correlate(x, mask, mode, cval, backend=backend, variant=variant)
 
 
@@ -1388,6 +1411,43 @@ def _as_integers(x, kind):
     return mod.trunc(x).astype(mod.int64).astype(kind)
 
 
+@functools.lru_cache(maxsize=128)
+def _gaussian_taps(sigma, truncate, radius, order):
+    """gaussian_filter's kernel for one axis, reversed as gaussian_filter1d reverses it and placed
+    (_one_sided); kept for the next call with the same arguments (read-only)."""
+    import numpy
+    k = numpy.asarray(_pplab.gaussian_kernel(sigma, truncate, radius, order))
+    taps = _one_sided(k[::-1], "gaussian_filter")
+    taps.flags.writeable = False
+    return taps
+
+
+@functools.lru_cache(maxsize=128)
+def _uniform_taps(size, origin):
+    """uniform_filter's kernel for one axis (size taps of 1 / size, placed; read-only, kept)."""
+    import numpy
+    taps = _one_sided(numpy.full(size, 1.0 / size), "uniform_filter", origin)
+    taps.flags.writeable = False
+    return taps
+
+
+_OUTERS = {}
+
+
+def _outer(a, b):
+    """numpy.outer(a, b) of two kernels, C-contiguous; the last 64 kept (a named filter's mask,
+    made again on every call with the same arguments otherwise)."""
+    import numpy
+    key = (a.tobytes(), b.tobytes())
+    mask = _OUTERS.get(key)
+    if mask is None:
+        if len(_OUTERS) >= 64:
+            _OUTERS.clear()
+        mask = _OUTERS[key] = numpy.outer(a, b)
+        mask.flags.writeable = False
+    return mask
+
+
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0,
                     *, radius=None, backend=None, variant=None):
     """scipy.ndimage.gaussian_filter for float and integer arrays of any rank: SciPy's kernel
@@ -1408,8 +1468,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
             kernels.append(numpy.ones(1))
             continue
         r = -1 if r is None else _check_integer(r, "radius", 0)
-        k = numpy.asarray(_pplab.gaussian_kernel(sd, float(truncate), r, o))
-        kernels.append(_one_sided(k[::-1], "gaussian_filter"))  # reversed, as gaussian_filter1d
+        kernels.append(_gaussian_taps(sd, float(truncate), r, o))
     return _separable("gaussian_filter", x, kernels, mode, cval, output, backend, variant)
 
 
@@ -1418,12 +1477,11 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     """scipy.ndimage.uniform_filter for float and integer arrays of any rank: the mean over
     `size` values on each axis (a number or one per axis; even sizes and origin= placed as SciPy
     places them)."""
-    import numpy
     x, _ = _named_filter_input("uniform_filter", input)
     ndim = len(tuple(x.shape))
     sizes = [_check_integer(v, "size", 1) for v in _per_axis(size, ndim, "size")]
     origins = _per_axis(origin, ndim, "origin")
-    kernels = [_one_sided(numpy.full(n, 1.0 / n), "uniform_filter", o)
+    kernels = [_uniform_taps(n, _check_integer(o, "origin", -(1 << 30)))
                for n, o in zip(sizes, origins)]
     return _separable("uniform_filter", x, kernels, mode, cval, output, backend, variant)
 

@@ -470,7 +470,9 @@ def test_filters_refuse_bad_calls():
     with pytest.raises(ValueError, match="odd"):
         pplab.correlate(image, np.ones((2, 3)))
     with pytest.raises(ValueError, match="1 to 31"):
-        pplab.correlate(image, np.ones((33, 3)))
+        pplab.correlate(image, np.ones((65, 3)))
+    with pytest.raises(ValueError, match="1 to 63 for an outer product"):
+        pplab.correlate(image, np.arange(99.0).reshape(33, 3) % 7)
     with pytest.raises(ValueError, match="1 to 255"):
         pplab.correlate(image, np.ones((257, 1)))
     with pytest.raises(ValueError, match="mode must be one of"):

@@ -116,17 +116,23 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
       fail(errc::invalid_argument, w + ": channels and a u8 output are for u8 images; an " +
                                        std::string(name_of(t)) +
                                        " image has one channel and an output of its type");
-    // A line (one row or one column) of an f32 or f64 image may be max_line_taps long.
+    if (!mask) fail(errc::invalid_argument, w + ": the mask is null");
+    // A line (one row or one column) of an f32 or f64 image may be max_line_taps long, an outer
+    // product max_separable_side on each side.
     const bool line = t != dtype::u8 && (kh == 1 || kw == 1);
-    const std::size_t most = line ? max_line_taps : max_mask_side;
+    std::vector<double> col, row;
+    const bool outer = t != dtype::u8 && !line && (kh > max_mask_side || kw > max_mask_side) &&
+                       kh <= max_separable_side && kw <= max_separable_side &&
+                       detail::factor_mask(mask, kh, kw, col, row);
+    const std::size_t most = line ? max_line_taps : outer ? max_separable_side : max_mask_side;
     for (auto [side, name] : {std::pair{kh, "height"}, {kw, "width"}})
       if (side % 2 == 0 || side > most)
         fail(errc::invalid_argument,
              w + ": the mask's " + name + " is " + std::to_string(side) +
                  "; it must be odd, 1 to " + std::to_string(max_mask_side) + " (1 to " +
                  std::to_string(max_line_taps) +
-                 " for a mask of one row or one column of an f32 or f64 image)");
-    if (!mask) fail(errc::invalid_argument, w + ": the mask is null");
+                 " for a mask of one row or one column of an f32 or f64 image, 1 to " +
+                 std::to_string(max_separable_side) + " for an outer product of two such)");
     if (ld_in < cols * channels || ld_out < cols * channels)
       fail(errc::invalid_argument,
            w + ": a row stride (" + std::to_string(std::min(ld_in, ld_out)) +

@@ -7,7 +7,8 @@
 // bench/results/h200-2026-11-28-cuda-be494fa.json), and f32 squares to 31 since c06 compiles
 // them (H200: 2.7x to 5.3x c04, ...-convolution-c06-to-31.txt); a separable mask of 5 x 5 or more
 // in c07's fused passes (1.14x c06 at 7 x 7, 4.45x at 15 x 15, the same H200 run),
-// square separable masks to 31 x 31 included; a mask of one row or column (a 1-D pass) in c13.
+// square separable masks to 31 x 31 included, other separable masks (to 63 x 63) in c15; a mask of
+// one row or column (a 1-D pass) in c14.
 #include "convolution/rung.hpp"
 #include "core/run.hpp"
 
@@ -38,13 +39,15 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
         return {"convolution/cuda/c10_u8_planes", "convolution/cuda/c08_u8_channels"};
       return {"convolution/cuda/c08_u8_channels", "convolution/cuda/c10_u8_planes"};
     }
-    // A mask of one row or one column: c13's 1-D pass.
+    // A mask of one row or one column: the 1-D pass, its next tiles' copies in flight (c14).
     if (p.kh == 1 || p.kw == 1)
-      return {"convolution/cuda/c13_line_pass", "convolution/cuda/c06_register_strip",
-              "convolution/cuda/c04_output_tile"};
+      return {"convolution/cuda/c14_line_pass_pipelined", "convolution/cuda/c13_line_pass",
+              "convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile"};
+    // Separable: c07's compiled squares; other sides (to 63, as a Gaussian of sigma 4 or more
+    // asks) in c15, whose taps are a run-time count.
     if (p.separable && p.kh >= 5 && p.kw >= 5)
-      return {"convolution/cuda/c07_separable", "convolution/cuda/c06_register_strip",
-              "convolution/cuda/c04_output_tile"};
+      return {"convolution/cuda/c07_separable", "convolution/cuda/c15_separable_lines",
+              "convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile"};
     return {"convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile",
             "convolution/cuda/c02_constant_mask"};
   case backend::mpi:

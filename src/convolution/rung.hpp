@@ -76,6 +76,11 @@ inline bool float_image(const convolution_problem& p) { return float_stack(p) &&
 inline bool float_or_double(const convolution_problem& p) {
   return float_image(p) && p.kh <= max_mask_side && p.kw <= max_mask_side;
 }
+// An outer-product mask of one f32 or f64 image, each side to max_separable_side: the separable
+// rungs whose taps are a run-time count.
+inline bool float_separable(const convolution_problem& p) {
+  return float_image(p) && p.separable && p.kh <= max_separable_side && p.kw <= max_separable_side;
+}
 inline bool u8_image(const convolution_problem& p) { return p.type == dtype::u8 && p.planes == 1; }
 // The type the rungs compute in and take the mask in (f32 for a u8 image), and the output's.
 inline dtype compute_type(const convolution_problem& p) {

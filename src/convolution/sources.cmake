@@ -25,6 +25,7 @@ if(PPLAB_HAVE_NPP)
 endif()
 list(APPEND cuda_rungs c01_naive_global c02_constant_mask c03_input_tile c04_output_tile
   c05_halo_from_cache c06_register_strip c07_separable c08_u8_channels c09_split_tf32
-  c10_u8_planes c11_split_tf32_whole_mask c12_split_tf32_wgmma c13_line_pass)
+  c10_u8_planes c11_split_tf32_whole_mask c12_split_tf32_wgmma c13_line_pass
+  c14_line_pass_pipelined c15_separable_lines)
 set(mpi_rungs c01_row_slabs)
 set(nccl_rungs c01_row_slabs)

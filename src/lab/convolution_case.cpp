@@ -96,6 +96,10 @@ struct convolution_case {
         out.push_back(line(dtype::f32, 8192, 8192, 15, across, boundary::reflect));
       // As many values as the 8192 x 8192 lines: a 64 x 1024 x 1024 array's middle axis
       out.push_back(stack(dtype::f32, 64, 1024, 1024, 15, boundary::reflect));
+      // A Gaussian of sigma 4's size, past c07's squares: on devices alone (the host rungs and
+      // the reference take every one of its 1089 taps an output)
+      out.push_back(filter(dtype::f32, 4096, 4096, 33, boundary::reflect, true));
+      out.back().device_only = true;
       // A small image, where a device's launch latency is the cost to beat.
       out.push_back(filter(dtype::f32, 1024, 1024, 3, boundary::nearest));
       out.push_back(filter(dtype::u8, 4096, 4096, 5, boundary::nearest, false, 3, true));  // RGB

@@ -74,7 +74,7 @@ struct separable {
   }
 };
 
-bool can_run(const convolution_problem& p) { return float_or_double(p) && p.separable; }
+bool can_run(const convolution_problem& p) { return float_separable(p); }
 void run(const convolution_call& c) { dispatch_convolution<separable>(c); }
 
 }  // namespace

@@ -51,7 +51,7 @@ void check(NppStatus status, const char* call) {
 }  // namespace
 
 bool npp_takes(const convolution_problem& p, std::size_t row_bytes) {
-  return p.mode == boundary::nearest && p.rows > 0 && p.cols > 0 &&
+  return p.mode == boundary::nearest && p.planes == 1 && p.rows > 0 && p.cols > 0 &&
          p.rows < (std::size_t(1) << 31) && row_bytes < (std::size_t(1) << 31);
 }
 

@@ -6,8 +6,8 @@
 
 namespace pplab::detail::convolution_cuda {
 
-// What both of NPP's filters ask of an image: nearest mode (their one border), not empty, and a
-// row count and a row's bytes (`row_bytes`) that fit NPP's int sizes and steps.
+// What both of NPP's filters ask of an image: one (not a stack), nearest mode (their one border),
+// not empty, and a row count and a row's bytes (`row_bytes`) that fit NPP's int sizes and steps.
 bool npp_takes(const convolution_problem& p, std::size_t row_bytes);
 // The scratch: the mask reversed, in f32.
 std::size_t npp_mask_bytes(const convolution_problem& p);
