@@ -5,7 +5,7 @@
 // `row` into a second shared array (barrier), and each thread filters its strip of 8 outputs down
 // y with `col`, each row of the first pass loaded once into a register and added into every output
 // it reaches. kh + kw multiply-adds per output instead of kh x kw, and the image read once from
-// memory. K is a template parameter (square masks of 3 to 31), as in c06: with a runtime K the
+// memory. K is a template parameter (square masks of 3 to 33), as in c06: with a runtime K the
 // first version divided by the tile's runtime width for every element it loaded and indexed the
 // constant bank at run time, and ran at 29% of the copy ceiling at 7 x 7, slower than c06.
 // The pass across x is register-blocked too: a thread filters X = 4 neighbouring outputs of a row
@@ -118,14 +118,18 @@ template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
 struct rung {
   template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
     const mask_in_bank<T> bank(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
-    with_odd_side<3, 31>(f.kh, [&]<int K>() { launch<T, K>(f, s); });
+    with_odd_side<3, 33>(f.kh, [&]<int K>() { launch<T, K>(f, s); });
   }
 };
 
-// Square masks of 3 to 31 (a Gaussian of sigma 2 is 17 x 17, of sigma 5 31 x 31): f64 at 15 x 15
-// takes 78 x 80 x 8 bytes, past the default 48 KiB, and at 31 x 31 94 x 96 x 8.
+// Square masks of 3 to 33 (a Gaussian of sigma 2 is 17 x 17, of sigma 4 33 x 33: past 31, the
+// API takes outer products alone, and c15 their other sides): f64 at 15 x 15 takes 78 x 80 x 8
+// bytes, past the default 48 KiB, and at 33 x 33 96 x 96 x 8. At 33 x 33 (H200, 4096^2 f32) c07
+// took 0.090 ms, c15 (its taps a run-time count) 0.159.
 bool can_run(const convolution_problem& p) {
-  return fits(p, block_rows * S) && p.separable && p.kh == p.kw && p.kh >= 3 && p.kh <= 31;
+  return float_separable(p) && p.cols < (std::size_t(1) << 31) &&
+         ceil_div(p.rows, std::size_t(block_rows * S)) < 65536 && p.kh == p.kw && p.kh >= 3 &&
+         p.kh <= 33;
 }
 void run(const convolution_call& c) { dispatch<rung>(c); }
 
