@@ -66,15 +66,12 @@ template <class T> __global__ void __launch_bounds__(threads) separable_lines(im
   __syncthreads();
   {  // across: thread tid filters outputs X c .. X c + 3 of rows tid / per_row + k rows_at_once
     constexpr int per_row = tile_w / X, rows_at_once = threads / per_row;
-    constexpr int W = 16 / int(sizeof(T)), loads = (X + group) / W;
+    constexpr int W = 16 / int(sizeof(T));
     const int c = tid % per_row;
     for (int i = tid / per_row; i < h; i += rows_at_once) {
       const T* line = in + i * w + c * X;
-      T acc[X] = {}, v[X + group];
-#pragma unroll
-      for (int q = 0; q < loads; ++q)
-        *reinterpret_cast<vec16<T>*>(v + q * W) = *reinterpret_cast<const vec16<T>*>(line + q * W);
-      filter_line<T, X, W>(acc, v, line, kw, 1, kh);
+      T acc[X] = {};
+      filter_line<T, X, W>(acc, line, kw, 1, kh);
 #pragma unroll
       for (int q = 0; q < X / W; ++q)
         *reinterpret_cast<vec16<T>*>(across + i * tile_w + c * X + q * W) =
@@ -87,10 +84,8 @@ template <class T> __global__ void __launch_bounds__(threads) separable_lines(im
   const int c = tid % tile_w, x = x0 + c;
   for (int s = tid / tile_w; s < tile_h / Y; s += strips_at_once) {
     const T* col = across + s * Y * tile_w + c;
-    T acc[Y] = {}, v[Y + group - 1];
-#pragma unroll
-    for (int q = 0; q < Y + group - 1; ++q) v[q] = col[q * tile_w];
-    filter_line<T, Y, 1>(acc, v, col, kh, tile_w, 0);
+    T acc[Y] = {};
+    filter_line<T, Y, 1>(acc, col, kh, tile_w, 0);
     if (x >= f.cols) continue;
 #pragma unroll
     for (int q = 0; q < Y; ++q) {

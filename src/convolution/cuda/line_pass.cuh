@@ -59,13 +59,27 @@ __device__ __forceinline__ void taps_of_group(T (&acc)[N], const T* v, int t0, i
 }
 
 // acc[j] += tap(first_tap + t) line[(t + j) * stride] for t < k: the groups of 8 taps in order,
-// v holding the N + 7 values the first group reaches (read by the caller). Between groups the
-// last N - 1 values (those the next group reaches too) move down and the 8 new ones are read
-// (in loads of W values, 16 bytes, where W > 1), so each value is read once from shared memory.
+// over the N + 7 values a group reaches, held in registers. Between groups the last N - 1 values
+// (those the next group reaches too) move down and the 8 new ones are read (in loads of W values,
+// 16 bytes, where W > 1: then the values are one row, stride 1), so each value is read once from
+// shared memory.
 template <class T, int N, int W>
-__device__ __forceinline__ void filter_line(T (&acc)[N], T (&v)[N + group - 1 + (W > 1)],
-                                            const T* line, int k, int stride, int first_tap) {
+__device__ __forceinline__ void filter_line(T (&acc)[N], const T* line, int k, int stride,
+                                            int first_tap) {
   constexpr int kept = N - 1 + (W > 1);  // across: the X values of 16-byte loads, one extra
+  T v[kept + group];
+  const auto load = [&](int from, int to, int count) {
+    if constexpr (W > 1) {
+#pragma unroll
+      for (int q = 0; q < count / W; ++q)
+        *reinterpret_cast<vec16<T>*>(v + to + q * W) =
+            *reinterpret_cast<const vec16<T>*>(line + from + q * W);
+    } else {
+#pragma unroll
+      for (int q = 0; q < count; ++q) v[to + q] = line[(from + q) * stride];
+    }
+  };
+  load(0, 0, kept + group);
   const int whole = k / group * group;
   for (int t0 = 0;; t0 += group) {
     if (t0 < whole) taps_of_group<T, N, false>(acc, v, first_tap + t0, group);
@@ -73,15 +87,7 @@ __device__ __forceinline__ void filter_line(T (&acc)[N], T (&v)[N + group - 1 + 
     if (t0 + group > k - 1) break;
 #pragma unroll
     for (int q = 0; q < kept; ++q) v[q] = v[q + group];
-    if constexpr (W > 1) {
-#pragma unroll
-      for (int q = 0; q < group / W; ++q)
-        *reinterpret_cast<vec16<T>*>(v + kept + q * W) =
-            *reinterpret_cast<const vec16<T>*>(line + t0 + group + kept + q * W);
-    } else {
-#pragma unroll
-      for (int q = 0; q < group; ++q) v[kept + q] = line[(t0 + group + kept + q) * stride];
-    }
+    load(t0 + group + kept, kept, group);
   }
 }
 
@@ -152,13 +158,8 @@ __global__ void __launch_bounds__(line_threads) across(image<T> f, planes z, int
   const auto filter = [&](int j, const T* s) {
     const int row = int(threadIdx.x) / (across_w / X), c = int(threadIdx.x) % (across_w / X);
     const T* line = s + row * width + c * X;
-    constexpr int W = 16 / int(sizeof(T)), loads = (X + group) / W;
     T acc[X] = {};
-    T v[X + group];  // the values a group of taps reaches: the next group's first X kept
-#pragma unroll
-    for (int q = 0; q < loads; ++q)
-      *reinterpret_cast<vec16<T>*>(v + q * W) = *reinterpret_cast<const vec16<T>*>(line + q * W);
-    filter_line<T, X, W>(acc, v, line, k, 1, 0);
+    filter_line<T, X, 16 / int(sizeof(T))>(acc, line, k, 1, 0);
     const int y = first_y + j * rows_across + row, x = x0 + c * X;
     if (y >= f.rows) return;
     T* out = f.out + std::size_t(y) * f.ld_out + x;
@@ -209,10 +210,7 @@ __global__ void __launch_bounds__(line_threads) down(image<T> f, planes z, int p
   const auto filter = [&](int j, const T* s) {
     const T* col = s + ty * Y * down_cols + tx;
     T acc[Y] = {};
-    T v[Y + group - 1];  // the values a group of taps reaches: the next group's first Y - 1 kept
-#pragma unroll
-    for (int q = 0; q < Y + group - 1; ++q) v[q] = col[q * down_cols];
-    filter_line<T, Y, 1>(acc, v, col, k, down_cols, 0);
+    filter_line<T, Y, 1>(acc, col, k, down_cols, 0);
     if (x >= f.cols) return;
 #pragma unroll
     for (int q = 0; q < Y; ++q) {
