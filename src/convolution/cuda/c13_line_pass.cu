@@ -7,8 +7,10 @@
 // through Python on an H200, where one read and one write of the image take 0.12 ms.
 // Measured (H200, 8192^2 f32, 15 taps, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt):
 // across 0.255 ms, down 0.203 ms, 50% and 63% of the copy ceiling (with the stage loaded through
-// registers, 8 loads a thread in flight: 0.287 and 0.246; one load at a time: 0.382 and 0.296).
-// What is left is the block's load phase, not overlapped with its own work: c14 overlaps it.
+// registers, 8 loads a thread in flight: 0.287 and 0.246; one load at a time: 0.382 and 0.296);
+// with the edge tiles by cp.async and 8 shared reads a group of taps (line_pass.cuh, 47d1c8e):
+// across 0.255 ms, down 0.183 ms (69%). What is left is the block's load phase, not overlapped
+// with its own work: c14 overlaps it.
 #include "convolution/cuda/line_pass.cuh"
 
 namespace pplab::detail::convolution_cuda {
