@@ -350,6 +350,19 @@ TEST_F(Mpi, ConvolutionRowSlabsEqualOneProcessBitForBit) {
         }
   }
   set_mpi_local(backend::cpu);
+  // A stack of images is not split over the ranks: every rank gets the one error
+  std::vector<float> img(2 * 6 * 5, 1.0f), out(img.size());
+  std::vector<double> line(3, 1.0 / 3);
+  filter_options o;
+  o.planes = 2, o.plane_in = 30, o.plane_out = 30;
+  const part p = part_of(6, job().rank(), job().ranks());
+  expect_error(
+      errc::unsupported,
+      [&] {
+        correlate(backend::mpi, dtype::f32, img.data() + p.first * 5, 6, 5, 0, line.data(), 3, 1,
+                  out.data(), 0, o);
+      },
+      "planes");
 }
 
 TEST_F(Mpi, ArgumentsThatDifferBetweenRanksAreOneErrorOnEveryRank) {

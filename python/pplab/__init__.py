@@ -1269,7 +1269,8 @@ def _pass(x, k, axis, mode, cval, backend, variant):
 
 # On the host a stack's planes are filtered one call each (a GPU takes them in one launch): from
 # planes of this many values up that is faster than moving the axis first (two copies), below it
-# the calls cost more (a 2-core AVX2 EPYC, float32, 9 taps: 2000 x 40 x 40 8.4 ms against 9.6,
+# the calls cost more (a 2-core AVX2 EPYC, float32, 9 taps, bench/results/cpu-2core-2026-11-29-
+# python-vs-host-3c7017c.txt, its last section: 2000 x 40 x 40 8.4 ms against 9.6,
 # 20000 x 5 x 3 53 against 2.5; 128 x 256 x 256 13.1 against 34.5).
 _HOST_PLANE = 2048
 
@@ -1354,7 +1355,7 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
     other as the rows of a stack of planes (a k x 1 mask down each plane's columns: axis 0 is one
     plane). A kernel longer than a line's, or an integer array, moves the axis first instead (a
     copy there and back)."""
-    import numpy
+    import math
     shape = tuple(x.shape)
     got = _contiguous(x)  # a view: its C-ordered copy
     if all(n > 0 for n in shape):
@@ -1366,7 +1367,6 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
                 rows = got.reshape(-1, shape[-1])
                 got = _pass(rows, k, 1, mode, cval, backend, variant).reshape(shape)
                 continue
-            import math
             plane = shape[axis] * math.prod(shape[axis + 1:])
             if (_dtype_name(got) in ("float32", "float64") and k.size <= _LINE_TAPS
                     and (_on_gpu(got) or plane >= _HOST_PLANE)):
