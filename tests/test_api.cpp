@@ -501,9 +501,54 @@ TEST(Histogram2d, EveryPointInItsBinOnEveryBackend) {
     ex.copy_in(dx.get(), x.data(), n * 4);
     ex.copy_in(dy.get(), y.data(), n * 4);
     o.weights = nullptr;
-    const histogram2d_result r = histogram2d_device(dtype::f32, dx.get(), dy.get(), n, o);
-    EXPECT_EQ(r.counts, want);
-    EXPECT_EQ(r.outside, outside);
+    // Counted where the bins are found (the default), and the slots counted by a 1-D rung.
+    for (std::string_view rung : {std::string_view(), std::string_view("histogram/cuda/h03_"
+                                                                       "interleaved_atomics")}) {
+      const histogram2d_result r = histogram2d_device(dtype::f32, dx.get(), dy.get(), n, o, {rung});
+      EXPECT_EQ(r.counts, want) << r.rung;
+      EXPECT_EQ(r.outside, outside) << r.rung;
+    }
+    // Into device memory: the bins, then the points outside; with weights their sums.
+    detail::buffer dc(ex, (want.size() + 1) * 8), dw(ex, n * 8);
+    std::vector<std::uint64_t> got(want.size() + 1);
+    histogram2d_device_into(dtype::f32, dx.get(), dy.get(), n, dc.as<std::uint64_t>(), got.size(),
+                            o);
+    ex.copy_out(got.data(), dc.get(), got.size() * 8);
+    EXPECT_EQ(std::vector<std::uint64_t>(got.begin(), got.end() - 1), want);
+    EXPECT_EQ(got.back(), outside);
+    EXPECT_THROW(histogram2d_device_into(dtype::f32, dx.get(), dy.get(), n, dc.as<std::uint64_t>(),
+                                         want.size(), o),
+                 pplab::error);
+    ex.copy_in(dw.get(), w.data(), n * 8);
+    o.weights = dw.get();
+    const histogram2d_result s = histogram2d_device(dtype::f32, dx.get(), dy.get(), n, o);
+    for (std::size_t k = 0; k < want_sums.size(); ++k)
+      EXPECT_NEAR(s.sums[k], want_sums[k], 1e-9 * (1 + std::abs(want_sums[k])));
+    o.weights = nullptr;
+    // 2^24 points in one bin: every 16-bit counter passes 2^15 many times.
+    const std::size_t many = std::size_t(1) << 24;
+    detail::buffer same_x(ex, many * 4), same_y(ex, many * 4);
+    ex.fill(same_x.get(), 0x3f, many * 4);  // 0x3f3f3f3f: 0.7470...
+    ex.fill(same_y.get(), 0x3f, many * 4);
+    const histogram2d_result one =
+        histogram2d_device(dtype::f32, same_x.get(), same_y.get(), many, o);
+    std::vector<std::uint64_t> all_in_one(want.size());
+    all_in_one[7 * (ye.size() - 1) + 5] = many;  // x in [0.5, 1), y in [0.25, 2)
+    EXPECT_EQ(one.counts, all_in_one) << one.rung;
+    // 3000 x bins: float points' cell records fit a block beside the slots' counters no more
+    // (their double edges do), and alone they do; both paths against seq.
+    histogram2d_options wide = o;
+    const std::vector<double> many_x = even_edges(-3, 3, 3000);
+    wide.x_edges = many_x;
+    const histogram2d_result on_host =
+        histogram2d(backend::seq, dtype::f32, x.data(), y.data(), n, wide);
+    for (std::string_view rung : {std::string_view(), std::string_view("histogram/cuda/h03_"
+                                                                       "interleaved_atomics")}) {
+      const histogram2d_result r =
+          histogram2d_device(dtype::f32, dx.get(), dy.get(), n, wide, {rung});
+      EXPECT_EQ(r.counts, on_host.counts) << r.rung;
+      EXPECT_EQ(r.outside, on_host.outside) << r.rung;
+    }
   }
   const std::vector<double> down{0, 2, 1};
   o.x_edges = down;

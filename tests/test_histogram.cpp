@@ -171,17 +171,24 @@ std::size_t edge_slot(const histogram_problem& p, const std::vector<double>& e, 
   return std::size_t(std::upper_bound(e.begin(), e.end(), v) - e.begin()) - 1;
 }
 
-void check_edges_and_weights(const histogram_rung& r, histogram_problem p, std::mt19937_64& rng) {
+// `given`: the edges of an edge-array problem (its bins), the data drawn around them; else
+// random edges.
+void check_edges_and_weights(const histogram_rung& r, histogram_problem p, std::mt19937_64& rng,
+                             const std::vector<double>& given = {}) {
+  if (!given.empty()) p.bins = given.size() - 1;
   if (!r.can_run(p)) return;
   SCOPED_TRACE(std::string(name_of(p.type)) + " n=" + std::to_string(p.n) +
                " bins=" + std::to_string(p.bins) + (p.edge_array ? " edge array" : "") +
                (p.weighted ? " weights " + std::string(name_of(p.weight_type)) : ""));
   edge_weight_case c;
-  std::uniform_real_distribution<double> u(-50, 150);
+  const double width = given.empty() ? 0 : given.back() - given.front();
+  std::uniform_real_distribution<double> u(given.empty() ? -50 : given.front() - width / 8,
+                                           given.empty() ? 150 : given.back() + width / 8);
   if (p.edge_array) {
     c.edges.resize(p.bins + 1);
     // Some repeat; some are not floats (float32 data meets them in double, as NumPy's).
     for (double& e : c.edges) e = rng() & 1 ? std::floor(u(rng) * 4) / 4 : u(rng);
+    if (!given.empty()) c.edges = given;
     std::sort(c.edges.begin(), c.edges.end());
     p.lo = c.edges.front(), p.hi = c.edges.back(), p.closed_last = true;
   }
@@ -301,6 +308,18 @@ TEST_P(Histogram, ArraysOfEdgesAndWeights) {
   histogram_problem mid{dtype::f32, 100003, 3000, 0, 0, true, false};  // float tables that fit
   mid.edge_array = true;
   check_edges_and_weights(r, mid, rng);
+  // Edges whose span overflows a float (no cell estimate), edges a float apart, edges a few
+  // cells apart and edges crowded in one cell.
+  std::vector<double> close, crowded;
+  for (int i = 0; i < 64; ++i)
+    close.push_back(double(std::nextafter(1.0f + float(i) * 1.2e-7f, 2.0f)));
+  for (int i = 0; i < 200; ++i) crowded.push_back(i < 150 ? 1e-4 * i : 0.015 + i);
+  for (const auto& e : {std::vector<double>{-3e38, -1, 0, 2.5, 3e38}, close, crowded,
+                        std::vector<double>{-1e-40, 0, 1e-45, 1e-40}}) {
+    histogram_problem given{dtype::f32, 30011, 0, 0, 0, true, false};
+    given.edge_array = true;
+    check_edges_and_weights(r, given, rng, e);
+  }
 }
 
 TEST_P(Histogram, ManyBins) {

@@ -47,28 +47,41 @@ void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std:
 void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
                         std::size_t cols, op o, void* device_out);
 
-
 // The histogram of device data on its GPU; a range inferred from the data is found there too.
 // Only the counts come back.
 histogram_result histogram_device(dtype t, const void* device_data, std::size_t n,
                                   const histogram_options& options = {},
                                   const rung_choice& how = {});
 
-// histogram2d of points on the GPU (x, y and the weights device memory): each point's bin found
-// there, then counted by the histogram's rungs there; the counts or sums come back.
+// histogram2d of points on the GPU (x, y and the weights device memory): without weights, where
+// both axes and a 16-bit counter per bin fit a block's shared memory (256 x 256 bins and more),
+// each point counted in the kernel that finds its bin; else each point's bin written as a slot,
+// then counted by the histogram's rungs there (`how` names one of those); the counts or sums come
+// back.
 histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
                                       const histogram2d_options& options,
                                       const rung_choice& how = {});
 
 // The same, its counts written into device memory the caller holds, where they stay: no copy
 // crosses the bus. device_counts has `slots` = bins + 3 entries (the bins, then underflow,
-// overflow and NaN), overwritten; the result has the range, the edges and the rung, and its
-// `counts` (and the outlier counts) left empty: they are in device_counts. The call returns when
-// they are written; inside a stream_scope (below), once their work is queued on its stream.
+// overflow and NaN), overwritten: counts, or with weights their sums (doubles' bits); the result
+// has the range, the edges and the rung, and its `counts` or `sums` (and the outliers') left
+// empty: they are in device_counts. An array of edges is copied to the GPU (host memory). The
+// call returns when they are written; inside a stream_scope (below), once their work is queued on
+// its stream.
 histogram_result histogram_device_into(dtype t, const void* device_data, std::size_t n,
                                        std::uint64_t* device_counts, std::size_t slots,
                                        const histogram_options& options = {},
                                        const rung_choice& how = {});
+
+// histogram2d_device into device memory the caller holds: device_counts has `slots` =
+// x_bins x y_bins + 1 entries, overwritten: the bins (x's bin times y_bins plus y's), then the
+// points outside; counts, or with weights their sums (doubles' bits). The result has the edges
+// and the rung; its counts or sums are in device_counts. Returns as histogram_device_into.
+histogram2d_result histogram2d_device_into(dtype t, const void* x, const void* y, std::size_t n,
+                                           std::uint64_t* device_counts, std::size_t slots,
+                                           const histogram2d_options& options,
+                                           const rung_choice& how = {});
 
 template <class T>
 histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {
@@ -83,11 +96,11 @@ void matmul_device(dtype t, std::size_t m, std::size_t n, std::size_t k, double 
                    void* c, std::size_t ldc, const rung_choice& how = {});
 
 // The same for a stack of products (pplab/matmul.hpp's matmul_batched), one after another.
-void matmul_batched_device(dtype t, std::size_t batch, std::size_t m, std::size_t n,
-                           std::size_t k, double alpha, const void* a, std::size_t lda,
-                           std::size_t stride_a, const void* b, std::size_t ldb,
-                           std::size_t stride_b, double beta, void* c, std::size_t ldc,
-                           std::size_t stride_c, const rung_choice& how = {});
+void matmul_batched_device(dtype t, std::size_t batch, std::size_t m, std::size_t n, std::size_t k,
+                           double alpha, const void* a, std::size_t lda, std::size_t stride_a,
+                           const void* b, std::size_t ldb, std::size_t stride_b, double beta,
+                           void* c, std::size_t ldc, std::size_t stride_c,
+                           const rung_choice& how = {});
 
 // An image already in GPU memory, filtered there (pplab/convolution.hpp's calls, `in` and `out`
 // device memory, the mask in host memory): the call returns when the output is written.

@@ -555,12 +555,15 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
         rule = "f64"
     else:
         rule = _edge_rule(_dtype_name(a), range)
-    if edge_array is None and weights is None and _on_gpu(a):
-        # a GPU array: its counts are written where it lives
-        slots = _empty(a, (int(nbins) + 3,), "int64")  # the bins, underflow, overflow, NaN
+    if _on_gpu(a):
+        # a GPU array: its counts (or sums) are written where it lives
+        slots = _empty(a, (int(nbins) + 3,),  # the bins, underflow, overflow, NaN
+                       "int64" if weights is None else "float64")
         _, edges, *_ = _run(_pplab.histogram, a, int(nbins), lo, hi, True, rule, backend,
-                            variant, slots)
+                            variant, slots, edge_array, weights)
         hist = slots[:int(nbins)]
+        if weight_type is not None and weight_type != numpy.float64:
+            hist = _astype(hist, weight_type.name)  # as NumPy: the sums in the weights' dtype
     else:
         hist, edges, *_ = _run(_pplab.histogram, a, int(nbins), lo, hi, True, rule, backend,
                                variant, None, edge_array, weights)
@@ -615,8 +618,21 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=False, *,  # no
     edges = [_axis_edges(v, b, r, name, backend)
              for v, b, r, name in zip((x, y), per_axis, ranges, ("x", "y"))]
     weights, _ = _weights_for(x, weights, "histogram2d")
-    hist, *_ = _run(_pplab.histogram2d, x, y, numpy.ascontiguousarray(edges[0], numpy.float64),
-                    numpy.ascontiguousarray(edges[1], numpy.float64), weights, backend, variant)
+    x_edges = numpy.ascontiguousarray(edges[0], numpy.float64)
+    y_edges = numpy.ascontiguousarray(edges[1], numpy.float64)
+    if _on_gpu(x):
+        # GPU points: the counts (or sums) written where they live, the points outside last
+        shape = (x_edges.size - 1, y_edges.size - 1)
+        slots = _empty(x, (shape[0] * shape[1] + 1,), "int64" if weights is None else "float64")
+        _run(_pplab.histogram2d, x, y, x_edges, y_edges, weights, backend, variant, slots)
+        hist = slots[:-1].reshape(shape)
+        if weights is None:
+            hist = _astype(hist, "float64")  # as NumPy's H
+        if density:
+            widths = [_like(x, numpy.diff(e)) for e in edges]
+            hist = hist / widths[0].reshape(-1, 1) / widths[1] / hist.sum()
+        return hist, edges[0], edges[1]
+    hist, *_ = _run(_pplab.histogram2d, x, y, x_edges, y_edges, weights, backend, variant)
     hist = hist.astype(numpy.float64)
     if density:
         s = hist.sum()

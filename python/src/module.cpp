@@ -351,7 +351,8 @@ py::array edges_of(const histogram_result& r) {
 }
 
 // `out`: for a GPU array, an int64 GPU array of bins + 3 (the bins, then underflow, overflow and
-// NaN) that the counts are written into, where they stay; the tuple's counts are then None.
+// NaN) that the counts are written into, where they stay (with weights a float64 one, the sums);
+// the tuple's counts are then None.
 // `bin_edges`: the bins as an array of edges (float64, on the host). `weights`: an array of x's
 // shape, in x's memory, float32 or float64: the tuple's counts are then the float64 sums, and
 // its outliers the sums of theirs.
@@ -382,6 +383,20 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   }
   const std::string rung = variant.value_or("");
   histogram_result r;
+  if (p.a.on_gpu && !out.is_none()) {
+    placed c = take(out, backend_name, "the counts", true);
+    require_contiguous(c.a, "the counts");
+    const dtype want = o.weights ? dtype::f64 : dtype::i64;
+    if (!c.a.on_gpu || (c.a.type != want && (o.weights || c.a.type != dtype::u64)))
+      throw py::type_error(o.weights ? "histogram: the sums are a float64 GPU array"
+                                     : "histogram: the counts are an int64 GPU array");
+    {
+      released unlocked;
+      r = histogram_device_into(p.a.type, p.a.data, p.a.size(),
+                                static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
+    }
+    return py::make_tuple(py::none(), edges_of(r), py::none(), py::none(), py::none(), r.rung);
+  }
   if (o.weights || bin_edges) {
     {
       released unlocked;
@@ -400,18 +415,6 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
     std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
     return py::make_tuple(counts, edges_of(r), r.underflow, r.overflow, r.nan, r.rung);
   }
-  if (p.a.on_gpu && !out.is_none()) {
-    placed c = take(out, backend_name, "the counts", true);
-    require_contiguous(c.a, "the counts");
-    if (!c.a.on_gpu || (c.a.type != dtype::i64 && c.a.type != dtype::u64))
-      throw py::type_error("histogram: the counts are an int64 GPU array");
-    {
-      released unlocked;
-      r = histogram_device_into(p.a.type, p.a.data, p.a.size(),
-                                static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
-    }
-    return py::make_tuple(py::none(), edges_of(r), py::none(), py::none(), py::none(), r.rung);
-  }
   {
     released unlocked;
     r = p.a.on_gpu ? histogram_device(p.a.type, p.a.data, p.a.size(), o, {rung})
@@ -425,10 +428,13 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
 // numpy.histogram2d's counting: x and y (one dtype, one place), each axis's edges (float64, on
 // the host), weights as histogram's; the counts (int64) or sums (float64), x_bins x y_bins, the
 // points outside, the rung.
+// `out`: for GPU points, an int64 GPU array (with weights a float64 one) of x_bins x y_bins + 1
+// entries (the bins, then the points outside) written where it is; the tuple's counts are then
+// None.
 py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges,
                            const edge_array& y_edges, py::handle weights,
                            const std::optional<std::string>& backend_name,
-                           const std::optional<std::string>& variant) {
+                           const std::optional<std::string>& variant, py::handle out) {
   placed px = take(x, backend_name, "x"), py_ = take(y, backend_name, "y");
   require_contiguous(px.a, "x");
   require_contiguous(py_.a, "y");
@@ -448,6 +454,19 @@ py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges
   }
   const std::string rung = variant.value_or("");
   histogram2d_result r;
+  if (px.a.on_gpu && !out.is_none()) {
+    placed c = take(out, backend_name, "the counts", true);
+    require_contiguous(c.a, "the counts");
+    if (!c.a.on_gpu || c.a.type != (o.weights ? dtype::f64 : dtype::i64))
+      throw py::type_error(o.weights ? "histogram2d: the sums are a float64 GPU array"
+                                     : "histogram2d: the counts are an int64 GPU array");
+    {
+      released unlocked;
+      r = histogram2d_device_into(px.a.type, px.a.data, py_.a.data, px.a.size(),
+                                  static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
+    }
+    return py::make_tuple(py::none(), py::none(), r.rung);
+  }
   {
     released unlocked;
     r = px.a.on_gpu
@@ -766,7 +785,7 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("weights") = py::none());
   m.def("histogram2d", &histogram2d_call, py::arg("x"), py::arg("y"), py::arg("x_edges"),
         py::arg("y_edges"), py::arg("weights") = py::none(), py::arg("backend") = py::none(),
-        py::arg("variant") = py::none());
+        py::arg("variant") = py::none(), py::arg("out") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());
   m.def("matmul_batched", &matmul_batched_call, py::arg("a"), py::arg("stride_a"), py::arg("b"),

@@ -387,6 +387,14 @@ def test_histogram2d_of_gpu_arrays(rng, lib, dtype):
         want, wx, wy = np.histogram2d(x, y, bins, range_)
         assert is_gpu_array_of(lib, got)
         assert (to_host(got) == want).all() and (gx == wx).all() and (gy == wy).all()
+        # the slots written, then counted by a 1-D rung (counted where found by default)
+        slotted, _, _ = pplab.histogram2d(to_gpu(lib, x), to_gpu(lib, y), bins, range_,
+                                          variant="histogram/cuda/h03_interleaved_atomics")
+        assert (to_host(slotted) == want).all()
+        density, _, _ = pplab.histogram2d(to_gpu(lib, x), to_gpu(lib, y), bins, range_,
+                                          density=True)
+        np.testing.assert_allclose(to_host(density), np.histogram2d(x, y, bins, range_,
+                                                                    density=True)[0], rtol=1e-12)
         got, _, _ = pplab.histogram2d(to_gpu(lib, x), to_gpu(lib, y), bins, range_,
                                       weights=to_gpu(lib, w))
         want, _, _ = np.histogram2d(x, y, bins, range_, weights=w)

@@ -79,6 +79,10 @@ public:
   virtual void copy_rows_out(void* host_dst, std::size_t dst_pitch, const void* src,
                              std::size_t src_pitch, std::size_t row_bytes, std::size_t rows) = 0;
   virtual void fill(void* dst, int byte, std::size_t bytes) = 0;
+  // Bytes from one place in this executor's memory to another that does not overlap it, in the
+  // stream's order. Host memory by memcpy; the cuda executor's on its stream; the others
+  // refuse (std::logic_error).
+  virtual void copy_within(void* dst, const void* src, std::size_t bytes);
   // How much allocate() can give now, as far as this executor knows: the policy passes over a
   // rung whose scratch would not fit (core/run.hpp). Unbounded on the host (no query: the
   // operating system's answer would not say what it can still give).

@@ -536,9 +536,6 @@ histogram_result histogram_device(dtype t, const void* device_data, std::size_t 
 histogram_result histogram_device_into(dtype t, const void* device_data, std::size_t n,
                                        std::uint64_t* device_counts, std::size_t slots,
                                        const histogram_options& options, const rung_choice& how) {
-  if (options.weights || !options.bin_edges.empty())
-    fail(errc::unsupported, "histogram: counts written into device memory are for even bins "
-                            "without weights; weights and arrays of edges take histogram_device");
   const detail::histogram_problem p = resolve_on_device(t, device_data, n, options);
   detail::executor& ex = detail::executor_for(backend::cuda);
   if (slots != detail::slots(p))
@@ -551,13 +548,21 @@ histogram_result histogram_device_into(dtype t, const void* device_data, std::si
   const detail::histogram_rung& r =
       detail::chosen_rung<detail::histogram_rung>(backend::cuda, p, how);
   {
+    detail::buffer edges;  // an array of edges goes where the rung reads it
+    if (p.edge_array) {
+      edges = detail::buffer(ex, (p.bins + 1) * sizeof(double));
+      ex.copy_in(edges.get(), options.bin_edges.data(), edges.size());
+    }
     detail::buffer scratch = detail::scratch_of(ex, r, p);
-    r.run({p, device_data, device_counts, scratch.get(), ex.stream()});
+    r.run({p, device_data, device_counts, scratch.get(), ex.stream(), options.weights,
+           edges.as<double>()});
   }
   ex.finish_in_place();  // the counts written, or on a caller's stream queued there
   histogram_result out;
   out.lo = p.lo, out.hi = p.hi, out.closed_last = p.closed_last, out.edges = p.edges;
   out.bin_count = p.bins;
+  out.weighted = p.weighted;
+  if (p.edge_array) out.bin_edges.assign(options.bin_edges.begin(), options.bin_edges.end());
   out.rung = r.info.id;
   return out;
 }

@@ -45,4 +45,13 @@ void bin_points_2d_device(dtype t, const void* x, const void* y, std::size_t n, 
   f(t, x, y, n, ax, ay, slots, stream);
 }
 
+bool count_points_2d_device(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                            axis_edges ay, std::uint64_t* counts, void* stream) {
+  auto* f =
+      module_function<bool(dtype, const void*, const void*, std::size_t, axis_edges, axis_edges,
+                           std::uint64_t*, void*)>(backend::cuda, "count_points_2d");
+  if (!f) throw std::logic_error("histogram2d on the GPU needs the cuda backend, not loaded here");
+  return f(t, x, y, n, ax, ay, counts, stream);
+}
+
 }  // namespace pplab::detail

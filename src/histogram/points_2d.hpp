@@ -1,8 +1,9 @@
 #pragma once
 // numpy.histogram2d's first step: each point's bin, x's bin times y's bin count plus y's, or
 // `outside` (x_bins x y_bins) for a point outside either axis's edges or NaN in either, as a
-// 32-bit slot; the histogram's rungs then count the slots (src/histogram/two_d.cpp). Each axis
-// is binned as an array of edges (edge_lookup_binner, binning.hpp), on the host or on the GPU.
+// 32-bit slot; the histogram's rungs then count the slots (src/histogram/two_d.cpp), or on the
+// GPU the kernel that finds them counts them. Each axis is binned as an array of edges
+// (edge_lookup_binner, binning.hpp), on the host or on the GPU.
 #include <cstddef>
 #include <cstdint>
 
@@ -25,5 +26,11 @@ void bin_points_2d_host(dtype t, const void* x, const void* y, std::size_t n, ax
 // cuda module's (src/histogram/cuda/points_2d.cu), through its table.
 void bin_points_2d_device(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
                           axis_edges ay, std::uint32_t* slots, void* stream);
+// The same points counted in the kernel that finds their bins, none written: counts has
+// x_bins x y_bins + 1 entries (the bins, then the points outside), overwritten. False, and
+// nothing done, where both axes and a 16-bit counter per entry do not fit a block's shared
+// memory (src/histogram/cuda/points_2d.cu).
+bool count_points_2d_device(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                            axis_edges ay, std::uint64_t* counts, void* stream);
 
 }  // namespace pplab::detail

@@ -140,18 +140,26 @@ histogram2d_result histogram2d(backend where, dtype t, const void* x, const void
   return result_of(ax, ay, histogram(where, dtype::u32, slots.data(), n, s, how));
 }
 
-histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
-                                      const histogram2d_options& o, const rung_choice& how) {
-  detail::require_backend(backend::cuda);
-  check_points(x, y, n, o);
+namespace {
+
+// The id the result gives for the points counted where their bins are found (points_2d.hpp).
+constexpr const char* counted_where_found = "histogram2d/cuda/counted_where_found";
+
+// The points on the GPU counted (or their weights summed) into device_counts: x_bins x y_bins
+// entries, then the points outside. Returns the rung that counted.
+std::string counted_on_device(dtype t, const void* x, const void* y, std::size_t n, const axis& ax,
+                              const axis& ay, const histogram2d_options& o, const rung_choice& how,
+                              std::uint64_t* device_counts) {
   detail::executor& ex = detail::executor_for(backend::cuda);
   if (n && (!ex.holds(x) || !ex.holds(y)))
     fail(errc::invalid_argument, "histogram2d: x and y are not device memory; pass host points "
                                  "through pplab::histogram2d(pplab::cuda, ...)");
-  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  if (n && o.weights && !ex.holds(o.weights))
+    fail(errc::invalid_argument, "histogram2d: the weights are not device memory, where x and y "
+                                 "are");
   const histogram_options s = slot_options(ax, ay, o);
   // Both axes' edges and tables on the GPU in one buffer, sent with one copy (each copy of
-  // pageable memory is waited for), the slots made there.
+  // pageable memory is waited for).
   const std::size_t x_edge_bytes = ax.edges.size() * 8, y_edge_bytes = ay.edges.size() * 8,
                     x_table_bytes = ax.table.size() * 4, y_table_bytes = ay.table.size() * 4;
   std::vector<unsigned char> packed(x_edge_bytes + y_edge_bytes + x_table_bytes + y_table_bytes);
@@ -164,19 +172,81 @@ histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std
     std::memcpy(at, from, bytes);
     at += bytes;
   }
-  detail::buffer tables(ex, packed.size());
+  const detail::buffer tables = detail::buffer::in_stream_order(ex, packed.size());
   ex.copy_in(tables.get(), packed.data(), packed.size());
   const auto* base = tables.as<unsigned char>();
-  const auto* x_e = reinterpret_cast<const double*>(base);
-  const auto* y_e = reinterpret_cast<const double*>(base + x_edge_bytes);
-  const auto* x_t = reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes);
-  const auto* y_t =
-      reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes + x_table_bytes);
-  // Only this stream writes and reads the slots: no wait for the allocation.
-  const detail::buffer slots = detail::buffer::in_stream_order(ex, std::max<std::size_t>(n, 1) * 4);
-  detail::bin_points_2d_device(t, x, y, n, {x_e, x_t, ax.bins()}, {y_e, y_t, ay.bins()},
-                               slots.as<std::uint32_t>(), ex.stream());
-  return result_of(ax, ay, histogram_device(dtype::u32, slots.get(), n, s, how));
+  const detail::axis_edges on_x{
+      reinterpret_cast<const double*>(base),
+      reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes), ax.bins()},
+      on_y{reinterpret_cast<const double*>(base + x_edge_bytes),
+           reinterpret_cast<const unsigned*>(base + x_edge_bytes + y_edge_bytes + x_table_bytes),
+           ay.bins()};
+  if (!o.weights && how.rung.empty() &&
+      detail::count_points_2d_device(t, x, y, n, on_x, on_y, device_counts, ex.stream())) {
+    ex.finish_in_place();
+    return counted_where_found;
+  }
+  // Each point's slot, then the 1-D histogram of the slots (its bins + 3 entries, of which the
+  // last three stay 0: every slot is at most x_bins x y_bins), of which the first inside + 1 are
+  // the answer. Only this stream writes and reads the slots: no wait for the allocation.
+  const std::size_t entries = ax.bins() * ay.bins() + 1;
+  const detail::buffer slots = detail::buffer::in_stream_order(ex, std::max<std::size_t>(n, 1) * 4),
+                       all = detail::buffer::in_stream_order(ex, (entries + 3) * 8);
+  detail::bin_points_2d_device(t, x, y, n, on_x, on_y, slots.as<std::uint32_t>(), ex.stream());
+  const histogram_result r = histogram_device_into(dtype::u32, slots.get(), n,
+                                                   all.as<std::uint64_t>(), entries + 3, s, how);
+  ex.copy_within(device_counts, all.get(), entries * 8);
+  ex.finish_in_place();
+  return r.rung;
+}
+
+}  // namespace
+
+histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
+                                      const histogram2d_options& o, const rung_choice& how) {
+  detail::require_backend(backend::cuda);
+  check_points(x, y, n, o);
+  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  slot_options(ax, ay, o);  // the bins' count checked
+  const std::size_t entries = ax.bins() * ay.bins() + 1;
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const detail::buffer counts = detail::buffer::in_stream_order(ex, entries * 8);
+  histogram_result r;
+  r.rung = counted_on_device(t, x, y, n, ax, ay, o, how, counts.as<std::uint64_t>());
+  r.weighted = o.weights != nullptr;
+  std::vector<std::uint64_t> raw(entries);
+  ex.copy_out(raw.data(), counts.get(), entries * 8);
+  if (r.weighted) {
+    r.sums.resize(entries);
+    std::memcpy(r.sums.data(), raw.data(), entries * 8);
+  } else {
+    r.counts = std::move(raw);
+  }
+  return result_of(ax, ay, std::move(r));
+}
+
+histogram2d_result histogram2d_device_into(dtype t, const void* x, const void* y, std::size_t n,
+                                           std::uint64_t* device_counts, std::size_t slots,
+                                           const histogram2d_options& o, const rung_choice& how) {
+  detail::require_backend(backend::cuda);
+  check_points(x, y, n, o);
+  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  slot_options(ax, ay, o);  // the bins' count checked
+  const std::size_t entries = ax.bins() * ay.bins() + 1;
+  if (slots != entries)
+    fail(errc::invalid_argument, "histogram2d: the counts hold " + std::to_string(slots) +
+                                     " entries; " + std::to_string(ax.bins()) + " x " +
+                                     std::to_string(ay.bins()) + " bins need " +
+                                     std::to_string(entries) + " (the bins, then the outside)");
+  if (!detail::executor_for(backend::cuda).holds(device_counts))
+    fail(errc::invalid_argument, "histogram2d: the counts are not device memory");
+  histogram2d_result out;
+  out.x_bins = ax.bins(), out.y_bins = ay.bins();
+  out.x_edges.assign(ax.edges.begin(), ax.edges.end());
+  out.y_edges.assign(ay.edges.begin(), ay.edges.end());
+  out.weighted = o.weights != nullptr;
+  out.rung = counted_on_device(t, x, y, n, ax, ay, o, how, device_counts);
+  return out;
 }
 
 }  // namespace pplab

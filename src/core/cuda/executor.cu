@@ -288,6 +288,9 @@ public:
   void fill(void* dst, int byte, std::size_t bytes) override {
     if (bytes) PPLAB_CUDA(cudaMemsetAsync(dst, byte, bytes, s()));
   }
+  void copy_within(void* dst, const void* src, std::size_t bytes) override {
+    if (bytes) PPLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s()));
+  }
   void* stream() override { return s(); }
   void synchronize() override { PPLAB_CUDA(cudaStreamSynchronize(s())); }
   void finish_in_place() override {

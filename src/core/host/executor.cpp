@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "core/ceilings.hpp"
@@ -132,6 +133,13 @@ void executor::stream_slabs(std::size_t slabs, std::size_t in_row, std::size_t m
 void* executor::adopt(std::span<const device_part>, std::size_t, const std::string& what) {
   fail(errc::invalid_argument, what + ": backend '" + std::string(name_of(kind())) +
                                    "' takes its data in one piece, not in parts per GPU");
+}
+
+void executor::copy_within(void* dst, const void* src, std::size_t bytes) {
+  if (!host_memory())
+    throw std::logic_error("executor::copy_within: not built for backend '" +
+                           std::string(name_of(kind())) + "'");
+  if (bytes) std::memcpy(dst, src, bytes);
 }
 
 std::uint64_t executor::agree_on_call(const std::string&, std::uint64_t local_n,

@@ -17,12 +17,15 @@ void cub_rgba_histogram_here(const void* pixels, std::size_t n_pixels, std::uint
                              void* scratch, void* stream);
 void bin_points_2d_here(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
                         axis_edges ay, std::uint32_t* slots, void* stream);  // points_2d.cu
+bool count_points_2d_here(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                          axis_edges ay, std::uint64_t* counts, void* stream);  // points_2d.cu
 
 void add_histogram_cuda_exports(module_exports& e) {
   e.add("gpu_atomic_rates", &gpu_atomic_rates_here);
   e.add("cub_rgba_scratch", &cub_rgba_scratch_here);
   e.add("cub_rgba_histogram", &cub_rgba_histogram_here);
   e.add("bin_points_2d", &bin_points_2d_here);
+  e.add("count_points_2d", &count_points_2d_here);
 }
 
 }  // namespace pplab::detail
