@@ -200,14 +200,21 @@ std::string counted_on_device(dtype t, const void* x, const void* y, std::size_t
   return r.rung;
 }
 
+// A device call's checks, and its axes.
+std::pair<axis, axis> device_axes(const void* x, const void* y, std::size_t n,
+                                  const histogram2d_options& o) {
+  detail::require_backend(backend::cuda);
+  check_points(x, y, n, o);
+  std::pair<axis, axis> both{axis(o.x_edges, "x"), axis(o.y_edges, "y")};
+  slot_options(both.first, both.second, o);  // the bins' count checked
+  return both;
+}
+
 }  // namespace
 
 histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std::size_t n,
                                       const histogram2d_options& o, const rung_choice& how) {
-  detail::require_backend(backend::cuda);
-  check_points(x, y, n, o);
-  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
-  slot_options(ax, ay, o);  // the bins' count checked
+  const auto [ax, ay] = device_axes(x, y, n, o);
   const std::size_t entries = ax.bins() * ay.bins() + 1;
   detail::executor& ex = detail::executor_for(backend::cuda);
   const detail::buffer counts = detail::buffer::in_stream_order(ex, entries * 8);
@@ -228,10 +235,7 @@ histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std
 histogram2d_result histogram2d_device_into(dtype t, const void* x, const void* y, std::size_t n,
                                            std::uint64_t* device_counts, std::size_t slots,
                                            const histogram2d_options& o, const rung_choice& how) {
-  detail::require_backend(backend::cuda);
-  check_points(x, y, n, o);
-  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
-  slot_options(ax, ay, o);  // the bins' count checked
+  const auto [ax, ay] = device_axes(x, y, n, o);
   const std::size_t entries = ax.bins() * ay.bins() + 1;
   if (slots != entries)
     fail(errc::invalid_argument, "histogram2d: the counts hold " + std::to_string(slots) +

@@ -45,17 +45,20 @@ __device__ histogram_cuda::f32_cell_record_binner loaded_f32(const axis_edges& a
   return histogram_cuda::records_from_doubles(a.edges, a.bins, room);
 }
 
-// `records`: float32 points binned by each axis's cell records (loaded_f32), else in double.
+// An axis in shared memory at `room`: float32 points' cell records (loaded_f32), or the double
+// edges and their table.
+template <bool records> __device__ auto loaded_axis(const axis_edges& a, unsigned char* room) {
+  if constexpr (records) return loaded_f32(a, room);
+  else return loaded(a, room);
+}
+
+// `records`: float32 points binned by each axis's cell records, else in double.
 template <class T, bool records>
 __global__ void slotted(const T* __restrict__ x, const T* __restrict__ y, std::size_t n,
                         axis_edges ax, axis_edges ay, std::size_t x_room, std::uint32_t* slots) {
   extern __shared__ unsigned long long room[];
   auto* base = reinterpret_cast<unsigned char*>(room);
-  const auto load = [&](const axis_edges& a, unsigned char* at) {
-    if constexpr (records) return loaded_f32(a, at);
-    else return loaded(a, at);
-  };
-  const auto bx = load(ax, base), by = load(ay, base + x_room);
+  const auto bx = loaded_axis<records>(ax, base), by = loaded_axis<records>(ay, base + x_room);
   __syncthreads();
   const auto outside = std::uint32_t(ax.bins * ay.bins);
   histogram_cuda::for_each_pair<4>(x, y, n, [&](T vx, T vy, std::size_t i) {
@@ -74,11 +77,7 @@ __global__ void __launch_bounds__(1024)
             histogram_cuda::count_t* counts) {
   extern __shared__ unsigned long long room[];
   auto* base = reinterpret_cast<unsigned char*>(room);
-  const auto load = [&](const axis_edges& a, unsigned char* at) {
-    if constexpr (records) return loaded_f32(a, at);
-    else return loaded(a, at);
-  };
-  const auto bx = load(ax, base), by = load(ay, base + x_room);
+  const auto bx = loaded_axis<records>(ax, base), by = loaded_axis<records>(ay, base + x_room);
   auto* words = reinterpret_cast<unsigned*>(base + counters_at);
   const auto outside = unsigned(ax.bins * ay.bins);
   histogram_cuda::packed_zeroed(words, outside + 1);
