@@ -69,7 +69,7 @@ TEST(Lab, ATinyRunVerifiesEveryPlannedRungAgainstAMeasuredCeiling) {
   // Every problem that a backend's ladder ran shows the API's pick among its rows, once.
   std::map<std::string, int> picks;
   for (const lab::row& r : out.rows)
-    if (r.step >= 1) picks[r.pattern + " " + r.group + " " + r.backend] += r.api_pick;
+    if (r.step >= 0) picks[r.pattern + " " + r.group + " " + r.backend] += r.api_pick;
   ASSERT_FALSE(picks.empty());
   for (const auto& [problem, count] : picks) EXPECT_EQ(count, 1) << problem;
   // The fastest mark (what `pplab tune` would choose) falls only on a rung the API may run
@@ -120,6 +120,7 @@ TEST(Lab, PlansAsManyRunsAsItsLaddersGiveRows) {
   EXPECT_GE(lab::planned_runs(s), lab::planned_rungs(s).size());
 }
 
+// A vendor's baseline only where the policy says the lab measured it faster (cpu matmul).
 TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
   for (backend b : {backend::seq, backend::cpu, backend::cuda}) {
     if (!available(b)) continue;
@@ -139,9 +140,36 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
     }
     for (dtype t : {dtype::f32, dtype::f64}) {
       const auto& r = detail::default_rung<detail::matmul_rung>(b, {t, 100, 100, 100});
-      EXPECT_TRUE(r.info.step >= 1 && r.info.reproducible && !r.info.racy) << r.info.id;
+      EXPECT_TRUE(r.info.step >= (b == backend::cpu ? 0 : 1) && r.info.reproducible && !r.info.racy)
+          << r.info.id;
     }
   }
+}
+
+// The cpu's matmul: OpenBLAS where it is built (but for x B and sides to 64), else the ladder's
+// packed micro-kernel; bytes' histograms by sub-histograms, wider values' by private copies to
+// 2^16 bins, by the partition past that.
+TEST(Policy, TheCpuPicksWhatTheLabMeasuredFastest) {
+  const bool openblas = detail::find<detail::matmul_rung>("matmul/cpu/m00_openblas") != nullptr;
+  const auto matmul_pick = [](std::size_t m, std::size_t n, std::size_t k) {
+    return std::string(
+        detail::default_rung<detail::matmul_rung>(backend::cpu, {dtype::f32, m, n, k}).info.id);
+  };
+  EXPECT_EQ(matmul_pick(512, 512, 512),
+            openblas ? "matmul/cpu/m00_openblas" : "matmul/cpu/m03_packed_microkernel");
+  EXPECT_EQ(matmul_pick(4096, 1, 4096),
+            openblas ? "matmul/cpu/m00_openblas" : "matmul/cpu/m04_matrix_times_vector");
+  EXPECT_EQ(matmul_pick(1, 4096, 4096), "matmul/cpu/m05_vector_times_matrix");
+  EXPECT_EQ(matmul_pick(64, 64, 64), "matmul/cpu/m06_small_products");
+  const auto histogram_pick = [](dtype t, std::size_t bins, bool natural) {
+    return std::string(detail::default_rung<detail::histogram_rung>(
+                           backend::cpu, {t, 1000, bins, 0, double(bins), false, natural})
+                           .info.id);
+  };
+  EXPECT_EQ(histogram_pick(dtype::u8, 256, true), "histogram/cpu/h03_sub_histograms");
+  EXPECT_EQ(histogram_pick(dtype::f32, 1024, false), "histogram/cpu/h02_private_per_thread");
+  EXPECT_EQ(histogram_pick(dtype::f32, std::size_t(1) << 20, false),
+            "histogram/cpu/h04_partition_then_count");
 }
 
 TEST(Policy, ScratchFitsWhatLeavesRoomInFreeMemory) {

@@ -51,7 +51,8 @@ bool scratch_fits(std::size_t scratch, const std::function<std::size_t()>& free_
 void fail_policy_names(backend b, std::string_view id) {
   fail(errc::unsupported, "internal error: the policy of backend '" + std::string(name_of(b)) +
                               "' names '" + std::string(id) +
-                              "', which is not a registered, deterministic rung of it");
+                              "', which is not a registered, deterministic rung of it "
+                              "(a vendor's rung that may be absent is named only where built)");
 }
 
 void unknown_backend(backend b) {

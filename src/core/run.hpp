@@ -116,7 +116,7 @@ const Rung& default_rung_within(backend b, const typename Rung::problem_type& p,
   }
   const Rung* r = first_fitting<Rung>(policy(b, p), p, free_bytes, [&](std::string_view id) {
     const Rung* named = find<Rung>(id);
-    if (!named || named->info.where != b || named->info.step < 1 || !named->info.api_may_run())
+    if (!named || named->info.where != b || named->info.step < 0 || !named->info.api_may_run())
       fail_policy_names(b, id);
     return named;
   });

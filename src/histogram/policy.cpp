@@ -1,6 +1,7 @@
 // The histogram rung the API runs, per backend and bin count (measured in docs/histogram.md): on
-// the cpu, sub-histograms while a thread's copies stay near its L2 (up to 2^16 bins, and within
-// their memory budget), the partition-then-count pass beyond; on the GPU, see the cuda case.
+// the cpu, sub-histograms for bytes, a private copy per thread for wider values up to 2^16 bins
+// (and within their memory budget), the partition-then-count pass beyond; on the GPU, see the
+// cuda case.
 #include "core/run.hpp"
 #include "histogram/binning.hpp"
 #include "histogram/rung.hpp"
@@ -14,8 +15,16 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
   case backend::cpu:
     // Weights: private copies of double sums (the other rungs count).
     if (p.weighted) return {"histogram/cpu/h02_private_per_thread"};
-    if (p.bins <= (std::size_t(1) << 16))
+    // Bytes: h03's sixteen sub-histograms, a run of one value spread over them (2^26 bytes on
+    // the 2-core EPYC, AVX2: 1.74x h02 uniform, 1.59x all one value). Wider values wait on
+    // their binning, not on a run's chain of increments, and h03's copies cost more than they
+    // save there (f32, 2^24 values: h02 1.11x h03 at 1024 bins, 1.24x with 90% in one, 1.24x
+    // at 2^16 bins; on the AVX-512 machine 1.54x at 2^16). Past 2^16 bins h04's partition
+    // (2^20 bins: 2.03x h02).
+    if (size_of(p.type) == 1)
       return {"histogram/cpu/h03_sub_histograms", "histogram/cpu/h04_partition_then_count"};
+    if (p.bins <= (std::size_t(1) << 16))
+      return {"histogram/cpu/h02_private_per_thread", "histogram/cpu/h04_partition_then_count"};
     return {"histogram/cpu/h04_partition_then_count"};
   case backend::cuda:
     // Lane sub-histograms wherever the slots fit one block's shared memory (h05's can_run);
@@ -30,9 +39,11 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     // Weights or an array of edges: the rungs that take them; for float32 data against an array
     // of edges h18's one record a cell (1.83x h17 at 1024 edges), while it fits a block.
     if (p.weighted || p.edge_array)
-      return {"histogram/cuda/h18_edges_cell_records", "histogram/cuda/h17_edges_float_table",
+      return {"histogram/cuda/h18_edges_cell_records",
+              "histogram/cuda/h17_edges_float_table",
               "histogram/cuda/h16_edges_lookup_table",
-              "histogram/cuda/h14_edges_in_shared", "histogram/cuda/h13_weighted_fixed_point",
+              "histogram/cuda/h14_edges_in_shared",
+              "histogram/cuda/h13_weighted_fixed_point",
               "histogram/cuda/h15_weighted_global_fixed_point"};
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h12_sampled_choice",      "histogram/cuda/h10_block_multisplit",

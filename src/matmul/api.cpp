@@ -242,7 +242,9 @@ void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, st
     return;
   }
   const bool small = double(m) * double(n) * double(k) <= small_product;
-  const bool over_threads = where == backend::cpu && small && omp_get_max_threads() > 1;
+  // A vendor's rung (OpenBLAS) threads each product itself: its products are not shared.
+  const bool over_threads =
+      where == backend::cpu && small && omp_get_max_threads() > 1 && r.info.step >= 1;
   // A small product on the host is the rung's call alone (its scratch, if any, is the host's
   // run path's: run_rung), with a stop asked for every 256 products on the calling thread, not
   // for each: a check may take a lock (Python's GIL), which cost more than a 16^3 product.

@@ -2,8 +2,13 @@
 // and the device, never by a rung (docs/architecture.md): a product with a vector operand (one
 // column, A x; one row, x B) is a reduction, read once, and runs the vector rungs (cpu m04 and
 // m05, cuda m17 and m18); a stack of products in GPU memory runs in one launch (m19); otherwise
-// on the cpu the packed micro-kernel, on the GPU the shape table below. OpenBLAS and cuBLAS (m00)
-// are the baselines they are measured against, never the default.
+// on the cpu the packed micro-kernel, on the GPU the shape table below. cuBLAS (cuda m00) is the
+// baseline the GPU's are measured against, never the default. On the cpu, where OpenBLAS is
+// built in (cpu m00), the API runs it wherever the lab measured it faster than the ladder's top:
+// every shape but x B and sides to 64 (2-core EPYC, AVX2, quick lab: OpenBLAS 1.09x m03 at
+// 512^3, 1.43x m04 at 4096 x 1 x 4096; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
+// 1.13-1.27x m03 at 512-2048, f32 and f64: bench/results/cpu-2core-2026-11-29-python-vs-host-
+// 3c7017c.txt, its last section). The own rungs run where no OpenBLAS is built.
 //
 // On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
 // flop, but a C with fewer such tiles than two per SM leaves SMs idle
@@ -73,12 +78,23 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   switch (b) {
   case backend::seq:
     return {"matmul/seq/m01_triple_loop"};
-  case backend::cpu:
+  case backend::cpu: {
+    // OpenBLAS where it is built, but for x B (above) and for products of sides to 64, which
+    // are mostly a stack's, shared among the threads one product to each by m06 (OpenBLAS's
+    // own threads would contend with them).
+    std::vector<std::string_view> out;
+    constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
+    const bool small = p.m <= 64 && p.n <= 64 && p.k <= 64;
+    if (p.m != 1 && !small && find<matmul_rung>(openblas)) out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
     // (each runs only its shape).
     // A product of sides to 64 (a stack's, mostly): m06, which packs nothing.
-    return {"matmul/cpu/m04_matrix_times_vector", "matmul/cpu/m05_vector_times_matrix",
-            "matmul/cpu/m06_small_products", "matmul/cpu/m03_packed_microkernel"};
+    for (std::string_view id :
+         {"matmul/cpu/m04_matrix_times_vector", "matmul/cpu/m05_vector_times_matrix",
+          "matmul/cpu/m06_small_products", "matmul/cpu/m03_packed_microkernel"})
+      out.push_back(id);
+    return out;
+  }
   case backend::cuda:
     return cuda_policy(p);
   case backend::nccl:

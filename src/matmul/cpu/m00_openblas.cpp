@@ -1,6 +1,6 @@
 // matmul/cpu/m00_openblas: OpenBLAS sgemm/dgemm (sgemv/dgemv where an operand is a vector, as
-// numpy.matmul calls it), the vendor baseline. Measured beside the ladder,
-// never the policy's pick (`pplab tune` may choose it where it is the fastest). Registered here;
+// numpy.matmul calls it), the vendor baseline. Measured beside the ladder, and the policy's pick
+// where the lab measured it faster than the ladder's top (src/matmul/policy.cpp). Registered here;
 // the call itself is in the vendors module (src/matmul/vendors/openblas_gemm.cpp,
 // core/modules.hpp), so that a program that never runs it does not load OpenBLAS.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 148.9
