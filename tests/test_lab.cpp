@@ -146,8 +146,8 @@ TEST(Policy, TheApiNeverPicksARacyNonReproducibleOrBaselineRung) {
   }
 }
 
-// The cpu's matmul: OpenBLAS where it is built (but for x B and sides to 64), else the ladder's
-// packed micro-kernel; bytes' histograms by sub-histograms, wider values' by private copies to
+// The cpu's matmul: OpenBLAS where it is built (but for x B and small products, a stack's), else
+// the ladder's rungs; bytes' histograms by sub-histograms, wider values' by private copies to
 // 2^16 bins, by the partition past that.
 TEST(Policy, TheCpuPicksWhatTheLabMeasuredFastest) {
   const bool openblas = detail::find<detail::matmul_rung>("matmul/cpu/m00_openblas") != nullptr;
@@ -157,10 +157,12 @@ TEST(Policy, TheCpuPicksWhatTheLabMeasuredFastest) {
   };
   EXPECT_EQ(matmul_pick(512, 512, 512),
             openblas ? "matmul/cpu/m00_openblas" : "matmul/cpu/m03_packed_microkernel");
-  EXPECT_EQ(matmul_pick(4096, 1, 4096),
+  EXPECT_EQ(matmul_pick(8192, 1, 8192),
             openblas ? "matmul/cpu/m00_openblas" : "matmul/cpu/m04_matrix_times_vector");
-  EXPECT_EQ(matmul_pick(1, 4096, 4096), "matmul/cpu/m05_vector_times_matrix");
+  EXPECT_EQ(matmul_pick(4096, 1, 4096), "matmul/cpu/m04_matrix_times_vector");  // 2^24: small
+  EXPECT_EQ(matmul_pick(1, 8192, 8192), "matmul/cpu/m05_vector_times_matrix");
   EXPECT_EQ(matmul_pick(64, 64, 64), "matmul/cpu/m06_small_products");
+  EXPECT_EQ(matmul_pick(128, 128, 128), "matmul/cpu/m03_packed_microkernel");
   const auto histogram_pick = [](dtype t, std::size_t bins, bool natural) {
     return std::string(detail::default_rung<detail::histogram_rung>(
                            backend::cpu, {t, 1000, bins, 0, double(bins), false, natural})

@@ -134,8 +134,7 @@ namespace {
 // on that one thread): a 128^3 product alone keeps two threads busy for a fraction of its time
 // (packing, the edges), and a stack of them keeps every thread on whole products. A stack in GPU
 // memory runs in one launch of a stack rung (m19). Larger products, and every other backend, run
-// one after another, each with the whole machine.
-constexpr double small_product = double(1 << 24);  // multiply-adds: 256^3
+// one after another, each with the whole machine. Small: detail::small_product (256^3).
 
 // A stack in GPU memory run by one stack rung (m19, or one the caller names: m00's strided batch),
 // every product's matrices checked as one product's are (the first's and the last's: the strides
@@ -241,7 +240,7 @@ void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, st
     ex.finish_in_place();
     return;
   }
-  const bool small = double(m) * double(n) * double(k) <= small_product;
+  const bool small = detail::small_product({t, m, n, k});
   // A vendor's rung (OpenBLAS) threads each product itself: its products are not shared.
   const bool over_threads =
       where == backend::cpu && small && omp_get_max_threads() > 1 && r.info.step >= 1;

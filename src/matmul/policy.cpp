@@ -5,8 +5,8 @@
 // on the cpu the packed micro-kernel, on the GPU the shape table below. cuBLAS (cuda m00) is the
 // baseline the GPU's are measured against, never the default. On the cpu, where OpenBLAS is
 // built in (cpu m00), the API runs it wherever the lab measured it faster than the ladder's top:
-// every shape but x B and sides to 64 (2-core EPYC, AVX2, quick lab: OpenBLAS 1.09x m03 at
-// 512^3, 1.43x m04 at 4096 x 1 x 4096; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
+// every shape but x B and small products (2-core EPYC, AVX2, quick lab: OpenBLAS 1.09x m03 at
+// 512^3; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
 // 1.13-1.27x m03 at 512-2048, f32 and f64: bench/results/cpu-2core-2026-11-29-python-vs-host-
 // 3c7017c.txt, its last section). The own rungs run where no OpenBLAS is built.
 //
@@ -79,13 +79,13 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   case backend::seq:
     return {"matmul/seq/m01_triple_loop"};
   case backend::cpu: {
-    // OpenBLAS where it is built, but for x B (above) and for products of sides to 64, which
-    // are mostly a stack's, shared among the threads one product to each by m06 (OpenBLAS's
-    // own threads would contend with them).
+    // OpenBLAS where it is built, but for x B (above) and for small products (to 256^3
+    // multiply-adds), which a stack shares among the threads one product to each: OpenBLAS's
+    // own threads would contend with them (on 16 threads, 64 products of 128^3 one after another
+    // through OpenBLAS: 0.68x numpy.matmul), and a product alone runs the stack's rung.
     std::vector<std::string_view> out;
     constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
-    const bool small = p.m <= 64 && p.n <= 64 && p.k <= 64;
-    if (p.m != 1 && !small && find<matmul_rung>(openblas)) out.push_back(openblas);
+    if (p.m != 1 && !small_product(p) && find<matmul_rung>(openblas)) out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
     // (each runs only its shape).
     // A product of sides to 64 (a stack's, mostly): m06, which packs nothing.

@@ -36,6 +36,13 @@ struct matmul_call {
   std::size_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 using matmul_rung = basic_rung<matmul_problem, matmul_call>;
+
+// A small product: at most 256^3 multiply-adds. On the cpu a stack of them is shared among the
+// threads, one product to each (matmul_batched), and the policy runs the ladder's own rungs for
+// them, so that each product of a stack is the same bits as alone.
+inline bool small_product(const matmul_problem& p) {
+  return double(p.m) * double(p.n) * double(p.k) <= double(1 << 24);
+}
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<matmul_rung>& rungs_of<matmul_rung>();
 template <> const std::vector<matmul_rung>& rungs_on<matmul_rung>(backend b);
