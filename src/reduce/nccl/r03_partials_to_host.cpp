@@ -24,14 +24,9 @@ namespace {
 bool can_run(const reduce_problem& p) { return !p.exact && !is_arg(p.what) && !nccl::job_of_processes(); }
 
 void run(const reduce_call& c) {
-  std::vector<nccl::device_buffer> parts = local_partials(c);
-  // Into the slots the headers came from: each slot's copy in is ahead of its copy out on the
-  // same stream.
+  // Each partial comes back into its pinned slot right behind its GPU's rung.
+  std::vector<nccl::device_buffer> parts = local_partials(c, true);
   partial* host = pinned_partials();
-  nccl::each([&](std::size_t k, const nccl::member& m) {
-    PPLAB_CUDA(cudaMemcpyAsync(&host[k], parts[k].get(), sizeof(partial), cudaMemcpyDeviceToHost,
-                               m.stream));
-  });
   nccl::synchronize();
   put_answer(c, reduce_parts::in_order(host, int(nccl::members().size())));
 }

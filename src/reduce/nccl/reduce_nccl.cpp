@@ -18,7 +18,7 @@ partial* pinned_partials() {
   return slots;
 }
 
-std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
+std::vector<nccl::device_buffer> local_partials(const reduce_call& c, bool back_to_host) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
   const std::size_t e = size_of(c.p.type);
   std::vector<nccl::device_buffer> out(nccl::members().size());
@@ -40,6 +40,10 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c) {
     nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
     // The value goes first in a partial: the cuda rung writes it in place.
     r.run({q, in.slices[k].data, out[k].as<scalar>(), scratch.get(), m.stream});
+    // Into the slot the header came from: its copy in is ahead of this copy out on the stream.
+    if (back_to_host)
+      PPLAB_CUDA(
+          cudaMemcpyAsync(&head, out[k].get(), sizeof head, cudaMemcpyDeviceToHost, m.stream));
   });
   return out;
 }
@@ -49,7 +53,6 @@ void write_answer(const reduce_call& c, const void* answer, std::size_t bytes) {
   const nccl::member& first = nccl::members().front();
   PPLAB_CUDA(cudaSetDevice(first.device));
   nccl::write_range(out, 0, answer, bytes, first);
-  PPLAB_CUDA(cudaStreamSynchronize(first.stream));
 }
 
 void put_answer(const reduce_call& c, const partial& all) {
