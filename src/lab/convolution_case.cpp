@@ -8,8 +8,9 @@
 // with masks 3 to 15 and 1024 x 1024 with 3 in a full run, 1024 x 1024 with masks 3 and 7 in a
 // quick one (the seq reference rung reads every tap
 // through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count;
-// on a host's GPUs (nccl), 7 x 7 over 16384 x 16384 in a full run. A full run's stack of 64 planes
-// of 1024 x 1024 (a 3-D array's middle axis) is filtered by the rungs that take a stack in a call.
+// on a host's GPUs (nccl), 7 x 7 over 49152 rows of 16384 per GPU in a full run. A full run's stack
+// of 64 planes of 1024 x 1024 (a 3-D array's middle axis) is filtered by the rungs that take a
+// stack in a call.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -131,12 +132,17 @@ struct convolution_case {
       pr.split = backend::mpi;
       out.push_back(pr);
     }
-    // The GPUs of one host: a 1 GiB image in a full run, so that each GPU's share is several
-    // times its launch and edge bands.
+    // The GPUs of one host: in a full run 49152 rows of 16384 per GPU (3 GiB; two GPUs at the
+    // least), so that one GPU takes over 5 ms on the whole image (~300 Gpx/s on an H200) and each
+    // GPU's share stays ~30x its launches and edge bands whatever the GPU count. (16384^2 took
+    // 0.89 ms on one H200, and its split's ~70 us held two GPUs to 1.73x.)
     if (wants(opts, "convolution", backend::nccl)) {
       const detail::executor& gpus = detail::executor_for(backend::nccl);
-      const std::size_t side = s == size::full ? 16384 : (s == size::quick ? 2048 : 67);
-      problem pr = filter(dtype::f32, side, side, 7, boundary::reflect);
+      const std::size_t cols = s == size::full ? 16384 : (s == size::quick ? 2048 : 67);
+      const std::size_t shares = std::max<std::size_t>(
+          2, std::size_t(gpus.ranks() > 1 ? gpus.ranks() : detail::nccl_gpu_count()));
+      const std::size_t rows = s == size::full ? 49152 * shares : cols;
+      problem pr = filter(dtype::f32, rows, cols, 7, boundary::reflect);
       pr.group += " on " + (gpus.ranks() > 1 ? std::to_string(gpus.ranks()) + " processes"
                                              : std::to_string(detail::nccl_gpu_count()) + " GPUs");
       pr.split = backend::nccl;
