@@ -5,9 +5,12 @@
 // all-reduce: the host's clock around the call and the wait (median of 5 after a warm-up, a
 // barrier before each) and CUDA events. Prints each rank's CPU affinity, so that runs under
 // different `mpirun --bind-to` settings can be told apart.
-// Usage: mpirun -n G nccl_job_probe [blocking]   ("blocking": the host waits asleep,
-// cudaDeviceScheduleBlockingSync, instead of spinning on the CPU it may share with NCCL's
-// threads). Built on demand: cmake --build BUILD --target nccl_job_probe.
+// Usage: mpirun -n G nccl_job_probe [blocking] [pool] [thread]   ("blocking": the host waits
+// asleep, cudaDeviceScheduleBlockingSync, instead of spinning on the CPU it may share with NCCL's
+// threads; "pool": the buffer from the device's stream-ordered pool, cudaMallocAsync, with freed
+// memory kept, as pplab's nccl executor takes its buffers; "thread": MPI_Init_thread with
+// MPI_THREAD_FUNNELED, as pplab starts MPI). Built on demand: cmake --build BUILD --target
+// nccl_job_probe.
 #include <cuda_runtime.h>
 #include <mpi.h>
 #include <nccl.h>
@@ -15,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -40,11 +44,18 @@ void check(bool ok, const char* what, const char* why, int line) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const auto asked = [&](const char* what) {
+    for (int i = 1; i < argc; ++i)
+      if (!std::strcmp(argv[i], what)) return true;
+    return false;
+  };
+  const bool blocking = asked("blocking"), pool = asked("pool"), funneled = asked("thread");
+  int provided = 0;
+  if (funneled) MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  else MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const bool blocking = argc > 1 && !std::strcmp(argv[1], "blocking");
   cpu_set_t cpus;
   sched_getaffinity(0, sizeof cpus, &cpus);
   if (blocking) CUDA_OK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
@@ -52,8 +63,9 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceCount(&count));
   check(rank < count, "choosing a GPU", "more ranks than GPUs", __LINE__);
   CUDA_OK(cudaSetDevice(rank));
-  std::printf("rank %d: GPU %d, %d CPUs in its affinity%s\n", rank, rank, CPU_COUNT(&cpus),
-              blocking ? ", blocking sync" : "");
+  std::printf("rank %d: GPU %d, %d CPUs in its affinity%s%s%s\n", rank, rank, CPU_COUNT(&cpus),
+              blocking ? ", blocking sync" : "", pool ? ", pool memory" : "",
+              funneled ? ", MPI_THREAD_FUNNELED" : "");
   ncclUniqueId id{};
   if (rank == 0) NCCL_OK(ncclGetUniqueId(&id));
   MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -63,8 +75,18 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::size_t bytes = std::size_t(1) << 30;
   void* buf = nullptr;
-  CUDA_OK(cudaMalloc(&buf, bytes));
-  CUDA_OK(cudaMemset(buf, 0, bytes));
+  if (pool) {
+    cudaMemPool_t p;
+    CUDA_OK(cudaDeviceGetDefaultMemPool(&p, rank));
+    std::uint64_t keep = ~std::uint64_t(0);
+    CUDA_OK(cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
+    CUDA_OK(cudaMallocAsync(&buf, bytes, stream));
+    CUDA_OK(cudaMemsetAsync(buf, 0, bytes, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+  } else {
+    CUDA_OK(cudaMalloc(&buf, bytes));
+    CUDA_OK(cudaMemset(buf, 0, bytes));
+  }
   cudaEvent_t start, stop;
   CUDA_OK(cudaEventCreate(&start));
   CUDA_OK(cudaEventCreate(&stop));
@@ -98,7 +120,12 @@ int main(int argc, char** argv) {
   probe("all-reduce 4 B", 4, all_reduce_bus,
         [&] { NCCL_OK(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, stream)); });
   NCCL_OK(ncclCommDestroy(comm));
-  CUDA_OK(cudaFree(buf));
+  if (pool) {
+    CUDA_OK(cudaFreeAsync(buf, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+  } else {
+    CUDA_OK(cudaFree(buf));
+  }
   MPI_Finalize();
   return 0;
 }
