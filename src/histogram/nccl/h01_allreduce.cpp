@@ -3,12 +3,12 @@
 // each GPU then copies the part of the answer that lies in its own memory (no peer copy).
 // Integer sums: exact, the same counts every run. The combine moves 2(G-1)/G x the counts per
 // GPU at the all-reduce bus bandwidth (8 MiB of counts for 2^20 bins: ~25 us at 330 GB/s).
-// 2 x H200 (docs/nccl.md): 1024 bins, 2^30 f32 per GPU, 1.352 ms: 1.91x one GPU; 2^20 bins
-// 1.21x only (the cuda rung then, h09, did not scale; h10, the policy's now, not measured here
-// yet).
-// Measured (2 x H200 joined by NVLink, bench/results/h200x2-2026-11-23-nccl-7c46775.json, against
-// one GPU on the whole problem in the same run, whole calls): f32 1024 bins, 2^30 values per GPU,
-// 1.352 ms against 2.580, 1.91x; 2^20 bins 18.98 ms against 22.99, 1.21x (docs/nccl.md).
+// Measured (2 x H200 joined by NVLink, against one GPU on the whole problem in the same run,
+// whole calls; docs/nccl.md): on 2026-11-23 (bench/results/h200x2-2026-11-23-nccl-7c46775.json)
+// f32 1024 bins, 2^30 values per GPU, 1.352 ms against 2.580, 1.91x; 2^20 bins 1.21x. On
+// 2026-11-30 (h200x2-2026-11-30-nccl-961c9ad.json) 1024 bins 1.028 ms against 1.935, 1.88x;
+// 2^20 bins 4.938 ms against 9.330, 1.89x, once GPU 0's pool kept h12's 544 MiB of scratch
+// between calls (1.07x before: mapped again at every call).
 #include "histogram/nccl/local_counts.hpp"
 
 namespace pplab::detail::histogram_nccl {

@@ -5,10 +5,10 @@
 // must hold the whole answer). Exact, as h01. Worth it when the counts are many and the answer
 // may stay spread over the GPUs; here the answer is gathered, which gives back what it saved.
 // 2 x H200: within 3% of h01 at 1024 and 2^20 bins (docs/nccl.md).
-// Measured (2 x H200 joined by NVLink, bench/results/h200x2-2026-11-23-nccl-7c46775.json, against
-// one GPU on the whole problem in the same run, whole calls): f32 2^20 bins, 2^30 values per GPU,
-// 18.59 ms against 22.99, 1.24x (h01 1.21x): the counts' 8 MiB are not what limits it
-// (docs/nccl.md).
+// Measured (2 x H200 joined by NVLink, against one GPU on the whole problem in the same run,
+// whole calls): f32 2^20 bins, 2^30 values per GPU, on 2026-11-23 18.59 ms against 22.99, 1.24x
+// (h01 1.21x; bench/results/h200x2-2026-11-23-nccl-7c46775.json); on 2026-11-30 4.909 ms against
+// 9.330, 1.90x (h01 1.89x; h200x2-2026-11-30-nccl-961c9ad.json).
 #include "histogram/nccl/local_counts.hpp"
 
 namespace pplab::detail::histogram_nccl {

@@ -12,8 +12,11 @@
 // the read ceiling) and the SMs NCCL's kernels take while the first product runs.
 // The sums run in a fixed order (own rows, then the rest): the same bits on every run for a given
 // GPU count; not the same bits as m01's single product (a different order of the k terms).
-// Measured (2 x H200 joined by NVLink, bench/results/h200x2-2026-11-23-nccl-b09d408.json): f32
-// 16384^3 in 103.0 ms against 196.6 ms on one GPU, 1.91x (m01 104.8 ms, 1.88x); docs/nccl.md.
+// Measured (2 x H200 joined by NVLink): on 2026-11-23 with m08 on each GPU, 103.0 ms against
+// 196.6 ms on one GPU, 1.91x (m01 104.8 ms, 1.88x); on 2026-11-30 with m15, and each GPU's pool
+// keeping the 1 GiB of B between calls (bench/results/h200x2-2026-11-30-nccl-961c9ad.json),
+// 90.27 ms against 174.96 ms, 1.94x (m01 91.33 ms, 1.92x): the two products 44.5 and 45.2 ms,
+// half a GPU's product 87.5 ms; docs/nccl.md.
 #include "matmul/matmul_common.hpp"
 #include "matmul/nccl/row_split.hpp"
 

@@ -10,10 +10,12 @@
 // 1 x 2 grid) at 16384^3 f32: A's other half (512 MiB, ~1.5 ms over NVLink) against ~100 ms of
 // multiply, hidden but for the first panel; panels of up to 4096 columns keep the products large
 // (an extra read and write of C per panel: 4 panels, ~0.8 ms in all at the read ceiling).
-// Measured (2 x H200, a job of two processes,
-// bench/results/h200x2-2026-11-23-nccl-job-b09d408.json): f32 16384^3 in 1076 ms against 196.6 ms
-// on one GPU, 0.18x: NCCL between processes moved 1.2 GB/s there (its cuMem handles; 139 GB/s with
-// NCCL_CUMEM_ENABLE=0), against 326 GB/s within one process (docs/nccl.md).
+// Measured (2 x H200, a job of two processes, Open MPI's default binding,
+// bench/results/h200x2-2026-11-30-nccl-job-961c9ad.json): f32 16384^3 in 93.88 ms against
+// 174.92 ms on one GPU, 1.86x, 0.96x one process's m02: 4 products of 22.6-23.1 ms, the panels'
+// broadcasts hidden but the first. A job's first call also connects the row communicator's
+// channels (~0.9 s with each rank on one core, 0.15 s with --bind-to none); the lab's 0.15-0.18x
+// before 2026-11-30 was that first call alone (docs/nccl.md).
 #include "core/nccl/array.hpp"
 #include "matmul/matmul_common.hpp"
 #include "matmul/mpi/grid.hpp"
