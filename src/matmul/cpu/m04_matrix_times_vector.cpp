@@ -7,8 +7,11 @@
 // lanes combined pairwise and the pieces added left to right: the threads share the rows when there
 // are enough, else the pieces of each row, and either way every row gets the same bits whatever
 // the thread count. A strided x (ldb > 1) is copied into one contiguous vector first.
-// Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt):
-// f32 4096x1x4096 1.681 ms, 72.5% of the read ceiling at its size, 0.98x OpenBLAS's sgemv.
+// Measured (2-core EPYC dev machine, AVX2, bench/results/cpu-2core-2026-11-29-python-vs-host-
+// 3c7017c.txt): f32 4096x1x4096 1.681 ms, 72.5% of the read ceiling at its size, 0.98x OpenBLAS's
+// sgemv on 2026-11-29; 0.53-0.71x on 2026-11-30 in five quick labs with the accumulators as
+// 64-byte vectors (kept on the stack there: see lanes32), 0.90-1.04x with two 32-byte vectors a
+// row (that record's sixth section).
 #include <omp.h>
 
 #include <algorithm>
@@ -22,35 +25,39 @@ namespace {
 
 constexpr std::size_t piece = std::size_t(1) << 14;
 
-// 64 bytes of T as one vector of GCC's vector extension.
-template <class T> struct lanes64;
-template <> struct lanes64<float> { typedef float type __attribute__((vector_size(64))); };
-template <> struct lanes64<double> { typedef double type __attribute__((vector_size(64))); };
+// 32 bytes of T as one vector of GCC's vector extension: an AVX2 register (half an AVX-512
+// one). A 64-byte vector type, on a machine without AVX-512, was kept on the stack and moved in
+// 8-byte pieces at every step (store-forwarding stalls: 0.6x OpenBLAS's sgemv on the 2-core EPYC).
+template <class T> struct lanes32;
+template <> struct lanes32<float> { typedef float type __attribute__((vector_size(32))); };
+template <> struct lanes32<double> { typedef double type __attribute__((vector_size(32))); };
 
-// R rows' dots with x over n elements, into sum[0:R]: each row in `lanes` accumulators, one
-// 64-byte vector (GCC's vector extension: one AVX-512 or two AVX2 registers, kept in registers
-// where an array of lanes was kept on the stack), combined pairwise at the end; the R rows side
-// by side so that each load of x serves R rows and R streams of A are read at once. A row's
-// bits do not depend on R.
+// R rows' dots with x over n elements, into sum[0:R]: each row in `lanes` accumulators (64 bytes
+// of T, two 32-byte vectors), combined pairwise at the end; the R rows side by side so that each
+// load of x serves R rows and R streams of A are read at once. A row's bits do not depend on R.
 template <std::size_t R, class T>
 void dots(const T* a, std::size_t lda, const T* x, std::size_t n, T* sum) {
-  constexpr std::size_t lanes = 64 / sizeof(T);
-  using lanes_t = typename lanes64<T>::type;
+  constexpr std::size_t lanes = 64 / sizeof(T), half = lanes / 2;
+  using vec = typename lanes32<T>::type;
   const auto load = [](const T* p) {
-    lanes_t v;
+    vec v;
     std::memcpy(&v, p, sizeof v);
     return v;
   };
-  lanes_t acc[R] = {};
+  vec lo[R] = {}, hi[R] = {};
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const lanes_t xv = load(x + i);
+    const vec x_lo = load(x + i), x_hi = load(x + i + half);
 #pragma GCC unroll 4
-    for (std::size_t r = 0; r < R; ++r) acc[r] += load(a + r * lda + i) * xv;
+    for (std::size_t r = 0; r < R; ++r) {
+      lo[r] += load(a + r * lda + i) * x_lo;
+      hi[r] += load(a + r * lda + i + half) * x_hi;
+    }
   }
   for (std::size_t r = 0; r < R; ++r) {
     T lane[lanes];
-    std::memcpy(lane, &acc[r], sizeof lane);
+    std::memcpy(lane, &lo[r], sizeof lo[r]);
+    std::memcpy(lane + half, &hi[r], sizeof hi[r]);
     for (std::size_t t = i; t < n; ++t) lane[0] += a[r * lda + t] * x[t];
     for (std::size_t width = lanes / 2; width > 0; width /= 2)
       for (std::size_t j = 0; j < width; ++j) lane[j] += lane[j + width];
