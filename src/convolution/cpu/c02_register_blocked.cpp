@@ -2,14 +2,18 @@
 // cut into blocks of W neighbouring outputs whose sums stay in vector registers for the whole
 // mask: each tap is one broadcast of the mask value and one unaligned vector load of W inputs,
 // feeding W multiply-adds (c01 loads an input and a mask value per multiply-add, and its single
-// sum is one long chain of dependent adds). W is four vectors of the widest SIMD the build targets,
-// so four independent chains hide the FMA latency. The row's last partial block is a whole block
+// sum is one long chain of dependent adds). W is eight vectors of the widest SIMD the build
+// targets: eight independent chains keep both FMA pipes busy through the multiply-add's latency
+// (two a cycle, four cycles each). With four (to 2026-11-30) one pipe idled: on the 2-core EPYC
+// (AVX2) at 8192^2, 3 x 3 42.3 ms against 29.7, 5 x 5 70.9 against 39.9, 7 x 7 107.5 against 86.7. The row's last partial block is a whole block
 // ending at the interior's end (computing a few outputs twice), not a scalar loop: at 1024 x 1024
 // with 7 x 7 the scalar tail of 58 outputs per row had doubled the row's time. Compiled with FMA
 // contraction (sources.cmake). Rows shared among the OpenMP threads as in c01.
 // Measured (2-core AMD EPYC, bench/results/cpu-2core-2026-11-28-convolution-62d57fd.json): f32
 // 8192x8192 mask 7x7 nearest in 67.0 ms, 41.7% of the FMA peak, 1.87x OpenCV's filter2D, 16.2x c01;
-// 3 x 3 50.8% of the copy ceiling, 1.89x filter2D.
+// 3 x 3 50.8% of the copy ceiling, 1.89x filter2D. On 2026-11-30 on another 2-core EPYC, with
+// eight vectors (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its seventh
+// section): 3 x 3 1.48x filter2D, 5 x 5 2.85x, 7 x 7 1.89x, 11 x 11 1.26x, 15 x 15 4.18x.
 #include <omp.h>
 
 #include "convolution/host_kernel.hpp"
@@ -35,7 +39,7 @@ void block_at(const filter<T>& f, const T* const* rows, std::size_t x, T* out) {
 }
 
 template <class T> void interior_blocked(const filter<T>& f, const T* const* rows, T* out) {
-  constexpr std::size_t W = block_width<T>;
+  constexpr std::size_t W = 2 * block_width<T>;
   const auto [lo, hi] = interior_columns(f);
   if (hi - lo < W) {  // a narrow interior: one output at a time
     for (std::size_t x = lo; x < hi; ++x) block_at<T, 1>(f, rows, x, out);
