@@ -133,9 +133,9 @@ struct convolution_case {
       out.push_back(pr);
     }
     // The GPUs of one host: in a full run 49152 rows of 16384 per GPU (3 GiB; two GPUs at the
-    // least), so that one GPU takes over 5 ms on the whole image (~300 Gpx/s on an H200) and each
-    // GPU's share stays ~30x its launches and edge bands whatever the GPU count. (16384^2 took
-    // 0.89 ms on one H200, and its split's ~70 us held two GPUs to 1.73x.)
+    // least), so that each GPU's share stays ~30x its launches and edge bands whatever the GPU
+    // count: one H200 took 4.16 ms on two GPUs' image (387 Gpx/s) and two 1.93x that. (16384^2
+    // took 0.89 ms on one H200, and its split's ~70 us held two GPUs to 1.73x.)
     if (wants(opts, "convolution", backend::nccl)) {
       const detail::executor& gpus = detail::executor_for(backend::nccl);
       const std::size_t cols = s == size::full ? 16384 : (s == size::quick ? 2048 : 67);
