@@ -1,6 +1,8 @@
 // NCCL between the processes of an mpirun job, without pplab: the transport that the nccl
-// backend's job mode rides on (its m03 ran at 0.18x one GPU on 2 H200s, its all-reduce probe at
-// 1.2 GB/s against 326 GB/s within one process; docs/nccl.md). Each rank takes the GPU of its
+// backend's job mode rides on. On 2 H200s it ran 318-350 GB/s under every binding and option
+// below, which showed that the job's m03 at 0.15-0.18x one GPU (and its all-reduce probe at
+// 1.2 GB/s) were the lab timing a first call, NCCL's set-up, not the transport (docs/nccl.md;
+// bench/results/h200x2-2026-11-30-nccl-961c9ad.txt). Each rank takes the GPU of its
 // rank, then times an all-reduce of 1 GiB of floats, a broadcast of 256 MiB and a 4-byte
 // all-reduce: the host's clock around the call and the wait (median of 5 after a warm-up, a
 // barrier before each) and CUDA events. Prints each rank's CPU affinity, so that runs under
