@@ -199,7 +199,8 @@ TEST_P(Convolution, LinesOfEveryLengthEveryMode) {
 }
 
 // A stack of images (a 3-D array's middle axis), for the rungs that take one in a call: every
-// plane against the reference on its own, each mode, lines short and long, stacks of one plane.
+// plane against the reference on its own, each mode, lines short and long, stacks of one plane;
+// outer products over a stack.
 TEST_P(Convolution, StacksOfPlanesEachOnItsOwn) {
   const convolution_rung& r = *GetParam();
   PPLAB_SKIP_IF_UNAVAILABLE(r.info);
@@ -214,6 +215,16 @@ TEST_P(Convolution, StacksOfPlanesEachOnItsOwn) {
     const boundary mode = all_modes[i++ % std::size(all_modes)];
     check<float>(r, s, mode, rng, i % 3 == 0);
     check<double>(r, s, all_modes[(i + 2) % std::size(all_modes)], rng);
+  }
+  // Outer products over a stack (a 3-D filter's last two axes): small planes, planes a tile's
+  // edge cuts, planes the copy engine's map takes (rows of a multiple of 16 bytes), 33 x 33.
+  const std::vector<shape> outer = {{17, 19, 3, 3, 4},    {1, 1, 3, 3, 5},   {33, 65, 5, 5, 3},
+                                    {272, 136, 11, 11, 3}, {9, 11, 33, 33, 2}, {70, 45, 7, 7, 2}};
+  for (const shape& s : outer) {
+    const boundary mode = all_modes[i++ % std::size(all_modes)];
+    if (sanitizer_run() && s.rows * s.cols * s.kh * s.kw * s.planes > 2000000) continue;
+    check<float>(r, s, mode, rng, false, true);
+    check<double>(r, s, all_modes[(i + 2) % std::size(all_modes)], rng, false, true);
   }
 }
 

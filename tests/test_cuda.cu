@@ -217,42 +217,57 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
                error);
 }
 
-// A stack of images on the GPU (filter_options::planes) in one launch of c13's 1-D pass: each
-// plane as it is alone, bit for bit, a larger stack than the grid's z takes in one launch
-// included; the planes' outputs apart, what lies between them untouched.
+// A stack of images on the GPU (filter_options::planes) in one launch: c14's 1-D pass, or c07's
+// outer products (a 3-D filter's last two axes; 3 x 3 too, where one image runs c06). Each plane
+// as it is alone through the same rung, bit for bit, a larger stack than the grid's z takes in
+// one launch included; the planes' outputs apart, what lies between them untouched; input
+// planes apart too (the copy engine's map then cannot take the stack: c07's threads stage it).
 TEST(CudaApi, DeviceResidentStacksOfPlanesAreEachPlaneAlone) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
   struct stack {
-    std::size_t planes, rows, cols, kh, kw;
+    std::size_t planes, rows, cols, kh, kw, in_gap = 0;
   };
-  for (const stack& s : {stack{5, 61, 37, 9, 1}, stack{3, 40, 1030, 1, 33},
-                         stack{65537, 3, 2, 3, 1}, stack{2, 9, 7, 255, 1}}) {
+  for (const stack& s :
+       {stack{5, 61, 37, 9, 1}, stack{3, 40, 1030, 1, 33}, stack{65537, 3, 2, 3, 1},
+        stack{2, 9, 7, 255, 1}, stack{5, 61, 37, 3, 3}, stack{65537, 3, 2, 5, 5},
+        stack{3, 272, 136, 11, 11}, stack{3, 272, 136, 11, 11, 4}, stack{4, 70, 96, 33, 33}}) {
     SCOPED_TRACE(std::to_string(s.planes) + " planes " + std::to_string(s.rows) + "x" +
-                 std::to_string(s.cols));
-    const std::size_t plane = s.rows * s.cols, gap = 3, plane_out = plane + gap;
-    std::vector<float> image(s.planes * plane), got(s.planes * plane_out), want(got.size());
+                 std::to_string(s.cols) + " mask " + std::to_string(s.kh) + "x" +
+                 std::to_string(s.kw) + " input gap " + std::to_string(s.in_gap));
+    const bool square = s.kh == s.kw;  // an outer product: c07
+    const std::string rung =
+        square ? "convolution/cuda/c07_separable" : "convolution/cuda/c14_line_pass_pipelined";
+    const std::size_t plane = s.rows * s.cols, gap = 3, plane_out = plane + gap,
+                      plane_in = plane + s.in_gap;
+    std::vector<float> image(s.planes * plane_in), got(s.planes * plane_out), want(got.size());
     for (float& v : image) v = float(rng() % 1000) / 64;
-    std::vector<double> mask(s.kh * s.kw);
-    for (double& w : mask) w = double(rng() % 9) / 4 - 1;
+    std::vector<double> mask(s.kh * s.kw), col(s.kh), row(s.kw);
+    for (double& w : col) w = double(rng() % 9) / 4 - 1;
+    for (double& w : row) w = double(rng() % 9) / 4 - 1;
+    col[0] = row[0] = 1;  // not all zero
+    for (std::size_t i = 0; i < s.kh; ++i)
+      for (std::size_t j = 0; j < s.kw; ++j) mask[i * s.kw + j] = col[i] * row[j];
     filter_options o;
-    o.mode = boundary::reflect, o.planes = s.planes, o.plane_in = plane, o.plane_out = plane_out;
+    o.mode = boundary::reflect, o.planes = s.planes, o.plane_in = plane_in,
+    o.plane_out = plane_out;
     detail::buffer di(dev(), image.size() * 4), dout(dev(), got.size() * 4);
     dev().copy_in(di.get(), image.data(), image.size() * 4);
     dev().fill(dout.get(), 0xff, got.size() * 4);
     std::string ran;
     correlate_device(dtype::f32, di.get(), s.rows, s.cols, s.cols, mask.data(), s.kh, s.kw,
                      dout.get(), s.cols, o, {"", &ran});
-    EXPECT_EQ(ran, "convolution/cuda/c14_line_pass_pipelined");
+    EXPECT_EQ(ran, rung);
     dev().copy_out(got.data(), dout.get(), got.size() * 4);
-    // Each plane alone, a few of a large stack
+    // Each plane alone through the same rung, a few of a large stack
     filter_options one;
     one.mode = o.mode;
     std::vector<float> alone(plane);
     for (std::size_t i = 0; i < s.planes; i += s.planes > 100 ? 4099 : 2) {
       for (std::size_t j = i; j < std::min(s.planes, i + 2); ++j) {
-        correlate_device(dtype::f32, static_cast<float*>(di.get()) + j * plane, s.rows, s.cols,
-                         s.cols, mask.data(), s.kh, s.kw, dout.get(), s.cols, one);
+        correlate_device(dtype::f32, static_cast<float*>(di.get()) + j * plane_in, s.rows,
+                         s.cols, s.cols, mask.data(), s.kh, s.kw, dout.get(), s.cols, one,
+                         {rung});
         dev().copy_out(alone.data(), dout.get(), plane * 4);
         ASSERT_EQ(std::memcmp(alone.data(), got.data() + j * plane_out, plane * 4), 0) << j;
         for (std::size_t g = 0; g + 1 < s.planes && g < gap; ++g)
@@ -264,15 +279,23 @@ TEST(CudaApi, DeviceResidentStacksOfPlanesAreEachPlaneAlone) {
 
 // A stack of products on the GPU (matmul_batched_device): each product's own answer, as the
 // same product alone; B broadcast (a stride of 0) and C's matrices padded apart; a stack of
-// matrix-vector products (the vector rungs) too.
+// matrix-vector products (the vector rungs) too; split_tf32 stacks through m14: whole tiles in
+// one launch, odd shapes and A's matrices off 16 bytes product by product.
 TEST(CudaApi, DeviceResidentStacksGiveEachProduct) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
-  for (auto [m, n, k] : {std::tuple<std::size_t, std::size_t, std::size_t>{67, 131, 45},
-                         {300, 1, 77},
-                         {1, 290, 77}}) {
-    SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
-    const std::size_t batch = 5, sa = m * k, sc = m * n + 7;
+  struct shape {
+    std::size_t m, n, k;
+    bool split = false;
+    std::size_t a_gap = 0;
+  };
+  for (const shape& s : {shape{67, 131, 45}, shape{300, 1, 77}, shape{1, 290, 77},
+                         shape{128, 256, 64, true}, shape{67, 131, 45, true},
+                         shape{128, 128, 32, true, 1}}) {
+    const auto [m, n, k, split, a_gap] = s;
+    SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                 (split ? " split_tf32" : "") + " A's gap " + std::to_string(a_gap));
+    const std::size_t batch = 5, sa = m * k + a_gap, sc = m * n + 7;
     std::vector<float> a(batch * sa), b(k * n), want(batch * sc, -1.0f), got = want;
     for (float& v : a) v = float(rng() % 17) - 8;
     for (float& v : b) v = float(rng() % 13) - 6;
@@ -285,10 +308,12 @@ TEST(CudaApi, DeviceResidentStacksGiveEachProduct) {
              want.data() + i * sc, n);
     std::string ran;
     matmul_batched_device(dtype::f32, batch, m, n, k, 1.0, da.get(), k, sa, db.get(), n, 0, 0.0,
-                          dc.get(), n, sc, {"", &ran});
+                          dc.get(), n, sc, {split ? "split_tf32" : "", &ran});
     dev().copy_out(got.data(), dc.get(), got.size() * 4);
-    EXPECT_EQ(got, want);  // small integers: every order of the sums is exact
-    EXPECT_FALSE(ran.empty());
+    // Small integers: every order of the sums is exact, and TF32 holds each value whole
+    EXPECT_EQ(got, want);
+    if (split) EXPECT_EQ(ran, "matmul/cuda/m14_f32_split_tf32");
+    else EXPECT_FALSE(ran.empty());
   }
 }
 

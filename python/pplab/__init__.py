@@ -1245,7 +1245,8 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
                 and (_on_gpu(x) or backend == "cuda"))
     if len(kernels) >= 3 or passes or (big and not one_mask):
         order = [first] + [a for a in range(len(kernels)) if a != first]
-        return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant)
+        return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
+                            fuse_last_two=not passes)
     mask = kernels[0].reshape(1, -1) if len(kernels) == 1 else _outer(kernels[0], kernels[1])
     if output is None and _dtype_name(flat) in ("float32", "float64"):
         return _correlated(flat, mask, mode, cval, backend, variant).reshape(tuple(x.shape))
@@ -1268,6 +1269,7 @@ def _moved(x, source, destination):
 _MASK_SIDE = 31  # the longest side of a mask pplab's filter rungs take (pplab::max_mask_side)
 _LINE_TAPS = 255  # the longest mask of one row or column of a float image (pplab::max_line_taps)
 _SEPARABLE_SIDE = 63  # the longest side of an outer-product mask (pplab::max_separable_side)
+_FUSED_SIDE = 33  # the longest side of a square outer product a GPU filters over a stack at once
 
 
 def _pass(x, k, axis, mode, cval, backend, variant):
@@ -1363,18 +1365,29 @@ def _long_pass(x, k, axis, mode, cval, backend, variant):
     return _contiguous(total)
 
 
-def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
+def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
+                 fuse_last_two=False):
     """x filtered by one 1-D kernel along each axis in turn, in `order` (an axis whose kernel is
     the one tap 1 left alone), each pass's outside the mode's again (so the order matters in
     constant mode), its answer in x's dtype: SciPy's separable filters on arrays of any rank. Each
     pass is a 2-D filter: the last axis as rows of the array's other axes together (1 x k), any
     other as the rows of a stack of planes (a k x 1 mask down each plane's columns: axis 0 is one
     plane). A kernel longer than a line's, or an integer array, moves the axis first instead (a
-    copy there and back)."""
+    copy there and back). fuse_last_two (where each pass's outside is the one mask's, as SciPy's
+    passes give it): a float GPU array's last two axes with kernels of one odd length from 3 to 33
+    are one pass, their outer product over the stack of planes (cuda c07, one launch), after the
+    other axes: a round trip through memory fewer."""
     import math
     shape = tuple(x.shape)
     got = _contiguous(x)  # a view: its C-ordered copy
     if all(n > 0 for n in shape):
+        last_two = None
+        if (fuse_last_two and len(shape) >= 3 and _on_gpu(got) and variant is None
+                and backend in (None, "cuda") and _dtype_name(got) in ("float32", "float64")):
+            k1, k2 = kernels[-2], kernels[-1]
+            if k1.size == k2.size and k1.size % 2 == 1 and 3 <= k1.size <= _FUSED_SIDE:
+                last_two = _outer(k1, k2)
+                order = [a for a in order if a < len(shape) - 2]
         for axis in order:
             k = kernels[axis]
             if k.size == 1 and k[0] == 1.0:
@@ -1397,6 +1410,11 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant):
             cols = front.reshape(moved_shape[0], -1)
             done = _pass(cols, k, 0, mode, cval, backend, variant).reshape(moved_shape)
             got = done if axis == 0 else _moved(done, 0, axis)
+        if last_two is not None:
+            stack = got.reshape(math.prod(shape[:-2]), shape[-2], shape[-1])
+            out = _empty(stack, tuple(stack.shape), _dtype_name(stack))
+            _run(_pplab.filter, stack, last_two, out, mode, cval, False, 1, backend, variant)
+            got = out.reshape(shape)
     if got is x:  # nothing to filter: a copy, as SciPy answers a new array
         got = _astype(x, _dtype_name(x))
     return _deliver(name, got, shape, output)

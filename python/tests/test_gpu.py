@@ -427,6 +427,31 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
         got = ours(to_gpu(lib, volume))
         assert is_gpu_array_of(lib, got) and tuple(got.shape) == volume.shape
         np.testing.assert_allclose(to_host(got), theirs(volume), rtol=2e-5, atol=2e-5)
+    # The last two axes' kernels of one length: one pass over the stack of planes (their outer
+    # product), after the other axes' passes; every mode, a sum-1 kernel with cval, a derivative
+    # (sobel along each axis), a 4-D array, float64, and kernels of 3 and 33 taps
+    wide = rng.standard_normal((3, 5, 17, 24))
+    for ours, theirs, data in (
+            (lambda a: pplab.gaussian_filter(a, 1.0), lambda a: ndimage.gaussian_filter(a, 1.0),
+             volume),
+            (lambda a: pplab.gaussian_filter(a, [2.0, 1.0, 1.0], mode="constant", cval=1.5),
+             lambda a: ndimage.gaussian_filter(a, [2.0, 1.0, 1.0], mode="constant", cval=1.5),
+             volume),
+            (lambda a: pplab.gaussian_filter(a, [0.0, 4.0, 4.0], mode="mirror"),
+             lambda a: ndimage.gaussian_filter(a, [0.0, 4.0, 4.0], mode="mirror"), volume),
+            (lambda a: pplab.uniform_filter(a, 5, mode="nearest"),
+             lambda a: ndimage.uniform_filter(a, 5, mode="nearest"), volume),
+            (lambda a: pplab.uniform_filter(a, [4, 3, 3], mode="wrap"),
+             lambda a: ndimage.uniform_filter(a, [4, 3, 3], mode="wrap"), volume),
+            (lambda a: pplab.sobel(a, axis=0), lambda a: ndimage.sobel(a, axis=0), volume),
+            (lambda a: pplab.sobel(a, axis=-1, mode="mirror"),
+             lambda a: ndimage.sobel(a, axis=-1, mode="mirror"), volume),
+            (lambda a: pplab.gaussian_filter(a, 1.5, mode="reflect"),
+             lambda a: ndimage.gaussian_filter(a, 1.5, mode="reflect"), wide)):
+        got = ours(to_gpu(lib, data))
+        assert is_gpu_array_of(lib, got) and tuple(got.shape) == data.shape
+        tol = 2e-5 if data.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(to_host(got), theirs(data), rtol=tol, atol=tol)
     # integers, as SciPy filters them: a pass at a time, each answer converted to the type
     ints = rng.integers(0, 250, size=(19, 33, 40)).astype(np.uint8)
     for ours, theirs in ((lambda a: pplab.uniform_filter(a, 3), lambda a: ndimage.uniform_filter(a, 3)),

@@ -86,6 +86,16 @@ std::string_view split_tf32_rung(const std::string& what, backend where,
                               std::string(name_of(where)));
 }
 
+// Whether the policy for a stack of images has a rung that filters the whole stack in one call
+// (on the GPU: c07's outer products, the 1-D passes); the others take one plane at a time.
+bool policy_takes_stack(backend where, const detail::convolution_problem& stack) {
+  for (std::string_view id : detail::policy(where, stack)) {
+    const detail::convolution_rung* r = detail::find_by_id_or_end<detail::convolution_rung>(id);
+    if (r && r->can_run(stack)) return true;
+  }
+  return false;
+}
+
 // `on_device`: in and out are in the memory of the cuda backend's GPU, and stay there.
 void filter_call(const char* what, bool flip, backend where, dtype t, const void* in,
                  std::size_t rows, std::size_t cols, std::size_t ld_in, const double* mask,
@@ -177,10 +187,14 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
     const void* typed = m32.empty() ? static_cast<const void*>(m.data()) : m32.data();
     const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(what, where, p) : how.rung,
                             how.ran};
-    const detail::convolution_rung& r =
-        detail::chosen_rung<detail::convolution_rung>(where, p, named);
     detail::convolution_problem stack = p;
     stack.planes = planes;
+    // A stack in GPU memory is chosen for as a stack where the policy has a rung that takes one
+    // (a 3 x 3 outer product: c07's launch over the stack, not c06's launch per plane).
+    const bool as_stack = on_device && planes > 1 && how.rung.empty() &&
+                          policy_takes_stack(where, stack);
+    const detail::convolution_rung& r =
+        detail::chosen_rung<detail::convolution_rung>(where, as_stack ? stack : p, named);
     const std::size_t e = size_of(t), eo = size_of(detail::output_type(p));
     if (on_device && (planes == 1 || r.can_run(stack))) {  // the stack in one call
       detail::buffer scratch = detail::scratch_for(ex, r.scratch(stack));

@@ -43,6 +43,12 @@ std::vector<std::string_view> policy(backend b, const convolution_problem& p) {
     if (p.kh == 1 || p.kw == 1)
       return {"convolution/cuda/c14_line_pass_pipelined", "convolution/cuda/c13_line_pass",
               "convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile"};
+    // A stack of images (a 3-D filter's last two axes) whose mask is a square outer product:
+    // c07 takes the stack in one launch; c06, picked for one image at 3 x 3, would take a launch
+    // per plane.
+    if (p.planes > 1 && p.separable && p.kh == p.kw && p.kh >= 3)
+      return {"convolution/cuda/c07_separable", "convolution/cuda/c15_separable_lines",
+              "convolution/cuda/c06_register_strip", "convolution/cuda/c04_output_tile"};
     // Separable: c07's compiled squares; other sides (to 63, as a Gaussian of sigma 4 or more
     // asks) in c15, whose taps are a run-time count.
     if (p.separable && p.kh >= 5 && p.kw >= 5)

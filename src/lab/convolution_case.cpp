@@ -9,8 +9,8 @@
 // quick one (the seq reference rung reads every tap
 // through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count;
 // on a host's GPUs (nccl), 7 x 7 over 49152 rows of 16384 per GPU in a full run. A full run's stack
-// of 64 planes of 1024 x 1024 (a 3-D array's middle axis) is filtered by the rungs that take a
-// stack in a call.
+// of 64 planes of 1024 x 1024 is filtered by the rungs that take a stack in a call: down its
+// middle axis (15 x 1), and by a 9 x 9 outer product over its last two axes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -85,6 +85,21 @@ struct convolution_case {
     return pr;
   }
 
+  // A stack of `planes` images, each filtered by a k x k outer product: a 3-D array's last two
+  // axes under a 3-D separable filter (a Gaussian's), the first axis's pass being a stack().
+  static problem stack_outer(dtype t, std::size_t planes, std::size_t rows, std::size_t cols,
+                             std::size_t k, boundary mode) {
+    problem pr = filter(t, rows, cols, k, mode, true);
+    pr.p.planes = planes;
+    pr.group = std::string(name_of(t)) + " " + std::to_string(planes) + "x" +
+               std::to_string(rows) + "x" + std::to_string(cols) + " last two axes mask " +
+               std::to_string(k) + "x" + std::to_string(k) + " separable " +
+               std::string(name_of(mode));
+    pr.n *= planes, pr.bytes *= double(planes), pr.flops *= double(planes);
+    pr.device_only = true;  // no host rung takes a stack of outer products
+    return pr;
+  }
+
   std::vector<problem> problems(const settings& opts) const {
     const size s = opts.scale;
     std::vector<problem> out;
@@ -97,6 +112,8 @@ struct convolution_case {
         out.push_back(line(dtype::f32, 8192, 8192, 15, across, boundary::reflect));
       // As many values as the 8192 x 8192 lines: a 64 x 1024 x 1024 array's middle axis
       out.push_back(stack(dtype::f32, 64, 1024, 1024, 15, boundary::reflect));
+      // The same values' last two axes under a Gaussian of sigma 1 (9 taps an axis)
+      out.push_back(stack_outer(dtype::f32, 64, 1024, 1024, 9, boundary::reflect));
       // A Gaussian of sigma 4's size, past c07's squares: on devices alone (the host rungs and
       // the reference take every one of its 1089 taps an output)
       out.push_back(filter(dtype::f32, 4096, 4096, 33, boundary::reflect, true));
@@ -124,6 +141,7 @@ struct convolution_case {
       out.push_back(line(dtype::f32, 61, 67, 5, true, boundary::reflect));
       out.push_back(line(dtype::f64, 37, 29, 9, false, boundary::mirror));
       out.push_back(stack(dtype::f32, 3, 29, 37, 5, boundary::wrap));
+      out.push_back(stack_outer(dtype::f32, 3, 29, 37, 5, boundary::mirror));
     }
     if (wants(opts, "convolution", backend::mpi)) {
       const std::size_t side = s == size::full ? 8192 : (s == size::quick ? 1024 : 67);

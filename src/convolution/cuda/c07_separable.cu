@@ -15,6 +15,9 @@
 // h100-2026-11-27-convolution-c06-c07-sass-ncu.txt). From f32 11 x 11 and f64 5 x 5 up the copy
 // engine copies the tile (tile_copy_engine.cuh): 15 x 15 separable went from 61% to 75% of the
 // copy ceiling on an H200.
+// A stack of images (a 3-D array's last two axes under a 3-D filter: each plane filtered by the
+// two axes' outer product) runs in one launch, the planes along the grid's z: a 3-D Gaussian is
+// then this and one pass down the first axis, two round trips through memory instead of three.
 #include "convolution/cuda/constant_mask.cuh"
 #include "convolution/cuda/tile_copy_engine.cuh"
 #include "core/cuda/launch.cuh"
@@ -41,15 +44,17 @@ template <class T, int K> constexpr std::size_t shared_bytes() {
 
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
 template <class T, int K>
-__device__ __forceinline__ void filter_separable(const image<T>& f, const tile_map& tiles) {
+__device__ __forceinline__ void filter_separable(image<T> f, const tile_map& tiles,
+                                                 const planes& z) {
   extern __shared__ __align__(128) unsigned char raw[];
+  to_plane(f, z);  // a stack's plane: in the map, rows from blockIdx.z x rows on
   constexpr int r = K / 2, h = tile_h<K>, w = tile_w<K>, d = lead(r) - r;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), tid = ty * tile + tx;
-  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>>(f, tiles, in, y0 - r, x0 - lead(r),
-                                                                tid);
+  stage_tile_whole<T, h, w, tile * block_rows, by_engine<T, K>>(
+      f, tiles, in, y0 - r, x0 - lead(r), tid, tiles.usable ? int(blockIdx.z) * f.rows : 0);
   // The pass across: thread tid takes outputs X c .. X c + X - 1 of rows tid / (tile / X) + k
   // rows_at_once. A quarter warp's 16-byte loads and stores are one row's 128 contiguous bytes
   // (f32): no bank conflict.
@@ -93,45 +98,61 @@ __device__ __forceinline__ void filter_separable(const image<T>& f, const tile_m
 // compiler takes 42-44, and an SM five blocks); f64 keeps the registers the compiler picks.
 template <class T, int K>
 __global__ void __launch_bounds__(tile* block_rows)
-    separable(image<T> f, const __grid_constant__ tile_map tiles) {
-  filter_separable<T, K>(f, tiles);
+    separable(image<T> f, const __grid_constant__ tile_map tiles, planes z) {
+  filter_separable<T, K>(f, tiles, z);
 }
 template <class T, int K>
 __global__ void __launch_bounds__(tile* block_rows, 6)
-    separable_six_blocks(image<T> f, const __grid_constant__ tile_map tiles) {
-  filter_separable<T, K>(f, tiles);
+    separable_six_blocks(image<T> f, const __grid_constant__ tile_map tiles, planes z) {
+  filter_separable<T, K>(f, tiles, z);
 }
 
-template <class T, int K> void launch(const image<T>& f, cudaStream_t s) {
+// `count` planes, z apart (one image: 1).
+template <class T, int K>
+void launch(image<T> f, const planes& z, std::size_t count, cudaStream_t s) {
   auto kernel = [] {  // only the one launched is compiled
     // Past 15 x 15 a thread's K + 3 values of the pass across do not fit in 40 registers.
     if constexpr (sizeof(T) == 4 && K <= 15) return separable_six_blocks<T, K>;
     else return separable<T, K>;
   }();
   allow_shared(kernel, shared_bytes<T, K>());
-  kernel<<<tiles_over(f.rows, f.cols, block_rows * S, tile), dim3(tile, block_rows),
-           shared_bytes<T, K>(), s>>>(
-      f, tile_map_for<T, tile_h<K>, tile_w<K>, by_engine<T, K>>(f, kernel));
-  PPLAB_CUDA_LAUNCHED();
+  // The grid's z reaches 65535: a larger stack in runs of that many planes
+  for (std::size_t done = 0; done < count; done += 65535) {
+    const unsigned here = unsigned(std::min<std::size_t>(count - done, 65535));
+    dim3 grid = tiles_over(f.rows, f.cols, block_rows * S, tile);
+    grid.z = here;
+    kernel<<<grid, dim3(tile, block_rows), shared_bytes<T, K>(), s>>>(
+        f, tile_map_for<T, tile_h<K>, tile_w<K>, by_engine<T, K>>(f, kernel, here, z.in), z);
+    PPLAB_CUDA_LAUNCHED();
+    f.in += here * z.in, f.out += here * z.out;
+  }
 }
 
-struct rung {
-  template <class T> static void run(const image<T>& f, const T* mask, void*, cudaStream_t s) {
-    const mask_in_bank<T> bank(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
-    with_odd_side<3, 33>(f.kh, [&]<int K>() { launch<T, K>(f, s); });
-  }
-};
+template <class T> void run_typed(const convolution_call& c) {
+  const image<T> f = image_of<T>(c);
+  if (f.rows == 0 || f.cols == 0) return;
+  const auto s = static_cast<cudaStream_t>(c.stream);
+  const T* mask = static_cast<const T*>(c.mask);
+  const mask_in_bank<T> bank(mask + f.kh * f.kw, f.kh + f.kw, s);  // the factors alone
+  const std::size_t count = std::max<std::size_t>(c.p.planes, 1);
+  with_odd_side<3, 33>(f.kh, [&]<int K>() {
+    launch<T, K>(f, planes{c.plane_in, c.plane_out}, count, s);
+  });
+}
 
 // Square masks of 3 to 33 (a Gaussian of sigma 2 is 17 x 17, of sigma 4 33 x 33: past 31, the
 // API takes outer products alone, and c15 their other sides): f64 at 15 x 15 takes 78 x 80 x 8
 // bytes, past the default 48 KiB, and at 33 x 33 96 x 96 x 8. At 33 x 33 (H200, 4096^2 f32) c07
-// took 0.090 ms, c15 (its taps a run-time count) 0.159.
+// took 0.090 ms, c15 (its taps a run-time count) 0.159. A stack of such images too.
 bool can_run(const convolution_problem& p) {
-  return float_separable(p) && p.cols < (std::size_t(1) << 31) &&
+  return float_stack(p) && p.separable && p.cols < (std::size_t(1) << 31) &&
          ceil_div(p.rows, std::size_t(block_rows * S)) < 65536 && p.kh == p.kw && p.kh >= 3 &&
          p.kh <= 33;
 }
-void run(const convolution_call& c) { dispatch<rung>(c); }
+void run(const convolution_call& c) {
+  if (c.p.type == dtype::f32) run_typed<float>(c);
+  else run_typed<double>(c);
+}
 
 }  // namespace
 

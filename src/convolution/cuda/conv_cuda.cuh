@@ -21,6 +21,16 @@ template <class T> struct image {
   std::size_t ld_out;
 };
 
+// A stack of images (convolution_problem::planes): elements from one plane to the next. The
+// rungs that take a stack run its planes along the grid's z.
+struct planes {
+  std::size_t in = 0, out = 0;
+};
+// Plane blockIdx.z's image and output.
+template <class T> __device__ __forceinline__ void to_plane(image<T>& f, const planes& z) {
+  f.in += std::size_t(blockIdx.z) * z.in, f.out += std::size_t(blockIdx.z) * z.out;
+}
+
 // Input element (y, x), any y and x: inside the image it is read, outside the mode says where
 // from (or the constant). The branch is uniform across a warp except along a tile's edge.
 template <class T> __device__ __forceinline__ T read(const image<T>& f, int y, int x) {

@@ -91,15 +91,6 @@ __device__ __forceinline__ void filter_line(T (&acc)[N], const T* line, int k, i
   }
 }
 
-// A stack of images (convolution_problem::planes): elements from one plane to the next.
-struct planes {
-  std::size_t in = 0, out = 0;
-};
-// Plane blockIdx.z's image and output.
-template <class T> __device__ __forceinline__ void to_plane(image<T>& f, const planes& z) {
-  f.in += std::size_t(blockIdx.z) * z.in, f.out += std::size_t(blockIdx.z) * z.out;
-}
-
 // A block's run of `count` tiles down the image, tile j's rows from first_y + j * tile_rows,
 // through a ring of `Stages` stages in shared memory (each `stage` elements): stage_tile(j, s)
 // puts tile j's input in s (its copies in flight, or stored for an edge tile), filter(j, s)
