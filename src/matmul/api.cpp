@@ -136,16 +136,17 @@ namespace {
 // memory runs in one launch of a stack rung (m19). Larger products, and every other backend, run
 // one after another, each with the whole machine. Small: detail::small_product (256^3).
 
-// A stack in GPU memory run by one stack rung (m19, or one the caller names: m00's strided batch),
-// every product's matrices checked as one product's are (the first's and the last's: the strides
-// between are checked by the caller). False where no stack rung is asked for (split_tf32, a
-// single-product rung named): the caller runs the products one by one.
+// A stack in GPU memory run by one stack rung (the policy's: m19 or cuBLAS's strided batch; the
+// split's, m14; or one the caller names), every product's matrices checked as one product's are
+// (the first's and the last's: the strides between are checked by the caller). False where a
+// single-product rung is named: the caller runs the products one by one.
 bool stack_in_one_launch(dtype t, std::size_t batch, std::size_t m, std::size_t n, std::size_t k,
                          double alpha, const void* a, std::size_t lda, std::size_t stride_a,
                          const void* b, std::size_t ldb, std::size_t stride_b, double beta, void* c,
-                         std::size_t ldc, std::size_t stride_c, const rung_choice& how) {
+                         std::size_t ldc, std::size_t stride_c, const rung_choice& asked) {
   const detail::matmul_problem p{t, m, n, k, batch};
-  if (how.rung == "split_tf32") return false;
+  const rung_choice how{asked.rung == "split_tf32" ? split_tf32_rung(backend::cuda, p) : asked.rung,
+                        asked.ran};
   if (!how.rung.empty()) {
     const detail::matmul_rung* named = detail::find_by_id_or_end<detail::matmul_rung>(how.rung);
     if (named && !named->can_run(p)) return false;
@@ -246,8 +247,11 @@ void multiply_stack(backend where, dtype t, std::size_t batch, std::size_t m, st
       where == backend::cpu && small && omp_get_max_threads() > 1 && r.info.step >= 1;
   // A small product on the host is the rung's call alone (its scratch, if any, is the host's
   // run path's: run_rung), with a stop asked for every 256 products on the calling thread, not
-  // for each: a check may take a lock (Python's GIL), which cost more than a 16^3 product.
-  const bool direct = small && !r.scratch_bytes;
+  // for each: a check may take a lock (Python's GIL), which cost more than a 16^3 product. A
+  // host stack on the cuda backend goes through run_rung, which copies each product's matrices
+  // in and out: its rung reads GPU memory only.
+  const bool host_rung = where == backend::seq || where == backend::cpu;
+  const bool direct = host_rung && small && !r.scratch_bytes;
   const auto one = [&](std::size_t i) {
     if (direct) r.run(call(i, nullptr, nullptr));
     else detail::run_rung(r, call(i, nullptr, nullptr));

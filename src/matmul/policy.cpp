@@ -3,7 +3,8 @@
 // column, A x; one row, x B) is a reduction, read once, and runs the vector rungs (cpu m04 and
 // m05, cuda m17 and m18); a stack of products in GPU memory runs in one launch (m19); otherwise
 // on the cpu the packed micro-kernel, on the GPU the shape table below. cuBLAS (cuda m00) is the
-// baseline the GPU's are measured against, never the default. On the cpu, where OpenBLAS is
+// baseline the GPU's are measured against, the default only for the stacks where the stack rung
+// measured slower (below). On the cpu, where OpenBLAS is
 // built in (cpu m00), the API runs it wherever the lab measured it faster than the ladder's top:
 // every shape but x B and small products (2-core EPYC, AVX2, quick lab: OpenBLAS 1.09x m03 at
 // 512^3; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
@@ -37,6 +38,8 @@
 // scratch does not fit, the policy runs m08. f64 (...-2026-11-24-matmul-m13-split-k.json): m13
 // 1.02x cuBLAS DGEMM at 4096^3 and 1.03x at 2048^3 (m08 0.46x, 0.47x), 0.90x at 1024^3 in 2 slices
 // of K (m10 0.40x); f64 with few tiles and a shallow K keeps the SIMT table.
+#include <algorithm>
+
 #include "core/device.hpp"
 #include "core/executor.hpp"
 #include "core/run.hpp"
@@ -48,8 +51,18 @@ namespace {
 std::vector<std::string_view> cuda_policy(const matmul_problem& p) {
   const std::size_t sms = std::size_t(gpu().sm_count);
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
-  // A stack of products: one launch over the whole stack (m19).
-  if (p.batch > 1) return {"matmul/cuda/m19_stack_one_launch"};
+  // A stack of products: one launch over the whole stack, m19 (m08's kernel along the grid's z)
+  // where it was measured faster, cuBLAS's strided batch (torch.bmm's) where m19 was slower:
+  // f32 products of 512 a side and more, and f64, which cuBLAS runs on the fp64 tensor cores.
+  // H200, device-resident, one process (bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, its
+  // sections on stacks): f32 4096 x 128^3 m19 434 us
+  // against cuBLAS's 463; 256 x 512^3 1554 against 1377; 64 x 1024^3 3030 against 2719; f64
+  // 1024 x 128^3 m19 0.64x cuBLAS.
+  if (p.batch > 1) {
+    if (p.type == dtype::f64 || std::min({p.m, p.n, p.k}) >= 512)
+      return {"matmul/cuda/m00_cublas", "matmul/cuda/m19_stack_one_launch"};
+    return {"matmul/cuda/m19_stack_one_launch"};
+  }
   // A vector operand: the product is a reduction, read-bound (m17 A x, m18 x B).
   if (p.n == 1) return {"matmul/cuda/m17_matrix_times_vector", "matmul/cuda/m08_double_buffered"};
   if (p.m == 1) return {"matmul/cuda/m18_vector_times_matrix", "matmul/cuda/m08_double_buffered"};

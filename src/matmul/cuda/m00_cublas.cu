@@ -1,5 +1,6 @@
 // matmul/cuda/m00_cublas: cuBLAS cublasSgemm / cublasDgemm (a stack: their strided-batched
-// forms, as torch.bmm), the vendor baseline, measured beside the ladder and never the default.
+// forms, as torch.bmm), the vendor baseline, measured beside the ladder; the API's pick only for
+// the stacks where the stack rung m19 measured slower (matmul/policy.cpp).
 // Strict fp32: the handle's math mode is CUBLAS_PEDANTIC_MATH, so no TF32 tensor cores stand in for
 // fp32 FMAs (f64 uses the fp64 tensor cores, which a SIMT kernel cannot reach). Row-major C = A B
 // is column-major C^T = B^T A^T: cuBLAS is called with B first. beta == 0 does not read C (cuBLAS's
