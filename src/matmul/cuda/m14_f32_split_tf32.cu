@@ -100,7 +100,8 @@ __global__ void __launch_bounds__(P::NT, 2)
 // A stack of products (numpy.matmul's 3-D operands, torch.bmm's) in one launch: block z
 // multiplies product z, its matrices z strides along, as m19 does for strict fp32. A launch per
 // product through the API took 54 ms for 4096 products of 128^3 on an H200 (torch.bmm, strict:
-// 0.55 ms).
+// 0.55 ms); one launch 0.291 ms, 1.59x cuBLAS's strict strided batch, and 256 x 512^3 1.051 ms,
+// 1.31x (bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, its section of 2026-11-30).
 __global__ void __launch_bounds__(P::NT, 2)
     split_tf32_stack_kernel(gemm<float> g, bool c_aligned) {
   const std::size_t z = blockIdx.z;
