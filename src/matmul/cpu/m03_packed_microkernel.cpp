@@ -5,9 +5,13 @@
 // Per k step it loads nr/W vectors of B and broadcasts mr values of A to feed mr*nr/W FMAs, so
 // the FMA units, not the loads, set the pace. Packing makes every kernel load unit-stride and
 // aligned whatever lda/ldb are, and pads the edges with zeros so any M, N, K takes one path.
-// Threads split the mc blocks of A; the packed B panel is shared.
+// Threads split the mc blocks of A (and each block's panels of B where the blocks are fewer
+// than twice the threads); the packed B panel is shared.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 115.7
-// GFLOP/s, 57.8% of the FMA peak measured in the same run, 0.78x OpenBLAS.
+// GFLOP/s, 57.8% of the FMA peak measured in the same run, 0.78x OpenBLAS; with C updated from
+// the registers, B's whole panels copied by constant-size moves and the blocks balanced over
+// the threads (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its eighth
+// section): 137.3 GFLOP/s, 0.89-0.93x.
 #include <omp.h>
 #ifdef __AVX__
 #include <immintrin.h>
@@ -49,8 +53,15 @@ void pack_b(const gemm<T>& g, std::size_t k0, std::size_t kc, std::size_t j0, st
   for (std::ptrdiff_t pp = 0; pp < std::ptrdiff_t(panels); ++pp) {
     const std::size_t p = std::size_t(pp), j = j0 + p * nr, cols = std::min(nr, j0 + nc - j);
     T* dst = out + p * kc * nr;
-    for (std::size_t k = 0; k < kc; ++k, dst += nr) {
-      const T* src = g.b + (k0 + k) * g.ldb + j;
+    const T* src = g.b + k0 * g.ldb + j;
+    if (cols == nr) {  // a whole panel: a copy of a constant size, two vector moves a row (a
+                       // call to memcpy per row of 16 values had cost a 128 x 8192 x 8192
+                       // product a third of its time)
+      for (std::size_t k = 0; k < kc; ++k, dst += nr, src += g.ldb)
+        std::memcpy(dst, src, nr * sizeof(T));
+      continue;
+    }
+    for (std::size_t k = 0; k < kc; ++k, dst += nr, src += g.ldb) {
       std::memcpy(dst, src, cols * sizeof(T));
       std::fill(dst + cols, dst + nr, T(0));
     }
@@ -91,11 +102,21 @@ template <class T, class V> inline V splat(const T* p) {
 
 // acc (mr, nr) = A panel (kc, mr)^T * B panel (kc, nr), all in registers: twelve named
 // accumulators (an array of them ended up on the stack), two vectors of B per k step and one
-// broadcast of A per row.
-template <class T> inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, T* acc) {
+// broadcast of A per row. `put(row, first half, second half)` then takes each row of the tile
+// from its registers: into C directly for a whole tile, else into an array for the edges' loops.
+// (The whole tile had gone through that array and a scalar loop per row too: about a tenth of a
+// 256-deep tile's time at 2048^3.) C's rows are asked for in the cache as the tile starts.
+template <class T, class Put>
+inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, std::size_t ldc,
+                         Put&& put) {
   static_assert(shape<T>::mr == 6 && shape<T>::nr == 2 * shape<T>::W);
   constexpr std::size_t W = shape<T>::W;
   typedef T V __attribute__((vector_size(32)));
+  if (c)
+    for (std::size_t r = 0; r < 6; ++r) {
+      __builtin_prefetch(c + r * ldc, 1);
+      __builtin_prefetch(c + r * ldc + 2 * W - 1, 1);
+    }
   V c00{}, c01{}, c10{}, c11{}, c20{}, c21{}, c30{}, c31{}, c40{}, c41{}, c50{}, c51{};
   for (std::size_t k = 0; k < kc; ++k, ap += 6, bp += 2 * W) {
     V b0, b1, a;
@@ -108,13 +129,14 @@ template <class T> inline void micro_kernel(std::size_t kc, const T* ap, const T
     a = splat<T, V>(ap + 4), c40 += a * b0, c41 += a * b1;
     a = splat<T, V>(ap + 5), c50 += a * b0, c51 += a * b1;
   }
-  const V out[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
-  std::memcpy(acc, out, sizeof out);
+  put(0, c00, c01), put(1, c10, c11), put(2, c20, c21);
+  put(3, c30, c31), put(4, c40, c41), put(5, c50, c51);
 }
 
 struct packed_microkernel {
   template <class T> static void run(const gemm<T>& g) {
     using S = shape<T>;
+    typedef T V __attribute__((vector_size(32)));
     if (g.m == 0 || g.n == 0) return;
     if (g.k == 0) {  // C = beta * C
       for (std::size_t i = 0; i < g.m; ++i) scale_row(g.c + i * g.ldc, g.n, g.beta);
@@ -124,6 +146,12 @@ struct packed_microkernel {
     // allocates a few KiB, not the 3 MiB of a whole kc x nc panel of B)
     const std::size_t kc_most = std::min(S::kc, g.k);
     auto bpack = aligned_buffer<T>(kc_most * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
+    // The blocks of A: at most mc rows each, as many as a whole number of them per thread, of
+    // even height (whole panels of mr rows): a 2048-row A in blocks of 120 left one thread 9
+    // blocks and the other 8 and a sliver of 8 rows, idle for a ninth of each K step's barrier.
+    const std::size_t threads = std::size_t(omp_get_max_threads());
+    const std::size_t count = (ceil_div(g.m, S::mc) + threads - 1) / threads * threads;
+    const std::size_t mc_rows = std::min(S::mc, ceil_div(ceil_div(g.m, count), S::mr) * S::mr);
 #pragma omp parallel
     {
       auto apack = aligned_buffer<T>(kc_most * (std::min(S::mc, g.m) + S::mr));
@@ -134,17 +162,51 @@ struct packed_microkernel {
           const std::size_t kc = std::min(S::kc, g.k - k0);
           const bool first = k0 == 0;  // the first k block applies beta, later ones accumulate
           pack_b(g, k0, kc, j0, nc, bpack.get());  // ends with the barrier of its omp for
-          const std::size_t blocks = (g.m + S::mc - 1) / S::mc;
+          const std::size_t blocks = ceil_div(g.m, mc_rows), panels = ceil_div(nc, S::nr);
+          // Fewer blocks of A than twice the threads (a short, wide product: 128 x 8192 x 8192
+          // has two, of 120 and 8 rows): each block's panels of B are cut into parts too, so
+          // that every thread has work; a part packs its block of A again (mc x kc, small
+          // beside the part's products).
+          const std::size_t threads = std::size_t(omp_get_num_threads());
+          const std::size_t parts =
+              blocks >= 2 * threads ? 1 : std::min(panels, (2 * threads + blocks - 1) / blocks);
 #pragma omp for schedule(dynamic)
-          for (std::ptrdiff_t bb = 0; bb < std::ptrdiff_t(blocks); ++bb) {
-            const std::size_t i0 = std::size_t(bb) * S::mc, mc = std::min(S::mc, g.m - i0);
+          for (std::ptrdiff_t item = 0; item < std::ptrdiff_t(blocks * parts); ++item) {
+            const std::size_t bb = std::size_t(item) / parts, part = std::size_t(item) % parts;
+            const std::size_t i0 = bb * mc_rows, mc = std::min(mc_rows, g.m - i0);
+            const std::size_t jr_first = part * panels / parts * S::nr,
+                              jr_end = std::min(nc, (part + 1) * panels / parts * S::nr);
             pack_a(g, i0, mc, k0, kc, apack.get());
-            for (std::size_t jr = 0; jr < nc; jr += S::nr) {
+            for (std::size_t jr = jr_first; jr < jr_end; jr += S::nr) {
               const std::size_t cols = std::min(S::nr, nc - jr);
               const T* bp = bpack.get() + (jr / S::nr) * kc * S::nr;
               for (std::size_t ir = 0; ir < mc; ir += S::mr) {
                 const std::size_t rows = std::min(S::mr, mc - ir);
-                micro_kernel<T>(kc, apack.get() + (ir / S::mr) * kc * S::mr, bp, acc);
+                const T* ap = apack.get() + (ir / S::mr) * kc * S::mr;
+                T* const c0 = g.c + (i0 + ir) * g.ldc + j0 + jr;
+                if (rows == S::mr && cols == S::nr) {  // a whole tile: C from the registers
+                  const V valpha = V{} + g.alpha, vbeta = V{} + g.beta;
+                  const bool plain = first && g.beta == T(0);  // C not read (BLAS's rule)
+                  micro_kernel<T>(kc, ap, bp, c0, g.ldc, [&](std::size_t r, V lo, V hi) {
+                    T* row = c0 + r * g.ldc;
+                    V x0, x1;
+                    if (plain) {
+                      x0 = valpha * lo, x1 = valpha * hi;
+                    } else {
+                      std::memcpy(&x0, row, sizeof(V));
+                      std::memcpy(&x1, row + S::W, sizeof(V));
+                      x0 = first ? valpha * lo + vbeta * x0 : x0 + valpha * lo;
+                      x1 = first ? valpha * hi + vbeta * x1 : x1 + valpha * hi;
+                    }
+                    std::memcpy(row, &x0, sizeof(V));
+                    std::memcpy(row + S::W, &x1, sizeof(V));
+                  });
+                  continue;
+                }
+                micro_kernel<T>(kc, ap, bp, nullptr, 0, [&](std::size_t r, V lo, V hi) {
+                  std::memcpy(acc + r * S::nr, &lo, sizeof(V));
+                  std::memcpy(acc + r * S::nr + S::W, &hi, sizeof(V));
+                });
                 for (std::size_t r = 0; r < rows; ++r) {
                   T* crow = g.c + (i0 + ir + r) * g.ldc + j0 + jr;
                   const T* arow = acc + r * S::nr;
