@@ -72,30 +72,32 @@ struct convolution_case {
     return pr;
   }
 
+  // `planes` of one image's problem `pr` as a stack, named "planes x rows x cols `what`": its
+  // counts and traffic `planes` times one image's.
+  static problem stacked(problem pr, std::size_t planes, const std::string& what) {
+    pr.p.planes = planes;
+    pr.group = std::string(name_of(pr.p.type)) + " " + std::to_string(planes) + "x" +
+               std::to_string(pr.p.rows) + "x" + std::to_string(pr.p.cols) + " " + what + " " +
+               std::string(name_of(pr.p.mode));
+    pr.n *= planes, pr.bytes *= double(planes), pr.flops *= double(planes);
+    return pr;
+  }
+
   // A stack of `planes` images, each filtered down its columns by a k x 1 mask: a 3-D array's
   // middle axis, as SciPy's separable filters pass along it (no copy moves the axis first).
   static problem stack(dtype t, std::size_t planes, std::size_t rows, std::size_t cols,
                        std::size_t k, boundary mode) {
-    problem pr = line(t, rows, cols, k, false, mode);
-    pr.p.planes = planes;
-    pr.group = std::string(name_of(t)) + " " + std::to_string(planes) + "x" +
-               std::to_string(rows) + "x" + std::to_string(cols) + " middle axis mask " +
-               std::to_string(k) + "x1 " + std::string(name_of(mode));
-    pr.n *= planes, pr.bytes *= double(planes), pr.flops *= double(planes);
-    return pr;
+    return stacked(line(t, rows, cols, k, false, mode), planes,
+                   "middle axis mask " + std::to_string(k) + "x1");
   }
 
   // A stack of `planes` images, each filtered by a k x k outer product: a 3-D array's last two
   // axes under a 3-D separable filter (a Gaussian's), the first axis's pass being a stack().
   static problem stack_outer(dtype t, std::size_t planes, std::size_t rows, std::size_t cols,
                              std::size_t k, boundary mode) {
-    problem pr = filter(t, rows, cols, k, mode, true);
-    pr.p.planes = planes;
-    pr.group = std::string(name_of(t)) + " " + std::to_string(planes) + "x" +
-               std::to_string(rows) + "x" + std::to_string(cols) + " last two axes mask " +
-               std::to_string(k) + "x" + std::to_string(k) + " separable " +
-               std::string(name_of(mode));
-    pr.n *= planes, pr.bytes *= double(planes), pr.flops *= double(planes);
+    problem pr = stacked(filter(t, rows, cols, k, mode, true), planes,
+                         "last two axes mask " + std::to_string(k) + "x" + std::to_string(k) +
+                             " separable");
     pr.device_only = true;  // no host rung takes a stack of outer products
     return pr;
   }
