@@ -118,6 +118,10 @@ inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, s
       __builtin_prefetch(c + r * ldc + 2 * W - 1, 1);
     }
   V c00{}, c01{}, c10{}, c11{}, c20{}, c21{}, c30{}, c31{}, c40{}, c41{}, c50{}, c51{};
+  // Four k steps a trip: on one core of the 2-core EPYC 2048^3 went from 70 to 82-84 GFLOP/s
+  // (68% to 80% of the FMA peak; OpenBLAS 83-93), the loop's own adds and branch a quarter as
+  // often between the multiply-adds.
+#pragma GCC unroll 4
   for (std::size_t k = 0; k < kc; ++k, ap += 6, bp += 2 * W) {
     V b0, b1, a;
     std::memcpy(&b0, bp, sizeof(V));
