@@ -34,9 +34,7 @@ struct rung {
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     const std::size_t shared = slots(c.p) * 4;
     allow_shared(privatized<T, Bin>, shared);
-    int per_sm = 0;
-    PPLAB_CUDA(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, privatized<T, Bin>, B, shared));
+    const int per_sm = blocks_per_sm(privatized<T, Bin>, B, shared);
     const unsigned grid = unsigned(sm_count() * std::max(per_sm, 1));
     in_windows(n, std::size_t(grid) * B, [&](std::size_t at, std::size_t len) {
       privatized<T, Bin>

@@ -38,9 +38,7 @@ struct rung {
   static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
     const std::size_t nslots = slots(c.p), shared = packed_counter_bytes(nslots);
     allow_shared(packed_counters<T, Bin>, shared);
-    int per_sm = 0;
-    PPLAB_CUDA(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, packed_counters<T, Bin>, B, shared));
+    const int per_sm = blocks_per_sm(packed_counters<T, Bin>, B, shared);
     const std::size_t per_block = std::size_t(B) * unroll_for<T> * (16 / sizeof(T));
     const unsigned grid = unsigned(std::min<std::size_t>(
         sm_count() * std::max(per_sm, 1), std::max<std::size_t>(1, ceil_div(n, per_block))));

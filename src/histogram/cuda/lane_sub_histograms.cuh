@@ -61,8 +61,7 @@ template <bool merge_runs> struct rung {
     const unsigned copies = copies_for(nslots);
     const std::size_t shared = nslots * 4 * copies;
     allow_shared(k, shared);
-    int per_sm = 0;
-    PPLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, shared));
+    const int per_sm = blocks_per_sm(k, B, shared);
     const std::size_t per_block = std::size_t(B) * unroll * (16 / sizeof(T));
     const unsigned grid = unsigned(std::min<std::size_t>(
         sm_count() * std::max(per_sm, 1), std::max<std::size_t>(1, ceil_div(n, per_block))));
