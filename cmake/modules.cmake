@@ -26,6 +26,8 @@ function(pplab_module_links target b)
     endif()
   elseif(b STREQUAL "nccl")
     target_link_libraries(${target} PRIVATE NCCL::NCCL CUDA::cudart_static)
+    # Its rungs' own kernels (.cu files) are built as the cuda backend's.
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${PPLAB_CUDA_FLAGS}>)
     if(PPLAB_HAVE_MPI)  # one process per GPU under mpirun: the mpi backend's plumbing
       target_link_libraries(${target} PRIVATE MPI::MPI_CXX)
       if(PPLAB_SHARED_MODULES)

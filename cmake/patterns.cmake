@@ -59,14 +59,15 @@ function(pplab_add_pattern name)
       continue()
     endif()
     # The folder's rungs, in the order listed: each its file and its record (core/registry.hpp),
-    # added by the hook written here (cmake/folder_ladder.cpp.in).
-    set(ext .cpp)
-    if(b STREQUAL "cuda")
-      set(ext .cu)
-    endif()
+    # added by the hook written here (cmake/folder_ladder.cpp.in). A cuda rung is a .cu file; a
+    # rung of another GPU backend (nccl) is a .cu file where it has kernels of its own.
     set(PPLAB_FOLDER_DECLS "")
     set(PPLAB_FOLDER_RECORDS "")
     foreach(r IN LISTS ${b}_rungs)
+      set(ext .cpp)
+      if(b STREQUAL "cuda" OR EXISTS ${PROJECT_SOURCE_DIR}/src/${name}/${b}/${r}.cu)
+        set(ext .cu)
+      endif()
       list(APPEND ${b}_sources ${name}/${b}/${r}${ext})
       string(APPEND PPLAB_FOLDER_DECLS "extern const ${name}_rung ${r};\n")
       string(APPEND PPLAB_FOLDER_RECORDS "      {&${name}_${b}::${r}, \"${name}/${b}/${r}\"},\n")

@@ -50,9 +50,15 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
             "histogram/cuda/h09_radix_partition",     "histogram/cuda/h06_cluster_distributed",
             "histogram/cuda/h03_interleaved_atomics"};
   case backend::nccl:
-    // One in-place all-reduce of the counts; the reduce-scatter gives the same counts and, with
-    // the answer gathered again, moves as much (docs/nccl.md).
-    return {"histogram/nccl/h01_allreduce"};
+    // In one process whose GPUs reach each other's memory, no collective: up to 2^16 slots GPU 0
+    // adds them all (512 KiB of counts a GPU cross the link in ~1.3 us, about one cross-GPU wait,
+    // which h04 saves), past that each GPU adds its own share; else one in-place all-reduce of
+    // the counts (the reduce-scatter, with the answer gathered again, moves as much;
+    // docs/nccl.md).
+    if (slots(p) <= (std::size_t(1) << 16))
+      return {"histogram/nccl/h04_added_on_first_gpu", "histogram/nccl/h03_shares_added_from_peers",
+              "histogram/nccl/h01_allreduce"};
+    return {"histogram/nccl/h03_shares_added_from_peers", "histogram/nccl/h01_allreduce"};
   case backend::mpi:
     // One in-place all-reduce of the counts (every combine gives the same counts). For 8 MiB of
     // counts on 2 ranks: 1.9 ms, against 3.2 ms for h01 and 64 ms for h03's reduce-scatter

@@ -19,5 +19,6 @@ set(cuda_sources histogram/cuda/atomic_rates.cu histogram/cuda/exports.cpp
   histogram/cuda/points_2d.cu)
 set(cuda_exports add_histogram_cuda_exports)
 set(cuda_forward_sources histogram/cuda_forward.cpp)
-set(nccl_rungs h01_allreduce h02_reduce_scatter)
+set(nccl_rungs h01_allreduce h02_reduce_scatter h03_shares_added_from_peers
+  h04_added_on_first_gpu)
 set(mpi_rungs h01_reduce_to_root h02_allreduce h03_reduce_scatter)

@@ -29,9 +29,11 @@ std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
   case backend::cuda:
     return {"reduce/cuda/r12_last_block_finishes"};
   case backend::nccl:
-    // The combines whose float answer does not depend on NCCL's algorithm: in one process the
-    // partials straight to the host, in a job of processes all-gathered.
-    return {"reduce/nccl/r03_partials_to_host", "reduce/nccl/r02_device_order"};
+    // The combines whose float answer does not depend on NCCL's algorithm: in one process joined
+    // on GPU 0 (where the GPUs reach each other's memory) or on the host, in a job of processes
+    // all-gathered.
+    return {"reduce/nccl/r05_joined_on_first_gpu", "reduce/nccl/r03_partials_to_host",
+            "reduce/nccl/r02_device_order"};
   case backend::mpi:
     // The only combine whose float answer does not depend on the library's algorithm.
     return {"reduce/mpi/r04_ordered_allgather"};

@@ -18,7 +18,7 @@ set(cuda_sources reduce/cuda/rows.cu)
 set(cuda_exports add_reduce_cuda_exports)
 set(cuda_forward_sources reduce/cuda_forward.cpp)
 set(nccl_rungs r01_allreduce_partials r02_device_order r03_partials_to_host
-  r04_exact_totals_to_host)
+  r04_exact_totals_to_host r05_joined_on_first_gpu)
 set(nccl_sources reduce/nccl/reduce_nccl.cpp)
 set(mpi_rungs r01_root_gathers r02_tree_reduce r03_allreduce r04_ordered_allgather
   r05_exact_totals)

@@ -144,9 +144,44 @@ device_buffer& device_buffer::operator=(device_buffer&& o) noexcept {
   return *this;
 }
 
+void* kept_scratch(std::size_t k, std::size_t bytes, device_buffer& owned) {
+  const member& m = members()[k];
+  bytes = std::max<std::size_t>(bytes, 256);
+  if (bytes > kept_scratch_most) {
+    owned = device_buffer(m, bytes, 256);
+    return owned.get();
+  }
+  struct kept {
+    void* p = nullptr;
+    std::size_t bytes = 0;
+  };
+  static std::vector<kept> all(members().size());
+  kept& mine = all[k];
+  if (mine.bytes < bytes) {  // on m's stream, behind every earlier use of the smaller one
+    PPLAB_CUDA(cudaSetDevice(m.device));
+    if (mine.p) PPLAB_CUDA(cudaFreeAsync(mine.p, m.stream));
+    mine = {};
+    PPLAB_CUDA(cudaMallocAsync(&mine.p, bytes, m.stream));
+    PPLAB_CUDA(cudaMemsetAsync(mine.p, 0, 256, m.stream));
+    mine.bytes = bytes;
+  }
+  return mine.p;
+}
+
 stream_mark::stream_mark() { PPLAB_CUDA(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
 stream_mark::~stream_mark() { cudaEventDestroy(e_); }
 void stream_mark::record(cudaStream_t s) { PPLAB_CUDA(cudaEventRecord(e_, s)); }
 void stream_mark::wait_in(cudaStream_t s) const { PPLAB_CUDA(cudaStreamWaitEvent(s, e_, 0)); }
+
+member_marks::member_marks() {
+  each([&](const member&) { marks_.push_back(std::make_unique<stream_mark>()); });
+}
+
+void member_marks::record(std::size_t k) { marks_[k]->record(members()[k].stream); }
+
+void member_marks::wait_for_others(std::size_t k) const {
+  for (std::size_t j = 0; j < marks_.size(); ++j)
+    if (j != k) marks_[j]->wait_in(members()[k].stream);
+}
 
 }  // namespace pplab::detail::nccl

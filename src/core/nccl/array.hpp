@@ -8,6 +8,7 @@
 // of these descriptors, not to data: no arithmetic on them. A caller's own device parts (the
 // API's list of device spans) are wrapped in one without a copy.
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "core/nccl/world.hpp"
@@ -67,6 +68,16 @@ private:
   int device_ = 0;
 };
 
+// A rung's scratch on member k's GPU (the call contract's: at least 256 bytes, the first 256
+// zero) kept between calls: made, zeroed, on the first call that needs it and again when a call
+// needs more, then reused as it is, the contract keeping those bytes zero (a rung that counts there
+// leaves them zero). Spares each call an allocation, a memset and a free per GPU, enqueued before
+// the next GPU's work. Scratch past `kept_scratch_most` is a call's own (`owned`, freed on the
+// stream when it goes): held between calls it would take that much of the GPU from everything
+// else. One call at a time, as the backend's other kept memory.
+inline constexpr std::size_t kept_scratch_most = std::size_t(64) << 20;
+void* kept_scratch(std::size_t k, std::size_t bytes, device_buffer& owned);
+
 // A point in one stream that work on another stream waits for (an event without timing, made on
 // the current device). Destroying it while work is pending is safe: CUDA frees it once reached.
 class stream_mark {
@@ -80,6 +91,21 @@ public:
 
 private:
   cudaEvent_t e_ = nullptr;
+};
+
+// One stream_mark per member, each made on its member's device (an event can be recorded only on
+// a stream of its own device), for rungs that order the GPUs' streams against each other at every
+// call: made once and kept, where a call's own marks would cost an event's creation each.
+class member_marks {
+public:
+  member_marks();
+  void record(std::size_t k);  // on member k's stream
+  // Work enqueued from here on on member k's stream waits for every other member's mark.
+  void wait_for_others(std::size_t k) const;
+  const stream_mark& operator[](std::size_t k) const { return *marks_[k]; }
+
+private:
+  std::vector<std::unique_ptr<stream_mark>> marks_;
 };
 
 }  // namespace pplab::detail::nccl

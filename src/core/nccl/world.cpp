@@ -199,6 +199,23 @@ const std::vector<member>& members() { return the_world().members; }
 int world_size() { return the_world().size; }
 bool one_process() { return the_world().one_process; }
 bool job_of_processes() { return in_job(); }
+
+bool peers_reach_each_other() {
+  static const bool every_pair = [] {
+    if (in_job()) return false;
+    const int count = device_count();
+    for (int a = 0; a < count; ++a)
+      for (int b = 0; b < count; ++b) {
+        int can = 0;
+        if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can)) {
+          (void)cudaGetLastError();
+          return false;
+        }
+      }
+    return count >= 2;
+  }();
+  return every_pair;
+}
 int process_rank() { return the_world().process_rank; }
 int processes() { return the_world().processes; }
 

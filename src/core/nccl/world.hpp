@@ -37,15 +37,24 @@ bool one_process();  // false: one process per GPU under mpirun
 // The same answer as !one_process(), from the launch alone: no GPU or communicator is touched
 // (for a rung's can_run, asked where the backend may not be usable).
 bool job_of_processes();
+// One process drives every GPU and each can read and write the others' memory directly (peer
+// access over NVLink or PCIe): a kernel on one GPU may then use the stream-ordered pool memory of
+// another (each pool is opened to the others when the backend starts). Touches no communicator.
+bool peers_reach_each_other();
 // This process's rank and the job's process count (0 and 1 when one process drives all).
 int process_rank();
 int processes();
 
 [[noreturn]] void nccl_fail(ncclResult_t r, const char* call, const char* file, int line);
 
+// The order in which each() visits the members: theirs, or the first one last (work enqueued on
+// its stream right after, a join of every GPU's results, then waits for no GPU that started later:
+// from one host thread, the GPU enqueued last starts last).
+enum class visit { in_order, first_last };
+
 // Runs f(m), or f(i, m) with m = members()[i], for every member with m.device current; the
 // caller's device is restored after.
-template <class F> void each(F&& f) {
+template <class F> void each(F&& f, visit order = visit::in_order) {
   int was = 0;
   PPLAB_CUDA(cudaGetDevice(&was));
   struct restore {
@@ -53,7 +62,8 @@ template <class F> void each(F&& f) {
     ~restore() { cudaSetDevice(d); }
   } back{was};
   const std::vector<member>& ms = members();
-  for (std::size_t i = 0; i < ms.size(); ++i) {
+  for (std::size_t j = 0; j < ms.size(); ++j) {
+    const std::size_t i = order == visit::first_last ? (j + 1) % ms.size() : j;
     PPLAB_CUDA(cudaSetDevice(ms[i].device));
     if constexpr (std::is_invocable_v<F&, std::size_t, const member&>) f(i, ms[i]);
     else f(ms[i]);
@@ -72,10 +82,10 @@ void in_parallel(const std::function<void(std::size_t, const member&)>& f);
 void agree(const std::exception_ptr& local_error);
 
 // each(f) as the local phase before a collective: its outcome agreed on (agree).
-template <class F> void each_agreed(F&& f) {
+template <class F> void each_agreed(F&& f, visit order = visit::in_order) {
   std::exception_ptr failed;
   try {
-    each(f);
+    each(f, order);
   } catch (...) {
     failed = std::current_exception();
   }

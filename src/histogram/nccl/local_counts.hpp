@@ -1,7 +1,7 @@
 #pragma once
 // What the nccl histogram rungs share: every GPU counts its slice of the array with the cuda
 // backend's best rung into 64-bit counts (bins + 3 slots, zero-padded to `width`) in its own
-// memory, enqueued on its stream. The rungs differ in how the counts are added over the GPUs.
+// memory, enqueued on its stream (an empty slice's counts: zeros, no rung). The rungs differ in how the counts are added over the GPUs.
 #include <vector>
 
 #include "core/nccl/array.hpp"
@@ -10,7 +10,8 @@
 
 namespace pplab::detail::histogram_nccl {
 
-inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width) {
+inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width,
+                                                     nccl::visit order = nccl::visit::in_order) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
   const std::size_t e = size_of(c.p.type);
   std::vector<nccl::device_buffer> out(nccl::members().size());
@@ -20,11 +21,17 @@ inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, st
   nccl::each_agreed([&](std::size_t k, const nccl::member& m) {
     histogram_problem q = c.p;
     q.n = in.slices[k].bytes / e;
-    out[k] = nccl::device_buffer(m, width * 8, width * 8);
+    const std::size_t written = q.n ? slots(q) : 0;  // a rung overwrites every slot
+    out[k] = nccl::device_buffer(m, width * 8);
+    if (written < width)
+      PPLAB_CUDA(cudaMemsetAsync(out[k].as<std::uint64_t>() + written, 0, (width - written) * 8,
+                                 m.stream));
+    if (!q.n) return;
     const histogram_rung& r = default_rung<histogram_rung>(backend::cuda, q);
-    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
-    r.run({q, in.slices[k].data, out[k].as<std::uint64_t>(), scratch.get(), m.stream});
-  });
+    nccl::device_buffer own_scratch;
+    void* scratch = nccl::kept_scratch(k, r.scratch(q), own_scratch);
+    r.run({q, in.slices[k].data, out[k].as<std::uint64_t>(), scratch, m.stream});
+  }, order);
   return out;
 }
 

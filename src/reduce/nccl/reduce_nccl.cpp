@@ -37,9 +37,10 @@ std::vector<nccl::device_buffer> local_partials(const reduce_call& c, bool back_
     PPLAB_CUDA(cudaMemcpyAsync(out[k].get(), &head, sizeof head, cudaMemcpyHostToDevice, m.stream));
     if (q.n == 0) return;
     const reduce_rung& r = default_rung<reduce_rung>(backend::cuda, q);
-    nccl::device_buffer scratch(m, std::max<std::size_t>(r.scratch(q), 256), 256);
+    nccl::device_buffer own_scratch;
+    void* scratch = nccl::kept_scratch(k, r.scratch(q), own_scratch);
     // The value goes first in a partial: the cuda rung writes it in place.
-    r.run({q, in.slices[k].data, out[k].as<scalar>(), scratch.get(), m.stream});
+    r.run({q, in.slices[k].data, out[k].as<scalar>(), scratch, m.stream});
     // Into the slot the header came from: its copy in is ahead of this copy out on the stream.
     if (back_to_host)
       PPLAB_CUDA(
