@@ -217,12 +217,18 @@ TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
       detail::histogram_problem local = whole;
       local.n = p.count;
       for (const auto& r : detail::rungs_of<detail::histogram_rung>()) {
-        if (r.info.where != backend::nccl) continue;
+        if (r.info.where != backend::nccl || !r.can_run(whole)) continue;
         SCOPED_TRACE(std::string(r.info.id) + " n=" + std::to_string(n));
         std::fill(got.begin(), got.end(), 0xabab);
         detail::run_rung(r, local, mine, got.data());
         EXPECT_EQ(got, want);
       }
+      // The rungs that read the other GPUs' memory are one process's: a job's cannot reach it.
+      for (const char* id : {"histogram/nccl/h03_shares_added_from_peers",
+                             "histogram/nccl/h04_added_on_first_gpu"})
+        EXPECT_FALSE(detail::find<detail::histogram_rung>(id)->can_run(whole)) << id;
+      EXPECT_FALSE(detail::find<detail::reduce_rung>("reduce/nccl/r05_joined_on_first_gpu")
+                       ->can_run({t, op::sum, n}));
       // The API: the same answer on every rank.
       const scalar api = pplab::reduce(backend::nccl, t, mine, p.count, op::sum);
       const scalar sum =

@@ -8,7 +8,7 @@
 // with masks 3 to 15 and 1024 x 1024 with 3 in a full run, 1024 x 1024 with masks 3 and 7 in a
 // quick one (the seq reference rung reads every tap
 // through the boundary mode); on a job's ranks, 7 x 7 over the same image whatever their count;
-// on a host's GPUs (nccl), 7 x 7 over 49152 rows of 16384 per GPU in a full run. A full run's stack
+// on a host's GPUs (nccl), 7 x 7 over 61440 rows of 16384 per GPU in a full run. A full run's stack
 // of 64 planes of 1024 x 1024 is filtered by the rungs that take a stack in a call: down its
 // middle axis (15 x 1), and by a 9 x 9 outer product over its last two axes.
 #include <algorithm>
@@ -152,16 +152,17 @@ struct convolution_case {
       pr.split = backend::mpi;
       out.push_back(pr);
     }
-    // The GPUs of one host: in a full run 49152 rows of 16384 per GPU (3 GiB; two GPUs at the
-    // least), so that each GPU's share stays ~30x its launches and edge bands whatever the GPU
-    // count: one H200 took 4.16 ms on two GPUs' image (387 Gpx/s) and two 1.93x that. (16384^2
-    // took 0.89 ms on one H200, and its split's ~70 us held two GPUs to 1.73x.)
+    // The GPUs of one host: in a full run 61440 rows of 16384 per GPU (3.75 GiB; two GPUs at the
+    // least), so that each GPU's share stays ~40x its launches and edge bands whatever the GPU
+    // count, and one GPU takes over 5 ms on the whole image (on 49152 rows a GPU one H200 took
+    // 4.16 ms on two GPUs' image, 387 Gpx/s, and two 1.93x that; 16384^2 took 0.89 ms on one
+    // H200, and its split's ~70 us held two GPUs to 1.73x).
     if (wants(opts, "convolution", backend::nccl)) {
       const detail::executor& gpus = detail::executor_for(backend::nccl);
       const std::size_t cols = s == size::full ? 16384 : (s == size::quick ? 2048 : 67);
       const std::size_t shares = std::max<std::size_t>(
           2, std::size_t(gpus.ranks() > 1 ? gpus.ranks() : detail::nccl_gpu_count()));
-      const std::size_t rows = s == size::full ? 49152 * shares : cols;
+      const std::size_t rows = s == size::full ? 61440 * shares : cols;
       problem pr = filter(dtype::f32, rows, cols, 7, boundary::reflect);
       pr.group += " on " + (gpus.ranks() > 1 ? std::to_string(gpus.ranks()) + " processes"
                                              : std::to_string(detail::nccl_gpu_count()) + " GPUs");

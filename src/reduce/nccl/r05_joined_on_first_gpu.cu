@@ -16,7 +16,8 @@
 // first in GPU order, each call's scratch allocated: 2^30 per GPU 0.993 ms, 1.94x one GPU (r03
 // 1.005); 2^20 per GPU 40 us (r03 48, one GPU 21). With GPU 0 last and every GPU's scratch kept
 // between calls (nccl::kept_scratch, r01-r04 too), two runs: 0.983 and 0.985 ms, 1.97x (r03
-// 0.998-1.000, 1.94-1.95x); 2^20 per GPU 31-33 us (r03 42-44).
+// 0.998-1.000, 1.94-1.95x); 2^20 per GPU 31-33 us (r03 42-44). On a machine whose GPU 1 reads
+// 1.8% slower than GPU 0 (the call waits for the slower): 0.993-0.998 ms, 1.88-1.89x GPU 0 alone.
 #include <limits>
 
 #include "core/nccl/world.hpp"
