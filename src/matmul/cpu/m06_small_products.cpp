@@ -9,7 +9,11 @@
 // each element are added in order.
 // Measured (2-core EPYC with AVX2, bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt,
 // its last section): numpy.matmul of 256 x 32^3 f32 through Python 0.510 ms against m03's 0.758
-// (numpy 0.587), of 1024 x 16^3 0.673 against 2.226 (numpy 0.596).
+// (numpy 0.587), of 1024 x 16^3 0.673 against 2.226 (numpy 0.596). With B's rows cut into chunks
+// of 4 vectors and a product alone split over the threads (its eleventh section): a lone 64^3 in
+// the quick lab 16 us -> 9 us (m03 11, OpenBLAS 11); stacks through Python 1.46-1.84x numpy.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -29,51 +33,84 @@ constexpr int vec_bytes = 64, registers = 32;
 constexpr int vec_bytes = 32, registers = 16;
 #endif
 template <class T> struct vec { typedef T type __attribute__((vector_size(vec_bytes))); };
-// Rows of C held at once for a row of NV vectors: as many as the registers hold beside B's row.
-template <int NV> constexpr int rows_at_once = std::max(1, std::min(4, (registers - 2) / NV - 1));
+// B's padded row is cut into chunks of at most this many vectors, each multiplied on its own: a
+// whole row of 8 vectors (64 f32 on AVX2) left registers for one row of C at a time, 9 loads for 8
+// multiply-adds; a chunk of 4 holds two rows of C, 6 loads for 8.
+constexpr int chunk_vectors = 4;
+// Rows of C held at once for a chunk of CV vectors: as many as the registers hold beside B's.
+template <int CV> constexpr int rows_at_once = std::max(1, std::min(4, (registers - 2) / CV - 1));
 
-// Rows i0 .. i0 + R - 1 of C from B's padded rows (NV vectors each).
-template <class T, int NV, int R> void rows_of_c(const gemm<T>& g, const T* b, std::size_t i0) {
+// Rows i0 .. i0 + R - 1 of C, the columns of vectors [V0, V0 + CV) of B's padded rows (NV vectors
+// each).
+template <class T, int NV, int V0, int CV, int R>
+void rows_of_c(const gemm<T>& g, const T* b, std::size_t i0) {
   using V = typename vec<T>::type;
   constexpr int L = vec_bytes / int(sizeof(T));
-  V acc[R][NV] = {};
+  V acc[R][CV] = {};
   for (std::size_t l = 0; l < g.k; ++l) {
-    const V* row = reinterpret_cast<const V*>(b + l * NV * L);
+    const V* row = reinterpret_cast<const V*>(b + l * NV * L) + V0;
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const T a = g.a[(i0 + std::size_t(r)) * g.lda + l];
 #pragma GCC unroll 16
-      for (int v = 0; v < NV; ++v) acc[r][v] += a * row[v];
+      for (int v = 0; v < CV; ++v) acc[r][v] += a * row[v];
     }
   }
+  const std::size_t j0 = std::size_t(V0) * L, cols = std::min(g.n, j0 + CV * L) - j0;
   for (int r = 0; r < R; ++r) {
-    T* c = g.c + (i0 + std::size_t(r)) * g.ldc;
+    T* c = g.c + (i0 + std::size_t(r)) * g.ldc + j0;
     const T* sum = reinterpret_cast<const T*>(&acc[r][0]);
-    for (std::size_t j = 0; j < g.n; ++j)  // beta == 0 never reads C (BLAS: NaN there stays out)
-      c[j] = g.beta == T(0) ? g.alpha * sum[j] : g.alpha * sum[j] + g.beta * c[j];
+    if (g.beta == T(0)) {  // C not read (BLAS: a NaN there stays out)
+      for (std::size_t j = 0; j < cols; ++j) c[j] = g.alpha * sum[j];
+    } else {
+      for (std::size_t j = 0; j < cols; ++j) c[j] = g.alpha * sum[j] + g.beta * c[j];
+    }
   }
 }
 
 // The rows left after the whole groups: fewer than R.
-template <class T, int NV, int R>
+template <class T, int NV, int V0, int CV, int R>
 void last_rows(const gemm<T>& g, const T* b, std::size_t i0, std::size_t left) {
   if constexpr (R > 1) {
-    if (left == std::size_t(R - 1)) return rows_of_c<T, NV, R - 1>(g, b, i0);
-    last_rows<T, NV, R - 1>(g, b, i0, left);
+    if (left == std::size_t(R - 1)) return rows_of_c<T, NV, V0, CV, R - 1>(g, b, i0);
+    last_rows<T, NV, V0, CV, R - 1>(g, b, i0, left);
   }
 }
 
+// Rows [i0, i0 + count) (count <= R) of C, every chunk of B's row from vector V0 on.
+template <class T, int NV, int R, int V0 = 0>
+void rows_over_chunks(const gemm<T>& g, const T* b, std::size_t i0, std::size_t count) {
+  constexpr int CV = std::min(chunk_vectors, NV - V0);
+  if (count == std::size_t(R)) rows_of_c<T, NV, V0, CV, R>(g, b, i0);
+  else last_rows<T, NV, V0, CV, R>(g, b, i0, count);
+  if constexpr (V0 + CV < NV) rows_over_chunks<T, NV, R, V0 + CV>(g, b, i0, count);
+}
+
+// A product alone (not one of a stack's, which the stack shares among the threads one product to
+// each) of at least this many multiply-adds splits its groups of rows over the threads: 64^3 on
+// one thread of the 2-core EPYC took 16 us where m03 on two took 7 (the quick lab). Each row of C
+// is computed as on one thread: the same bits.
+constexpr std::size_t split_from = std::size_t(1) << 16;
+
 template <class T, int NV> void product(const gemm<T>& g) {
-  constexpr int L = vec_bytes / int(sizeof(T)), R = rows_at_once<NV>;
+  constexpr int L = vec_bytes / int(sizeof(T)), R = rows_at_once<std::min(NV, chunk_vectors)>;
   alignas(64) T b[most * NV * L];
   for (std::size_t l = 0; l < g.k; ++l) {
     T* row = b + l * NV * L;
     std::memcpy(row, g.b + l * g.ldb, g.n * sizeof(T));
     std::fill(row + g.n, row + NV * L, T(0));
   }
-  std::size_t i = 0;
-  for (; i + R <= g.m; i += R) rows_of_c<T, NV, R>(g, b, i);
-  if (i < g.m) last_rows<T, NV, R>(g, b, i, g.m - i);
+  const std::size_t groups = (g.m + R - 1) / R;
+  const auto group = [&](std::size_t q) {
+    const std::size_t i = q * R;
+    rows_over_chunks<T, NV, R>(g, b, i, std::min<std::size_t>(R, g.m - i));
+  };
+  if (groups > 1 && !omp_in_parallel() && g.m * g.n * g.k >= split_from) {
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t q = 0; q < std::ptrdiff_t(groups); ++q) group(std::size_t(q));
+    return;
+  }
+  for (std::size_t q = 0; q < groups; ++q) group(q);
 }
 
 // product<T, NV> for B's row in NV whole vectors, NV from 1 to most / L.
