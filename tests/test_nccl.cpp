@@ -224,8 +224,8 @@ TEST_F(Nccl, JobOfProcessesEveryReduceAndHistogramRungAsSeq) {
         EXPECT_EQ(got, want);
       }
       // The rungs that read the other GPUs' memory are one process's: a job's cannot reach it.
-      for (const char* id : {"histogram/nccl/h03_shares_added_from_peers",
-                             "histogram/nccl/h04_added_on_first_gpu"})
+      for (const char* id :
+           {"histogram/nccl/h03_shares_added_from_peers", "histogram/nccl/h04_added_on_first_gpu"})
         EXPECT_FALSE(detail::find<detail::histogram_rung>(id)->can_run(whole)) << id;
       EXPECT_FALSE(detail::find<detail::reduce_rung>("reduce/nccl/r05_joined_on_first_gpu")
                        ->can_run({t, op::sum, n}));

@@ -204,6 +204,7 @@ bool peers_reach_each_other() {
   static const bool every_pair = [] {
     if (in_job()) return false;
     const int count = device_count();
+    if (count > most_peer_gpus) return false;
     for (int a = 0; a < count; ++a)
       for (int b = 0; b < count; ++b) {
         int can = 0;

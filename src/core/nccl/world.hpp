@@ -37,9 +37,11 @@ bool one_process();  // false: one process per GPU under mpirun
 // The same answer as !one_process(), from the launch alone: no GPU or communicator is touched
 // (for a rung's can_run, asked where the backend may not be usable).
 bool job_of_processes();
-// One process drives every GPU and each can read and write the others' memory directly (peer
-// access over NVLink or PCIe): a kernel on one GPU may then use the stream-ordered pool memory of
-// another (each pool is opened to the others when the backend starts). Touches no communicator.
+// One process drives every GPU, at most most_peer_gpus of them, and each can read and write the
+// others' memory directly (peer access over NVLink or PCIe): a kernel on one GPU may then use the
+// stream-ordered pool memory of another (each pool is opened to the others when the backend
+// starts), every GPU's pointer among its arguments. Touches no communicator.
+inline constexpr int most_peer_gpus = 32;
 bool peers_reach_each_other();
 // This process's rank and the job's process count (0 and 1 when one process drives all).
 int process_rank();

@@ -19,10 +19,8 @@
 namespace pplab::detail::histogram_nccl {
 namespace {
 
-constexpr int most_gpus = 32;  // the kernel's arguments travel by value
-
 struct share_args {
-  const std::uint64_t* counts[most_gpus];  // every GPU's counts, each in its own GPU's memory
+  const std::uint64_t* counts[nccl::most_peer_gpus];  // every GPU's, each in its GPU's memory
   int gpus;
   std::size_t first, len;  // this GPU's share: slots [first, first + len)
   std::uint64_t* out;      // where they lie in the answer
@@ -37,13 +35,12 @@ __global__ void add_share(share_args a) {
   }
 }
 
-bool can_run(const histogram_problem& p) { return any_histogram(p) && nccl::peers_reach_each_other(); }
+bool can_run(const histogram_problem& p) {
+  return any_histogram(p) && nccl::peers_reach_each_other();
+}
 
 void run(const histogram_call& c) {
   const std::vector<nccl::member>& ms = nccl::members();
-  if (ms.size() > std::size_t(most_gpus))
-    fail(errc::unsupported, "histogram/nccl/h03_shares_added_from_peers adds at most " +
-                                std::to_string(most_gpus) + " GPUs");
   // Counted: GPU k's counts are complete. Added: GPU k has read every GPU's counts (each GPU
   // frees its counts on its own stream, behind every other GPU's reads).
   static nccl::member_marks& counted = *new nccl::member_marks;

@@ -17,12 +17,10 @@
 namespace pplab::detail::histogram_nccl {
 namespace {
 
-constexpr int most_gpus = 32;  // the kernel's arguments travel by value
-
 struct answer_args {
-  const std::uint64_t* counts[most_gpus];  // every GPU's counts, each in its own GPU's memory
-  std::uint64_t* slice[most_gpus];         // the answer's slices, in slot order
-  std::size_t first[most_gpus];            // the first slot of each
+  const std::uint64_t* counts[nccl::most_peer_gpus];  // every GPU's, each in its GPU's memory
+  std::uint64_t* slice[nccl::most_peer_gpus];         // the answer's slices, in slot order
+  std::size_t first[nccl::most_peer_gpus];            // the first slot of each
   int gpus;
   std::size_t slots;  // of the whole answer
 };
@@ -38,13 +36,12 @@ __global__ void add_all(answer_args a) {
   }
 }
 
-bool can_run(const histogram_problem& p) { return any_histogram(p) && nccl::peers_reach_each_other(); }
+bool can_run(const histogram_problem& p) {
+  return any_histogram(p) && nccl::peers_reach_each_other();
+}
 
 void run(const histogram_call& c) {
   const std::vector<nccl::member>& ms = nccl::members();
-  if (ms.size() > std::size_t(most_gpus))
-    fail(errc::unsupported, "histogram/nccl/h04_added_on_first_gpu adds at most " +
-                                std::to_string(most_gpus) + " GPUs");
   // Counted: GPU k's counts are complete. Added: GPU 0 has written the answer.
   static nccl::member_marks& counted = *new nccl::member_marks;
   static nccl::member_marks& added = *new nccl::member_marks;

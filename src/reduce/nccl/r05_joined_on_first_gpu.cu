@@ -27,11 +27,9 @@
 namespace pplab::detail::reduce_nccl {
 namespace {
 
-constexpr int most_gpus = 32;  // the join's arguments travel by value
-
 struct join_args {
-  const scalar* slot[most_gpus];  // GPU k's partial, in GPU k's memory
-  std::uint64_t n[most_gpus];     // the elements behind it (0: GPU k has none, its slot unread)
+  const scalar* slot[nccl::most_peer_gpus];  // GPU k's partial, in GPU k's memory
+  std::uint64_t n[nccl::most_peer_gpus];     // the elements behind it (0: none, its slot unread)
   int gpus;
   op what;
   scalar nothing;  // the answer when no GPU has an element: the op's identity
@@ -128,9 +126,6 @@ bool can_run(const reduce_problem& p) {
 
 void run(const reduce_call& c) {
   const std::vector<nccl::member>& ms = nccl::members();
-  if (ms.size() > std::size_t(most_gpus))
-    fail(errc::unsupported, "reduce/nccl/r05_joined_on_first_gpu joins at most " +
-                                std::to_string(most_gpus) + " GPUs");
   // Written: GPU k's partial is in its slot. Joined: GPU 0 has read them all (a slot is written
   // again by the next call only behind it).
   static nccl::member_marks& written = *new nccl::member_marks;
@@ -142,16 +137,18 @@ void run(const reduce_call& c) {
   visit_reduce(c.p.type, c.p.what, [&](auto tag, auto otag) {
     a.nothing = scalar::of(identity<decltype(tag), decltype(otag)::value>());
   });
-  nccl::each_agreed([&](std::size_t k, const nccl::member& m) {
-    const reduce_problem q{c.p.type, c.p.what, in.slices[k].bytes / e};
-    a.n[k] = q.n, a.slot[k] = slots(k);
-    if (q.n == 0) return;
-    const reduce_rung& r = default_rung<reduce_rung>(backend::cuda, q);
-    nccl::device_buffer own_scratch;
-    void* scratch = nccl::kept_scratch(k, r.scratch(q), own_scratch);
-    r.run({q, in.slices[k].data, slots(k), scratch, m.stream});
-    if (k != 0) written.record(k);
-  }, nccl::visit::first_last);
+  nccl::each_agreed(
+      [&](std::size_t k, const nccl::member& m) {
+        const reduce_problem q{c.p.type, c.p.what, in.slices[k].bytes / e};
+        a.n[k] = q.n, a.slot[k] = slots(k);
+        if (q.n == 0) return;
+        const reduce_rung& r = default_rung<reduce_rung>(backend::cuda, q);
+        nccl::device_buffer own_scratch;
+        void* scratch = nccl::kept_scratch(k, r.scratch(q), own_scratch);
+        r.run({q, in.slices[k].data, slots(k), scratch, m.stream});
+        if (k != 0) written.record(k);
+      },
+      nccl::visit::first_last);
   nccl::gpu_array& out = nccl::array_at(static_cast<void*>(c.out));
   const bool in_place = out.slices[0].bytes >= sizeof(scalar);
   a.out = in_place ? static_cast<scalar*>(out.slices[0].data) : slots(0) + 1;
