@@ -35,10 +35,6 @@ __global__ void add_share(share_args a) {
   }
 }
 
-bool can_run(const histogram_problem& p) {
-  return any_histogram(p) && nccl::peers_reach_each_other();
-}
-
 void run(const histogram_call& c) {
   const std::vector<nccl::member>& ms = nccl::members();
   // Counted: GPU k's counts are complete. Added: GPU k has read every GPU's counts (each GPU
@@ -73,7 +69,7 @@ extern const histogram_rung h03_shares_added_from_peers{
     .info = {.step = 3,
              .summary = "one process: each GPU adds its share of the slots, reading the others' "
                         "counts over the link (no collective)"},
-    .can_run = can_run,
+    .can_run = counts_added_by_peers,
     .run = run,
 };
 

@@ -36,10 +36,6 @@ __global__ void add_all(answer_args a) {
   }
 }
 
-bool can_run(const histogram_problem& p) {
-  return any_histogram(p) && nccl::peers_reach_each_other();
-}
-
 void run(const histogram_call& c) {
   const std::vector<nccl::member>& ms = nccl::members();
   // Counted: GPU k's counts are complete. Added: GPU 0 has written the answer.
@@ -79,7 +75,7 @@ extern const histogram_rung h04_added_on_first_gpu{
     .info = {.step = 4,
              .summary = "one process: GPU 0, counting last, adds every GPU's counts into the "
                         "whole answer (one kernel, one cross-GPU wait)"},
-    .can_run = can_run,
+    .can_run = counts_added_by_peers,
     .run = run,
 };
 

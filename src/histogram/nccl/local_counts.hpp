@@ -11,6 +11,12 @@
 
 namespace pplab::detail::histogram_nccl {
 
+// The rungs that add the counts by reading the other GPUs' memory (h03, h04): one process whose
+// GPUs reach each other's.
+inline bool counts_added_by_peers(const histogram_problem& p) {
+  return any_histogram(p) && nccl::peers_reach_each_other();
+}
+
 inline std::vector<nccl::device_buffer> local_counts(const histogram_call& c, std::size_t width,
                                                      nccl::visit order = nccl::visit::in_order) {
   const nccl::gpu_array& in = nccl::array_at(c.in);
