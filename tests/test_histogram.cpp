@@ -296,6 +296,16 @@ TEST_P(Histogram, ArraysOfEdgesAndWeights) {
           }
         }
     }
+  // Weights into more slots than a block's shared memory holds (numpy.bincount into 65536 bins):
+  // floats spread over all of them, integers crowded into the first 150.
+  for (dtype w : {dtype::f32, dtype::f64}) {
+    histogram_problem spread{dtype::f32, 300007, 65533, -20, 120.5, false, false};
+    spread.weighted = true, spread.weight_type = w;
+    check_edges_and_weights(r, spread, rng);
+    histogram_problem crowded{dtype::i64, 100003, 65536, 0, 65536, false, false};
+    crowded.weighted = true, crowded.weight_type = w;
+    check_edges_and_weights(r, crowded, rng);
+  }
   // One bin, and many edges.
   histogram_problem one{dtype::f64, 5000, 1, 0, 0, true, false};
   one.edge_array = true;
@@ -320,6 +330,46 @@ TEST_P(Histogram, ArraysOfEdgesAndWeights) {
     given.edge_array = true;
     check_edges_and_weights(r, given, rng, e);
   }
+}
+
+// h19 adds h15's terms in another order and grouping, exactly: the same bits, weights of every
+// size from 2^-40 to 2^40 and both signs, some infinite or NaN, spread over 65536 bins or
+// crowded into a few.
+TEST(HistogramRungs, PartitionedWeightsGiveTheGlobalRungsBits) {
+  const histogram_rung* global =
+      detail::find<histogram_rung>("histogram/cuda/h15_weighted_global_fixed_point");
+  const histogram_rung* partitioned =
+      detail::find<histogram_rung>("histogram/cuda/h19_weighted_partitioned");
+  if (global == nullptr || partitioned == nullptr) GTEST_SKIP() << "no cuda module";
+  PPLAB_SKIP_IF_UNAVAILABLE(partitioned->info);
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  for (std::int64_t spread : {std::int64_t(70000), std::int64_t(7)})
+    for (dtype w : {dtype::f32, dtype::f64}) {
+      SCOPED_TRACE("values below " + std::to_string(spread) + ", weights " +
+                   std::string(name_of(w)));
+      histogram_problem p{dtype::i64, 1000003, 65536, 0, 65536, false, false};
+      p.weighted = true, p.weight_type = w;
+      std::vector<std::int64_t> x(p.n);
+      std::vector<double> wd(p.n);
+      std::vector<float> wf(p.n);
+      for (std::size_t i = 0; i < p.n; ++i) {
+        x[i] = std::int64_t(rng() % std::uint64_t(spread)) - (rng() % 1000 == 0 ? 100 : 0);
+        wd[i] = rng() % 9 == 0 ? 0.0 : g(rng) * std::ldexp(1.0, int(rng() % 81) - 40);
+        if (rng() % 100003 == 0)
+          wd[i] = rng() & 1 ? std::numeric_limits<double>::quiet_NaN()
+                            : std::numeric_limits<double>::infinity();
+        wf[i] = float(wd[i]);
+      }
+      const void* weights = w == dtype::f32 ? static_cast<const void*>(wf.data()) : wd.data();
+      const detail::histogram_data in(x.data(), weights, nullptr);
+      std::vector<std::uint64_t> want(detail::slots(p), 1), got(detail::slots(p), 2);
+      detail::run_rung(*global, p, in, want.data());
+      detail::run_rung(*partitioned, p, in, got.data());
+      EXPECT_EQ(got, want);
+    }
 }
 
 TEST_P(Histogram, ManyBins) {

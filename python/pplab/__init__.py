@@ -778,11 +778,19 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
 
 def _bincount_length(x, name, backend):
     """numpy.bincount's length for x: its largest value plus one, after checking that none is
-    negative and that the bins fit pplab's histograms."""
-    if name.startswith("int") and min(x, backend=backend) < 0:
+    negative and that the bins fit pplab's histograms. One pass over a contiguous x: its largest
+    value read as unsigned (a negative value reads as 2**(bits - 1) or more); the smallest is
+    looked for only to name it in the error."""
+    largest = _run(_pplab.largest_as_unsigned, x, backend)
+    if largest is None:  # a strided view: the minimum and the maximum, each reduce_view's
+        negative = name.startswith("int") and min(x, backend=backend) < 0
+        largest = None if negative else int(max(x, backend=backend))
+    else:
+        negative = name.startswith("int") and int(largest) >= 2 ** (int(name[3:]) - 1)
+    if negative:
         raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                          % min(x, backend=backend))
-    n = int(max(x, backend=backend)) + 1
+    n = int(largest) + 1
     if n > _MAX_BINS:
         raise ValueError("bincount: the largest value here is %d; pplab counts values 0 to "
                          "2**24 - 1 (16777215), one bin each, as its histograms have at most "

@@ -152,6 +152,42 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
   return py::make_tuple(scalar_to_python(s), ran);
 }
 
+// numpy.bincount's two checks in one pass: the largest of a contiguous array of integers read as
+// their unsigned type (the same bits: a negative value reads as 2^(bits - 1) or more), so one
+// maximum gives both the length and whether any value is negative. None for a strided view.
+py::object largest_as_unsigned_call(py::handle x, const std::optional<std::string>& backend_name) {
+  placed p = take(x, backend_name, "x");
+  if (!p.a.on_gpu && !p.a.c_contiguous()) return py::none();
+  require_contiguous(p.a, "x");
+  dtype t = p.a.type;
+  switch (t) {
+  case dtype::i8:
+    t = dtype::u8;
+    break;
+  case dtype::i16:
+    t = dtype::u16;
+    break;
+  case dtype::i32:
+    t = dtype::u32;
+    break;
+  case dtype::i64:
+    t = dtype::u64;
+    break;
+  case dtype::f32:
+  case dtype::f64:
+    throw py::type_error("largest_as_unsigned takes integers");
+  default:
+    break;
+  }
+  scalar s;
+  {
+    released unlocked;
+    s = p.a.on_gpu ? reduce_device(t, p.a.data, p.a.size(), op::max)
+                   : reduce(p.where, t, p.a.data, p.a.size(), op::max);
+  }
+  return scalar_to_python(s);
+}
+
 // The exact sum or mean of a C-contiguous array of float32 or float64 (pplab::sum_exact; of a
 // GPU array, sum_exact_device).
 double exact_call(py::handle x, const std::string& op_name,
@@ -764,6 +800,8 @@ PYBIND11_MODULE(_pplab, m) {
   });
   m.def("reduce", &reduce_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  m.def("largest_as_unsigned", &largest_as_unsigned_call, py::arg("x"),
+        py::arg("backend") = py::none());
   m.def("exact", &exact_call, py::arg("x"), py::arg("op"), py::arg("backend") = py::none());
   m.def("exact_rows", &exact_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none());

@@ -295,6 +295,24 @@ def test_bincount_matches_numpy(rng, backend, dtype):
         pplab.bincount(np.ones(3))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_bincount_finds_any_negative_value_of_every_width(dtype):
+    # The length and the sign come from one maximum of the values read as unsigned: the most
+    # negative value, -1, and the largest positive one each decide it alone.
+    info = np.iinfo(dtype)
+    for bad in (info.min, -1):
+        x = np.zeros(1001, dtype=dtype)
+        x[500] = bad
+        with pytest.raises(ValueError, match="smallest here is %d" % bad):
+            pplab.bincount(x)
+        with pytest.raises(ValueError, match="non-negative"):
+            pplab.bincount(x, np.ones(1001))
+    top = min(int(info.max), 70000)
+    x = np.array([0, top, 3], dtype=dtype)
+    assert pplab.bincount(x).tolist() == np.bincount(x).tolist()
+    assert pplab.bincount(x, [0.5, 2.0, -1.0]).tolist() == np.bincount(x, [0.5, 2.0, -1.0]).tolist()
+
+
 def test_histogram_channels_count_each_channel(rng):
     image = rng.integers(0, 256, (37, 41, 3), endpoint=False).astype(np.uint8)
     got = pplab.histogram_channels(image)

@@ -37,13 +37,16 @@ std::vector<std::string_view> policy(backend b, const histogram_problem& p) {
     // for the dtypes it takes, h12 looks at a sample first: when a few hot slots hold most of the
     // data, their shared counters (h11) beat the partition (90% in one of 2^20 bins: 1.93x h10).
     // Weights or an array of edges: the rungs that take them; for float32 data against an array
-    // of edges h18's one record a cell (1.83x h17 at 1024 edges), while it fits a block.
+    // of edges h18's one record a cell (1.83x h17 at 1024 edges), while it fits a block. Weights
+    // past one block's shared memory: h19's partition, then sums in shared memory (1.97x h15's
+    // L2 atomics at 65536 bins, the same bits), where its scratch (the records) fits; h15 else.
     if (p.weighted || p.edge_array)
       return {"histogram/cuda/h18_edges_cell_records",
               "histogram/cuda/h17_edges_float_table",
               "histogram/cuda/h16_edges_lookup_table",
               "histogram/cuda/h14_edges_in_shared",
               "histogram/cuda/h13_weighted_fixed_point",
+              "histogram/cuda/h19_weighted_partitioned",
               "histogram/cuda/h15_weighted_global_fixed_point"};
     return {"histogram/cuda/h05_lane_sub_histograms", "histogram/cuda/h07_packed_16bit_counters",
             "histogram/cuda/h12_sampled_choice",      "histogram/cuda/h10_block_multisplit",

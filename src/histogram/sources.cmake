@@ -12,7 +12,7 @@ set(cuda_rungs h00_cub h01_racy_increment h02_sectioned_atomics h03_interleaved_
   h08_merged_runs h09_radix_partition h10_block_multisplit h11_partial_privatized
   h12_sampled_choice h13_weighted_fixed_point h14_edges_in_shared
   h15_weighted_global_fixed_point h16_edges_lookup_table h17_edges_float_table
-  h18_edges_cell_records)
+  h18_edges_cell_records h19_weighted_partitioned)
 # The cuda folder also gives the lab the GPU's atomic rates and CUB's RGBA histogram, through the
 # module's table (its exports hook; the core's forwarders to them, with or without the module).
 set(cuda_sources histogram/cuda/atomic_rates.cu histogram/cuda/exports.cpp

@@ -6,8 +6,8 @@
 // and 2^20 bins, and 2^20 bins for 2^14 values (its time the combine's: 8 MiB of counts); over a
 // host's GPUs: 1024 and 2^20 bins for 2^24 values per GPU (2^30 in a full run). And
 // numpy.histogram's other bins and weights: 1024 bins given as an array of edges (quadratic
-// spacing over [0, 1]), and 1024 even bins summing f32 weights (the sums within 1e-9 of the
-// reference's, relative to each bin's sum of |weights|; the weights' bytes count as read).
+// spacing over [0, 1]), and 1024 and 65536 even bins summing f32 weights (the sums within 1e-9 of
+// the reference's, relative to each bin's sum of |weights|; the weights' bytes count as read).
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -77,10 +77,13 @@ struct histogram_case {
     problem& edges = add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
     edges.p.edge_array = true, edges.p.closed_last = true;
     edges.group = "f32 uniform 2^10 edges (array) n=" + pow2_label(nf);
-    problem& weighted = add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
-    weighted.p.weighted = true, weighted.p.weight_type = dtype::f32;
-    weighted.group = "f32 uniform 2^10 bins f32 weights n=" + pow2_label(nf);
-    weighted.bytes = double(nf * 8);
+    // And numpy.bincount(x, w) into 65536 bins: more slots than one block's shared memory holds.
+    for (std::size_t bins : {std::size_t(1024), std::size_t(65536)}) {
+      problem& weighted = add(dtype::f32, detail::distribution::uniform, bins, nf, 0, 1, false);
+      weighted.p.weighted = true, weighted.p.weight_type = dtype::f32;
+      weighted.group = "f32 uniform " + pow2_label(bins) + " bins f32 weights n=" + pow2_label(nf);
+      weighted.bytes = double(nf * 8);
+    }
     const auto split = [&](backend b, std::size_t bins, std::size_t n, const std::string& on) {
       problem& pr = add(dtype::f32, detail::distribution::uniform, bins, n, 0, 1, false);
       pr.group = "f32 " + pow2_label(bins) + " bins n=" + on;

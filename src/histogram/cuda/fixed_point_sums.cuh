@@ -1,6 +1,6 @@
 #pragma once
-// What the GPU rungs that sum weights in fixed point share (h13, h15): a weight's exponent bound,
-// a slot's scale, and the flags of the weights that are not summed (infinities, NaN), which
+// What the GPU rungs that sum weights in fixed point share (h13, h15, h19): a weight's exponent
+// bound, a slot's scale, and the flags of the weights that are not summed (infinities, NaN), which
 // decide the slot's answer as a double sum would. Integer sums are the same in any order, so
 // the sums' bits do not depend on the order the atomics land in.
 #include <cfloat>
@@ -44,5 +44,14 @@ template <class F> void with_weights(const histogram_call& c, F&& f) {
   if (c.p.weight_type == dtype::f32) f(static_cast<const float*>(c.weights));
   else f(static_cast<const double*>(c.weights));
 }
+
+// A weighted rung's entry as the dispatch calls it (Impl::template run<T>(x, n, bin, call,
+// stream)): Impl::run_with(x, weights, n, bin, call, stream), the weights as their type says.
+template <class Impl> struct weights_typed {
+  template <class T, class Bin>
+  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
+    with_weights(c, [&](const auto* w) { Impl::run_with(x, w, n, bin, c, s); });
+  }
+};
 
 }  // namespace pplab::detail::histogram_cuda

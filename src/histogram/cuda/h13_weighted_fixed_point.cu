@@ -141,11 +141,7 @@ template <class T, class W, class Bin> unsigned blocks_for(const histogram_probl
 // The scratch's room: as many blocks as the GPU can hold at once (2048 threads per SM).
 inline std::size_t most_blocks() { return std::size_t(sm_count()) * (2048 / B); }
 
-struct rung {
-  template <class T, class Bin>
-  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    with_weights(c, [&](const auto* w) { run_with(x, w, n, bin, c, s); });
-  }
+struct rung : weights_typed<rung> {
   template <class T, class W, class Bin>
   static void run_with(const T* x, const W* w, std::size_t n, Bin bin, const histogram_call& c,
                        cudaStream_t s) {

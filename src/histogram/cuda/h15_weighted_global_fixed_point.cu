@@ -13,7 +13,7 @@
 // inputs number below 2^40, so the sum stays below 2^90: no overflow. Each weight is rounded to
 // 2^-50 of its slot's largest |weight| (as h13's tiles; a double sum of the same weights errs by
 // about 2^-53 of its running sum); the 128-bit sum is rounded once to double at the end, and the
-// flags decide the slots that saw infinities or NaN (fixed_point_sums.cuh).
+// flags decide the slots that saw infinities or NaN (fixed_point_sums.cuh, wide_sums.cuh).
 // What limits it: the data is read twice, and every value costs an L2 atomic that returns its
 // old value (an H200's L2 takes about 100 G/s of 64-bit atomics that return nothing:
 // atomic_rates.cu), so 2^28 values cannot go under about 2.6 ms this way.
@@ -21,22 +21,16 @@
 // run): numpy.bincount(x, w) of 2^28 int64 into 65536 bins through Python 7.780 ms, 0.56x
 // torch.bincount's 4.378 ms (whose float atomics give other bits on every run). Terms below 2^86,
 // whose high words took a second atomic per value, took 9.505 ms (0.45x, the third run); windows
-// of 2^24 values with three L2 atomics per value 13.88 ms (the first).
-#include "histogram/cuda/fixed_point_sums.cuh"
+// of 2^24 values with three L2 atomics per value 13.88 ms (the first). h19 sums the same terms
+// in shared memory after a partition (the same bits, 1.81x this rung there): the API's pick
+// where its scratch fits; this rung where it does not, and for 16-bit data.
+#include "histogram/cuda/wide_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {
 namespace {
 
 constexpr unsigned B = 256;
-constexpr int count_bits = 40;  // the inputs number below 2^40
-constexpr int term_bits = 50;   // each term below 2^50: the low word rarely carries
-constexpr int unbiased = 2048;  // top holds e + 2048; 0: no weight yet
-
-// The scale 2^k of a slot whose largest exponent is e (k at most 1000: a finite double).
-__device__ inline double scale_of(int top) {
-  const int k = term_bits - (top - unbiased);
-  return ldexp(1.0, k < 1000 ? k : 1000);
-}
+using wide::scale_of;
 
 template <class T, class W, class Bin>
 __global__ void exponents(const T* __restrict__ x, const W* __restrict__ w, std::size_t n,
@@ -50,18 +44,13 @@ __global__ void exponents(const T* __restrict__ x, const W* __restrict__ w, std:
     const std::size_t b = bin(value);
     if (fabs(v) <= DBL_MAX) {
       // A stale read can only be lower than the slot's exponent: then the atomic is issued.
-      const int e = exponent_above(v) + unbiased;
+      const int e = wide::top_of(v);
       if (e > top[b]) atomicMax(&top[b], e);
     } else {
       atomicOr(&flags[b], flag_of(v));
     }
   });
 }
-
-// The two words of the 128-bit sums, low then high, per slot.
-struct wide_sum {
-  unsigned long long lo, hi;
-};
 
 // A weight's term: its slot, and round(w 2^k) in two's complement as two 64-bit words.
 struct term {
@@ -89,7 +78,7 @@ __device__ inline term term_of(const Bin& bin, T value, W weight, const int* top
 // Adds the terms' low words (all `unroll` atomics in flight together: each returns its old value,
 // and one at a time would wait a round trip to L2 each), then, from each old value, the carry
 // into the high word, added where the high part plus the carry is not zero.
-template <int unroll> __device__ inline void terms_added(const term (&t)[unroll], wide_sum* sums) {
+template <int unroll> __device__ inline void terms_added(const term (&t)[unroll], wide::sum* sums) {
   unsigned long long old[unroll];
 #pragma unroll
   for (int u = 0; u < unroll; ++u) old[u] = t[u].lo ? atomicAdd(&sums[t[u].slot].lo, t[u].lo) : 0;
@@ -102,7 +91,7 @@ template <int unroll> __device__ inline void terms_added(const term (&t)[unroll]
 
 template <class T, class W, class Bin>
 __global__ void added(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
-                      const int* __restrict__ top, wide_sum* sums) {
+                      const int* __restrict__ top, wide::sum* sums) {
   extern __shared__ double edges[];
   const auto bin = bound(given, edges);
   __syncthreads();
@@ -115,56 +104,12 @@ __global__ void added(const T* __restrict__ x, const W* __restrict__ w, std::siz
   });
 }
 
-// A 128-bit two's-complement integer (hi, lo) times 2^-k, rounded once to double: the top 64
-// bits of its magnitude, with a sticky bit for any below, converted with rounding to nearest.
-__device__ inline double rounded(unsigned long long lo, unsigned long long hi, double scale) {
-  const bool negative = static_cast<long long>(hi) < 0;
-  if (negative) {  // the magnitude: -(hi, lo)
-    lo = ~lo + 1;
-    hi = ~hi + (lo == 0 ? 1 : 0);
-  }
-  double m;
-  if (hi == 0) {
-    m = __ull2double_rn(lo);
-  } else {
-    const int shift = 64 - __clzll(static_cast<long long>(hi));  // bits of hi in use, 1..63
-    const unsigned long long top64 =
-        (hi << (64 - shift)) | (lo >> shift) | ((lo << (64 - shift)) != 0 ? 1 : 0);
-    m = ldexp(__ull2double_rn(top64), shift);
-  }
-  return (negative ? -m : m) / scale;  // scale is a power of two: exact unless subnormal
-}
-
-__global__ void finished(const int* top, const wide_sum* sums, const unsigned* flags, double* out,
-                         unsigned nslots) {
-  const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= nslots) return;
-  const double sum = top[b] == 0 ? 0.0 : rounded(sums[b].lo, sums[b].hi, scale_of(top[b]));
-  out[b] = with_flags(sum, flags[b]);
-}
-
-struct layout {
-  wide_sum* sums;
-  int* top;
-  unsigned* flags;
-  std::size_t bytes;
-};
-layout layout_of(std::size_t nslots, void* base) {
-  auto* p = static_cast<unsigned char*>(base);
-  return {reinterpret_cast<wide_sum*>(p), reinterpret_cast<int*>(p + nslots * 16),
-          reinterpret_cast<unsigned*>(p + nslots * 20), nslots * 24};
-}
-
-struct rung {
-  template <class T, class Bin>
-  static void run(const T* x, std::size_t n, Bin bin, const histogram_call& c, cudaStream_t s) {
-    with_weights(c, [&](const auto* w) { run_with(x, w, n, bin, c, s); });
-  }
+struct rung : weights_typed<rung> {
   template <class T, class W, class Bin>
   static void run_with(const T* x, const W* w, std::size_t n, Bin bin, const histogram_call& c,
                        cudaStream_t s) {
     const unsigned nslots = unsigned(slots(c.p));
-    const layout l = layout_of(nslots, c.scratch);
+    const wide::slots_layout l = wide::slots_layout_of(nslots, c.scratch);
     PPLAB_CUDA(cudaMemsetAsync(c.scratch, 0, l.bytes, s));
     const std::size_t shared = edge_bytes(bin);
     allow_shared(exponents<T, W, Bin>, shared);
@@ -174,8 +119,7 @@ struct rung {
     PPLAB_CUDA_LAUNCHED();
     added<T, W, Bin><<<grid, B, shared, s>>>(x, w, n, bin, l.top, l.sums);
     PPLAB_CUDA_LAUNCHED();
-    finished<<<(nslots + 255) / 256, 256, 0, s>>>(l.top, l.sums, l.flags, sums_of(c), nslots);
-    PPLAB_CUDA_LAUNCHED();
+    wide::finished(l.top, l.sums, l.flags, sums_of(c), nslots, s);
   }
 };
 
@@ -187,10 +131,11 @@ extern const histogram_rung h15_weighted_global_fixed_point{
                  "weights summed in 128-bit fixed point in global memory: any count of bins"},
     .can_run =
         [](const histogram_problem& p) {
-          return p.weighted && p.n < (std::size_t(1) << count_bits) &&
+          return p.weighted && p.n < (std::size_t(1) << wide::count_bits) &&
                  edge_bytes(p) <= max_shared_per_block();
         },
-    .scratch_bytes = [](const histogram_problem& p) { return layout_of(slots(p), nullptr).bytes; },
+    .scratch_bytes =
+        [](const histogram_problem& p) { return wide::slots_layout_of(slots(p), nullptr).bytes; },
     .run = [](const histogram_call& c) { dispatch_any_bins<rung>(c); },
 };
 
