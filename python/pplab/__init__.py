@@ -164,6 +164,22 @@ def _for_pplab(x):
     return x
 
 
+def _bytes_of_bool(x):
+    """(x's bytes, True) for a boolean NumPy, CuPy or PyTorch array (False is 0 and True 1, one byte
+    each: NumPy sums, counts and bins booleans as those integers), a view, no copy; else (x,
+    False)."""
+    if _dtype_name(x) != "bool":
+        return x, False
+    lib = _library(x)
+    if lib == "torch":
+        import torch
+        return x.view(torch.uint8), True
+    if lib in ("numpy", "cupy"):
+        import numpy
+        return x.view(numpy.uint8), True
+    return x, False
+
+
 def _empty(like, shape, dtype):
     """An uninitialized array of `shape` and `dtype` (a NumPy dtype name) in like's library, on
     like's device."""
@@ -238,6 +254,15 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         raise TypeError("exact must be True or False, not %s" % _type_name(exact))
     import numpy
     arr = _for_pplab(_array(x))
+    # Booleans as NumPy reduces them: sum and prod count in its default integer (int64), min
+    # and max answer booleans, mean and the arg ops as of 0 and 1.
+    arr, boolean = _bytes_of_bool(arr)
+    if boolean and exact:
+        raise ValueError("exact=True is for float32 and float64 arrays, not bool")
+    if boolean and dtype is None and op in ("sum", "prod"):
+        dtype = "int64"
+    if boolean and dtype is None and op in ("min", "max"):
+        dtype = "bool"
     shape = _shape(arr) if axis is not None or keepdims else None  # the whole array: not asked
     axes = None if axis is None else _axes(axis, len(shape))
     if exact:
@@ -514,7 +539,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
     dtype (docs/python.md)."""
     import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
-    a = _for_pplab(_array(a))
+    a, _ = _bytes_of_bool(_for_pplab(_array(a)))  # NumPy bins booleans as uint8
     if isinstance(bins, str):
         raise ValueError("histogram: bins=%r (NumPy's bin-width estimators) is not supported; "
                          "give a number of bins or an array of edges" % bins)
@@ -745,7 +770,7 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
     of weights, float64 (as NumPy). In x's library and on x's device."""
     minlength = _check_integer(minlength, "minlength", 0)
     backend, variant = _check_backend(backend), _check_variant(variant)
-    x = _for_pplab(_array(x))
+    x, _ = _bytes_of_bool(_for_pplab(_array(x)))  # False counts in bin 0, True in bin 1
     name = _dtype_name(x)
     if not (name.startswith("int") or name.startswith("uint")):
         raise TypeError("bincount takes integers, not %s" % name)

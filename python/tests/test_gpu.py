@@ -148,6 +148,22 @@ def test_histograms_of_gpu_arrays(rng, lib, bins):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+def test_boolean_gpu_arrays_reduce_and_count_as_numpy_does(rng, lib):
+    host = rng.random((301, 257)) > 0.6
+    x = to_gpu(lib, host)
+    assert pplab.sum(x) == np.sum(host)
+    assert bool(pplab.max(x)) and not bool(pplab.min(x))
+    got = pplab.sum(x, axis=0)
+    assert is_gpu_array_of(lib, got)
+    assert to_host(got).tolist() == np.sum(host, axis=0).tolist()
+    assert str(got.dtype).endswith("int64")
+    assert to_host(pplab.max(x, axis=1)).tolist() == np.max(host, axis=1).tolist()
+    assert pplab.argmax(x) == np.argmax(host)
+    assert to_host(pplab.bincount(x.ravel() if lib == "cupy" else x.flatten())).tolist() == \
+        np.bincount(host.ravel()).tolist()
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.int64])
 @pytest.mark.parametrize("top", [1, 200, 5000])
 @pytest.mark.parametrize("minlength", [0, 7, 70000])

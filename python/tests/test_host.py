@@ -313,6 +313,30 @@ def test_bincount_finds_any_negative_value_of_every_width(dtype):
     assert pplab.bincount(x, [0.5, 2.0, -1.0]).tolist() == np.bincount(x, [0.5, 2.0, -1.0]).tolist()
 
 
+def test_boolean_arrays_reduce_and_count_as_numpy_does(rng):
+    # NumPy's meaning: sum and prod in int64, min and max booleans, mean float64; histogram and
+    # bincount of the bytes (a view, whatever its strides).
+    b = rng.random((37, 53)) > 0.3
+    for x in (b, b[:, ::3], b.T):
+        for name in ("sum", "prod", "min", "max", "mean", "argmin", "argmax"):
+            for axis in (None, 0, 1):
+                got = getattr(pplab, name)(x, axis=axis)
+                want = getattr(np, name)(x, axis=axis)
+                assert np.asarray(got).dtype == np.asarray(want).dtype, (name, axis)
+                np.testing.assert_array_equal(np.asarray(got), want)
+    assert pplab.sum(b, keepdims=True).shape == (1, 1)
+    assert pplab.sum([True, False, True]) == 2
+    assert pplab.sum(b, dtype=np.float32) == np.sum(b, dtype=np.float32)
+    with pytest.warns(RuntimeWarning):  # NumPy converts booleans to uint8 and says so
+        want, want_edges = np.histogram(b, bins=3)
+    got, edges = pplab.histogram(b, bins=3)
+    assert got.tolist() == want.tolist()
+    np.testing.assert_array_equal(edges, want_edges)
+    assert pplab.bincount(b.ravel()).tolist() == np.bincount(b.ravel()).tolist()
+    with pytest.raises(ValueError, match="not bool"):
+        pplab.sum(b, exact=True)
+
+
 def test_histogram_channels_count_each_channel(rng):
     image = rng.integers(0, 256, (37, 41, 3), endpoint=False).astype(np.uint8)
     got = pplab.histogram_channels(image)
