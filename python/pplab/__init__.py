@@ -18,9 +18,9 @@ import itertools
 from . import _pplab
 
 __all__ = [
-    "sum", "prod", "min", "max", "mean", "argmin", "argmax", "reduce", "histogram", "histogram2d",
-    "bincount",
-    "histogram_channels", "matmul", "correlate", "convolve", "correlate1d", "convolve1d",
+    "sum", "prod", "min", "max", "mean", "argmin", "argmax", "ptp", "reduce", "histogram",
+    "histogram2d", "bincount",
+    "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
     "gaussian_filter", "uniform_filter", "sobel", "prewitt", "lab", "backends", "rungs",
 ]
 
@@ -519,6 +519,27 @@ def argmax(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None
     return _arg("argmax", x, axis, out, keepdims, backend, variant)
 
 
+def ptp(x, axis=None, out=None, keepdims=False, *, backend=None):
+    """numpy.ptp(x, axis, out, keepdims): the maximum less the minimum (two reductions, as NumPy
+    makes them), in x's type as NumPy's: integers wrap (int8 from -128 to 127: -1). NaN if any
+    is NaN. Booleans raise TypeError, as in NumPy."""
+    import numpy
+    arr = _for_pplab(_array(x))
+    name = _dtype_name(arr)
+    if name == "bool":
+        raise TypeError("ptp of booleans: NumPy refuses their subtraction; use x.max() != x.min()")
+    top = reduce(arr, "max", axis=axis, dtype=name, keepdims=keepdims, backend=backend)
+    bottom = reduce(arr, "min", axis=axis, dtype=name, keepdims=keepdims, backend=backend)
+    if isinstance(top, (int, float, numpy.generic)):  # numbers: as 0-d arrays, which wrap quietly
+        got = numpy.subtract(numpy.asarray(top, dtype=name), numpy.asarray(bottom, dtype=name))[()]
+    else:
+        got = top - bottom
+    if out is None:
+        return got
+    out[...] = got
+    return out
+
+
 def _arg(op, x, axis, out, keepdims, backend, variant):
     """argmin or argmax: one axis or none, as NumPy's (a tuple of axes is a TypeError there)."""
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
@@ -886,6 +907,24 @@ def histogram_channels(image, *, backend=None):
         out[c], *_ = _run(_pplab.histogram, plane, 256, None, None, False, "f64", backend,
                           None)  # natural bins: value = bin
     return _like(image, out)
+
+
+def dot(a, b, out=None, *, precision="strict", backend=None, variant=None):
+    """numpy.dot(a, b, out) for vectors and matrices, where it is numpy.matmul: the inner product
+    of two vectors (a number), a matrix times a vector, a vector times a matrix, a matrix product
+    (pplab.matmul runs them). A number, or an operand of three or more axes (numpy.dot sums over
+    a's last axis and b's second-to-last for every pair of leading indices, unlike matmul's
+    stacks), raises ValueError."""
+    for i, x in enumerate((a, b)):
+        ndim = len(_shape(x if hasattr(x, "shape") else _array(x)))
+        if ndim == 0:
+            raise ValueError("dot: operand %d is a number; multiply with * (numpy.dot's product "
+                             "by a scalar)" % i)
+        if ndim > 2:
+            raise ValueError("dot: operand %d has %d axes; pplab.dot takes vectors and matrices "
+                             "(numpy.dot of N-D arrays pairs every leading index of a with every "
+                             "one of b); pplab.matmul multiplies stacks of matrices" % (i, ndim))
+    return matmul(a, b, out, precision=precision, backend=backend, variant=variant)
 
 
 def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):

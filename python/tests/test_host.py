@@ -337,6 +337,43 @@ def test_boolean_arrays_reduce_and_count_as_numpy_does(rng):
         pplab.sum(b, exact=True)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.float32, np.float64])
+def test_ptp_matches_numpy(rng, dtype):
+    x = (rng.standard_normal((29, 31)) * 50).astype(dtype)
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            got = pplab.ptp(x, axis=axis, keepdims=keepdims)
+            want = np.ptp(x, axis=axis, keepdims=keepdims)
+            assert np.asarray(got).dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    if dtype == np.int8:  # wraps as NumPy's
+        assert pplab.ptp(np.array([-128, 127], dtype=np.int8)) == np.int8(-1)
+    if dtype == np.float32:
+        x[3, 4] = np.nan
+        assert np.isnan(pplab.ptp(x))
+        np.testing.assert_array_equal(pplab.ptp(x, axis=0), np.ptp(x, axis=0))
+    out = np.empty(31, dtype=dtype)
+    assert pplab.ptp(x, axis=0, out=out) is out
+    with pytest.raises(TypeError):
+        pplab.ptp(x > 0)
+
+
+def test_dot_of_vectors_and_matrices_matches_numpy(rng):
+    a = rng.standard_normal((33, 17))
+    b = rng.standard_normal((17, 9))
+    v = rng.standard_normal(17)
+    w = rng.standard_normal(33)
+    np.testing.assert_allclose(pplab.dot(a, b), np.dot(a, b), rtol=1e-12)
+    np.testing.assert_allclose(pplab.dot(a, v), np.dot(a, v), rtol=1e-12)
+    np.testing.assert_allclose(pplab.dot(w, a), np.dot(w, a), rtol=1e-12)
+    assert pplab.dot(v, v) == pytest.approx(np.dot(v, v), rel=1e-12)
+    np.testing.assert_allclose(pplab.dot([[1.0, 2.0]], [[3.0], [4.0]]), [[11.0]])
+    with pytest.raises(ValueError, match="number"):
+        pplab.dot(2.0, a)
+    with pytest.raises(ValueError, match="3 axes"):
+        pplab.dot(np.ones((2, 3, 4)), np.ones((4, 5)))
+
+
 def test_histogram_channels_count_each_channel(rng):
     image = rng.integers(0, 256, (37, 41, 3), endpoint=False).astype(np.uint8)
     got = pplab.histogram_channels(image)
