@@ -370,6 +370,24 @@ TEST(HistogramRungs, PartitionedWeightsGiveTheGlobalRungsBits) {
       detail::run_rung(*partitioned, p, in, got.data());
       EXPECT_EQ(got, want);
     }
+  // One slot, one weight: its term 2^49 + 2^32 - 1 (all ones in bits 0-31), so that each of
+  // h19's three 32-bit counters wraps within a block (the high one every 2^14 adds), each wrap
+  // handed to the global sum; negated, the other way.
+  for (double sign : {1.0, -1.0}) {
+    SCOPED_TRACE("every value in slot 0, weight " + std::to_string(sign) + " x (1 + 2^-17)");
+    histogram_problem p{dtype::i64, 1000003, 65536, 0, 65536, false, false};
+    p.weighted = true, p.weight_type = dtype::f64;
+    const std::vector<std::int64_t> x(p.n, 0);
+    const std::vector<double> w(p.n, sign * (1.0 + std::ldexp(std::ldexp(1.0, 32) - 1, -49)));
+    const detail::histogram_data in(x.data(), w.data(), nullptr);
+    std::vector<std::uint64_t> want(detail::slots(p), 1), got(detail::slots(p), 2);
+    detail::run_rung(*global, p, in, want.data());
+    detail::run_rung(*partitioned, p, in, got.data());
+    EXPECT_EQ(got, want);
+    double sum = 0;
+    std::memcpy(&sum, &got[0], 8);
+    EXPECT_NEAR(sum, double(p.n) * w[0], 1e-15 * double(p.n));
+  }
 }
 
 TEST_P(Histogram, ManyBins) {
