@@ -21,7 +21,8 @@ __all__ = [
     "sum", "prod", "min", "max", "mean", "argmin", "argmax", "ptp", "reduce", "histogram",
     "histogram2d", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
-    "gaussian_filter", "uniform_filter", "sobel", "prewitt", "lab", "backends", "rungs",
+    "gaussian_filter", "uniform_filter", "gaussian_filter1d", "uniform_filter1d", "sobel",
+    "prewitt", "lab", "backends", "rungs",
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
@@ -1578,6 +1579,45 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     return _separable("gaussian_filter", x, kernels, mode, cval, output, backend, variant)
 
 
+def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0,
+                      truncate=4.0, *, radius=None, backend=None, variant=None):
+    """scipy.ndimage.gaussian_filter1d: gaussian_filter's kernel (SciPy's, of sigma, order,
+    truncate or radius) along one axis, the others left as they are. sigma must be more than 0
+    (SciPy divides by it)."""
+    import numpy
+    x, _ = _named_filter_input("gaussian_filter1d", input)
+    ndim = len(tuple(x.shape))
+    axis = _filter_axis("gaussian_filter1d", axis, ndim)
+    sd = float(_check_number(sigma, "sigma"))
+    if not sd > 0:
+        raise ValueError("gaussian_filter1d: sigma must be more than 0, not %r" % sigma)
+    r = -1 if radius is None else _check_integer(radius, "radius", 0)
+    kernels = [numpy.ones(1)] * ndim
+    kernels[axis] = _gaussian_taps(sd, float(truncate), r, _check_integer(order, "order", 0))
+    return _separable("gaussian_filter1d", x, kernels, mode, cval, output, backend, variant)
+
+
+def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,
+                     backend=None, variant=None):
+    """scipy.ndimage.uniform_filter1d: the mean over `size` values along one axis (even sizes and
+    origin= placed as SciPy places them), the others left as they are."""
+    import numpy
+    x, _ = _named_filter_input("uniform_filter1d", input)
+    ndim = len(tuple(x.shape))
+    axis = _filter_axis("uniform_filter1d", axis, ndim)
+    kernels = [numpy.ones(1)] * ndim
+    kernels[axis] = _uniform_taps(_check_integer(size, "size", 1),
+                                  _check_integer(origin, "origin", -(1 << 30)))
+    return _separable("uniform_filter1d", x, kernels, mode, cval, output, backend, variant)
+
+
+def _filter_axis(name, axis, ndim):
+    """axis as an index in [0, ndim), or a ValueError naming the filter."""
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError("%s: axis %r is out of bounds for an array of %d axes" % (name, axis, ndim))
+    return axis % ndim
+
+
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *,
                    backend=None, variant=None):
     """scipy.ndimage.uniform_filter for float and integer arrays of any rank: the mean over
@@ -1596,11 +1636,9 @@ def _edge_filter(name, smooth, input, axis, output, mode, cval, backend, variant
     import numpy
     x, _ = _named_filter_input(name, input)
     ndim = len(tuple(x.shape))
-    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
-        raise ValueError("%s: axis %r is out of bounds for an array of %d axes"
-                         % (name, axis, ndim))
+    axis = _filter_axis(name, axis, ndim)
     kernels = [numpy.array(smooth, dtype=numpy.float64)] * ndim
-    kernels[axis % ndim] = numpy.array([-1.0, 0.0, 1.0])
+    kernels[axis] = numpy.array([-1.0, 0.0, 1.0])
     # In constant mode SciPy's smoothing passes see cval outside the derivative's result, where
     # one mask would smooth the derivative of cval there, 0: SciPy's passes then, the
     # derivative's first.
@@ -1629,14 +1667,12 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
     import numpy
     x, _ = _named_filter_input("correlate1d", input)
     ndim = len(tuple(x.shape))
-    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
-        raise ValueError("correlate1d: axis %r is out of bounds for an array of %d axes"
-                         % (axis, ndim))
+    axis = _filter_axis("correlate1d", axis, ndim)
     w = numpy.asarray(weights, dtype=numpy.float64)
     if w.ndim != 1 or w.size == 0:
         raise ValueError("correlate1d: weights must be a 1-D sequence of at least one number")
     kernels = [numpy.ones(1)] * ndim
-    kernels[axis % ndim] = _one_sided(w, "correlate1d", origin)
+    kernels[axis] = _one_sided(w, "correlate1d", origin)
     return _separable("correlate1d", x, kernels, mode, cval, output, backend, variant)
 
 

@@ -74,6 +74,13 @@ def gaussian_filter(input: Array, sigma: Any, order: Any = ..., output: Any = ..
 def uniform_filter(input: Array, size: Any = ..., output: Any = ..., mode: Mode = ...,
                    cval: float = ..., origin: Any = ..., *, backend: Optional[Backend] = ...,
                    variant: Optional[str] = ...) -> Array: ...
+def gaussian_filter1d(input: Array, sigma: float, axis: int = ..., order: int = ...,
+                      output: Any = ..., mode: Mode = ..., cval: float = ...,
+                      truncate: float = ..., *, radius: Optional[int] = ...,
+                      backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
+def uniform_filter1d(input: Array, size: int, axis: int = ..., output: Any = ..., mode: Mode = ...,
+                     cval: float = ..., origin: int = ..., *, backend: Optional[Backend] = ...,
+                     variant: Optional[str] = ...) -> Array: ...
 def sobel(input: Array, axis: int = ..., output: Any = ..., mode: Mode = ..., cval: float = ...,
           *, backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
 def prewitt(input: Array, axis: int = ..., output: Any = ..., mode: Mode = ..., cval: float = ...,
