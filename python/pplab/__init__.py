@@ -829,12 +829,7 @@ def _bincount_length(x, name, backend):
     value read as unsigned (a negative value reads as 2**(bits - 1) or more); the smallest is
     looked for only to name it in the error."""
     largest = _run(_pplab.largest_as_unsigned, x, backend)
-    if largest is None:  # a strided view: the minimum and the maximum, each reduce_view's
-        negative = name.startswith("int") and min(x, backend=backend) < 0
-        largest = None if negative else int(max(x, backend=backend))
-    else:
-        negative = name.startswith("int") and int(largest) >= 2 ** (int(name[3:]) - 1)
-    if negative:
+    if name.startswith("int") and int(largest) >= 2 ** (int(name[3:]) - 1):
         raise ValueError("bincount takes non-negative integers; the smallest here is %d"
                          % min(x, backend=backend))
     n = int(largest) + 1

@@ -154,11 +154,11 @@ py::tuple reduce_call(py::handle x, const std::string& op_name,
 
 // numpy.bincount's two checks in one pass: the largest of a contiguous array of integers read as
 // their unsigned type (the same bits: a negative value reads as 2^(bits - 1) or more), so one
-// maximum gives both the length and whether any value is negative. None for a strided view.
+// maximum gives both the length and whether any value is negative. A strided view is refused
+// as the histogram that follows would refuse it.
 py::object largest_as_unsigned_call(py::handle x, const std::optional<std::string>& backend_name) {
-  placed p = take(x, backend_name, "x");
-  if (!p.a.on_gpu && !p.a.c_contiguous()) return py::none();
-  require_contiguous(p.a, "x");
+  placed p = take(x, backend_name, "the array");
+  require_contiguous(p.a, "the array");
   dtype t = p.a.type;
   switch (t) {
   case dtype::i8:
