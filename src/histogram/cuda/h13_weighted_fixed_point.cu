@@ -8,7 +8,10 @@
 // bins each value and finds each slot's largest |weight|, 2^e above it (an integer atomicMax of
 // the exponent); the slot's scale is 2^k with k = 62 - 12 - e, so that 2^12 weights of at most
 // 2^e, each times 2^k, stay below 2^62; the second pass adds each weight as the 64-bit integer
-// round(w x 2^k) to its slot with an integer atomic (any order, the same total). After the
+// t = round(w x 2^k) to its slot with integer atomics (any order, the same total): three 32-bit
+// ones, t's bits 0-15, 16-31 and from 32 on (signed), each into its own counter, because a 64-bit
+// shared atomic add is a loop of compare-and-swaps; 2^12 parts of 16 bits, or of the 18 bits t
+// has above 2^32, cannot wrap a 32-bit counter, so the tile's total is exact. After the
 // tile, each slot's integer goes back to double (x 2^-k) and is added to the block's running
 // sum in shared memory, in tile order; at the end the blocks' sums are added per slot in block
 // order. Each weight is rounded to a multiple of 2^-k: at most 2^-50 of its slot's largest
@@ -16,11 +19,12 @@
 // sum). Infinite and NaN weights are not summed but flagged per slot (OR is order-free too): a
 // slot with NaN, or with both infinities, is NaN, else the infinity it saw, as a double sum is.
 // An array of edges: each block copies them into its shared memory first (any_bins.cuh).
-// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt, its second and
-// third runs): f32 2^28 into 1024 bins with f32 weights 1.742 ms, 1233 GB/s of data and weights
-// (28% of the read ceiling; the read alone is 0.48 ms), where one value at a time per thread, the
-// slots kept in shared memory and the weights read again from L2 took 2.390 ms (the first run);
-// through Python on CuPy arrays 1.960 ms, 17.9x cupy.histogram(weights=).
+// Measured (H200, bench/results/h200-2026-11-29-histogram-edges-weights-1a06c6b.txt): f32 2^28
+// into 1024 bins with f32 weights 1.189 ms, 1806 GB/s of data and weights (41% of the read
+// ceiling; the read alone is 0.48 ms; the seventh section), where one 64-bit atomic a value took
+// 1.742 ms (the second run) and one value at a time per thread, the slots kept in shared memory
+// and the weights read again from L2 2.390 ms (the first); through Python on CuPy arrays
+// 1.291 ms, 25.7x cupy.histogram(weights=).
 #include "histogram/cuda/fixed_point_sums.cuh"
 
 namespace pplab::detail::histogram_cuda {
@@ -51,18 +55,20 @@ __device__ inline void tile_loaded(const T* __restrict__ a, std::size_t n, std::
 template <class T, class W, class Bin>
 __global__ void __launch_bounds__(B, 2)
     summed(const T* __restrict__ x, const W* __restrict__ w, std::size_t n, Bin given,
-           double* block_sums, unsigned* flags, unsigned nslots) {
-  // Shared, per slot: the block's running sum, the tile's fixed-point sum and scale (8 bytes
-  // each), the tile's largest exponent and the flags (4 each); then the edges.
-  extern __shared__ unsigned long long room[];
-  auto* running = reinterpret_cast<double*>(room);
-  auto* fixed = room + nslots;
-  auto* scale = reinterpret_cast<double*>(room + 2 * std::size_t(nslots));
-  auto* top = reinterpret_cast<int*>(room + 3 * std::size_t(nslots));
+           double* block_sums, unsigned* flags, unsigned nslots, unsigned edge_doubles) {
+  // Shared, per slot: the block's running sum and the tile's scale (8 bytes each), then the
+  // edges, then the tile's three counters, its largest exponent and the flags (4 bytes each).
+  extern __shared__ double room[];
+  double* running = room;
+  double* scale = room + nslots;
+  double* edges = room + 2 * std::size_t(nslots);
+  auto* low = reinterpret_cast<unsigned*>(room + 2 * std::size_t(nslots) + edge_doubles);
+  unsigned* mid = low + nslots;
+  auto* high = reinterpret_cast<int*>(mid + nslots);
+  int* top = high + nslots;
   auto* seen = reinterpret_cast<unsigned*>(top + nslots);
-  auto* edges = reinterpret_cast<double*>(room + 4 * std::size_t(nslots));
   for (unsigned b = threadIdx.x; b < nslots; b += B)
-    running[b] = 0, seen[b] = 0, fixed[b] = 0, top[b] = no_weight;
+    running[b] = 0, seen[b] = 0, low[b] = mid[b] = 0, high[b] = 0, top[b] = no_weight;
   const auto bin = bound(given, edges);
   __syncthreads();
   // The tile's values and weights stay in registers from the first pass to the second (the
@@ -98,15 +104,21 @@ __global__ void __launch_bounds__(B, 2)
       if (first + threadIdx.x + std::size_t(j) * B >= n) continue;
       const double v = double(ws[j]);
       const unsigned b = slot[j];
-      if (fabs(v) <= DBL_MAX && v != 0)
-        atomicAdd(&fixed[b], static_cast<unsigned long long>(__double2ll_rn(v * scale[b])));
+      if (fabs(v) <= DBL_MAX && v != 0) {
+        const long long t = __double2ll_rn(v * scale[b]);
+        atomicAdd(&low[b], static_cast<unsigned>(t) & 0xffffu);
+        atomicAdd(&mid[b], static_cast<unsigned>(t) >> 16);
+        atomicAdd(&high[b], static_cast<int>(t >> 32));
+      }
     }
     tile_loaded(w, n, first + stride, ws);
     __syncthreads();
     for (unsigned b = threadIdx.x; b < nslots; b += B)
       if (top[b] != no_weight) {  // scale is a power of two: the division is exact
-        running[b] += double(static_cast<long long>(fixed[b])) / scale[b];
-        fixed[b] = 0, top[b] = no_weight;
+        const long long fixed = (static_cast<long long>(high[b]) << 32) +
+                                (static_cast<long long>(mid[b]) << 16) + low[b];
+        running[b] += double(fixed) / scale[b];
+        low[b] = mid[b] = 0, high[b] = 0, top[b] = no_weight;
       }
     __syncthreads();  // the slots are clear before the next tile
   }
@@ -127,7 +139,7 @@ __global__ void combined(const double* block_sums, const unsigned* flags, unsign
   out[b] = with_flags(total, flags[b]);
 }
 
-std::size_t shared_bytes(const histogram_problem& p) { return slots(p) * 32 + edge_bytes(p); }
+std::size_t shared_bytes(const histogram_problem& p) { return slots(p) * 36 + edge_bytes(p); }
 
 // The blocks launched: as many as the GPU holds at once (found per kernel), no more than the
 // tiles; the scratch is their sums (blocks x slots doubles) and the slots' flags.
@@ -151,7 +163,8 @@ struct rung : weights_typed<rung> {
     auto* block_sums = static_cast<double*>(c.scratch);
     auto* flags = reinterpret_cast<unsigned*>(block_sums + most_blocks() * nslots);
     PPLAB_CUDA(cudaMemsetAsync(flags, 0, nslots * sizeof(unsigned), s));
-    summed<T, W, Bin><<<grid, B, shared_bytes(c.p), s>>>(x, w, n, bin, block_sums, flags, nslots);
+    summed<T, W, Bin><<<grid, B, shared_bytes(c.p), s>>>(
+        x, w, n, bin, block_sums, flags, nslots, unsigned(edge_bytes(c.p) / sizeof(double)));
     PPLAB_CUDA_LAUNCHED();
     combined<<<(nslots + 255) / 256, 256, 0, s>>>(block_sums, flags, grid, nslots, sums_of(c));
     PPLAB_CUDA_LAUNCHED();
