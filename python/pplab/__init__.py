@@ -843,6 +843,14 @@ def _bincount_length(x, name, backend):
 def _weighted_bincount(x, name, weights, minlength, backend, variant):
     """bincount with weights: the sums of each value's weights in max(x) + 1 bins (float64)."""
     n = _bincount_length(x, name, backend)
+    if _on_gpu(x):  # the sums written into an array of x's library, never through the host
+        room = builtins.max(n + 3, minlength)  # the bins, underflow, overflow, NaN; then zeros
+        sums = _empty(x, (room,), "float64")
+        if room > n + 3:
+            sums[n + 3:] = 0
+        _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend, variant,
+             sums[:n + 3], None, weights)
+        return sums[:builtins.max(n, minlength)]
     sums, *_ = _run(_pplab.histogram, x, n, 0.0, float(n), False, "f64", backend, variant, None,
                     None, weights)
     if minlength > n:
