@@ -555,16 +555,17 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
     bin closed, values outside not counted, NaN refused when the range comes from the data, and
     float32 data binned against float32 edges computed as NumPy computes them, bit for bit. bins
     a 1-D array of edges that do not decrease: bin i is [e[i], e[i+1]), the last closed (range is
-    then not used, as in NumPy). weights, of a's shape: each bin sums its values' weights, in
+    then not used, as in NumPy). bins a string ("auto", "fd", "sturges", "scott", "rice",
+    "sqrt", "doane", "stone"): as many equal bins as NumPy's estimator picks (it reads the data
+    on the host; pplab counts). weights, of a's shape: each bin sums its values' weights, in
     double, returned in the weights' dtype. density=True: each bin over its width and the total,
     float64. hist is in a's library and on a's device; bin_edges is a NumPy array of NumPy's
     dtype (docs/python.md)."""
     import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
     a, _ = _bytes_of_bool(_for_pplab(_array(a)))  # NumPy bins booleans as uint8
-    if isinstance(bins, str):
-        raise ValueError("histogram: bins=%r (NumPy's bin-width estimators) is not supported; "
-                         "give a number of bins or an array of edges" % bins)
+    if isinstance(bins, str):  # NumPy's estimator picks the number of equal bins; pplab counts
+        bins = _estimated_bins(a, bins, range, weights, backend)
     edge_array = None
     given_bins = bins
     if _library(bins) in ("cupy", "torch"):  # edges in a GPU array: read once, on the host
@@ -626,6 +627,24 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
             widths = _like(a, widths)
         return hist / widths / hist.sum(), edges
     return hist, edges
+
+
+def _estimated_bins(a, rule, range_, weights, backend):
+    """numpy.histogram's bins=<an estimator's name> ("auto", "fd", "sturges", ...): the number of
+    equal bins NumPy's estimator picks for a (within range_, when given), from
+    numpy.histogram_bin_edges itself, so it is NumPy's number bit for bit. Its edges are then the
+    ones NumPy derives from that number and the range (or the data's minimum and maximum), as for
+    bins given as that number. The estimators read the data on the host (a percentile, a standard
+    deviation, the trial histograms of "stone"): a GPU array is copied there once for them."""
+    import numpy
+    if weights is not None:  # NumPy's words
+        raise TypeError("Automated estimation of the number of bins is not supported for "
+                        "weighted data")
+    if backend == "mpi":
+        raise ValueError("histogram: bins=%r under backend='mpi' would estimate from one rank's "
+                         "part; give a number of bins and a range" % rule)
+    host = _to_numpy(a) if _on_gpu(a) else numpy.asarray(a)
+    return numpy.histogram_bin_edges(host, rule, range_).size - 1
 
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=False, *,  # noqa: A002

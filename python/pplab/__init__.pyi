@@ -44,7 +44,8 @@ def argmax(x: Array, axis: Optional[int] = ..., out: Optional[Array] = ..., *,
            variant: Optional[str] = ...) -> Answer: ...
 def ptp(x: Array, axis: Axis = ..., out: Optional[Array] = ..., keepdims: bool = ..., *,
         backend: Optional[Backend] = ...) -> Answer: ...
-def histogram(a: Array, bins: Union[int, Array] = ..., range: Optional[Tuple[float, float]] = ...,
+def histogram(a: Array, bins: Union[int, str, Array] = ...,
+              range: Optional[Tuple[float, float]] = ...,
               weights: Optional[Array] = ..., density: bool = ..., *,
               backend: Optional[Backend] = ...,
               variant: Optional[str] = ...) -> Tuple[Array, numpy.ndarray]: ...

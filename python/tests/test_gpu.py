@@ -385,8 +385,24 @@ def test_bincount_with_weights_of_gpu_arrays(rng, lib):
     assert is_gpu_array_of(lib, got)
     np.testing.assert_allclose(to_host(got), np.bincount(x, w, minlength=6000), rtol=1e-12,
                                atol=1e-9)
+    got = pplab.bincount(to_gpu(lib, x), to_gpu(lib, w))  # max(x) + 1 sums, made in place
+    assert is_gpu_array_of(lib, got) and got.shape == (int(x.max()) + 1,)
+    np.testing.assert_allclose(to_host(got), np.bincount(x, w), rtol=1e-12, atol=1e-9)
     with pytest.raises(ValueError, match="both"):
         pplab.bincount(to_gpu(lib, x), w)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_histogram_bin_estimators_of_gpu_arrays(rng, lib):
+    # NumPy's estimator (on a host copy) picks the number of bins; the GPU counts them
+    a = rng.lognormal(size=300007).astype(np.float32)
+    for rule in ("auto", "fd", "sturges", "scott"):
+        for range_ in (None, (0.5, 4.0)):
+            got, edges = pplab.histogram(to_gpu(lib, a), rule, range_)
+            assert is_gpu_array_of(lib, got)
+            want, want_edges = np.histogram(a, rule, range_)
+            assert to_host(got).tolist() == want.tolist(), (rule, range_)
+            np.testing.assert_array_equal(edges, want_edges)
 
 
 # numpy.histogram2d of GPU arrays: the points' bins made on the GPU, the answer float64 there.

@@ -838,7 +838,9 @@ def test_histogram_edges_and_weights_are_checked():
             (lambda: pplab.histogram(a, [0, np.nan, 2]), ValueError, "NaN"),
             (lambda: pplab.histogram(a, [[0, 1], [2, 3]]), ValueError, "1d"),
             (lambda: pplab.histogram(a, [1]), ValueError, "at least two"),
-            (lambda: pplab.histogram(a, "auto"), ValueError, "not supported"),
+            (lambda: pplab.histogram(a, "automatic"), ValueError, "not a valid estimator"),
+            (lambda: pplab.histogram(a, "auto", weights=a), TypeError, "weighted data"),
+            (lambda: pplab.histogram(np.array([1.0, np.nan]), "fd"), ValueError, "not finite"),
             (lambda: pplab.histogram(a, 4, weights=np.ones(9)), ValueError, "same shape"),
             (lambda: pplab.histogram(a, 4, weights=np.ones(10, np.complex64)), TypeError,
              "complex"),
@@ -846,6 +848,31 @@ def test_histogram_edges_and_weights_are_checked():
             (lambda: pplab.bincount(np.ones((2, 2), np.int64)), ValueError, "1-D")]:
         with pytest.raises(error, match=match):
             call()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("rule", ["auto", "fd", "doane", "scott", "stone", "rice", "sturges",
+                                  "sqrt"])
+def test_histogram_bin_estimators_match_numpy(rng, backend, rule):
+    # NumPy's estimator picks the number of equal bins; the counts and edges are then pplab's,
+    # bit for bit NumPy's: float32 and float64 data, integers, a range that drops values, a
+    # constant array (one bin), a tiny and an empty one, booleans (binned as uint8)
+    cases = [(rng.normal(size=100003).astype(np.float32), None),
+             (rng.lognormal(size=50001), None),
+             (rng.lognormal(size=50001), (0.5, 4.0)),
+             (rng.integers(-300, 300, 20001), None),
+             (np.full(100, 2.5), None),
+             (np.array([3.0]), None),
+             (np.array([], dtype=np.float64), None),
+             (rng.random(1000) < 0.3, None)]
+    for a, range_ in cases:
+        got, got_edges = pplab.histogram(a, rule, range_, backend=backend)
+        want, want_edges = np.histogram(a, rule, range_)
+        assert got.tolist() == want.tolist(), (rule, a.dtype, a.size, range_)
+        assert got_edges.dtype == want_edges.dtype and got_edges.tolist() == want_edges.tolist()
+    density, _ = pplab.histogram(cases[1][0], rule, density=True, backend=backend)
+    np.testing.assert_allclose(density, np.histogram(cases[1][0], rule, density=True)[0],
+                               rtol=1e-13)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
