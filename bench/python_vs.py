@@ -116,6 +116,8 @@ def main():
             median_time(lambda: np.bincount(ix, wx), reps=3))
         row("argmax of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.argmax",
             median_time(lambda: pplab.argmax(x)), median_time(lambda: np.argmax(x)))
+        row("var of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.var",
+            median_time(lambda: pplab.var(x)), median_time(lambda: np.var(x), reps=5))
         # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
         side = 1024 if q else 8192
         xm = x[:side * side].reshape(side, side) if side * side <= n else \
@@ -192,6 +194,10 @@ def main():
             row("argmax of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.argmax",
                 median_time(lambda: pplab.argmax(t), sync),
                 median_time(lambda: t.argmax().item(), sync))
+            # torch.var accumulates float32 data in float32 (Welford); pplab in double
+            row("var of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.var",
+                median_time(lambda: pplab.var(t), sync),
+                median_time(lambda: t.var(correction=0).item(), sync))
             # torch.sum(dim=) along each axis of a 16384^2 matrix and the middle of a 3-D array:
             # the answers stay on the GPU in both.
             tm = t[:1 << 28].reshape(16384, 16384) if n >= 1 << 28 else t.reshape(2048, -1)
@@ -278,6 +284,8 @@ def main():
             row("argmax of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.argmax",
                 median_time(lambda: pplab.argmax(c), sync),
                 median_time(lambda: int(c.argmax()), sync))
+            row("var of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.var",
+                median_time(lambda: pplab.var(c), sync), median_time(lambda: float(c.var()), sync))
             row("histogram 2^%d f32, 1024 bins (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, 1024, (-4, 4)), sync),
                 median_time(lambda: cupy.histogram(c, 1024, (-4, 4)), sync))

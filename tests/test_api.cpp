@@ -213,7 +213,9 @@ TEST(Api, AStridedViewReducesAsItsCopy) {
       reduce_view(b, dtype::i32, first, shape, strides, -1, o, &whole);
       const scalar want = reduce(backend::seq, dtype::i32, copy.data(), copy.size(), o);
       ASSERT_EQ(whole.k, want.k);
-      EXPECT_EQ(whole.to_double(), want.to_double()) << name_of(o);
+      // var and std fold a view's lines in another grouping than seq's loop: the last bits differ
+      const double tol = is_moments(o) ? 1e-13 * std::abs(want.to_double()) : 0;
+      EXPECT_NEAR(whole.to_double(), want.to_double(), tol) << name_of(o);
       for (int axis = 0; axis < 3; ++axis) {
         std::size_t outer = 1, cols = 1;
         for (int d = 0; d < 3; ++d)
@@ -223,7 +225,8 @@ TEST(Api, AStridedViewReducesAsItsCopy) {
         reduce_axis(backend::seq, dtype::i32, copy.data(), outer, shape[std::size_t(axis)], cols, o,
                     ref.data());
         for (std::size_t i = 0; i < got.size(); ++i)
-          ASSERT_EQ(got[i].to_double(), ref[i].to_double())
+          ASSERT_NEAR(got[i].to_double(), ref[i].to_double(),
+                      is_moments(o) ? 1e-13 * std::abs(ref[i].to_double()) : 0)
               << name_of(o) << " axis " << axis << " answer " << i;
       }
     }
@@ -279,7 +282,8 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
             else if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));
             else ASSERT_EQ(gf.f, wf.f) << name_of(b) << " " << name_of(o) << " " << k << "," << c;
             ASSERT_EQ(gs.k, ws.k);
-            ASSERT_EQ(gs.to_double(), ws.to_double()) << name_of(b) << " " << name_of(o);
+            if (std::isnan(ws.to_double())) ASSERT_TRUE(std::isnan(gs.to_double()));  // var of none
+            else ASSERT_EQ(gs.to_double(), ws.to_double()) << name_of(b) << " " << name_of(o);
           }
       }
     }

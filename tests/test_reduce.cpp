@@ -24,7 +24,7 @@ class Reduce : public ::testing::TestWithParam<const reduce_rung*> {};
 
 // An exact rung answers exact totals, of exact problems alone (tested on their own, below).
 bool exact_rung(const reduce_rung& r) { return r.can_run({dtype::f64, op::sum, 1, true}); }
-#define SKIP_IF_EXACT(r) \
+#define SKIP_IF_EXACT(r)                                                                           \
   if (exact_rung(r)) GTEST_SKIP() << "an exact rung: ExactSumsAreTheRealSumRoundedOnce tests it"
 
 // argmin's and argmax's reference: the first NaN, else the first extreme element; by plain
@@ -38,10 +38,29 @@ template <class T> scalar first_extreme(const T* x, std::size_t n, op o) {
   return scalar::of(at);
 }
 
+// var's and std's reference: two passes in long double (the mean, then the squared deviations
+// from it), as NumPy computes var; its scale the mean of the squares (or their root for std).
+template <class T> scalar variance(const T* x, std::size_t n, op o, double& scale) {
+  if (n == 0) return scalar::of(std::numeric_limits<double>::quiet_NaN());
+  long double s = 0, m2 = 0, squares = 0;
+  for (std::size_t i = 0; i < n; ++i) s += (long double)x[i];
+  const long double mean = s / (long double)n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const long double d = (long double)x[i] - mean;
+    m2 += d * d, squares += (long double)x[i] * (long double)x[i];
+  }
+  const double var = double(m2 / (long double)n);
+  scale = double(squares / (long double)n);
+  if (o == op::var) return scalar::of(var);
+  scale = std::sqrt(scale);
+  return scalar::of(std::sqrt(var));
+}
+
 // The reference: long double for floats, wrapping 64-bit arithmetic for integers.
 template <class T> scalar reference(const T* x, std::size_t n, op o, double& scale) {
   scale = 0;
   if (is_arg(o)) return first_extreme(x, n, o);
+  if (is_moments(o)) return variance(x, n, o, scale);
   if constexpr (std::is_floating_point_v<T>) {
     long double acc = o == op::product ? 1.0L : 0.0L;
     T m = o == op::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
@@ -228,6 +247,10 @@ TEST_P(Reduce, EmptyInputGivesTheIdentity) {
     EXPECT_EQ(s->u, std::numeric_limits<std::uint32_t>::max());
     ++ran;
   }
+  if (const auto s = empty(dtype::f32, op::var)) {  // NumPy's var of nothing: NaN
+    EXPECT_TRUE(std::isnan(s->f));
+    ++ran;
+  }
   EXPECT_GT(ran, 0) << "the rung runs none of the empty problems";
   if (const auto s = empty(dtype::i16, op::max)) {
     EXPECT_EQ(s->i, std::numeric_limits<std::int16_t>::lowest());
@@ -306,8 +329,7 @@ std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) 
         v = std::ldexp(unit(rng) + 0.5, exponent(rng)) * (rng() & 1 ? 1 : -1);
         break;
       case 3:  // subnormals and zeros
-        v = rng() % 3 == 0 ? 0.0
-                           : std::ldexp(double(rng() % 4096), lowest) * (rng() & 1 ? 1 : -1);
+        v = rng() % 3 == 0 ? 0.0 : std::ldexp(double(rng() % 4096), lowest) * (rng() & 1 ? 1 : -1);
         break;
       case 4:  // a value and its negation
         v = k % 2 ? -x[i - 1] : std::ldexp(unit(rng), exponent(rng) / 4);
@@ -383,9 +405,9 @@ TEST_P(Reduce, ExactSumsAreTheRealSumRoundedOnce) {
       // The same data from an aligned start: other tiles, the same bits.
       std::vector<double> aligned(x.begin() + 1, x.end());
       std::vector<float> alignedf(xf.begin() + 1, xf.end());
-      EXPECT_EQ(run(t, op::sum, as_float ? static_cast<const void*>(alignedf.data())
-                                         : aligned.data(), n),
-                want);
+      EXPECT_EQ(
+          run(t, op::sum, as_float ? static_cast<const void*>(alignedf.data()) : aligned.data(), n),
+          want);
     }
 }
 
@@ -555,9 +577,7 @@ TEST(ExactSum, TheSameBitsWhateverTheOrderThreadsOrParts) {
   // A plain rung is not an exact one.
   expect_error(
       errc::unsupported,
-      [&] {
-        sum_exact(backend::cpu, dtype::f64, x.data(), 2, {.rung = "r03_simd_accumulators"});
-      },
+      [&] { sum_exact(backend::cpu, dtype::f64, x.data(), 2, {.rung = "r03_simd_accumulators"}); },
       "cannot run this problem");
 }
 

@@ -43,7 +43,7 @@ inline std::vector<dtype> test_dtypes() {
   return {std::begin(all_dtypes), std::end(all_dtypes)};
 }
 inline std::vector<op> test_ops() {
-  if (sanitizer_run()) return {op::sum, op::max, op::mean, op::argmax};
+  if (sanitizer_run()) return {op::sum, op::max, op::mean, op::argmax, op::var};
   return {std::begin(all_ops), std::end(all_ops)};
 }
 

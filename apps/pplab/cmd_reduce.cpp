@@ -157,12 +157,14 @@ void add_reduce(CLI::App& app) {
   auto o = std::make_shared<reduce_options>();
   auto* cmd = app.add_subcommand(
       "reduce",
-      "reduce data to one value: sum, product, min, max, mean, argmin or argmax.\n"
+      "reduce data to one value: sum, product, min, max, mean, argmin, argmax, var or std.\n"
       "Integer sums and products are exact modulo 2^64; float sums accumulate in double;\n"
       "min and max return NaN if any element is NaN; an empty input gives the identity.\n"
       "argmin and argmax give the index of the first extreme element (the first NaN, if any),\n"
-      "as numpy.argmax; of an empty input they are an error.");
-  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin or argmax")->required();
+      "as numpy.argmax; of an empty input they are an error. var and std are numpy.var and\n"
+      "numpy.std (ddof 0) in double, one pass; of an empty input NaN.");
+  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin, argmax, var or std")
+      ->required();
   o->backend.add_to(*cmd);
   cmd->add_option(
       "--rung,--variant", o->variant,

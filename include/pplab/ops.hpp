@@ -10,11 +10,15 @@ namespace pplab {
 
 // argmin and argmax answer the index of the first smallest (largest) element, with NaN as NumPy
 // has it: the first NaN wins. They are the reduction notes' user-defined reduction with an
-// identity, carried as (value, index) pairs.
-enum class op { sum, product, min, max, mean, argmin, argmax };
-inline constexpr op all_ops[] = {op::sum,  op::product, op::min,   op::max,
-                                 op::mean, op::argmin,  op::argmax};
+// identity, carried as (value, index) pairs. var and std_dev (named "var" and "std", NumPy's
+// var and std with ddof=0) are the population variance and its square root, carried as
+// (count, mean, sum of squared deviations) triples that two parts merge exactly as one would
+// (Chan, Golub and LeVeque's update): one pass, no cancellation of a sum of squares.
+enum class op { sum, product, min, max, mean, argmin, argmax, var, std_dev };
+inline constexpr op all_ops[] = {op::sum,    op::product, op::min, op::max,    op::mean,
+                                 op::argmin, op::argmax,  op::var, op::std_dev};
 constexpr bool is_arg(op o) noexcept { return o == op::argmin || o == op::argmax; }
+constexpr bool is_moments(op o) noexcept { return o == op::var || o == op::std_dev; }
 std::string_view name_of(op o) noexcept;
 op parse_op(std::string_view name);
 
@@ -29,10 +33,12 @@ inline constexpr op_tag<op::max> max{};
 inline constexpr op_tag<op::mean> mean{};
 inline constexpr op_tag<op::argmin> argmin{};
 inline constexpr op_tag<op::argmax> argmax{};
+inline constexpr op_tag<op::var> var{};
+inline constexpr op_tag<op::std_dev> std_dev{};
 
 // Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
-// products accumulate in double. min and max keep the element type; mean is a double; argmin and
-// argmax answer a 64-bit index.
+// products accumulate in double. min and max keep the element type; mean, var and std_dev are
+// doubles; argmin and argmax answer a 64-bit index.
 template <class T>
 using wide_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
@@ -41,7 +47,7 @@ template <class T, op O>
 using reduce_result_t = std::conditional_t<
     is_arg(O), std::int64_t,
     std::conditional_t<O == op::min || O == op::max, T,
-                       std::conditional_t<O == op::mean, double, wide_t<T>>>>;
+                       std::conditional_t<O == op::mean || is_moments(O), double, wide_t<T>>>>;
 
 // The identity of each built-in operator for accumulator type A: what an empty input gives.
 template <class A> constexpr A identity_of(op o) noexcept {

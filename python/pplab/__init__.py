@@ -18,7 +18,8 @@ import itertools
 from . import _pplab
 
 __all__ = [
-    "sum", "prod", "min", "max", "mean", "argmin", "argmax", "ptp", "reduce", "histogram",
+    "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "ptp", "reduce",
+    "histogram",
     "histogram2d", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
     "gaussian_filter", "uniform_filter", "gaussian_filter1d", "uniform_filter1d", "sobel",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
-        "mean": "mean", "argmin": "argmin", "argmax": "argmax"}
+        "mean": "mean", "argmin": "argmin", "argmax": "argmax", "var": "var", "std": "std"}
 
 
 _BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in its order
@@ -366,6 +367,18 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     their numbers; a mean as the sum over the count of the values each answer takes."""
     if len(axes) == 1:  # one axis: the engines' own answer (a mean in double)
         return _reduce(x, op, axis=axes[0], backend=backend, variant=variant)
+    if op in ("var", "std"):
+        # a variance of variances is not one: the axes moved last and made rows (a copy), each
+        # row's moments taken in one pass
+        kept = [d for d in range(len(shape)) if d not in axes]
+        lines = count = 1
+        for d in kept:
+            lines *= shape[d]
+        for a in axes:
+            count *= shape[a]
+        rows = _reshaped(_permuted(x, kept + list(axes)), (lines, count))
+        return _reshaped(_reduce(rows, op, axis=1, backend=backend, variant=variant),
+                         tuple(shape[d] for d in kept))
     step = "sum" if op == "mean" else op
     got = x
     for a in reversed(axes):
@@ -380,9 +393,25 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     return got
 
 
+def _permuted(x, order):
+    """x's axes in `order`, C-contiguous (a copy unless they are in that order already)."""
+    lib = _library(x)
+    if lib == "torch":
+        return x.permute(*order).contiguous()
+    mod = __import__("cupy" if lib == "cupy" else "numpy")
+    return mod.ascontiguousarray(mod.transpose(x, order))
+
+
+def _reshaped(x, shape):
+    """x (an array of any library) in `shape`."""
+    return x.reshape(shape)
+
+
 def _reduce(x, op, *, axis=None, backend=None, variant=None):
     """The reduction of every element of x by op: 'sum', 'prod', 'min', 'max', 'mean', 'argmin'
-    or 'argmax' (the index of the first extreme element; the first NaN wins).
+    or 'argmax' (the index of the first extreme element; the first NaN wins), 'var' or 'std'
+    (the population variance and its root, in double: one pass of (count, mean, squared
+    deviations) triples).
 
     Integers accumulate in 64 bits, floats in double; the answer is a Python int or float (the
     whole array's, as numpy.sum(x) with no axis). min and max propagate NaN. The sum of nothing
@@ -504,6 +533,56 @@ def mean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, va
     sum over n, rounded once (reduce's docstring)."""
     return reduce(x, "mean", axis=axis, dtype=dtype, out=out, keepdims=keepdims, backend=backend,
                   variant=variant, exact=exact)
+
+
+def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, backend=None,
+        variant=None):
+    """numpy.var(x, axis, dtype, out, ddof, keepdims): the mean of the squared deviations from the
+    mean, over n - ddof. One pass: each part's (count, mean, squared deviations) in double,
+    merged (Chan, Golub and LeVeque), so no sum of squares cancels. Empty: NaN (NumPy warns)."""
+    return _spread("var", x, axis, dtype, out, ddof, keepdims, backend, variant)
+
+
+def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, backend=None,
+        variant=None):
+    """numpy.std(x, axis, dtype, out, ddof, keepdims): the square root of var's answer."""
+    return _spread("std", x, axis, dtype, out, ddof, keepdims, backend, variant)
+
+
+def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
+    """var or std: the engines' population answer (ddof 0), then NumPy's n - ddof."""
+    import numpy
+    if isinstance(ddof, bool) or not isinstance(ddof, (int, float, numpy.integer, numpy.floating)):
+        raise TypeError("ddof must be a number, not %s" % _type_name(ddof))
+    arr = _for_pplab(_array(x))  # booleans: as 0 and 1, as NumPy takes them
+    got = reduce(arr, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+    shape = _shape(arr)
+    axes = _axes(axis, len(shape))
+    n = 1
+    for d in (range(len(shape)) if axes is None else axes):
+        n *= shape[d]
+    if backend == "mpi" and axes is None:
+        n = _global_size(arr, backend)
+    rest = builtins.max(n - ddof, 0)  # NumPy's: no fewer than none
+    if rest == 0:  # NumPy's warning; the answer NaN, or inf where ddof passes n
+        import warnings
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    if ddof != 0:
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            scale = numpy.float64(n) / numpy.float64(rest)
+            if op == "std":
+                scale = numpy.sqrt(scale)
+            got = float(numpy.float64(got) * scale) if isinstance(got, float) else got * scale
+    if dtype is not None:
+        got = numpy.dtype(dtype).type(got) if isinstance(got, float) \
+            else _astype(got, numpy.dtype(dtype).name)
+    if out is None:
+        return got
+    if _library(out) == "torch":
+        out.copy_(got if _library(got) == "torch" else __import__("torch").as_tensor(got))
+    else:
+        out[...] = got
+    return out
 
 
 def argmin(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):

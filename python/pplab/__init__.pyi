@@ -34,6 +34,12 @@ def max(x: Array, axis: Axis = ..., out: Optional[Array] = ..., keepdims: bool =
 def mean(x: Array, axis: Axis = ..., dtype: Any = ..., out: Optional[Array] = ...,
          keepdims: bool = ..., *, backend: Optional[Backend] = ...,
          variant: Optional[str] = ..., exact: bool = ...) -> Answer: ...
+def var(x: Array, axis: Axis = ..., dtype: Any = ..., out: Optional[Array] = ...,
+        ddof: float = ..., keepdims: bool = ..., *, backend: Optional[Backend] = ...,
+        variant: Optional[str] = ...) -> Answer: ...
+def std(x: Array, axis: Axis = ..., dtype: Any = ..., out: Optional[Array] = ...,
+        ddof: float = ..., keepdims: bool = ..., *, backend: Optional[Backend] = ...,
+        variant: Optional[str] = ...) -> Answer: ...
 # The index of the first extreme element (the first NaN wins): a Python int, or int64 answers
 # along one axis.
 def argmin(x: Array, axis: Optional[int] = ..., out: Optional[Array] = ..., *,

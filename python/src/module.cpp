@@ -213,7 +213,7 @@ double exact_call(py::handle x, const std::string& op_name,
 // argmin's or argmax's index, else the kind of the reduction's scalar (int64, uint64 or float64),
 // which the reduction of nothing has too.
 dtype row_answer_type(dtype t, op o) {
-  if (o == op::mean) return dtype::f64;
+  if (o == op::mean || is_moments(o)) return dtype::f64;
   if (is_arg(o)) return dtype::i64;  // an index
   // The kind of the reduction of nothing, asked of the API once per type and op (every call
   // along an axis asks).

@@ -122,6 +122,24 @@ def test_reductions_along_the_last_axis_of_gpu_arrays(rng, lib, dtype, shape):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_var_and_std_of_gpu_arrays(rng, lib, dtype):
+    # r12's (count, mean, squared deviations) per thread, merged; the axes' kernels the same
+    host = (np.abs(rng.normal(size=(33, 257, 65))) * 40 + 500).astype(dtype)
+    x, ref = to_gpu(lib, host), host.astype(np.float64)
+    for op in ("var", "std"):
+        mine, theirs = getattr(pplab, op), getattr(np, op)
+        assert mine(x) == pytest.approx(theirs(ref), rel=1e-10)
+        assert mine(x, ddof=1) == pytest.approx(theirs(ref, ddof=1), rel=1e-10)
+        for axis in (-1, 0, 1, (0, 2)):
+            got = mine(x, axis=axis)
+            assert is_gpu_array_of(lib, got)
+            np.testing.assert_allclose(to_host(got), theirs(ref, axis=axis), rtol=1e-10)
+    whole = to_gpu(lib, (rng.normal(size=3000017) + 1e6).astype(np.float64))
+    assert pplab.var(whole) == pytest.approx(np.var(to_host(whole)), rel=1e-9)
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("bins", [10, 1024, 65536, 2**20])
 def test_histograms_of_gpu_arrays(rng, lib, bins):
     # NumPy's float32 edges, bit for bit, on the GPU binners: values on them and beside them too;

@@ -909,6 +909,49 @@ def test_tuple_axes_dtype_and_out_match_numpy(rng, op, axis):
         np.testing.assert_allclose(out, want, rtol=1e-12)
 
 
+# numpy.var and numpy.std: one pass of (count, mean, squared deviations) triples, against NumPy's
+# two passes in float64; data far from zero (where a sum of squares would cancel), integers,
+# views, every axis and tuples of them, ddof, keepdims, dtype, out, NaN and inf, empty.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.int64, np.uint8])
+def test_var_and_std_match_numpy(rng, backend, dtype):
+    x = (rng.normal(size=(37, 29, 53)) * 3 + 1000).astype(dtype)
+    ref = x.astype(np.float64)
+    for op in ("var", "std"):
+        mine, theirs = getattr(pplab, op), getattr(np, op)
+        for axis in (None, 0, 1, 2, -1, (0, 2), (1, 2), (0, 1, 2)):
+            for ddof in (0, 1):
+                got = mine(x, axis=axis, ddof=ddof, backend=backend)
+                want = theirs(ref, axis=axis, ddof=ddof)
+                np.testing.assert_allclose(got, want, rtol=1e-9, err_msg="%s %s" % (op, axis))
+        np.testing.assert_allclose(mine(x[::-3, :, 1::2], axis=1, backend=backend),
+                                   theirs(ref[::-3, :, 1::2], axis=1), rtol=1e-9)
+        kept = mine(x, axis=(0, 2), keepdims=True, backend=backend)
+        assert kept.shape == (1, 29, 1)
+        assert np.asarray(mine(x, axis=1, dtype=np.float32, backend=backend)).dtype == np.float32
+        out = np.empty((37, 53))
+        assert mine(x, axis=1, out=out, backend=backend) is out
+        np.testing.assert_allclose(out, theirs(ref, axis=1), rtol=1e-9)
+    big = np.full(100001, 1e9) + rng.normal(size=100001)  # a sum of squares would lose it all
+    np.testing.assert_allclose(pplab.var(big, backend=backend), np.var(big), rtol=1e-7)
+    flags = np.array([True, False, True, True])
+    assert pplab.var(flags, backend=backend) == pytest.approx(np.var(flags), rel=1e-15)
+
+
+def test_var_and_std_of_nan_inf_and_nothing_answer_as_numpy():
+    assert np.isnan(pplab.var(np.array([1.0, np.nan, 2.0])))
+    assert np.isnan(pplab.std(np.array([1.0, np.inf])))
+    assert np.isnan(pplab.var(np.array([np.inf])))
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        assert np.isnan(pplab.var(np.array([], dtype=np.float32)))
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        assert np.isnan(pplab.std(np.array([3.0]), ddof=1))
+    got = pplab.var(np.array([[1.0, 2.0], [3.0, np.nan]]), axis=0)
+    assert got[0] == 1.0 and np.isnan(got[1])
+    with pytest.raises(TypeError, match="ddof"):
+        pplab.var(np.ones(3), ddof="1")
+
+
 def test_dtype_casts_as_numpy_and_bad_axes_are_refused():
     halves = np.array([1.5, 1.5, 2.5])
     assert pplab.sum(halves, dtype=np.int64) == np.sum(halves, dtype=np.int64) == 4

@@ -39,6 +39,9 @@ def test_reductions_are_the_whole_arrays(dtype, n):
     assert pplab.max(part, backend="mpi") == whole.max()
     assert pplab.argmax(part, backend="mpi") == np.argmax(whole)
     assert pplab.argmin(part, backend="mpi") == np.argmin(whole)
+    # each rank's (count, mean, squared deviations), merged in rank order
+    assert pplab.var(part, backend="mpi") == pytest.approx(wide.var(), rel=1e-12, abs=1e-12)
+    assert pplab.std(part, backend="mpi") == pytest.approx(wide.std(), rel=1e-12, abs=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

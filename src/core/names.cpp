@@ -55,12 +55,13 @@ backend parse_backend(std::string_view name) {
     if (s == name_of(b)) return b;
   std::string choices;
   for (const backend_entry& e : backend_table) choices.append(" ").append(e.name);
-  fail(errc::invalid_argument, "unknown backend '" + std::string(name) + "'; choose one of" + choices);
+  fail(errc::invalid_argument,
+       "unknown backend '" + std::string(name) + "'; choose one of" + choices);
 }
 
 std::string_view name_of(op o) noexcept {
-  static constexpr std::array<std::string_view, 7> names = {"sum",  "product", "min",   "max",
-                                                            "mean", "argmin",  "argmax"};
+  static constexpr std::array<std::string_view, 9> names = {
+      "sum", "product", "min", "max", "mean", "argmin", "argmax", "var", "std"};
   return names[std::size_t(o)];
 }
 
@@ -70,7 +71,8 @@ op parse_op(std::string_view name) {
     if (s == name_of(o)) return o;
   if (s == "prod") return op::product;
   fail(errc::invalid_argument,
-       "unknown op '" + std::string(name) + "'; choose one of sum product min max mean argmin argmax");
+       "unknown op '" + std::string(name) +
+           "'; choose one of sum product min max mean argmin argmax var std");
 }
 
 }  // namespace pplab

@@ -7,6 +7,7 @@
 // (strong scaling); over
 // a host's GPUs: 2^24 values per GPU (2^30 in a full run; weak scaling), and 2^20 per GPU, where
 // a whole call's latency shows beside the 4-byte all-reduce's.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -16,6 +17,7 @@
 #include "core/verify.hpp"
 #include "lab/lab_loop.hpp"
 #include "pplab/device.hpp"
+#include "reduce/reduce_common.hpp"
 #include "reduce/rung.hpp"
 
 namespace pplab::lab {
@@ -36,24 +38,24 @@ struct reduce_case {
     std::vector<problem> out;
     const auto add = [&](dtype t, op o, std::size_t n, bool device_only,
                          bool exact = false) -> problem& {
-      return out.emplace_back(
-          problem{{t, o, n, exact},
-                  std::string(name_of(t)) + (exact ? " exact " : " ") + std::string(name_of(o)) +
-                      " n=" + pow2_label(n),
-                  std::string(name_of(t)),
-                  std::string(name_of(o)),
-                  n,
-                  double(n * size_of(t)),
-                  0,
-                  device_only,
-                  detail::distribution::uniform,
-                  std::nullopt,
-                  {}});
+      return out.emplace_back(problem{{t, o, n, exact},
+                                      std::string(name_of(t)) + (exact ? " exact " : " ") +
+                                          std::string(name_of(o)) + " n=" + pow2_label(n),
+                                      std::string(name_of(t)),
+                                      std::string(name_of(o)),
+                                      n,
+                                      double(n * size_of(t)),
+                                      0,
+                                      device_only,
+                                      detail::distribution::uniform,
+                                      std::nullopt,
+                                      {}});
     };
     for (auto [t, o] : {std::pair{dtype::f32, op::sum},
                         {dtype::i32, op::sum},
                         {dtype::f32, op::max},
-                        {dtype::f32, op::argmax}})
+                        {dtype::f32, op::argmax},
+                        {dtype::f32, op::var}})
       add(t, o, big(s), false);
     // Exact sums beside the plain ones of the same data: f32 over the same count, f64 over half
     // as many (the same bytes).
@@ -71,8 +73,9 @@ struct reduce_case {
     if (wants(opts, "reduce", backend::mpi)) {
       const std::string ranks =
           " on " + std::to_string(detail::executor_for(backend::mpi).ranks()) + " ranks";
-      for (dtype t : {dtype::f32, dtype::i32}) {
-        problem& pr = add(t, op::sum, big(s), false);
+      for (auto [t, o] :
+           {std::pair{dtype::f32, op::sum}, {dtype::i32, op::sum}, {dtype::f32, op::var}}) {
+        problem& pr = add(t, o, big(s), false);
         pr.group += ranks, pr.split = backend::mpi;
       }
       problem& pr = add(dtype::f32, op::sum, big(s), false, true);  // one process's bits
@@ -90,8 +93,8 @@ struct reduce_case {
           pr.note = "a whole call, beside the 4-byte all-reduce's latency (nccl_latency_us)";
       }
       problem& pr = add(dtype::f32, op::sum, per_gpu * g, false, true);  // one GPU's bits
-      pr.group = "f32 exact sum n=" + pow2_label(per_gpu) + " per GPU on " + std::to_string(g) +
-                 " GPUs";
+      pr.group =
+          "f32 exact sum n=" + pow2_label(per_gpu) + " per GPU on " + std::to_string(g) + " GPUs";
       pr.split = backend::nccl;
     }
     return out;
@@ -107,19 +110,22 @@ struct reduce_case {
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 42);
     // The reference: seq's loop; for an exact sum the long accumulator, exact by construction.
-    h.ref = detail::run_rung(*detail::find<detail::reduce_rung>(
-                                 pr.p.exact ? "reduce/seq/r02_exact_long_accumulator"
-                                            : "reduce/seq/r01_sequential_loop"),
-                             pr.p, h.in.get());
+    h.ref = detail::run_rung(
+        *detail::find<detail::reduce_rung>(pr.p.exact ? "reduce/seq/r02_exact_long_accumulator"
+                                                      : "reduce/seq/r01_sequential_loop"),
+        pr.p, h.in.get());
     if (is_float(pr.p.type)) {
+      // a variance's scale: the mean of the squares (its error grows with the mean's size)
+      const bool var = is_moments(pr.p.what);
       double s = 0;
       visit_dtype(pr.p.type, [&](auto tag) {
         using T = decltype(tag);
         const T* x = reinterpret_cast<const T*>(h.in.get());
 #pragma omp parallel for reduction(+ : s)
-        for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(pr.n); ++i) s += std::abs(double(x[i]));
+        for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(pr.n); ++i)
+          s += var ? double(x[i]) * double(x[i]) : std::abs(double(x[i]));
       });
-      h.scale = s;
+      h.scale = var ? s / double(std::max<std::size_t>(pr.n, 1)) : s;
     }
     return h;
   }
@@ -155,7 +161,13 @@ struct reduce_case {
       return v;
     }
     scalar got;
-    ex.copy_out(&got, pl.out.get(), sizeof got);
+    if (is_moments(pr.p.what)) {  // the moments, before the variance's last step
+      detail::moments m;
+      ex.copy_out(&m, pl.out.get(), sizeof m);
+      got = detail::answer_of(m, pr.p.what, pr.n);
+    } else {
+      ex.copy_out(&got, pl.out.get(), sizeof got);
+    }
     v.ok = detail::close_enough(got, h.ref, h.scale, pr.n, info.float_accumulator, v.max_rel_err);
     if (info.float_accumulator) v.note = "accumulates in float: a float-sized tolerance";
     if (!info.reproducible && is_float(pr.p.type) && !is_arg(pr.p.what))
@@ -177,8 +189,7 @@ struct reduce_case {
           "pplab::sum_exact(" + std::string(name_of(ex.kind())) + ", host data)";
       s.progress("host data through " + name);
       add_whole_call_row(s, ex, pr, "reduce", name, pr.bytes, "gpu_h2d_GBps",
-                         "% of the host-to-device copy, not of the read ceiling",
-                         [&](double& err) {
+                         "% of the host-to-device copy, not of the read ceiling", [&](double& err) {
                            return same(sum_exact(ex.kind(), pr.p.type, h.in.get(), pr.n), err);
                          });
       if (ex.kind() == backend::cuda)

@@ -101,6 +101,17 @@ void answer_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p
   ex.copy_out(answer, out.get(), answer_bytes(p));
 }
 
+// The moments of a problem's parts (answer_bytes(p) each, in `bytes`) merged in part order.
+moments merged_moments(const std::vector<std::byte>& bytes) {
+  moments whole;
+  for (std::size_t at = 0; at < bytes.size(); at += sizeof(moments)) {
+    moments m;
+    std::memcpy(&m, bytes.data() + at, sizeof m);
+    whole = combine<double, op::var>(whole, m);
+  }
+  return whole;
+}
+
 // The exact totals of a problem's parts (answer_bytes(p) each, in `bytes`) added: exactly.
 exact_total merged(const std::vector<std::byte>& bytes) {
   exact_total whole;
@@ -116,9 +127,8 @@ exact_total merged(const std::vector<std::byte>& bytes) {
 // (the host's data, or an array split over several GPUs copied in whole); parts of
 // piece_elements() on the host; chunks streamed to a GPU. `per_part`: the elements of each part
 // but the last.
-std::vector<std::byte> answers_of_parts(const reduce_rung& r, executor& ex,
-                                        const reduce_problem& p, const void* host_in,
-                                        std::size_t& per_part) {
+std::vector<std::byte> answers_of_parts(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                                        const void* host_in, std::size_t& per_part) {
   // Many values on one machine's cores (seq, cpu) are reduced in parts so that a stop asked
   // from outside (pplab/interrupt.hpp) is taken between them. Not a plain mean, whose integer
   // sum is exact in one piece (128 bits) and would be rounded in parts; an exact one's parts
@@ -143,7 +153,8 @@ std::vector<std::byte> answers_of_parts(const reduce_rung& r, executor& ex,
     for (std::size_t i0 = 0, c = 0; i0 < p.n; i0 += piece, ++c) {
       stop_if_interrupted();
       answer_in_place(r, ex, part_problem(std::min(piece, p.n - i0)),
-                      static_cast<const std::byte*>(host_in) + i0 * elem, parts.data() + c * answer);
+                      static_cast<const std::byte*>(host_in) + i0 * elem,
+                      parts.data() + c * answer);
     }
     return parts;
   }
@@ -184,9 +195,20 @@ scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p,
     answer_in_place(r, ex, p, in, &t);
     return rounded(p, t);
   }
+  if (is_moments(p.what)) {
+    moments m;
+    answer_in_place(r, ex, p, in, &m);
+    return answer_of(m, p.what, p.n);
+  }
   scalar s;
   answer_in_place(r, ex, p, in, &s);
   return s;
+}
+
+moments moments_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                   const void* host_in) {
+  std::size_t per_part = 0;
+  return merged_moments(answers_of_parts(r, ex, p, host_in, per_part));
 }
 
 exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
@@ -199,6 +221,7 @@ scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, con
   std::size_t per_part = 0;
   const std::vector<std::byte> bytes = answers_of_parts(r, ex, p, host_in, per_part);
   if (p.exact) return rounded(p, merged(bytes));  // the totals added, rounded once
+  if (is_moments(p.what)) return answer_of(merged_moments(bytes), p.what, p.n);
   std::vector<scalar> answers(bytes.size() / sizeof(scalar));
   std::memcpy(answers.data(), bytes.data(), bytes.size());
   if (answers.size() == 1) return answers[0];
@@ -230,7 +253,7 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
     if (is_arg(o) && total == 0)
       fail(errc::invalid_argument,
            "reduce: attempt to get " + std::string(name_of(o)) + " of an empty sequence");
-    if (is_arg(o) && where == backend::nccl)
+    if ((is_arg(o) || is_moments(o)) && where == backend::nccl)
       fail(errc::unsupported, "reduce: " + std::string(name_of(o)) +
                                   " runs on seq, cpu, cuda and mpi; not on nccl yet");
     const detail::reduce_problem p{t, o, n};
@@ -310,10 +333,17 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 #pragma omp parallel if (where == backend::cpu && rows > 1)
   {
     std::vector<std::byte> mine(std::max<std::size_t>(scratch, 256));
+    detail::moments row_moments;  // var's and std's answer before its last step
 #pragma omp for schedule(static)
     for (std::ptrdiff_t y = 0; y < std::ptrdiff_t(rows); ++y) {
       if (scratch) std::fill_n(mine.begin(), 256, std::byte{0});  // as scratch_for gives it
-      r.run({p, first + std::size_t(y) * bytes, out + y, mine.data(), nullptr});
+      if (!is_moments(o)) {
+        r.run({p, first + std::size_t(y) * bytes, out + y, mine.data(), nullptr});
+        continue;
+      }
+      r.run({p, first + std::size_t(y) * bytes, reinterpret_cast<scalar*>(&row_moments),
+             mine.data(), nullptr});
+      out[y] = detail::answer_of(row_moments, o, cols);
     }
   }
 }
@@ -381,7 +411,7 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
   const std::size_t threads = where == backend::cpu ? std::size_t(omp_get_max_threads()) : 1;
   const bool wide = outer * ((cols + wide_block - 1) / wide_block) >= threads;
-  detail::visit_reduce<true>(t, o, [&](auto tag, auto otag) {
+  detail::visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* in = static_cast<const T*>(data);

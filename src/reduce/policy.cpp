@@ -21,6 +21,16 @@ std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
       return {"reduce/nccl/r04_exact_totals_to_host"};
     }
   }
+  if (is_moments(p.what)) {  // var and std: the rungs that merge (count, mean, M2) triples
+    switch (b) {
+    case backend::cpu:
+      return {"reduce/cpu/r05_moments_in_blocks"};
+    case backend::mpi:
+      return {"reduce/mpi/r06_moments_allgather"};
+    default:
+      break;
+    }
+  }
   switch (b) {
   case backend::seq:
     return {"reduce/seq/r01_sequential_loop"};

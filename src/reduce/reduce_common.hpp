@@ -18,8 +18,17 @@ namespace pplab::detail {
 // and the staging code alike: f(T{}, op_tag<O>{}) with T the element type and O the operator.
 // A mean is a sum divided at the end (the caller divides): of floats, visited as the double sum;
 // of integers, as op::mean, whose accumulator is 128 bits wide.
-// argmin and argmax are visited only where `args` says the code takes them.
-template <class T, bool args = false, class F> decltype(auto) visit_op(op o, F&& f) {
+// argmin and argmax are visited only where `args` says the code takes them; var and std only
+// where `moments_too` does, both as op::var (their accumulator is one: the answer's last step
+// tells them apart, from the run-time op).
+template <class T, bool args = false, bool moments_too = false, class F>
+decltype(auto) visit_op(op o, F&& f) {
+  if constexpr (moments_too) {
+    if (is_moments(o)) return f(op_tag<op::var>{});
+  } else if (is_moments(o)) {
+    fail(errc::unsupported, std::string(name_of(o)) + " is not taken here (only where a rung "
+                                                      "or call says it takes var and std)");
+  }
   if constexpr (args) {
     if (o == op::argmin) return f(op_tag<op::argmin>{});
     if (o == op::argmax) return f(op_tag<op::argmax>{});
@@ -42,10 +51,11 @@ template <class T, bool args = false, class F> decltype(auto) visit_op(op o, F&&
   }
 }
 
-template <bool args = false, class F> decltype(auto) visit_reduce(dtype t, op o, F&& f) {
+template <bool args = false, bool moments_too = false, class F>
+decltype(auto) visit_reduce(dtype t, op o, F&& f) {
   return visit_dtype(t, [&](auto tag) -> decltype(auto) {
-    return visit_op<decltype(tag), args>(o,
-                                         [&](auto otag) -> decltype(auto) { return f(tag, otag); });
+    return visit_op<decltype(tag), args, moments_too>(
+        o, [&](auto otag) -> decltype(auto) { return f(tag, otag); });
   });
 }
 
@@ -64,20 +74,26 @@ template <class T>
 using mean_acc_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>>;
+// var and std: moments (rung.hpp), in double whatever T (as NumPy's var of integers).
 template <class T, op O>
 using acc_t = std::conditional_t<
     is_arg(O), arg_acc<T>,
-    std::conditional_t<O == op::mean, mean_acc_t<T>,
-                       std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>>;
+    std::conditional_t<
+        is_moments(O), moments,
+        std::conditional_t<O == op::mean, mean_acc_t<T>,
+                           std::conditional_t<O == op::min || O == op::max, T, wide_t<T>>>>>;
 
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
   if constexpr (is_arg(O)) return {identity_of<T>(O == op::argmin ? op::min : op::max), no_index};
+  else if constexpr (is_moments(O)) return {0, 0, 0};
   else return identity_of<acc_t<T, O>>(O);
 }
 
-// Element x at index i as an accumulator: the pair for argmin and argmax, the value otherwise.
+// Element x at index i as an accumulator: the pair for argmin and argmax, one value's moments
+// for var and std, the value otherwise.
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> lift(T x, std::size_t i) noexcept {
   if constexpr (is_arg(O)) return {x, std::int64_t(i)};
+  else if constexpr (is_moments(O)) return {1, double(x), 0};
   else return acc_t<T, O>(x);
 }
 
@@ -85,11 +101,18 @@ template <class T, op O> PPLAB_HD constexpr acc_t<T, O> lift(T x, std::size_t i)
 // arithmetic: signed overflow would be undefined). min and max propagate NaN: a NaN operand wins.
 // argmin and argmax order the pairs totally, NaN first, then by value, then by index, and keep
 // the first: so any tree, any order of the parts, gives NumPy's answer (the first NaN, else the
-// first extreme value).
+// first extreme value). var's and std's moments merge as Chan, Golub and LeVeque give it: the
+// counts add, the mean moves toward b's by b's share of the count, and the squared deviations
+// add with the term the distance of the two means brings; a part of no element is the identity.
 template <class T, op O>
 PPLAB_HD constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
   using A = acc_t<T, O>;
-  if constexpr (is_arg(O)) {
+  if constexpr (is_moments(O)) {
+    if (b.n == 0) return a;
+    if (a.n == 0) return b;
+    const double n = a.n + b.n, d = b.mean - a.mean, share = b.n / n;
+    return {n, a.mean + d * share, a.m2 + b.m2 + d * d * a.n * share};
+  } else if constexpr (is_arg(O)) {
     const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
     if (a_nan != b_nan) return a_nan ? a : b;
     if (!a_nan) {
@@ -121,6 +144,16 @@ template <class T, op O> struct op_combine {
 
 // The answer of a reduction from its accumulator: a mean divides the sum by n (in long double,
 // from a 128-bit integer sum or a double one).
+// The variance of moments m (NaN with no element, or where an infinity or a NaN made the mean
+// one: NumPy's var is NaN there), or its square root for std.
+PPLAB_HD inline double moments_value(op what, const moments& m) {
+  const double v =
+      m.n > 0 && m.mean - m.mean == 0 ? m.m2 / m.n : std::numeric_limits<double>::quiet_NaN();
+  return what == op::std_dev ? sqrt(v) : v;
+}
+inline scalar answer_of(const moments& m, op what, std::size_t) {
+  return scalar::of(moments_value(what, m));
+}
 template <class T> scalar answer_of(arg_acc<T> acc, op, std::size_t) {
   return scalar::of(acc.index == no_index ? std::int64_t(-1) : acc.index);
 }
@@ -132,17 +165,26 @@ template <class A> scalar answer_of(A acc, op what, std::size_t n) {
                       : std::numeric_limits<double>::quiet_NaN());
 }
 
-// Rungs that take argmin and argmax say so with `static constexpr bool args = true`.
+// Rungs that take argmin and argmax say so with `static constexpr bool args = true`; those that
+// take var and std with `static constexpr bool moments = true`.
 template <class Impl>
-concept takes_args = requires { requires Impl::args; };
+concept takes_args = requires {
+  requires Impl::args;
+};
+template <class Impl>
+concept takes_moments = requires {
+  requires Impl::moments;
+};
 
-// Calls Impl::template run<T, O>(x, n) for the call's dtype and op and stores the answer.
+// Calls Impl::template run<T, O>(x, n) for the call's dtype and op and stores the answer (var's
+// and std's moments as they are: answer_bytes).
 template <class Impl> void dispatch_reduce(const reduce_call& c) {
-  visit_reduce<takes_args<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
+  visit_reduce<takes_args<Impl>, takes_moments<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
-    *c.out =
-        answer_of(Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n),
-                  c.p.what, c.p.n);
+    constexpr op O = decltype(otag)::value;
+    const auto acc = Impl::template run<T, O>(static_cast<const T*>(c.in), c.p.n);
+    if constexpr (is_moments(O)) *reinterpret_cast<moments*>(c.out) = acc;
+    else *c.out = answer_of(acc, c.p.what, c.p.n);
   });
 }
 

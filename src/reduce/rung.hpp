@@ -35,9 +35,15 @@ struct reduce_call {
   exact_total* total() const { return reinterpret_cast<exact_total*>(out); }
 };
 using reduce_rung = basic_rung<reduce_problem, reduce_call>;
-// The bytes a rung's answer takes: a scalar, or an exact problem's exact_total.
+// A var's or std's answer before its last step: the count, the mean and the sum of the squared
+// deviations from it, which the parts of a problem (chunks, pieces, ranks) merge in order
+// (reduce_common.hpp's combine); the variance is m2 / n. A rung writes it where out points.
+struct moments {
+  double n = 0, mean = 0, m2 = 0;
+};
+// The bytes a rung's answer takes: a scalar, an exact problem's exact_total, or moments.
 inline std::size_t answer_bytes(const reduce_problem& p) {
-  return p.exact ? sizeof(exact_total) : sizeof(scalar);
+  return p.exact ? sizeof(exact_total) : is_moments(p.what) ? sizeof(moments) : sizeof(scalar);
 }
 // An exact problem's total rounded once: its sum or its mean.
 inline scalar rounded(const reduce_problem& p, const exact_total& t) {
@@ -45,12 +51,18 @@ inline scalar rounded(const reduce_problem& p, const exact_total& t) {
 }
 // Whether an exact sum or mean of p's data can be asked: f32 or f64, sum or mean.
 inline bool exact_kind(const reduce_problem& p) {
-  return (p.type == dtype::f32 || p.type == dtype::f64) && (p.what == op::sum || p.what == op::mean);
+  return (p.type == dtype::f32 || p.type == dtype::f64) &&
+         (p.what == op::sum || p.what == op::mean);
 }
-// A rung's can_run when it runs every reduction (but the exact ones); every one but argmin and
-// argmax; and only the exact sums and means.
-inline bool any_problem(const reduce_problem& p) { return !p.exact; }
-inline bool value_ops(const reduce_problem& p) { return !p.exact && !is_arg(p.what); }
+// A rung's can_run when it runs every reduction but the exact ones and var and std; every one
+// but those and argmin and argmax; var and std too (every one but the exact ones); only var and
+// std; and only the exact sums and means.
+inline bool any_problem(const reduce_problem& p) { return !p.exact && !is_moments(p.what); }
+inline bool value_ops(const reduce_problem& p) {
+  return !p.exact && !is_arg(p.what) && !is_moments(p.what);
+}
+inline bool moments_too(const reduce_problem& p) { return !p.exact; }
+inline bool moments_problems(const reduce_problem& p) { return !p.exact && is_moments(p.what); }
 inline bool exact_problems(const reduce_problem& p) { return p.exact && exact_kind(p); }
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();
@@ -68,6 +80,10 @@ scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_
 scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in);
 // The input already in the executor's memory: one run, the answer copied back.
 scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in);
+// A var's or std's moments of host data, before the last step: the parts' moments of run_rung's
+// paths, merged in order.
+moments moments_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
+                   const void* host_in);
 // An exact problem's total of host data, before its rounding: the parts' totals of run_rung's
 // paths, added.
 exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_problem& p,

@@ -207,7 +207,7 @@ void reduce_view(backend where, dtype t, const void* data, std::span<const std::
   if (len == 0 && (o == op::mean || is_arg(o)))
     fail(errc::invalid_argument, "reduce_view: " + std::string(name_of(o)) + " of an empty " +
                                      (axis < 0 ? "sequence" : "axis"));
-  detail::visit_reduce<true>(t, o, [&](auto tag, auto otag) {
+  detail::visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* x = static_cast<const T*>(data);

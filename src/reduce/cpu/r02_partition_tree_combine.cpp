@@ -2,7 +2,9 @@
 // own contiguous section into a private partial (on its own cache line, so no false sharing),
 // then the partials meet in a reduction tree: log2(threads) steps, barrier between steps, as the
 // notes' shared-memory tree. Deterministic for a given thread count. Each thread's loop still
-// has one accumulator, so float sums stay bound by the add latency: r03 removes that.
+// has one accumulator, so float sums stay bound by the add latency: r03 removes that. The
+// ladder's first cpu rung for var and std: their merge of two parts is one combine like any
+// other (r05 is the API's).
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of 2^28, 8.2
 // GB/s, 32% of read bandwidth.
 #include <omp.h>
@@ -18,6 +20,7 @@ template <class A> struct alignas(64) padded { A value; };
 
 struct partition_tree_combine {
   static constexpr bool args = true;
+  static constexpr bool moments = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     using A = acc_t<T, O>;
     std::vector<padded<A>> partial(static_cast<std::size_t>(omp_get_max_threads()));
@@ -44,7 +47,7 @@ struct partition_tree_combine {
 extern const reduce_rung r02_partition_tree_combine{
     .info = {.step = 2,
              .summary = "per-thread partials on their own cache lines, combined in a tree"},
-    .can_run = any_problem,
+    .can_run = moments_too,
     .run = dispatch_reduce<partition_tree_combine>,
 };
 

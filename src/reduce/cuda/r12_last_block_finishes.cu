@@ -11,7 +11,8 @@
 // past that, read-only loads and one accumulator (2^28 f32: 0.2531 ms against 0.2651 streaming).
 // What limits it: DRAM bandwidth, like r09, minus r09's second launch.
 // Measured (H200, bench/results/h200-2026-11-21.json): f32 sum of 2^28 on the device, 0.2531 ms,
-// 4242 GB/s (88% of theoretical); 2^24: 0.0238 ms.
+// 4242 GB/s (88% of theoretical); 2^24: 0.0238 ms. The API's rung for var and std too: each
+// element merged into its thread's (count, mean, squared deviations), a division a value.
 #include "reduce/cuda/last_block.cuh"
 
 namespace pplab::detail::reduce_cuda {
@@ -19,6 +20,7 @@ namespace {
 
 struct rung {
   static constexpr bool args = true;
+  static constexpr bool moments = true;
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
@@ -32,7 +34,7 @@ struct rung {
 
 extern const reduce_rung r12_last_block_finishes{
     .info = {.step = 12, .summary = "one launch: the last block combines, deterministic"},
-    .can_run = supports<dtypes::all, true>,
+    .can_run = supports<dtypes::all, true, true>,
     .scratch_bytes = [](const reduce_problem&) { return last_block_scratch; },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
 };

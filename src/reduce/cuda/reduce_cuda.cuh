@@ -15,15 +15,21 @@ namespace pplab::detail::reduce_cuda {
 // the build lean; they say so in can_run).
 enum class dtypes { all, wide };
 
-// `args`: the rung takes argmin and argmax too.
-template <dtypes D, bool args = false> bool supports(const reduce_problem& p) {
-  return !p.exact && (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what));
+// `args`: the rung takes argmin and argmax too; `moments`: var and std too.
+template <dtypes D, bool args = false, bool moments = false>
+bool supports(const reduce_problem& p) {
+  return !p.exact && (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what)) &&
+         (moments || !is_moments(p.what));
 }
 
 // ---- writing the answer: argmin's and argmax's is the index (-1 for no element)
 template <class T> __device__ inline void store(scalar* out, arg_acc<T> v, std::size_t) {
   out->k = scalar::kind::i64;
   out->i = v.index == no_index ? -1 : v.index;
+}
+// var's and std's: the moments themselves (answer_bytes), merged with other parts' on the host
+__device__ inline void store(scalar* out, moments v, std::size_t) {
+  *reinterpret_cast<moments*>(out) = v;
 }
 template <class A> __device__ inline void store(scalar* out, A v, std::size_t mean_n) {
   if (mean_n) {
@@ -106,8 +112,8 @@ inline std::size_t combine_blocks(std::size_t count) {
   return (count + combine_block * combine_per_thread - 1) / (combine_block * combine_per_thread);
 }
 
-// The widest accumulator: an integer mean's 128 bits.
-constexpr std::size_t max_acc_bytes = 16;
+// The widest accumulator: var's moments, three doubles.
+constexpr std::size_t max_acc_bytes = sizeof(moments);
 
 // Scratch for `count` partials and the passes after them, in elements of A.
 inline std::size_t partial_scratch(std::size_t count) { return count + combine_blocks(count) + 2; }
@@ -131,9 +137,10 @@ void combine_partials(acc_t<T, O>* partials, std::size_t count, acc_t<T, O>* spa
 }
 
 // ---- dispatch: Impl::template run<T, O>(in, n, scratch, out, mean_n, stream); mean runs sum;
-// argmin and argmax where Impl says `args` (takes_args, reduce_common.hpp).
+// argmin and argmax where Impl says `args`, var and std where it says `moments` (takes_args,
+// takes_moments: reduce_common.hpp).
 template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
-  visit_reduce<takes_args<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
+  visit_reduce<takes_args<Impl>, takes_moments<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     if constexpr (D == dtypes::all || sizeof(T) >= 4)
       Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n, c.scratch,

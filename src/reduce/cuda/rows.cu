@@ -6,12 +6,12 @@
 // group folds its row with the rungs' vectorized loads (16-byte loads from the row's first aligned
 // element, whatever the row stride) and the same accumulator and combine as every rung
 // (reduce_common.hpp), then a warp or block reduction, and its first thread writes the row's answer
-// in its type: double for floats and for every mean, int64 or uint64 for integers. Not a rung: the
-// whole-array ladder is the reduce case's; this is the same fold with the row as the group's whole
-// input. A block per row left three quarters of its threads idle on short rows (2^22 rows of 64
-// floats: 5.1 ms against torch.sum(dim=-1)'s 0.95 ms on an H100; a warp per row 1.07 ms), and it
-// waits at a barrier after every row: 16384 rows of 16384 floats took 0.43 ms against torch's 0.38
-// (bench/results/h100-2026-11-27-python-call-parts-rows-kernels.txt).
+// in its type: double for floats and for every mean, var and std, int64 or uint64 for integers.
+// Not a rung: the whole-array ladder is the reduce case's; this is the same fold with the row as
+// the group's whole input. A block per row left three quarters of its threads idle on short rows
+// (2^22 rows of 64 floats: 5.1 ms against torch.sum(dim=-1)'s 0.95 ms on an H100; a warp per
+// row 1.07 ms), and it waits at a barrier after every row: 16384 rows of 16384 floats took 0.43
+// ms against torch's 0.38 (bench/results/h100-2026-11-27-python-call-parts-rows-kernels.txt).
 #include "core/modules.hpp"
 #include "reduce/cuda/reduce_cuda.cuh"
 
@@ -27,13 +27,15 @@ constexpr std::size_t warp_row_cols = 4096;  // the longest row a warp takes alo
 template <class T, op O>
 using row_answer_t = std::conditional_t<
     is_arg(O), std::int64_t,
-    std::conditional_t<O == op::mean || std::is_floating_point_v<T>, double,
+    std::conditional_t<O == op::mean || is_moments(O) || std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>;
 
 template <class T, op O>
-__device__ inline row_answer_t<T, O> row_answer(acc_t<T, O> v, bool mean, std::size_t cols) {
+__device__ inline row_answer_t<T, O> row_answer(acc_t<T, O> v, op what, std::size_t cols) {
   if constexpr (is_arg(O)) return v.index == no_index ? -1 : v.index;
-  else return mean ? row_answer_t<T, O>(double(v) / double(cols)) : row_answer_t<T, O>(v);
+  else if constexpr (is_moments(O)) return moments_value(what, v);
+  else if (what == op::mean) return row_answer_t<T, O>(double(v) / double(cols));
+  else return row_answer_t<T, O>(v);
 }
 
 // lanes: the threads per row, a warp (32) or the block (row_block). A group's threads take the
@@ -41,7 +43,7 @@ __device__ inline row_answer_t<T, O> row_answer(acc_t<T, O> v, bool mean, std::s
 template <class T, op O, int lanes>
 __global__ void __launch_bounds__(row_block)
     rows_kernel(const T* __restrict__ in, std::size_t rows, std::size_t cols, std::size_t ld,
-                row_answer_t<T, O>* __restrict__ out, bool mean) {
+                row_answer_t<T, O>* __restrict__ out, op what) {
   constexpr unsigned groups = row_block / lanes;
   const unsigned lane = threadIdx.x % lanes;
   for (std::size_t y = std::size_t(blockIdx.x) * groups + threadIdx.x / lanes; y < rows;
@@ -52,17 +54,17 @@ __global__ void __launch_bounds__(row_block)
     } else {
       v = cuda_detail::warp_reduce(v, op_combine<T, O>{});
     }
-    if (lane == 0) out[y] = row_answer<T, O>(v, mean, cols);
+    if (lane == 0) out[y] = row_answer<T, O>(v, what, cols);
     if constexpr (lanes == row_block) __syncthreads();  // the reduction's shared memory, again
   }
 }
 
 template <class T, op O, int lanes>
 void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld,
-                 row_answer_t<T, O>* out, bool mean, unsigned resident, cudaStream_t s) {
+                 row_answer_t<T, O>* out, op what, unsigned resident, cudaStream_t s) {
   const std::size_t groups = row_block / lanes;
   const unsigned grid = unsigned(std::min<std::size_t>((rows + groups - 1) / groups, resident));
-  rows_kernel<T, O, lanes><<<grid, row_block, 0, s>>>(in, rows, cols, ld, out, mean);
+  rows_kernel<T, O, lanes><<<grid, row_block, 0, s>>>(in, rows, cols, ld, out, what);
   PPLAB_CUDA_LAUNCHED();
 }
 
@@ -85,8 +87,9 @@ constexpr std::size_t min_chunk_rows = 256;  // 32 rows per thread at least
 template <class T, op O>
 __global__ void __launch_bounds__(row_block)
     columns_kernel(const T* __restrict__ in, std::size_t outer, std::size_t rows, std::size_t cols,
-                   std::size_t col_tiles, std::size_t chunk_rows, acc_t<T, O>* __restrict__ partials,
-                   row_answer_t<T, O>* __restrict__ out, bool mean) {
+                   std::size_t col_tiles, std::size_t chunk_rows,
+                   acc_t<T, O>* __restrict__ partials, row_answer_t<T, O>* __restrict__ out,
+                   op what) {
   using A = acc_t<T, O>;
   __shared__ A groups[row_groups][column_lanes];
   const unsigned lane = threadIdx.x % column_lanes, group = threadIdx.x / column_lanes;
@@ -115,19 +118,19 @@ __global__ void __launch_bounds__(row_block)
 #pragma unroll
   for (int g = 1; g < row_groups; ++g) v = combine<T, O>(v, groups[g][lane]);
   if (partials) partials[std::size_t(blockIdx.y) * outer * cols + o * cols + c] = v;
-  else out[o * cols + c] = row_answer<T, O>(v, mean, rows);
+  else out[o * cols + c] = row_answer<T, O>(v, what, rows);
 }
 
 // The chunks' partials of each column combined in chunk order, and its answer written.
 template <class T, op O>
 __global__ void __launch_bounds__(row_block)
     column_chunks(const acc_t<T, O>* __restrict__ partials, std::size_t answers, unsigned chunks,
-                  std::size_t rows, row_answer_t<T, O>* __restrict__ out, bool mean) {
+                  std::size_t rows, row_answer_t<T, O>* __restrict__ out, op what) {
   const std::size_t i = std::size_t(blockIdx.x) * row_block + threadIdx.x;
   if (i >= answers) return;
   acc_t<T, O> v = partials[i];
   for (unsigned k = 1; k < chunks; ++k) v = combine<T, O>(v, partials[k * answers + i]);
-  out[i] = row_answer<T, O>(v, mean, rows);
+  out[i] = row_answer<T, O>(v, what, rows);
 }
 
 // How many chunks the rows are cut into: enough blocks for two waves of the GPU's resident
@@ -145,7 +148,7 @@ unsigned column_chunk_count(std::size_t outer, std::size_t rows, std::size_t col
 
 std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
                                    std::size_t cols) {
-  return visit_reduce<true>(t, o, [&](auto tag, auto otag) -> std::size_t {
+  return visit_reduce<true, true>(t, o, [&](auto tag, auto otag) -> std::size_t {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
@@ -158,7 +161,7 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
                          std::size_t cols, op o, void* out, void* scratch, void* stream) {
   if (outer == 0 || cols == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
-  visit_reduce<true>(t, o, [&](auto tag, auto otag) {
+  visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     using A = acc_t<T, O>;
@@ -168,13 +171,12 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
     const std::size_t col_tiles = (cols + column_lanes - 1) / column_lanes;
     auto* partials = chunks > 1 ? static_cast<A*>(scratch) : nullptr;
     columns_kernel<T, O><<<dim3(unsigned(outer * col_tiles), chunks), row_block, 0, s>>>(
-        static_cast<const T*>(in), outer, rows, cols, col_tiles, chunk_rows, partials, answers,
-        o == op::mean);
+        static_cast<const T*>(in), outer, rows, cols, col_tiles, chunk_rows, partials, answers, o);
     PPLAB_CUDA_LAUNCHED();
     if (!partials) return;
     const std::size_t count = outer * cols;
     column_chunks<T, O><<<unsigned((count + row_block - 1) / row_block), row_block, 0, s>>>(
-        partials, count, chunks, rows, answers, o == op::mean);
+        partials, count, chunks, rows, answers, o);
     PPLAB_CUDA_LAUNCHED();
   });
 }
@@ -183,7 +185,7 @@ void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t col
                       op o, void* out, void* stream) {
   if (rows == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
-  visit_reduce<true>(t, o, [&](auto tag, auto otag) {
+  visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* x = static_cast<const T*>(in);
@@ -192,8 +194,8 @@ void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t col
     static const unsigned row_blocks = resident_blocks(rows_kernel<T, O, row_block>, row_block);
     const std::size_t resident_warps = std::size_t(warp_blocks) * (row_block / 32);
     if (cols <= warp_row_cols || rows >= resident_warps)
-      launch_rows<T, O, 32>(x, rows, cols, ld, answers, o == op::mean, warp_blocks, s);
-    else launch_rows<T, O, row_block>(x, rows, cols, ld, answers, o == op::mean, row_blocks, s);
+      launch_rows<T, O, 32>(x, rows, cols, ld, answers, o, warp_blocks, s);
+    else launch_rows<T, O, row_block>(x, rows, cols, ld, answers, o, row_blocks, s);
   });
 }
 

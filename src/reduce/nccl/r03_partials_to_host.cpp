@@ -21,7 +21,9 @@ namespace pplab::detail::reduce_nccl {
 
 namespace {
 
-bool can_run(const reduce_problem& p) { return !p.exact && !is_arg(p.what) && !nccl::job_of_processes(); }
+bool can_run(const reduce_problem& p) {
+  return !p.exact && !is_arg(p.what) && !is_moments(p.what) && !nccl::job_of_processes();
+}
 
 void run(const reduce_call& c) {
   // Each partial comes back into its pinned slot right behind its GPU's rung.
