@@ -36,30 +36,24 @@ template <load L> __device__ inline uint4 load16(const uint4* p) {
   }
 }
 
-// Visits every element of in[0, n) that grid thread g of `threads` owns, with 16-byte loads:
-// `unroll` loads in flight per thread over the aligned middle (coalesced: neighbours in a warp
-// load neighbouring vectors), single loads for the elements before the first 16-byte boundary
-// and after the last whole vector. f(x, e) gets each element and its place e in its vector
-// (0 for the single loads), so a caller can keep independent accumulators per place; an f that
-// takes three arguments, f(x, e, i), also gets the element's index i in `in` (argmin, argmax).
-template <class T, int unroll, load L, class F>
-__device__ inline void for_each_vectorized(const T* __restrict__ in, std::size_t n, std::size_t g,
-                                           std::size_t threads, F&& f) {
+// Visits what grid thread g of `threads` owns of in[0, n), with 16-byte loads: `unroll` loads in
+// flight per thread over the aligned middle (coalesced: neighbours in a warp load neighbouring
+// vectors), each vector whole: whole(x, i) with its 16 / sizeof(T) elements x and the index i of
+// the first; single loads for the elements before the first 16-byte boundary and after the last
+// whole vector: single(x, i).
+template <class T, int unroll, load L, class Whole, class Single>
+__device__ inline void for_each_vector(const T* __restrict__ in, std::size_t n, std::size_t g,
+                                       std::size_t threads, Whole&& whole, Single&& single) {
   constexpr std::size_t per_vec = 16 / sizeof(T);
   std::size_t head = ((16 - (reinterpret_cast<std::uintptr_t>(in) & 15)) & 15) / sizeof(T);
   if (head > n) head = n;
-  const auto visit = [&](T x, std::size_t e, std::size_t at) {
-    if constexpr (std::is_invocable_v<F&, T, std::size_t, std::size_t>) f(x, e, at);
-    else f(x, e);
-  };
-  if (g < head) visit(in[g], 0, g);
+  if (g < head) single(in[g], g);
   const uint4* v = reinterpret_cast<const uint4*>(in + head);
   const std::size_t vectors = (n - head) / per_vec;
   const auto each = [&](const uint4& raw, std::size_t vector) {
     T x[per_vec];
     memcpy(x, &raw, 16);
-#pragma unroll
-    for (std::size_t e = 0; e < per_vec; ++e) visit(x[e], e, head + vector * per_vec + e);
+    whole(x, head + vector * per_vec);
   };
   std::size_t i = g;
   for (; i + (unroll - 1) * threads < vectors; i += unroll * threads) {
@@ -71,7 +65,27 @@ __device__ inline void for_each_vectorized(const T* __restrict__ in, std::size_t
   }
   for (; i < vectors; i += threads) each(load16<L>(v + i), i);
   const std::size_t tail = head + vectors * per_vec + g;
-  if (tail < n) visit(in[tail], 0, tail);
+  if (tail < n) single(in[tail], tail);
+}
+
+// for_each_vector one element at a time: f(x, e) gets each element and its place e in its
+// vector (0 for the single loads), so a caller can keep independent accumulators per place; an f
+// that takes three arguments, f(x, e, i), also gets the element's index i in `in` (argmin, argmax).
+template <class T, int unroll, load L, class F>
+__device__ inline void for_each_vectorized(const T* __restrict__ in, std::size_t n, std::size_t g,
+                                           std::size_t threads, F&& f) {
+  constexpr std::size_t per_vec = 16 / sizeof(T);
+  const auto visit = [&](T x, std::size_t e, std::size_t at) {
+    if constexpr (std::is_invocable_v<F&, T, std::size_t, std::size_t>) f(x, e, at);
+    else f(x, e);
+  };
+  for_each_vector<T, unroll, L>(
+      in, n, g, threads,
+      [&](const T(&x)[per_vec], std::size_t first) {
+#pragma unroll
+        for (std::size_t e = 0; e < per_vec; ++e) visit(x[e], e, first + e);
+      },
+      [&](T x, std::size_t at) { visit(x, 0, at); });
 }
 
 }  // namespace pplab::detail

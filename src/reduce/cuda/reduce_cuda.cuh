@@ -66,6 +66,31 @@ template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a
   return combine<T, O>(a, b);
 }
 
+// ---- var's and std's fold: each 16-byte vector's elements taken together first (their mean by a
+// multiply, their squared deviations from it), then merged into the thread's triple: one
+// division a vector, not one an element (a division a value kept the FP64 pipe busy: the f32
+// var of 2^28 ran at 64% of the read ceiling).
+template <class T, int unroll, load L>
+__device__ inline moments thread_moments_vec(const T* __restrict__ in, std::size_t n, std::size_t g,
+                                             std::size_t threads) {
+  constexpr int per_vec = int(16 / sizeof(T));
+  moments acc = identity<T, op::var>();
+  for_each_vector<T, unroll, L>(
+      in, n, g, threads,
+      [&](const T(&x)[per_vec], std::size_t) {
+        double s = 0;
+#pragma unroll
+        for (int e = 0; e < per_vec; ++e) s += double(x[e]);
+        const double mean = s * (1.0 / per_vec);
+        double m2 = 0;
+#pragma unroll
+        for (int e = 0; e < per_vec; ++e) m2 += (double(x[e]) - mean) * (double(x[e]) - mean);
+        acc = combine<T, op::var>(acc, moments{double(per_vec), mean, m2});
+      },
+      [&](T x, std::size_t i) { acc = combine<T, op::var>(acc, lift<T, op::var>(x, i)); });
+  return acc;
+}
+
 // ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread,
 // folded into `lanes` independent accumulators (element e of a vector into lane e % lanes), so
 // the adds of one vector do not wait on each other. Elements before the first 16-byte boundary
@@ -75,6 +100,7 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
                                                 std::size_t g, std::size_t threads) {
   using A = acc_t<T, O>;
   static_assert((16 / sizeof(T)) % lanes == 0);
+  if constexpr (is_moments(O)) return thread_moments_vec<T, unroll, L>(in, n, g, threads);
   A acc[lanes];
 #pragma unroll
   for (int k = 0; k < lanes; ++k) acc[k] = identity<T, O>();
