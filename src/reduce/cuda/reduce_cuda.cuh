@@ -66,26 +66,38 @@ template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a
   return combine<T, O>(a, b);
 }
 
-// ---- var's and std's fold: each 16-byte vector's elements taken together first (their mean by a
-// multiply, their squared deviations from it), then merged into the thread's triple: one
-// division a vector, not one an element (a division a value kept the FP64 pipe busy: the f32
-// var of 2^28 ran at 64% of the read ceiling).
+// ---- N values a thread holds, merged into its accumulator v: var's and std's as one group
+// first (their mean by a multiply, their squared deviations from it), then one merge, so one
+// division for the N, not one a value (a division a value kept the FP64 pipe busy: the f32 var
+// of 2^28 ran at 64% of the read ceiling); any other op's one at a time, in order. index(u) is
+// value u's index (argmin, argmax).
+template <class T, op O, int N, class Index>
+__device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index) {
+  if constexpr (is_moments(O)) {
+    double s = 0;
+#pragma unroll
+    for (int u = 0; u < N; ++u) s += double(x[u]);
+    const double mean = s * (1.0 / N);
+    double m2 = 0;
+#pragma unroll
+    for (int u = 0; u < N; ++u) m2 += (double(x[u]) - mean) * (double(x[u]) - mean);
+    return combine<T, O>(v, moments{double(N), mean, m2});
+  } else {
+#pragma unroll
+    for (int u = 0; u < N; ++u) v = combine<T, O>(v, lift<T, O>(x[u], index(u)));
+    return v;
+  }
+}
+
+// var's and std's fold: each 16-byte vector's elements merged as one group.
 template <class T, int unroll, load L>
 __device__ inline moments thread_moments_vec(const T* __restrict__ in, std::size_t n, std::size_t g,
                                              std::size_t threads) {
-  constexpr int per_vec = int(16 / sizeof(T));
   moments acc = identity<T, op::var>();
   for_each_vector<T, unroll, L>(
       in, n, g, threads,
-      [&](const T(&x)[per_vec], std::size_t) {
-        double s = 0;
-#pragma unroll
-        for (int e = 0; e < per_vec; ++e) s += double(x[e]);
-        const double mean = s * (1.0 / per_vec);
-        double m2 = 0;
-#pragma unroll
-        for (int e = 0; e < per_vec; ++e) m2 += (double(x[e]) - mean) * (double(x[e]) - mean);
-        acc = combine<T, op::var>(acc, moments{double(per_vec), mean, m2});
+      [&](const T(&x)[16 / sizeof(T)], std::size_t first) {
+        acc = merged<T, op::var>(acc, x, [first](int u) { return first + std::size_t(u); });
       },
       [&](T x, std::size_t i) { acc = combine<T, op::var>(acc, lift<T, op::var>(x, i)); });
   return acc;

@@ -80,7 +80,8 @@ void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld
 // 4096x65536 axis 0 0.92x; the whole-array sum through the same Python layer is 0.93x with a
 // kernel at 98% of the read ceiling, so most of the gap is the call, not the walk. Tried and
 // dropped: 16-byte loads per lane (4 columns) measured 0.80-0.88x, no faster; 4 to 16 waves of
-// chunks instead of 2, within noise or slower.
+// chunks instead of 2, within noise or slower. var and std merge each thread's 8 loads as one
+// group (merged, reduce_cuda.cuh).
 constexpr int column_lanes = 32, row_groups = row_block / column_lanes, column_unroll = 8;
 constexpr std::size_t min_chunk_rows = 256;  // 32 rows per thread at least
 
@@ -106,9 +107,7 @@ __global__ void __launch_bounds__(row_block)
       T x[column_unroll];
 #pragma unroll
       for (int u = 0; u < column_unroll; ++u) x[u] = __ldg(column + (r + u * row_groups) * cols);
-#pragma unroll
-      for (int u = 0; u < column_unroll; ++u)
-        v = combine<T, O>(v, lift<T, O>(x[u], r + u * row_groups));
+      v = merged<T, O>(v, x, [r](int u) { return r + std::size_t(u) * row_groups; });
     }
     for (; r < r1; r += row_groups) v = combine<T, O>(v, lift<T, O>(__ldg(column + r * cols), r));
   }
