@@ -332,6 +332,11 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
             got = numpy.asarray(got).reshape((1,) * len(shape))
         else:
             got = got.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    return _into(got, out)
+
+
+def _into(got, out):
+    """got, or got written into out (an array of any library) and out returned."""
     if out is None:
         return got
     if _library(out) == "torch":
@@ -576,13 +581,7 @@ def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
     if dtype is not None:
         got = numpy.dtype(dtype).type(got) if isinstance(got, float) \
             else _astype(got, numpy.dtype(dtype).name)
-    if out is None:
-        return got
-    if _library(out) == "torch":
-        out.copy_(got if _library(got) == "torch" else __import__("torch").as_tensor(got))
-    else:
-        out[...] = got
-    return out
+    return _into(got, out)
 
 
 def argmin(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):
