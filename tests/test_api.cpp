@@ -261,7 +261,7 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
     for (std::size_t i = 0; i < n; ++i) f[i] = float(z(rng)), s[i] = std::int16_t(z(rng) * 1000);
     if (n > 10) f[n / 3] = std::nanf("");  // one column's min, max and sums see a NaN
     for (op o : all_ops) {
-      if (rows == 0 && (o == op::mean || is_arg(o))) continue;
+      if (rows == 0 && (plain_of(o) == op::mean || is_arg(o))) continue;
       for (backend b : {backend::seq, backend::cpu}) {
         std::vector<scalar> got_f(outer * cols), got_s(outer * cols);
         reduce_axis(b, dtype::f32, f.data(), outer, rows, cols, o, got_f.data());
@@ -273,10 +273,14 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
             for (std::size_t y = 0; y < rows; ++y)
               fc.push_back(f[(k * rows + y) * cols + c]),
                   sc.push_back(s[(k * rows + y) * cols + c]);
-            const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o);
-            const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o);
             const scalar& gf = got_f[k * cols + c];
             const scalar& gs = got_s[k * cols + c];
+            if (is_arg(o) && skips_nan(o) && std::isnan(fc[0]) && rows == 1) {
+              ASSERT_EQ(gf.i, -1) << "a column of NaN alone";  // reduce: an error, tested apart
+              continue;
+            }
+            const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o);
+            const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o);
             ASSERT_EQ(gf.k, wf.k);
             if (is_arg(o)) ASSERT_EQ(gf.i, wf.i) << name_of(b) << " " << name_of(o);
             else if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));

@@ -365,6 +365,40 @@ TEST_F(Cli, ReduceAlongAnAxis) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["values"], nlohmann::json({3, 1, 3, 3, 1, 3}));
 }
 
+// The nan ops from the shell: NaN left out, whole and along an axis; a line of NaN alone is an
+// error for nanargmin and nanargmax (exit 2), NaN with a number for nanmax's.
+TEST_F(Cli, NanOpsLeaveNaNOut) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  io::array a;
+  a.type = dtype::f64;
+  a.shape = {2, 3};
+  const std::vector<double> v = {nan, 4.0, 1.0, nan, nan, 2.5};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(v.data()),
+                 reinterpret_cast<const std::byte*>(v.data()) + 48);
+  io::write_npy(path("n.npy"), a);
+  for (const char* b : {"seq", "cpu"}) {
+    const std::string in = " --backend " + std::string(b) + " --input " + path("n.npy") + " --json";
+    result r = run("reduce --op nanmax" + in);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["value"], 4.0);
+    r = run("reduce --op nanmean" + in);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), 2.5);
+    r = run("reduce --op nansum" + in + " --axis 0");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["values"], nlohmann::json({0.0, 4.0, 3.5}));
+    r = run("reduce --op nanargmin" + in + " --axis 1");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["values"], nlohmann::json({2, 2}));
+  }
+  const std::vector<double> alone = {nan, nan};
+  a.shape = {2};
+  a.bytes.assign(reinterpret_cast<const std::byte*>(alone.data()),
+                 reinterpret_cast<const std::byte*>(alone.data()) + 16);
+  io::write_npy(path("alone.npy"), a);
+  expect_failure("reduce --op nanargmax --input " + path("alone.npy"), 2, "All-NaN slice");
+}
+
 TEST_F(Cli, HistogramOfATextFileCountsLetters) {
   write("hello.dat", "hello");  // not .txt (numbers) nor .npy: read as bytes
   const result r = run("histogram --input " + path("hello.dat") + " --json");
@@ -854,10 +888,11 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   const auto rec = nlohmann::json::parse(in);
   EXPECT_TRUE(rec.contains("ceilings"));
   EXPECT_GT(rec["ceilings"]["read_GBps"].get<double>(), 0);
-  // Five plain problems, each on every plain cpu rung; a var, on the rungs for var alone and
-  // r02 (which takes every op); two exact ones, on the exact rungs.
+  // Five plain problems, each on every plain cpu rung; a var and a nanmean, on the rungs for var
+  // alone and r02 (which takes every op); a nansum on r02 and r03 (r01's omp clause takes no nan
+  // op); two exact ones, on the exact rungs.
   EXPECT_EQ(rec["rows"].size(), 5 * (cpu_rungs - exact_cpu_rungs - moments_cpu_rungs) +
-                                    (moments_cpu_rungs + 1) + 2 * exact_cpu_rungs);
+                                    2 * (moments_cpu_rungs + 1) + 2 + 2 * exact_cpu_rungs);
   for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
   EXPECT_FALSE(rec["ceilings"].contains("store_GBps"));  // measured for histograms only
   for (const auto& row : rec["rows"])  // an honest ceiling: no rung reads above it
@@ -1169,7 +1204,7 @@ TEST_F(Cli, TuneWritesChoicesTheLabThenPicks) {
       ++picks;
       EXPECT_TRUE(row["api_pick"].get<bool>()) << row.dump();
     }
-  EXPECT_EQ(picks, 8u);  // one per problem
+  EXPECT_EQ(picks, 10u);  // one per problem
   expect_failure("tune --backend mpi --out " + file, 2, "only seq, cpu and cuda");
   r = run("tune reduce --backend seq --quick --budget 0.01 --dry-run --no-progress --out " +
           path("never.json"));

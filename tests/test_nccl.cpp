@@ -139,6 +139,31 @@ TEST_F(Nccl, DevicePartsReduceAsSeqOnTheWholeArraySameBitsTwice) {
       }
 }
 
+// What nccl does not take yet (argmin, argmax, var, std and the nan ops of floats) is refused
+// with a sentence, on device parts and on host data; a nan op of integers is its plain op there.
+TEST_F(Nccl, OpsNotTakenYetAreRefusedAndNanOpsOfIntegersArePlain) {
+  const std::uint64_t seed = job_seed();
+  const std::size_t n = 1009;
+  device_parts floats(dtype::f32, n, detail::distribution::normal, seed);
+  const std::vector<std::byte> host =
+      whole_array(dtype::f32, n, detail::distribution::normal, seed);
+  for (op o : all_ops) {
+    if (!is_arg(o) && !is_moments(o) && !skips_nan(o)) continue;
+    SCOPED_TRACE(std::string(name_of(o)));
+    expect_error(
+        errc::unsupported, [&] { reduce_device_parts(dtype::f32, floats.parts, o); },
+        "not on nccl yet");
+    expect_error(
+        errc::unsupported, [&] { reduce(backend::nccl, dtype::f32, host.data(), n, o); },
+        "not on nccl yet");
+  }
+  device_parts ints(dtype::i32, n, detail::distribution::uniform, seed);
+  EXPECT_EQ(reduce_device_parts(dtype::i32, ints.parts, op::nansum).i,
+            reduce_device_parts(dtype::i32, ints.parts, op::sum).i);
+  EXPECT_EQ(reduce_device_parts(dtype::i32, ints.parts, op::nanmax).i,
+            reduce_device_parts(dtype::i32, ints.parts, op::max).i);
+}
+
 // Exact sums over the GPUs of one process (reduce/nccl/r04_exact_totals_to_host): one process's
 // bits whatever the GPU count; hostile data (every exponent, cancelling pairs, subnormals).
 TEST_F(Nccl, ExactSumsAreTheHostsBitsOnEveryGpuCount) {

@@ -56,9 +56,32 @@ template <class T> scalar variance(const T* x, std::size_t n, op o, double& scal
   return scalar::of(std::sqrt(var));
 }
 
+template <class T> scalar reference(const T* x, std::size_t n, op o, double& scale);
+
+// A nan op's reference: the plain op's over the elements that are not NaN (an index mapped back
+// to the whole array's); nanmin's, nanmax's and nanmean's of no number NaN.
+template <class T> scalar without_nan(const T* x, std::size_t n, op o, double& scale) {
+  std::vector<T> numbers;
+  std::vector<std::int64_t> at;
+  for (std::size_t i = 0; i < n; ++i)
+    if (x[i] == x[i]) numbers.push_back(x[i]), at.push_back(std::int64_t(i));
+  const op p = plain_of(o);
+  const scalar s = reference(numbers.data(), numbers.size(), p, scale);
+  if (is_arg(o)) return scalar::of(s.i < 0 ? std::int64_t(-1) : at[std::size_t(s.i)]);
+  if (numbers.empty() && (p == op::min || p == op::max || p == op::mean)) {
+    scale = 0;
+    return scalar::of(std::numeric_limits<double>::quiet_NaN());
+  }
+  return s;
+}
+
 // The reference: long double for floats, wrapping 64-bit arithmetic for integers.
 template <class T> scalar reference(const T* x, std::size_t n, op o, double& scale) {
   scale = 0;
+  if (skips_nan(o)) {
+    if constexpr (std::is_floating_point_v<T>) return without_nan(x, n, o, scale);
+    o = plain_of(o);  // integers: no NaN to leave out
+  }
   if (is_arg(o)) return first_extreme(x, n, o);
   if (is_moments(o)) return variance(x, n, o, scale);
   if constexpr (std::is_floating_point_v<T>) {
@@ -132,24 +155,29 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
   for (std::size_t n : awkward_sizes(rng))
     for (dtype t : test_dtypes())
       for (op o : test_ops()) {
-        // The mean and the argmin/argmax of nothing: errors at the API, tested there.
-        if ((o == op::mean || is_arg(o)) && n == 0) continue;
+        // The mean and the argmin/argmax of nothing: errors at the API, tested there (nanmean's
+        // of nothing, NaN, by NanOpsLeaveEveryNaNOut).
+        if ((plain_of(o) == op::mean || is_arg(o)) && n == 0) continue;
         const detail::reduce_problem p{t, o, n};
         if (!r.can_run(p)) continue;
         SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) +
                      " n=" + std::to_string(n));
         std::vector<std::byte> data(n * size_of(t) + 1);
         // Products of floats stay finite with values near 1; everything else is uniform.
-        const auto dist = (o == op::product && is_float(t)) ? detail::distribution::normal
-                                                            : detail::distribution::uniform;
+        const bool product = plain_of(o) == op::product && is_float(t);
+        const auto dist = product ? detail::distribution::normal : detail::distribution::uniform;
         detail::generate(t, data.data(), n, dist, rng());
-        if (o == op::product && is_float(t))
-          visit_dtype(t, [&](auto tag) {
-            using T = decltype(tag);
-            T* x = reinterpret_cast<T*>(data.data());
-            if constexpr (std::is_floating_point_v<T>)
+        visit_dtype(t, [&](auto tag) {
+          using T = decltype(tag);
+          T* x = reinterpret_cast<T*>(data.data());
+          if constexpr (std::is_floating_point_v<T>) {
+            if (product)
               for (std::size_t i = 0; i < n; ++i) x[i] = T(1) + x[i] / T(64);
-          });
+            if (skips_nan(o))  // about one element in eight NaN, for the nan ops to leave out
+              for (std::size_t i = 0; i < n; ++i)
+                if (rng() % 8 == 0) x[i] = std::numeric_limits<T>::quiet_NaN();
+          }
+        });
         double scale = 0;
         const scalar want = visit_dtype(t, [&](auto tag) {
           using T = decltype(tag);
@@ -178,6 +206,54 @@ TEST_P(Reduce, NaNPropagatesThroughMinMaxAndSum) {
           << name_of(o) << " n=" << n;
     }
   }
+}
+
+// The nan ops on the layouts random data rarely gives: NaN alone, NaN first or last, one number
+// among NaN, infinities beside NaN, and nothing at all.
+TEST_P(Reduce, NanOpsLeaveEveryNaNOut) {
+  const reduce_rung& r = *GetParam();
+  PPLAB_SKIP_IF_UNAVAILABLE(r.info);
+  SKIP_IF_EXACT(r);
+  const double nan = std::numeric_limits<double>::quiet_NaN(),
+               inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<std::vector<double>> layouts;
+  for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(4099), std::size_t(70001)}) {
+    layouts.emplace_back(n, nan);  // NaN alone
+    std::vector<double> x(n, nan);
+    x[rng() % n] = 3.5;  // one number among NaN
+    layouts.push_back(x);
+    for (double& v : x) v = double(rng() % 1000) - 500;
+    x[0] = nan, x[n - 1] = nan;  // NaN at both ends
+    layouts.push_back(x);
+    x[n / 2] = inf;  // an infinity beside them
+    layouts.push_back(x);
+    if (n > 2) x[n / 3] = -inf;  // both infinities: the sum and the mean NaN
+    layouts.push_back(x);
+  }
+  layouts.emplace_back();  // nothing
+  int ran = 0;
+  for (const std::vector<double>& x : layouts)
+    for (op o : all_ops) {
+      const std::size_t n = x.size();
+      if (!skips_nan(o) || (is_arg(o) && n == 0)) continue;
+      // products of hundreds overflow, and then meet a zero, at other steps in long double
+      if (o == op::nanprod && n > 7) continue;
+      const std::vector<float> xf(x.begin(), x.end());
+      for (dtype t : {dtype::f64, dtype::f32}) {
+        const detail::reduce_problem p{t, o, n};
+        if (!r.can_run(p)) continue;
+        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) +
+                     " n=" + std::to_string(n));
+        const void* data = t == dtype::f64 ? static_cast<const void*>(x.data()) : xf.data();
+        double scale = 0;
+        const scalar want =
+            t == dtype::f64 ? reference(x.data(), n, o, scale) : reference(xf.data(), n, o, scale);
+        expect_match(detail::run_rung(r, p, data), want, scale, n, r.info.float_accumulator);
+        ++ran;
+      }
+    }
+  if (ran == 0) GTEST_SKIP() << "takes no nan op";
 }
 
 // argmin and argmax: ties keep the first; the first NaN wins over everything; infinities and the

@@ -162,8 +162,13 @@ void add_reduce(CLI::App& app) {
       "min and max return NaN if any element is NaN; an empty input gives the identity.\n"
       "argmin and argmax give the index of the first extreme element (the first NaN, if any),\n"
       "as numpy.argmax; of an empty input they are an error. var and std are numpy.var and\n"
-      "numpy.std (ddof 0) in double, one pass; of an empty input NaN.");
-  cmd->add_option("--op", o->op_name, "sum, product, min, max, mean, argmin, argmax, var or std")
+      "numpy.std (ddof 0) in double, one pass; of an empty input NaN.\n"
+      "nansum, nanprod, nanmin, nanmax, nanmean, nanargmin, nanargmax, nanvar and nanstd are\n"
+      "NumPy's: every NaN left out (nanmin and nanmax of NaN alone: NaN; nanargmin and\n"
+      "nanargmax of NaN alone: an error).");
+  cmd->add_option("--op", o->op_name,
+                  "sum, product, min, max, mean, argmin, argmax, var or std, or nan and one of "
+                  "them (nansum ... nanstd: NaN left out)")
       ->required();
   o->backend.add_to(*cmd);
   cmd->add_option(

@@ -14,11 +14,65 @@ namespace pplab {
 // var and std with ddof=0) are the population variance and its square root, carried as
 // (count, mean, sum of squared deviations) triples that two parts merge exactly as one would
 // (Chan, Golub and LeVeque's update): one pass, no cancellation of a sum of squares.
-enum class op { sum, product, min, max, mean, argmin, argmax, var, std_dev };
-inline constexpr op all_ops[] = {op::sum,    op::product, op::min, op::max,    op::mean,
-                                 op::argmin, op::argmax,  op::var, op::std_dev};
-constexpr bool is_arg(op o) noexcept { return o == op::argmin || o == op::argmax; }
-constexpr bool is_moments(op o) noexcept { return o == op::var || o == op::std_dev; }
+// The nan ops are NumPy's nansum ... nanstd: the same reductions with every NaN left out (a NaN
+// lifted to the operator's identity; nanmin and nanmax keep the other operand wherever one is
+// NaN). Of integers they are the plain ops. nanmean is carried as moments (its own count).
+enum class op {
+  sum,
+  product,
+  min,
+  max,
+  mean,
+  argmin,
+  argmax,
+  var,
+  std_dev,
+  nansum,
+  nanprod,
+  nanmin,
+  nanmax,
+  nanmean,
+  nanargmin,
+  nanargmax,
+  nanvar,
+  nanstd
+};
+inline constexpr op all_ops[] = {op::sum,       op::product, op::min,    op::max,     op::mean,
+                                 op::argmin,    op::argmax,  op::var,    op::std_dev, op::nansum,
+                                 op::nanprod,   op::nanmin,  op::nanmax, op::nanmean, op::nanargmin,
+                                 op::nanargmax, op::nanvar,  op::nanstd};
+constexpr bool skips_nan(op o) noexcept { return o >= op::nansum; }
+// The op a nan op leaves NaN out of (nanstd: std_dev); any other op itself.
+constexpr op plain_of(op o) noexcept {
+  switch (o) {
+  case op::nansum:
+    return op::sum;
+  case op::nanprod:
+    return op::product;
+  case op::nanmin:
+    return op::min;
+  case op::nanmax:
+    return op::max;
+  case op::nanmean:
+    return op::mean;
+  case op::nanargmin:
+    return op::argmin;
+  case op::nanargmax:
+    return op::argmax;
+  case op::nanvar:
+    return op::var;
+  case op::nanstd:
+    return op::std_dev;
+  default:
+    return o;
+  }
+}
+constexpr bool is_arg(op o) noexcept {
+  return plain_of(o) == op::argmin || plain_of(o) == op::argmax;
+}
+constexpr bool is_moments(op o) noexcept {
+  return o == op::var || o == op::std_dev || o == op::nanmean || o == op::nanvar || o == op::nanstd;
+}
 std::string_view name_of(op o) noexcept;
 op parse_op(std::string_view name);
 
@@ -35,10 +89,19 @@ inline constexpr op_tag<op::argmin> argmin{};
 inline constexpr op_tag<op::argmax> argmax{};
 inline constexpr op_tag<op::var> var{};
 inline constexpr op_tag<op::std_dev> std_dev{};
+inline constexpr op_tag<op::nansum> nansum{};
+inline constexpr op_tag<op::nanprod> nanprod{};
+inline constexpr op_tag<op::nanmin> nanmin{};
+inline constexpr op_tag<op::nanmax> nanmax{};
+inline constexpr op_tag<op::nanmean> nanmean{};
+inline constexpr op_tag<op::nanargmin> nanargmin{};
+inline constexpr op_tag<op::nanargmax> nanargmax{};
+inline constexpr op_tag<op::nanvar> nanvar{};
+inline constexpr op_tag<op::nanstd> nanstd{};
 
 // Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
 // products accumulate in double. min and max keep the element type; mean, var and std_dev are
-// doubles; argmin and argmax answer a 64-bit index.
+// doubles; argmin and argmax answer a 64-bit index. Their nan ops answer as they do.
 template <class T>
 using wide_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
@@ -46,14 +109,21 @@ using wide_t =
 template <class T, op O>
 using reduce_result_t = std::conditional_t<
     is_arg(O), std::int64_t,
-    std::conditional_t<O == op::min || O == op::max, T,
-                       std::conditional_t<O == op::mean || is_moments(O), double, wide_t<T>>>>;
+    std::conditional_t<
+        plain_of(O) == op::min || plain_of(O) == op::max, T,
+        std::conditional_t<plain_of(O) == op::mean || is_moments(O), double, wide_t<T>>>>;
 
 // The identity of each built-in operator for accumulator type A: what an empty input gives.
+// nanmin's and nanmax's is NaN, which their combine never keeps over a number.
 template <class A> constexpr A identity_of(op o) noexcept {
   switch (o) {
   case op::product:
+  case op::nanprod:
     return A(1);
+  case op::nanmin:
+  case op::nanmax:
+    if constexpr (std::numeric_limits<A>::has_quiet_NaN) return std::numeric_limits<A>::quiet_NaN();
+    return identity_of<A>(plain_of(o));
   case op::min:
     return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
                                                 : std::numeric_limits<A>::max();

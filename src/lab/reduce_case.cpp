@@ -9,6 +9,7 @@
 // a whole call's latency shows beside the 4-byte all-reduce's.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/generate.hpp"
@@ -55,7 +56,9 @@ struct reduce_case {
                         {dtype::i32, op::sum},
                         {dtype::f32, op::max},
                         {dtype::f32, op::argmax},
-                        {dtype::f32, op::var}})
+                        {dtype::f32, op::var},
+                        {dtype::f32, op::nansum},
+                        {dtype::f32, op::nanmean}})
       add(t, o, big(s), false);
     // Exact sums beside the plain ones of the same data: f32 over the same count, f64 over half
     // as many (the same bytes).
@@ -109,23 +112,32 @@ struct reduce_case {
     host_data h;
     h.in.reset(new std::byte[pr.n * size_of(pr.p.type) + 1]);
     detail::generate(pr.p.type, h.in.get(), pr.n, pr.dist, 42);
+    if (skips_nan(pr.p.what))  // the nan ops' data holds NaN to leave out: one element in 17
+      visit_dtype(pr.p.type, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_floating_point_v<T>)
+          for (std::size_t i = 5; i < pr.n; i += 17)
+            reinterpret_cast<T*>(h.in.get())[i] = std::numeric_limits<T>::quiet_NaN();
+      });
     // The reference: seq's loop; for an exact sum the long accumulator, exact by construction.
     h.ref = detail::run_rung(
         *detail::find<detail::reduce_rung>(pr.p.exact ? "reduce/seq/r02_exact_long_accumulator"
                                                       : "reduce/seq/r01_sequential_loop"),
         pr.p, h.in.get());
     if (is_float(pr.p.type)) {
-      // a variance's scale: the mean of the squares (its error grows with the mean's size)
-      const bool var = is_moments(pr.p.what);
+      // a variance's scale: the mean of the squares (its error grows with the mean's size); a
+      // mean's the mean of |x|
+      const bool var = is_moments(pr.p.what) && plain_of(pr.p.what) != op::mean;
+      const bool mean = plain_of(pr.p.what) == op::mean;
       double s = 0;
       visit_dtype(pr.p.type, [&](auto tag) {
         using T = decltype(tag);
         const T* x = reinterpret_cast<const T*>(h.in.get());
 #pragma omp parallel for reduction(+ : s)
         for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(pr.n); ++i)
-          s += var ? double(x[i]) * double(x[i]) : std::abs(double(x[i]));
+          if (x[i] == x[i]) s += var ? double(x[i]) * double(x[i]) : std::abs(double(x[i]));
       });
-      h.scale = var ? s / double(std::max<std::size_t>(pr.n, 1)) : s;
+      h.scale = var || mean ? s / double(std::max<std::size_t>(pr.n, 1)) : s;
     }
     return h;
   }

@@ -30,7 +30,7 @@ constexpr std::size_t chunk_bytes = std::size_t(64) << 20;
 scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& parts,
                         std::size_t per_chunk, const void* host_in) {
   if (is_arg(p.what)) {
-    return visit_reduce<true>(p.type, p.what, [&](auto tag, auto otag) {
+    return visit_reduce<true, false, true>(p.type, p.what, [&](auto tag, auto otag) {
       using T = decltype(tag);
       constexpr op O = decltype(otag)::value;
       acc_t<T, O> acc = identity<T, O>();
@@ -50,7 +50,7 @@ scalar combine_in_order(const reduce_problem& p, const std::vector<scalar>& part
       total += (long double)parts[c].f * (long double)std::min(per_chunk, p.n - c * per_chunk);
     return scalar::of(double(total / (long double)p.n));
   }
-  return visit_reduce(p.type, p.what, [&](auto tag, auto otag) {
+  return visit_reduce<false, false, true>(p.type, p.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     using A = acc_t<T, O>;
@@ -189,7 +189,9 @@ std::vector<std::byte> answers_of_parts(const reduce_rung& r, executor& ex, cons
 
 }  // namespace
 
-scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* in) {
+scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& asked,
+                    const void* in) {
+  const reduce_problem p = as_asked(asked);
   if (p.exact) {
     exact_total t;
     answer_in_place(r, ex, p, in, &t);
@@ -208,7 +210,7 @@ scalar run_in_place(const reduce_rung& r, executor& ex, const reduce_problem& p,
 moments moments_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
                    const void* host_in) {
   std::size_t per_part = 0;
-  return merged_moments(answers_of_parts(r, ex, p, host_in, per_part));
+  return merged_moments(answers_of_parts(r, ex, as_asked(p), host_in, per_part));
 }
 
 exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_problem& p,
@@ -217,7 +219,9 @@ exact_total exact_total_of(const reduce_rung& r, executor& ex, const reduce_prob
   return merged(answers_of_parts(r, ex, p, host_in, per_part));
 }
 
-scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& p, const void* host_in) {
+scalar run_rung(const reduce_rung& r, executor& ex, const reduce_problem& asked,
+                const void* host_in) {
+  const reduce_problem p = as_asked(asked);
   std::size_t per_part = 0;
   const std::vector<std::byte> bytes = answers_of_parts(r, ex, p, host_in, per_part);
   if (p.exact) return rounded(p, merged(bytes));  // the totals added, rounded once
@@ -237,9 +241,21 @@ scalar run_rung(const reduce_rung& r, const reduce_problem& p, const void* host_
 
 namespace pplab {
 
+namespace {
+// nanargmin's and nanargmax's answer: an index, or an error where every element is NaN (NumPy's
+// "All-NaN slice encountered").
+scalar index_of_a_number(const scalar& s, op o) {
+  if (skips_nan(o) && is_arg(o) && s.i < 0)
+    fail(errc::invalid_argument, "reduce: " + std::string(name_of(o)) +
+                                     " of NaN alone (All-NaN slice encountered, as NumPy says)");
+  return s;
+}
+}  // namespace
+
 scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
               const rung_choice& how) {
   detail::require_backend(where);
+  o = detail::as_for(t, o);  // a nan op of integers: its plain op
   // On the mpi backend, data is this rank's part; the answer is the whole job's, on every rank.
   const std::uint64_t total = detail::agree_on_call(
       where, "reduce " + std::string(name_of(t)) + " " + std::string(name_of(o)), n, [&] {
@@ -253,11 +269,12 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
     if (is_arg(o) && total == 0)
       fail(errc::invalid_argument,
            "reduce: attempt to get " + std::string(name_of(o)) + " of an empty sequence");
-    if ((is_arg(o) || is_moments(o)) && where == backend::nccl)
+    if ((is_arg(o) || is_moments(o) || skips_nan(o)) && where == backend::nccl)
       fail(errc::unsupported, "reduce: " + std::string(name_of(o)) +
                                   " runs on seq, cpu, cuda and mpi; not on nccl yet");
     const detail::reduce_problem p{t, o, n};
-    return detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data);
+    return index_of_a_number(
+        detail::run_rung(detail::chosen_rung<detail::reduce_rung>(where, p, how), p, data), o);
   });
 }
 
@@ -315,6 +332,7 @@ detail::executor& gpu_holding(const char* call, bool reads, const void* data, co
 
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out) {
+  o = detail::as_for(t, o);
   if (where != backend::seq && where != backend::cpu)
     fail(errc::unsupported,
          "reduce_rows: rows are reduced on the host backends (seq, cpu), not on '" +
@@ -402,6 +420,7 @@ void reduce_column_blocks(backend where, const T* in, std::size_t outer, std::si
 
 void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
                  std::size_t cols, op o, scalar* out) {
+  o = detail::as_for(t, o);
   if (where != backend::seq && where != backend::cpu)
     fail(errc::unsupported,
          "reduce_axis: an axis is reduced on the host backends (seq, cpu), not on '" +
@@ -411,7 +430,7 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
   const std::size_t threads = where == backend::cpu ? std::size_t(omp_get_max_threads()) : 1;
   const bool wide = outer * ((cols + wide_block - 1) / wide_block) >= threads;
-  detail::visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
+  detail::visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* in = static_cast<const T*>(data);
@@ -432,6 +451,7 @@ void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t 
 
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
                         std::size_t ld, op o, void* device_out) {
+  o = detail::as_for(t, o);
   ld = checked_row_stride("reduce_rows_device", rows, cols, ld, o);
   if (rows == 0) return;
   detail::executor& ex = gpu_holding("reduce_rows_device", cols > 0, device_data, device_out,
@@ -442,6 +462,7 @@ void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std:
 
 void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
                         std::size_t cols, op o, void* device_out) {
+  o = detail::as_for(t, o);
   if (checked_axis("reduce_axis_device", outer, rows, cols, o) == 0) return;
   if (cols == 1) return reduce_rows_device(t, device_data, outer, rows, rows, o, device_out);
   if ((cols + 31) / 32 > std::size_t(std::numeric_limits<int>::max()) / outer)
@@ -457,6 +478,7 @@ void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std
 }
 
 scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
+  o = detail::as_for(t, o);
   if (n > 0 && device_data == nullptr)
     fail(errc::invalid_argument, "reduce: device data is null but n = " + std::to_string(n));
   if (o == op::mean && n == 0)
@@ -470,11 +492,14 @@ scalar reduce_device(dtype t, const void* device_data, std::size_t n, op o) {
     fail(errc::invalid_argument, "reduce: the pointer is not device memory; pass host data "
                                  "through pplab::reduce(pplab::cuda, host_range, op) instead");
   const detail::reduce_problem p{t, o, n};
-  return detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::cuda, p), ex, p,
-                              device_data);
+  return index_of_a_number(
+      detail::run_in_place(detail::default_rung<detail::reduce_rung>(backend::cuda, p), ex, p,
+                           device_data),
+      o);
 }
 
 scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
+  o = detail::as_for(t, o);
   detail::require_backend(backend::nccl);
   detail::executor& ex = detail::executor_for(backend::nccl);
   std::uint64_t local_n = 0;
@@ -486,7 +511,7 @@ scalar reduce_device_parts(dtype t, std::span<const device_part> parts, op o) {
   return detail::together([&] {
     if (o == op::mean && total == 0)
       fail(errc::invalid_argument, "reduce: the mean of an empty input is undefined");
-    if (is_arg(o))
+    if (is_arg(o) || is_moments(o) || skips_nan(o))
       fail(errc::unsupported, "reduce: " + std::string(name_of(o)) +
                                   " runs on seq, cpu, cuda and mpi; not on nccl yet");
     const detail::reduce_problem p{t, o, local_n};

@@ -16,7 +16,7 @@ partial join(const partial& a, const partial& b) {
     out.value = scalar::of(out.n ? double(total / (long double)out.n) : 0.0);
     return out;
   }
-  visit_reduce<true>(a.type, a.what, [&](auto tag, auto otag) {
+  visit_reduce<true, false, true>(a.type, a.what, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     if constexpr (is_arg(O)) {

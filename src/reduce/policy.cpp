@@ -6,8 +6,9 @@
 
 namespace pplab::detail {
 
-std::vector<std::string_view> policy(backend b, const reduce_problem& p) {
-  if (p.exact) {  // the exact rungs: the bins where they are the fastest
+std::vector<std::string_view> policy(backend b, const reduce_problem& asked) {
+  const reduce_problem p = as_asked(asked);  // a nan op of integers: its plain op
+  if (p.exact) {                             // the exact rungs: the bins where they are the fastest
     switch (b) {
     case backend::seq:
       return {"reduce/seq/r03_exact_bins"};

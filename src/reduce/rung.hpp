@@ -41,6 +41,14 @@ using reduce_rung = basic_rung<reduce_problem, reduce_call>;
 struct moments {
   double n = 0, mean = 0, m2 = 0;
 };
+// The op a reduction of dtype t runs: a nan op of integers is its plain op (NumPy's nansum of
+// integers is their sum). The entry points and run paths ask the rungs this, so that a rung sees
+// a nan op only with float data.
+inline op as_for(dtype t, op o) { return is_float(t) ? o : plain_of(o); }
+inline reduce_problem as_asked(reduce_problem p) {
+  p.what = as_for(p.type, p.what);
+  return p;
+}
 // The bytes a rung's answer takes: a scalar, an exact problem's exact_total, or moments.
 inline std::size_t answer_bytes(const reduce_problem& p) {
   return p.exact ? sizeof(exact_total) : is_moments(p.what) ? sizeof(moments) : sizeof(scalar);
@@ -54,15 +62,26 @@ inline bool exact_kind(const reduce_problem& p) {
   return (p.type == dtype::f32 || p.type == dtype::f64) &&
          (p.what == op::sum || p.what == op::mean);
 }
-// A rung's can_run when it runs every reduction but the exact ones and var and std; every one
-// but those and argmin and argmax; var and std too (every one but the exact ones); only var and
-// std; and only the exact sums and means.
-inline bool any_problem(const reduce_problem& p) { return !p.exact && !is_moments(p.what); }
-inline bool value_ops(const reduce_problem& p) {
-  return !p.exact && !is_arg(p.what) && !is_moments(p.what);
+// A rung's can_run when it runs every reduction but the exact ones, var and std and the nan ops;
+// those and the nan ops of them (nansum ... nanargmax); every one but those, argmin and argmax;
+// every one but the exact ones; only var and std (and nanmean, nanvar, nanstd: moments); and
+// only the exact sums and means. Each asks of the op as_for gives (a nan op of integers is its
+// plain op, which the run paths ask the rung).
+inline bool any_problem(const reduce_problem& p) {
+  const op o = as_for(p.type, p.what);
+  return !p.exact && !is_moments(o) && !skips_nan(o);
 }
-inline bool moments_too(const reduce_problem& p) { return !p.exact; }
-inline bool moments_problems(const reduce_problem& p) { return !p.exact && is_moments(p.what); }
+inline bool any_problem_or_nan(const reduce_problem& p) {
+  return !p.exact && !is_moments(as_for(p.type, p.what));
+}
+inline bool value_ops(const reduce_problem& p) {
+  const op o = as_for(p.type, p.what);
+  return !p.exact && !is_arg(o) && !is_moments(o) && !skips_nan(o);
+}
+inline bool every_problem(const reduce_problem& p) { return !p.exact; }
+inline bool moments_problems(const reduce_problem& p) {
+  return !p.exact && is_moments(as_for(p.type, p.what));
+}
 inline bool exact_problems(const reduce_problem& p) { return p.exact && exact_kind(p); }
 // The ladder: defined by the build from the backend folders compiled (cmake/patterns.cmake).
 template <> const std::vector<reduce_rung>& rungs_of<reduce_rung>();

@@ -183,6 +183,7 @@ void reduce_along(backend where, const T* data, std::span<const std::size_t> sha
 
 void reduce_view(backend where, dtype t, const void* data, std::span<const std::size_t> shape,
                  std::span<const std::ptrdiff_t> strides, int axis, op o, scalar* out) {
+  o = detail::as_for(t, o);
   if (where != backend::seq && where != backend::cpu)
     fail(errc::unsupported, "reduce_view: a strided view is reduced on the host backends (seq, "
                             "cpu), not on '" + std::string(name_of(where)) + "'");
@@ -207,7 +208,7 @@ void reduce_view(backend where, dtype t, const void* data, std::span<const std::
   if (len == 0 && (o == op::mean || is_arg(o)))
     fail(errc::invalid_argument, "reduce_view: " + std::string(name_of(o)) + " of an empty " +
                                      (axis < 0 ? "sequence" : "axis"));
-  detail::visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
+  detail::visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* x = static_cast<const T*>(data);

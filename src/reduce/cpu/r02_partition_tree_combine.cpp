@@ -21,6 +21,7 @@ template <class A> struct alignas(64) padded { A value; };
 struct partition_tree_combine {
   static constexpr bool args = true;
   static constexpr bool moments = true;
+  static constexpr bool nans = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     using A = acc_t<T, O>;
     std::vector<padded<A>> partial(static_cast<std::size_t>(omp_get_max_threads()));
@@ -47,7 +48,7 @@ struct partition_tree_combine {
 extern const reduce_rung r02_partition_tree_combine{
     .info = {.step = 2,
              .summary = "per-thread partials on their own cache lines, combined in a tree"},
-    .can_run = moments_too,
+    .can_run = every_problem,
     .run = dispatch_reduce<partition_tree_combine>,
 };
 

@@ -5,7 +5,11 @@
 // pairwise, then the block partials pairwise in index order: the same bits on every run with
 // any number of threads, and a float error that grows with the block size and log2(n), not n.
 // argmin and argmax find each block's extreme with the same lanes, then its first index only in
-// blocks that beat the thread's best so far. What limits it now: DRAM read bandwidth.
+// blocks that beat the thread's best so far. The nan ops: nansum and nanprod lift a NaN to 0 or 1
+// in the lanes (a select the compiler vectorizes); nanmin and nanmax are min's and max's lanes,
+// whose compare already keeps the lane where the element is NaN, with a note of whether any
+// element was a number (a block of NaN alone answers NaN). What limits it now: DRAM read
+// bandwidth.
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 sum of
 // 2^28, 24.3 GB/s, 95% of read bandwidth.
 #include <omp.h>
@@ -27,19 +31,45 @@ template <class T, op O> inline acc_t<T, O> lane_combine(acc_t<T, O> a, acc_t<T,
 }
 
 template <class T, op O> acc_t<T, O> reduce_block(const T* x, std::size_t n) {
+  if constexpr (O == op::nanmin || O == op::nanmax) {
+    constexpr op P = plain_of(O);
+    using A = acc_t<T, P>;
+    constexpr std::size_t lanes = 128 / sizeof(A);
+    A acc[lanes];
+    for (A& a : acc) a = identity<T, P>();
+    unsigned number = 0;
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      for (std::size_t j = 0; j < lanes; ++j) {
+        acc[j] = lane_combine<T, P>(acc[j], x[i + j]);
+        number |= unsigned(number_mask(x[i + j]) & 1);
+      }
+    for (; i < n; ++i) {
+      acc[0] = lane_combine<T, P>(acc[0], x[i]);
+      number |= unsigned(number_mask(x[i]) & 1);
+    }
+    for (std::size_t width = lanes / 2; width > 0; width /= 2)
+      for (std::size_t j = 0; j < width; ++j) acc[j] = lane_combine<T, P>(acc[j], acc[j + width]);
+    return number ? acc[0] : identity<T, O>();
+  }
   using A = acc_t<T, O>;
   constexpr std::size_t lanes = 128 / sizeof(A);  // four 256-bit registers of accumulators
   A acc[lanes];
   for (A& a : acc) a = identity<T, O>();
   unsigned nan = 0;
   std::size_t i = 0;
+  // nansum's and nanprod's NaN made their identity by its bits: a select the compiler vectorizes
+  const auto lifted = [](T v) {
+    if constexpr (O == op::nansum || O == op::nanprod) return A(number_or(v, T(identity<T, O>())));
+    else return A(v);
+  };
   for (; i + lanes <= n; i += lanes)
     for (std::size_t j = 0; j < lanes; ++j) {
-      acc[j] = lane_combine<T, O>(acc[j], A(x[i + j]));
+      acc[j] = lane_combine<T, O>(acc[j], lifted(x[i + j]));
       if constexpr ((O == op::min || O == op::max) && std::is_floating_point_v<T>)
         nan |= unsigned(x[i + j] != x[i + j]);
     }
-  for (; i < n; ++i) acc[0] = combine<T, O>(acc[0], A(x[i]));
+  for (; i < n; ++i) acc[0] = combine<T, O>(acc[0], lift<T, O>(x[i], i));
   for (std::size_t width = lanes / 2; width > 0; width /= 2)
     for (std::size_t j = 0; j < width; ++j) acc[j] = combine<T, O>(acc[j], acc[j + width]);
   if constexpr (std::is_floating_point_v<A>)
@@ -76,13 +106,17 @@ template <class T> std::size_t first_equal(const T* x, std::size_t n, T m) {
 
 template <class T, op O> acc_t<T, O> arg_blocks(const T* x, std::size_t n) {
   using A = acc_t<T, O>;
-  constexpr op V = O == op::argmin ? op::min : op::max;
+  // nanargmin's and nanargmax's block extreme leaves NaN out: NaN only for a block of NaN alone,
+  // which holds no candidate.
+  constexpr op V = plain_of(O) == op::argmin ? (skips_nan(O) ? op::nanmin : op::min)
+                                             : (skips_nan(O) ? op::nanmax : op::max);
   const std::size_t blocks = (n + block - 1) / block;
   // Blocks b0 .. b1 - 1 in order, into `mine`.
   const auto scan = [&](std::size_t b, A& mine) {
     const std::size_t begin = b * block, len = std::min(block, n - begin);
     const T* xb = x + begin;
     const T m = reduce_block<T, V>(xb, len);
+    if (skips_nan(O) && m != m) return;
     const A lower_bound{m, std::int64_t(begin)};  // m's index in the block is at least begin
     if (combine<T, O>(mine, lower_bound).index == mine.index) return;
     const std::size_t j = first_equal(xb, len, m);
@@ -123,6 +157,7 @@ template <class T, op O> acc_t<T, O> value_blocks(const T* x, std::size_t n) {
 
 struct simd_accumulators {
   static constexpr bool args = true;
+  static constexpr bool nans = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     if constexpr (is_arg(O)) return arg_blocks<T, O>(x, n);
     else return value_blocks<T, O>(x, n);
@@ -134,7 +169,7 @@ struct simd_accumulators {
 extern const reduce_rung r03_simd_accumulators{
     .info = {.step = 3,
              .summary = "independent SIMD accumulators over fixed blocks: memory speed, same bits"},
-    .can_run = any_problem,
+    .can_run = any_problem_or_nan,
     .run = dispatch_reduce<simd_accumulators>,
 };
 

@@ -6,6 +6,8 @@
 // double accumulators (the compiler keeps them in vector registers; no division per element).
 // The threads share the blocks; the blocks' triples are then merged in block order by the same
 // combine as every rung (Chan, Golub and LeVeque), so the answer depends on n alone.
+// nanmean, nanvar and nanstd: a NaN adds nothing to either pass and is not counted (a select the
+// compiler vectorizes), so a block's triple is that of its numbers.
 #include <omp.h>
 
 #include <algorithm>
@@ -25,26 +27,38 @@ template <class T, class F> double lane_sum(const T* x, std::size_t len, F f) {
   double acc[lanes] = {};
   std::size_t i = 0;
   for (; i + lanes <= len; i += lanes)
-    for (std::size_t j = 0; j < lanes; ++j) acc[j] += f(double(x[i + j]));
-  for (; i < len; ++i) acc[i % lanes] += f(double(x[i]));
+    for (std::size_t j = 0; j < lanes; ++j) acc[j] += f(x[i + j]);
+  for (; i < len; ++i) acc[i % lanes] += f(x[i]);
   double s = 0;
   for (double a : acc) s += a;
   return s;
 }
 
-template <class T> moments block_moments(const T* x, std::size_t len) {
-  const double mean = lane_sum(x, len, [](double v) { return v; }) / double(len);
-  const double m2 = lane_sum(x, len, [mean](double v) { return (v - mean) * (v - mean); });
+template <class T, bool skip_nan> moments block_moments(const T* x, std::size_t len) {
+  if constexpr (skip_nan) {  // NaN masked out by its bits (reduce_common.hpp): no branches
+    const double count =
+        lane_sum(x, len, [](T v) { return double(std::int32_t(number_mask(v) & 1)); });
+    if (count == 0) return {};
+    const double mean = lane_sum(x, len, [](T v) { return double(number_or(v, T(0))); }) / count;
+    const double m2 = lane_sum(x, len, [mean](T v) {
+      const double d = number_or(double(v) - mean, 0.0);
+      return d * d;
+    });
+    return {count, mean, m2};
+  }
+  const double mean = lane_sum(x, len, [](T v) { return double(v); }) / double(len);
+  const double m2 =
+      lane_sum(x, len, [mean](T v) { return (double(v) - mean) * (double(v) - mean); });
   return {double(len), mean, m2};
 }
 
-template <class T> moments in_blocks(const T* x, std::size_t n) {
+template <class T, bool skip_nan> moments in_blocks(const T* x, std::size_t n) {
   const std::size_t blocks = (n + block - 1) / block;
   std::vector<moments> part(blocks);
 #pragma omp parallel for schedule(static) if (blocks > 1)
   for (std::ptrdiff_t b = 0; b < std::ptrdiff_t(blocks); ++b) {
     const std::size_t first = std::size_t(b) * block;
-    part[std::size_t(b)] = block_moments(x + first, std::min(block, n - first));
+    part[std::size_t(b)] = block_moments<T, skip_nan>(x + first, std::min(block, n - first));
   }
   moments whole;
   for (const moments& m : part) whole = combine<double, op::var>(whole, m);
@@ -54,7 +68,10 @@ template <class T> moments in_blocks(const T* x, std::size_t n) {
 void run(const reduce_call& c) {
   visit_dtype(c.p.type, [&](auto tag) {
     using T = decltype(tag);
-    *reinterpret_cast<moments*>(c.out) = in_blocks(static_cast<const T*>(c.in), c.p.n);
+    const auto* x = static_cast<const T*>(c.in);
+    *reinterpret_cast<moments*>(c.out) = std::is_floating_point_v<T> && skips_nan(c.p.what)
+                                             ? in_blocks<T, std::is_floating_point_v<T>>(x, c.p.n)
+                                             : in_blocks<T, false>(x, c.p.n);
   });
 }
 

@@ -100,7 +100,7 @@ extern const reduce_rung r11_atomic_combine{
     .can_run =
         [](const reduce_problem& p) {
           // A 128-bit sum: no atomic takes it; nor a (value, index) pair.
-          return value_ops(p) && !(p.what == op::mean && !is_float(p.type));
+          return value_ops(p) && !(as_for(p.type, p.what) == op::mean && !is_float(p.type));
         },
     .scratch_bytes = [](const reduce_problem&) { return std::size_t(8); },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },

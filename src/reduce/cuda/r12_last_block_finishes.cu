@@ -22,6 +22,7 @@ namespace {
 struct rung {
   static constexpr bool args = true;
   static constexpr bool moments = true;
+  static constexpr bool nans = true;
   template <class T, op O>
   static void run(const T* in, std::size_t n, void* scratch, scalar* out, std::size_t mean_n,
                   cudaStream_t s) {
@@ -35,7 +36,7 @@ struct rung {
 
 extern const reduce_rung r12_last_block_finishes{
     .info = {.step = 12, .summary = "one launch: the last block combines, deterministic"},
-    .can_run = supports<dtypes::all, true, true>,
+    .can_run = supports<dtypes::all, true, true, true>,
     .scratch_bytes = [](const reduce_problem&) { return last_block_scratch; },
     .run = [](const reduce_call& c) { dispatch<rung, dtypes::all>(c); },
 };

@@ -15,11 +15,13 @@ namespace pplab::detail::reduce_cuda {
 // the build lean; they say so in can_run).
 enum class dtypes { all, wide };
 
-// `args`: the rung takes argmin and argmax too; `moments`: var and std too.
-template <dtypes D, bool args = false, bool moments = false>
+// `args`: the rung takes argmin and argmax too; `moments`: var and std too; `nans`: the nan ops
+// of those it takes.
+template <dtypes D, bool args = false, bool moments = false, bool nans = false>
 bool supports(const reduce_problem& p) {
-  return !p.exact && (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(p.what)) &&
-         (moments || !is_moments(p.what));
+  const op o = as_for(p.type, p.what);
+  return !p.exact && (D == dtypes::all || size_of(p.type) >= 4) && (args || !is_arg(o)) &&
+         (moments || !is_moments(o)) && (nans || !skips_nan(o));
 }
 
 // ---- writing the answer: argmin's and argmax's is the index (-1 for no element)
@@ -53,7 +55,8 @@ template <class T, op O, int B> __device__ inline acc_t<T, O> block_reduce(acc_t
 }
 
 // The combine of the hot loop. Float min and max take the single hardware instruction that
-// propagates NaN (max.NaN.f32, sm_80+) instead of a compare, a NaN test and a select.
+// propagates NaN (max.NaN.f32, sm_80+) instead of a compare, a NaN test and a select; nanmin and
+// nanmax the one that drops it (fminf, fmaxf: the other operand where one is NaN).
 template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a, acc_t<T, O> b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (std::is_same_v<acc_t<T, O>, float> && (O == op::max || O == op::min)) {
@@ -63,6 +66,8 @@ template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a
     return r;
   }
 #endif
+  if constexpr (std::is_same_v<acc_t<T, O>, float> && O == op::nanmax) return fmaxf(a, b);
+  if constexpr (std::is_same_v<acc_t<T, O>, float> && O == op::nanmin) return fminf(a, b);
   return combine<T, O>(a, b);
 }
 
@@ -71,9 +76,32 @@ template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a
 // division for the N, not one a value (a division a value kept the FP64 pipe busy: the f32 var
 // of 2^28 ran at 64% of the read ceiling); any other op's one at a time, in order. index(u) is
 // value u's index (argmin, argmax).
+// nanmean's, nanvar's and nanstd's group is its values that are not NaN.
 template <class T, op O, int N, class Index>
 __device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index) {
-  if constexpr (is_moments(O)) {
+  if constexpr (is_moments(O) && skips_nan(O)) {
+    double s = 0, k = 0;
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      const bool number = x[u] == x[u];
+      s += number ? double(x[u]) : 0.0;
+      k += number ? 1.0 : 0.0;
+    }
+    if (k == 0) return v;
+    // 1/k by selects among the constants 1/1 .. 1/N, not a division: a warp whose groups hold a
+    // NaN here and there took both paths, and its f32 nanmean of 2^28 read at 64% of the ceiling
+    double inv = 1.0;
+#pragma unroll
+    for (int c = 2; c <= N; ++c) inv = k == c ? 1.0 / c : inv;
+    const double mean = s * inv;
+    double m2 = 0;
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      const double d = x[u] == x[u] ? double(x[u]) - mean : 0.0;
+      m2 += d * d;
+    }
+    return combine<T, O>(v, moments{k, mean, m2});
+  } else if constexpr (is_moments(O)) {
     double s = 0;
 #pragma unroll
     for (int u = 0; u < N; ++u) s += double(x[u]);
@@ -89,17 +117,18 @@ __device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index
   }
 }
 
-// var's and std's fold: each 16-byte vector's elements merged as one group.
-template <class T, int unroll, load L>
+// var's and std's fold (O: op::var, or op::nanvar): each 16-byte vector's elements merged as
+// one group.
+template <class T, op O, int unroll, load L>
 __device__ inline moments thread_moments_vec(const T* __restrict__ in, std::size_t n, std::size_t g,
                                              std::size_t threads) {
-  moments acc = identity<T, op::var>();
+  moments acc = identity<T, O>();
   for_each_vector<T, unroll, L>(
       in, n, g, threads,
       [&](const T(&x)[16 / sizeof(T)], std::size_t first) {
-        acc = merged<T, op::var>(acc, x, [first](int u) { return first + std::size_t(u); });
+        acc = merged<T, O>(acc, x, [first](int u) { return first + std::size_t(u); });
       },
-      [&](T x, std::size_t i) { acc = combine<T, op::var>(acc, lift<T, op::var>(x, i)); });
+      [&](T x, std::size_t i) { acc = combine<T, O>(acc, lift<T, O>(x, i)); });
   return acc;
 }
 
@@ -112,7 +141,7 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
                                                 std::size_t g, std::size_t threads) {
   using A = acc_t<T, O>;
   static_assert((16 / sizeof(T)) % lanes == 0);
-  if constexpr (is_moments(O)) return thread_moments_vec<T, unroll, L>(in, n, g, threads);
+  if constexpr (is_moments(O)) return thread_moments_vec<T, O, unroll, L>(in, n, g, threads);
   A acc[lanes];
 #pragma unroll
   for (int k = 0; k < lanes; ++k) acc[k] = identity<T, O>();
@@ -178,16 +207,18 @@ void combine_partials(acc_t<T, O>* partials, std::size_t count, acc_t<T, O>* spa
 // argmin and argmax where Impl says `args`, var and std where it says `moments` (takes_args,
 // takes_moments: reduce_common.hpp).
 template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
-  visit_reduce<takes_args<Impl>, takes_moments<Impl>>(c.p.type, c.p.what, [&](auto tag, auto otag) {
-    using T = decltype(tag);
-    if constexpr (D == dtypes::all || sizeof(T) >= 4)
-      Impl::template run<T, decltype(otag)::value>(static_cast<const T*>(c.in), c.p.n, c.scratch,
-                                                   c.out, c.p.what == op::mean ? c.p.n : 0,
-                                                   static_cast<cudaStream_t>(c.stream));
-    else
-      fail(errc::unsupported,
-           "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
-  });
+  const op what = as_for(c.p.type, c.p.what);
+  visit_reduce<takes_args<Impl>, takes_moments<Impl>, takes_nans<Impl>>(
+      c.p.type, what, [&](auto tag, auto otag) {
+        using T = decltype(tag);
+        if constexpr (D == dtypes::all || sizeof(T) >= 4)
+          Impl::template run<T, decltype(otag)::value>(
+              static_cast<const T*>(c.in), c.p.n, c.scratch, c.out, what == op::mean ? c.p.n : 0,
+              static_cast<cudaStream_t>(c.stream));
+        else
+          fail(errc::unsupported,
+               "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
+      });
 }
 
 // Bytes of scratch for rungs that write one partial per block and combine them by passes.

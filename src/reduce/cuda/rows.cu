@@ -147,7 +147,8 @@ unsigned column_chunk_count(std::size_t outer, std::size_t rows, std::size_t col
 
 std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
                                    std::size_t cols) {
-  return visit_reduce<true, true>(t, o, [&](auto tag, auto otag) -> std::size_t {
+  o = as_for(t, o);  // a nan op of integers: its plain op
+  return visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) -> std::size_t {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const unsigned chunks = column_chunk_count<T, O>(outer, rows, cols);
@@ -159,8 +160,9 @@ std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t
 void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t rows,
                          std::size_t cols, op o, void* out, void* scratch, void* stream) {
   if (outer == 0 || cols == 0) return;
+  o = as_for(t, o);
   const auto s = static_cast<cudaStream_t>(stream);
-  visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
+  visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     using A = acc_t<T, O>;
@@ -183,8 +185,9 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
 void reduce_rows_here(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
                       op o, void* out, void* stream) {
   if (rows == 0) return;
+  o = as_for(t, o);
   const auto s = static_cast<cudaStream_t>(stream);
-  visit_reduce<true, true>(t, o, [&](auto tag, auto otag) {
+  visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) {
     using T = decltype(tag);
     constexpr op O = decltype(otag)::value;
     const auto* x = static_cast<const T*>(in);

@@ -32,7 +32,7 @@ extern const reduce_rung r04_ordered_allgather{
     .info = {.step = 4,
              .summary = "partials all-gathered, combined in rank order on every rank: one "
                         "collective, the same bits every run"},
-    .can_run = any_problem,
+    .can_run = any_problem_or_nan,
     .run = run,
 };
 

@@ -18,7 +18,8 @@ namespace pplab::detail::reduce_nccl {
 namespace {
 
 bool can_run(const reduce_problem& p) {
-  if (p.exact || p.what == op::mean || is_arg(p.what) || is_moments(p.what)) return false;
+  if (p.exact || p.what == op::mean || is_arg(p.what) || is_moments(p.what) || skips_nan(p.what))
+    return false;
   return !(is_float(p.type) && (p.what == op::min || p.what == op::max));
 }
 

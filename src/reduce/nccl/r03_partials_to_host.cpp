@@ -22,7 +22,8 @@ namespace pplab::detail::reduce_nccl {
 namespace {
 
 bool can_run(const reduce_problem& p) {
-  return !p.exact && !is_arg(p.what) && !is_moments(p.what) && !nccl::job_of_processes();
+  return !p.exact && !is_arg(p.what) && !is_moments(p.what) && !skips_nan(p.what) &&
+         !nccl::job_of_processes();
 }
 
 void run(const reduce_call& c) {

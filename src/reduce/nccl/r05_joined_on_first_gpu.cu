@@ -121,7 +121,8 @@ scalar* slots(std::size_t k) {
 }
 
 bool can_run(const reduce_problem& p) {
-  return !p.exact && !is_arg(p.what) && !is_moments(p.what) && nccl::peers_reach_each_other();
+  return !p.exact && !is_arg(p.what) && !is_moments(p.what) && !skips_nan(p.what) &&
+         nccl::peers_reach_each_other();
 }
 
 void run(const reduce_call& c) {

@@ -13,6 +13,7 @@ namespace {
 struct sequential_loop {
   static constexpr bool args = true;
   static constexpr bool moments = true;
+  static constexpr bool nans = true;
   template <class T, op O> static acc_t<T, O> run(const T* x, std::size_t n) {
     acc_t<T, O> acc = identity<T, O>();
     for (std::size_t i = 0; i < n; ++i) acc = combine<T, O>(acc, lift<T, O>(x[i], i));
@@ -24,7 +25,7 @@ struct sequential_loop {
 
 extern const reduce_rung r01_sequential_loop{
     .info = {.step = 1, .summary = "one accumulator, one element after another: the reference"},
-    .can_run = moments_too,
+    .can_run = every_problem,
     .run = dispatch_reduce<sequential_loop>,
 };
 
