@@ -118,6 +118,14 @@ def main():
             median_time(lambda: pplab.argmax(x)), median_time(lambda: np.argmax(x)))
         row("var of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.var",
             median_time(lambda: pplab.var(x)), median_time(lambda: np.var(x), reps=5))
+        # the nan reductions, on data with one NaN in 17
+        xn = x.copy()
+        xn[5::17] = np.nan
+        for op in ("nansum", "nanmean", "nanmax"):
+            row("%s of 2^%d f32 (host)" % (op, n.bit_length() - 1), "numpy." + op,
+                median_time(lambda: getattr(pplab, op)(xn)),
+                median_time(lambda: getattr(np, op)(xn), reps=5))
+        del xn
         # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
         side = 1024 if q else 8192
         xm = x[:side * side].reshape(side, side) if side * side <= n else \
@@ -198,6 +206,13 @@ def main():
             row("var of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.var",
                 median_time(lambda: pplab.var(t), sync),
                 median_time(lambda: t.var(correction=0).item(), sync))
+            tn = t.clone()
+            tn[5::17] = float("nan")  # one NaN in 17
+            for op in ("nansum", "nanmean"):
+                row("%s of 2^%d f32 (torch)" % (op, n.bit_length() - 1), "torch." + op,
+                    median_time(lambda: getattr(pplab, op)(tn), sync),
+                    median_time(lambda: getattr(tn, op)().item(), sync))
+            del tn
             # torch.sum(dim=) along each axis of a 16384^2 matrix and the middle of a 3-D array:
             # the answers stay on the GPU in both.
             tm = t[:1 << 28].reshape(16384, 16384) if n >= 1 << 28 else t.reshape(2048, -1)
@@ -286,6 +301,13 @@ def main():
                 median_time(lambda: int(c.argmax()), sync))
             row("var of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.var",
                 median_time(lambda: pplab.var(c), sync), median_time(lambda: float(c.var()), sync))
+            cn = c.copy()
+            cn[5::17] = cupy.nan  # one NaN in 17
+            for op in ("nansum", "nanmean", "nanmax", "nanvar", "nanargmax"):
+                row("%s of 2^%d f32 (cupy)" % (op, n.bit_length() - 1), "cupy." + op,
+                    median_time(lambda: getattr(pplab, op)(cn), sync),
+                    median_time(lambda: float(getattr(cupy, op)(cn)), sync))
+            del cn
             row("histogram 2^%d f32, 1024 bins (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, 1024, (-4, 4)), sync),
                 median_time(lambda: cupy.histogram(c, 1024, (-4, 4)), sync))

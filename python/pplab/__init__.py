@@ -19,6 +19,8 @@ from . import _pplab
 
 __all__ = [
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "ptp", "reduce",
+    "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
+    "nanargmax",
     "histogram",
     "histogram2d", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
@@ -27,7 +29,15 @@ __all__ = [
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
-        "mean": "mean", "argmin": "argmin", "argmax": "argmax", "var": "var", "std": "std"}
+        "mean": "mean", "argmin": "argmin", "argmax": "argmax", "var": "var", "std": "std",
+        "nansum": "nansum", "nanprod": "nanprod", "nanmin": "nanmin", "nanmax": "nanmax",
+        "nanmean": "nanmean", "nanargmin": "nanargmin", "nanargmax": "nanargmax",
+        "nanvar": "nanvar", "nanstd": "nanstd"}
+
+
+def _plain(op):
+    """The op a nan op leaves NaN out of ('nansum': 'sum'); any other op itself."""
+    return op[3:] if op.startswith("nan") else op
 
 
 _BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in its order
@@ -261,9 +271,9 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     arr, boolean = _bytes_of_bool(arr)
     if boolean and exact:
         raise ValueError("exact=True is for float32 and float64 arrays, not bool")
-    if boolean and dtype is None and op in ("sum", "prod"):
+    if boolean and dtype is None and _plain(op) in ("sum", "prod"):
         dtype = "int64"
-    if boolean and dtype is None and op in ("min", "max"):
+    if boolean and dtype is None and _plain(op) in ("min", "max"):
         dtype = "bool"
     shape = _shape(arr) if axis is not None or keepdims else None  # the whole array: not asked
     axes = None if axis is None else _axes(axis, len(shape))
@@ -372,9 +382,9 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     their numbers; a mean as the sum over the count of the values each answer takes."""
     if len(axes) == 1:  # one axis: the engines' own answer (a mean in double)
         return _reduce(x, op, axis=axes[0], backend=backend, variant=variant)
-    if op in ("var", "std"):
-        # a variance of variances is not one: the axes moved last and made rows (a copy), each
-        # row's moments taken in one pass
+    if op in ("var", "std", "nanmean", "nanvar", "nanstd"):
+        # a variance of variances is not one, nor a mean of means over different counts: the axes
+        # moved last and made rows (a copy), each row's moments taken in one pass
         kept = [d for d in range(len(shape)) if d not in axes]
         lines = count = 1
         for d in kept:
@@ -388,6 +398,8 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     got = x
     for a in reversed(axes):
         got = _reduce(got, step, axis=a, backend=backend, variant=variant)
+        if step in ("nansum", "nanprod"):  # the input's NaN are gone: a NaN now is inf - inf
+            step = _plain(step)
     if op == "mean":
         count = 1
         for a in axes:
@@ -445,7 +457,7 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
         axis %= len(shape)
         if variant is not None:
             raise ValueError("variant: a reduction along an axis runs seq's rung on every row")
-        if op in ("min", "max") and shape[axis] == 0:
+        if _plain(op) in ("min", "max") and shape[axis] == 0:
             raise ValueError("zero-size array to reduction operation %s which has no "
                              "identity" % op)
         if _on_gpu(x):  # a GPU array: the answers made where it lives, in their shape
@@ -460,7 +472,7 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
             return _pplab.reduce_axis(x, _OPS[op], axis, backend)
-    if op in ("min", "max") and _global_size(x, backend) == 0:
+    if _plain(op) in ("min", "max") and _global_size(x, backend) == 0:
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
@@ -554,12 +566,115 @@ def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, backend=N
     return _spread("std", x, axis, dtype, out, ddof, keepdims, backend, variant)
 
 
+def nansum(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.nansum(x, axis, dtype, out, keepdims): the sum with every NaN left out (read as 0, in
+    the same pass); a slice of NaN alone sums to 0. Of integers, their sum."""
+    return reduce(x, "nansum", axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                  backend=backend, variant=variant)
+
+
+def nanprod(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.nanprod(x, axis, dtype, out, keepdims): the product with every NaN left out (read
+    as 1); a slice of NaN alone gives 1."""
+    return reduce(x, "nanprod", axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                  backend=backend, variant=variant)
+
+
+def nanmin(x, axis=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.nanmin(x, axis, out, keepdims): the smallest element that is not NaN; NaN for a
+    slice of NaN alone, with NumPy's RuntimeWarning. An empty array or axis is a ValueError."""
+    return _warned_where_nan(
+        reduce(x, "nanmin", axis=axis, out=out, keepdims=keepdims, backend=backend,
+               variant=variant), "All-NaN slice encountered")
+
+
+def nanmax(x, axis=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.nanmax(x, axis, out, keepdims): the largest element that is not NaN; NaN for a
+    slice of NaN alone, with NumPy's RuntimeWarning. An empty array or axis is a ValueError."""
+    return _warned_where_nan(
+        reduce(x, "nanmax", axis=axis, out=out, keepdims=keepdims, backend=backend,
+               variant=variant), "All-NaN slice encountered")
+
+
+def nanmean(x, axis=None, dtype=None, out=None, keepdims=False, *, backend=None, variant=None):
+    """numpy.nanmean(x, axis, dtype, out, keepdims): the mean of the elements that are not NaN,
+    in double, one pass of (count, mean) pairs; NaN for a slice of NaN alone or an empty one,
+    with NumPy's RuntimeWarning."""
+    arr = _for_pplab(_array(x))
+    got = reduce(arr, "nanmean", axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                 backend=backend, variant=variant)
+    return _warned_where_no_number(got, arr, axis, keepdims, backend, "Mean of empty slice")
+
+
+def nanvar(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, backend=None,
+           variant=None):
+    """numpy.nanvar(x, axis, dtype, out, ddof, keepdims): var's answer of the elements that are
+    not NaN, over their count less ddof; NaN where that is not above 0 (NumPy warns)."""
+    return _spread("nanvar", x, axis, dtype, out, ddof, keepdims, backend, variant)
+
+
+def nanstd(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, backend=None,
+           variant=None):
+    """numpy.nanstd(x, axis, dtype, out, ddof, keepdims): the square root of nanvar's answer."""
+    return _spread("nanstd", x, axis, dtype, out, ddof, keepdims, backend, variant)
+
+
+def nanargmin(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):
+    """numpy.nanargmin(x, axis, out, keepdims): the index of the first smallest element that is
+    not NaN; a slice of NaN alone is a ValueError, as in NumPy."""
+    return _arg("nanargmin", x, axis, out, keepdims, backend, variant)
+
+
+def nanargmax(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None):
+    """numpy.nanargmax(x, axis, out, keepdims): the index of the first largest element that is
+    not NaN; a slice of NaN alone is a ValueError, as in NumPy."""
+    return _arg("nanargmax", x, axis, out, keepdims, backend, variant)
+
+
+def _any_nan(got):
+    """Whether an answer (a number, or an array of any library) holds a NaN."""
+    if isinstance(got, (int, float)):
+        return got != got
+    name = _dtype_name(got) if _library(got) is not None else ""
+    if not name.startswith("float"):
+        return False
+    if _library(got) == "torch":
+        return bool(got.isnan().any())
+    return bool((got != got).any())
+
+
+def _warned_where_nan(got, message):
+    """got, after NumPy's RuntimeWarning where an answer is NaN (nanmin's and nanmax's: a slice
+    with no number)."""
+    if _any_nan(got):
+        import warnings
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return got
+
+
+def _warned_where_no_number(got, arr, axis, keepdims, backend, message):
+    """got, after NumPy's RuntimeWarning where a slice of arr has no number (nanmean's and
+    nanvar's answer is NaN there, and where infinities meet too: the numbers are counted only
+    when an answer is NaN)."""
+    if _any_nan(got):
+        count = reduce(arr == arr, "sum", axis=axis, keepdims=keepdims, backend=backend)
+        if count == 0 if isinstance(count, int) else bool((count == 0).any()):
+            import warnings
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+    return got
+
+
 def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
-    """var or std: the engines' population answer (ddof 0), then NumPy's n - ddof."""
+    """var or std: the engines' population answer (ddof 0), then NumPy's n - ddof; nanvar and
+    nanstd: with n the count of numbers in each slice (counted apart where ddof is not 0)."""
     import numpy
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, numpy.integer, numpy.floating)):
         raise TypeError("ddof must be a number, not %s" % _type_name(ddof))
     arr = _for_pplab(_array(x))  # booleans: as 0 and 1, as NumPy takes them
+    if op.startswith("nan"):
+        if _dtype_name(arr) in ("float32", "float64"):
+            return _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant)
+        op = _plain(op)  # integers hold no NaN
     got = reduce(arr, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
     shape = _shape(arr)
     axes = _axes(axis, len(shape))
@@ -619,11 +734,51 @@ def ptp(x, axis=None, out=None, keepdims=False, *, backend=None):
     return out
 
 
+def _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant):
+    """nanvar or nanstd of a float array: the engines' answer over each slice's count of numbers;
+    with ddof, that count taken apart (a sum of arr == arr: one more pass, a temporary of a
+    byte an element) and the answer NaN where the count less ddof is not above 0, as NumPy's."""
+    import numpy
+    got = reduce(arr, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+    if ddof == 0:
+        got = _warned_where_no_number(got, arr, axis, keepdims, backend,
+                                      "Degrees of freedom <= 0 for slice.")
+    else:
+        count = reduce(arr == arr, "sum", axis=axis, keepdims=keepdims, backend=backend)
+        if isinstance(got, float):
+            rest = count - ddof
+            if rest <= 0:
+                got = float("nan")
+            else:
+                scale = numpy.float64(count) / numpy.float64(rest)
+                got = float(numpy.float64(got) * (numpy.sqrt(scale) if op == "nanstd" else scale))
+            bad = rest <= 0
+        else:
+            count = _astype(count, "float64")
+            rest = count - ddof
+            bad_at = rest <= 0
+            scale = count / rest
+            got = got * (scale ** 0.5 if op == "nanstd" else scale)
+            got[bad_at] = float("nan")
+            bad = bool(bad_at.any())
+        if bad:
+            import warnings
+            warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=3)
+    if dtype is not None:
+        got = numpy.dtype(dtype).type(got) if isinstance(got, float) \
+            else _astype(got, numpy.dtype(dtype).name)
+    return _into(got, out)
+
+
 def _arg(op, x, axis, out, keepdims, backend, variant):
-    """argmin or argmax: one axis or none, as NumPy's (a tuple of axes is a TypeError there)."""
+    """argmin or argmax (and their nan ops): one axis or none, as NumPy's (a tuple of axes is a
+    TypeError there). A nan op's slice of NaN alone is NumPy's ValueError."""
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
         raise TypeError("axis must be an int or None for %s, not %s" % (op, _type_name(axis)))
-    return reduce(x, op, axis=axis, out=out, keepdims=keepdims, backend=backend, variant=variant)
+    got = reduce(x, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+    if op.startswith("nan") and not isinstance(got, int) and bool((got < 0).any()):
+        raise ValueError("All-NaN slice encountered")
+    return _into(got, out)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=None,  # noqa: A002

@@ -139,6 +139,31 @@ def test_var_and_std_of_gpu_arrays(rng, lib, dtype):
     assert pplab.var(whole) == pytest.approx(np.var(to_host(whole)), rel=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the NaN lines' warnings, NumPy's too
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_nan_reductions_of_gpu_arrays(rng, lib, dtype):
+    # r12 and the axes' kernels with NaN lifted to each op's identity (nanmin, nanmax: fminf)
+    host = (rng.normal(size=(33, 257, 65)) * 40 + 5).astype(dtype)
+    if host.dtype.kind == "f":
+        host[rng.random(host.shape) < 0.2] = np.nan
+        host[2, :, 5] = np.nan  # a line of NaN alone along axis 1
+    x, ref = to_gpu(lib, host), host.astype(np.float64) if host.dtype.kind == "f" else host
+    for op in ("nansum", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
+               "nanargmax"):
+        mine, theirs = getattr(pplab, op), getattr(np, op)
+        arg = op.endswith(("argmin", "argmax"))
+        assert mine(x) == pytest.approx(theirs(host if arg else ref), rel=1e-10), op
+        for axis in (-1, 0) if arg else (-1, 0, 1, (0, 2)):  # axis 1 holds the line of NaN
+            got = mine(x, axis=axis)
+            assert is_gpu_array_of(lib, got)
+            want = theirs(host if arg else ref, axis=axis)
+            np.testing.assert_allclose(to_host(got), want, rtol=1e-10, err_msg=op)
+    if host.dtype.kind == "f":
+        with pytest.raises(ValueError, match="All-NaN"):
+            pplab.nanargmax(x, axis=1)
+
+
 @pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("bins", [10, 1024, 65536, 2**20])
 def test_histograms_of_gpu_arrays(rng, lib, bins):

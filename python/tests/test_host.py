@@ -1,6 +1,8 @@
 # Host arrays (NumPy, and PyTorch's CPU tensors where it is installed) on every backend this build
 # has, against NumPy and SciPy: every call and dtype, awkward sizes, empty and 0-d arrays, wrong
 # dtypes, strided views and read-only arrays.
+import warnings
+
 import numpy as np
 import pytest
 
@@ -950,6 +952,81 @@ def test_var_and_std_of_nan_inf_and_nothing_answer_as_numpy():
     assert got[0] == 1.0 and np.isnan(got[1])
     with pytest.raises(TypeError, match="ddof"):
         pplab.var(np.ones(3), ddof="1")
+
+
+# NumPy's nan reductions: NaN left out in the engines' pass, against NumPy over dtypes, every
+# axis and tuples, views, keepdims, out, ddof; slices of NaN alone with NumPy's warnings and errors.
+NAN_OPS = ("nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
+           "nanargmax")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's and pplab's, for the NaN lines
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_nan_reductions_match_numpy(rng, backend, dtype):
+    x = (rng.normal(size=(23, 31, 47)) * 3 + 5).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[rng.random(x.shape) < 0.15] = np.nan
+        x[3, :, 7] = np.nan  # a line of NaN alone along axis 1, but not along the others
+        x[4, 2, 9] = np.inf
+    # floats against NumPy's answers in double; integers in their own (int64 sums and products)
+    ref = x.astype(np.float64) if np.dtype(dtype).kind == "f" else x
+    for op in NAN_OPS:
+        mine, theirs = getattr(pplab, op), getattr(np, op)
+        arg = op.endswith(("argmin", "argmax"))
+        for axis in (None, 0, 2, -1) if arg else (None, 0, 1, 2, -1, (0, 2), (0, 1, 2)):
+            if op == "nanprod" and axis in (None, (0, 2), (0, 1, 2)):
+                continue  # thousands of factors: an overflow, in NumPy's order or pplab's
+            got = mine(x, axis=axis, backend=backend)
+            want = theirs(x if arg else ref, axis=axis)
+            msg = "%s axis %s" % (op, axis)
+            if arg:
+                np.testing.assert_array_equal(got, want, err_msg=msg)
+            elif op in ("nanmin", "nanmax"):
+                np.testing.assert_array_equal(np.asarray(got, np.float64),
+                                              theirs(x, axis=axis).astype(np.float64), msg)
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=msg)
+    for op in ("nanvar", "nanstd"):
+        for axis in (None, 0, (1, 2)):
+            np.testing.assert_allclose(getattr(pplab, op)(x, axis=axis, ddof=1, backend=backend),
+                                       getattr(np, op)(ref, axis=axis, ddof=1), rtol=1e-9)
+    view = x[::-2, 1::3, :]
+    np.testing.assert_allclose(pplab.nansum(view, axis=1, backend=backend),
+                               np.nansum(view.astype(np.float64), axis=1), rtol=1e-9)
+    assert pplab.nanmean(x, axis=(0, 2), keepdims=True, backend=backend).shape == (1, 31, 1)
+    out = np.empty((23, 47))
+    assert pplab.nanmax(x, axis=1, out=out, backend=backend) is out
+
+
+def test_nan_reductions_of_nan_alone_warn_or_raise_as_numpy():
+    alone = np.full(5, np.nan, np.float32)
+    assert pplab.nansum(alone) == 0.0 and pplab.nanprod(alone) == 1.0
+    for op, message in (("nanmin", "All-NaN"), ("nanmax", "All-NaN"), ("nanmean", "empty slice"),
+                        ("nanvar", "Degrees of freedom"), ("nanstd", "Degrees of freedom")):
+        with pytest.warns(RuntimeWarning, match=message):
+            assert np.isnan(getattr(pplab, op)(alone))
+    for op in ("nanargmin", "nanargmax"):
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            getattr(pplab, op)(alone)
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            getattr(pplab, op)(np.array([[1.0, np.nan], [2.0, np.nan]]), axis=0)
+    with pytest.warns(RuntimeWarning, match="empty slice"):
+        assert np.isnan(pplab.nanmean(np.array([], np.float64)))
+    with pytest.raises(ValueError, match="zero-size"):
+        pplab.nanmax(np.array([], np.float32))
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = pplab.nanvar(np.array([[1.0, 2.0], [np.nan, 3.0]]), axis=0, ddof=1)
+    assert np.isnan(got[0]) and got[1] == 0.5
+    mixed = np.array([np.nan, np.inf, 1.0, -np.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NaN from inf - inf: no slice is empty, no warning
+        assert np.isnan(pplab.nansum(mixed)) and np.isnan(pplab.nanmean(mixed))
+    assert pplab.nanmax(mixed) == np.inf and pplab.nanargmin(mixed) == 3
+    assert pplab.nanmean(np.array([np.inf, 2.0, np.nan])) == np.inf
+    flags = np.array([True, False, True])
+    assert pplab.nansum(flags) == 2 and pplab.nanmax(flags) == np.nanmax(flags)
+    assert pplab.nanmean(np.arange(5)) == 2.0  # integers: the plain ops
 
 
 def test_dtype_casts_as_numpy_and_bad_axes_are_refused():

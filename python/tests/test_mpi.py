@@ -42,6 +42,20 @@ def test_reductions_are_the_whole_arrays(dtype, n):
     # each rank's (count, mean, squared deviations), merged in rank order
     assert pplab.var(part, backend="mpi") == pytest.approx(wide.var(), rel=1e-12, abs=1e-12)
     assert pplab.std(part, backend="mpi") == pytest.approx(wide.std(), rel=1e-12, abs=1e-12)
+    # the nan ops: NaN left out of every rank's part (a rank's part may be NaN alone)
+    if whole.dtype.kind == "f":
+        whole[::3] = np.nan
+        part = mine(whole)
+        wide = whole.astype(np.float64)
+        assert pplab.nansum(part, backend="mpi") == pytest.approx(np.nansum(wide), rel=1e-12,
+                                                                  abs=1e-9)
+        if n > 3:  # two numbers at least (ddof=1)
+            assert pplab.nanmean(part, backend="mpi") == pytest.approx(np.nanmean(wide),
+                                                                       rel=1e-12)
+            assert pplab.nanvar(part, backend="mpi", ddof=1) == pytest.approx(
+                np.nanvar(wide, ddof=1), rel=1e-12, abs=1e-12)
+            assert pplab.nanmax(part, backend="mpi") == np.nanmax(whole)
+            assert pplab.nanargmin(part, backend="mpi") == np.nanargmin(whole)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
