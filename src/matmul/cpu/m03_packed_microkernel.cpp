@@ -27,13 +27,23 @@
 namespace pplab::detail::matmul_cpu {
 namespace {
 
-// Tunables for a 256-bit FMA machine with 32 KiB L1, 512 KiB+ L2 per core (Zen 3, Haswell+).
+// The vector registers the build's target has: 512 bits with AVX-512 (32 of them), else 256.
+#ifdef __AVX512F__
+constexpr std::size_t vector_bytes = 64;
+#else
+constexpr std::size_t vector_bytes = 32;
+#endif
+
+// Tunables for 32 KiB of L1 and 512 KiB+ of L2 per core (Zen 3 and 4, Haswell+). A B panel
+// (kc, nr) stays in L1 while the block of A's panels pass it: 16 KiB of f32 at 256-bit vectors
+// (kc 256, nr 16); at 512-bit ones nr doubles, so kc halves and mc doubles (the A block in L2
+// keeps its size).
 template <class T> struct shape {
-  static constexpr std::size_t W = 32 / sizeof(T);  // elements per vector register
-  static constexpr std::size_t mr = 6, nr = 2 * W;  // 12 accumulator registers
-  static constexpr std::size_t kc = 256;            // an A and a B panel of kc fit in L1 + L2
-  static constexpr std::size_t mc = 120;            // (mc, kc) block of A in L2
-  static constexpr std::size_t nc = 3072;           // (kc, nc) block of B in L3
+  static constexpr std::size_t W = vector_bytes / sizeof(T);  // elements per vector register
+  static constexpr std::size_t mr = 6, nr = 2 * W;            // 12 accumulator registers
+  static constexpr std::size_t kc = vector_bytes == 64 ? 128 : 256;
+  static constexpr std::size_t mc = vector_bytes == 64 ? 240 : 120;  // (mc, kc) block of A in L2
+  static constexpr std::size_t nc = 3072;                            // (kc, nc) block of B in L3
 };
 
 struct aligned_free {
@@ -106,14 +116,42 @@ void pack_a(const gemm<T>& g, std::size_t i0, std::size_t mc, std::size_t k0, st
 // One value of A in every lane: a single broadcast load where AVX has one (the compiler's own
 // choice here was a chain of shuffles competing with the FMAs for their ports).
 template <class T, class V> inline V splat(const T* p) {
+#ifdef __AVX512F__
+  if constexpr (sizeof(V) == 64 && sizeof(T) == 4) return reinterpret_cast<V>(_mm512_set1_ps(*p));
+  if constexpr (sizeof(V) == 64 && sizeof(T) == 8) return reinterpret_cast<V>(_mm512_set1_pd(*p));
+#endif
 #ifdef __AVX__
-  if constexpr (sizeof(T) == 4) return reinterpret_cast<V>(_mm256_broadcast_ss(p));
-  else return reinterpret_cast<V>(_mm256_broadcast_sd(p));
-#else
+  if constexpr (sizeof(V) == 32 && sizeof(T) == 4)
+    return reinterpret_cast<V>(_mm256_broadcast_ss(p));
+  if constexpr (sizeof(V) == 32 && sizeof(T) == 8)
+    return reinterpret_cast<V>(_mm256_broadcast_sd(p));
+#endif
   V v;
   for (std::size_t i = 0; i < sizeof(V) / sizeof(T); ++i) v[i] = *p;
   return v;
+}
+
+// c + a * b in one fused multiply-add, rounded once, where the target has it: the build rounds
+// every other product and sum as written (-ffp-contract=off), which made the loop a multiply and
+// an add, two instructions for each of the tile's updates.
+template <class T, class V> inline V fma(V a, V b, V c) {
+#ifdef __AVX512F__
+  if constexpr (sizeof(V) == 64 && sizeof(T) == 4)
+    return reinterpret_cast<V>(_mm512_fmadd_ps(
+        reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(c)));
+  if constexpr (sizeof(V) == 64 && sizeof(T) == 8)
+    return reinterpret_cast<V>(_mm512_fmadd_pd(
+        reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
 #endif
+#ifdef __FMA__
+  if constexpr (sizeof(V) == 32 && sizeof(T) == 4)
+    return reinterpret_cast<V>(_mm256_fmadd_ps(
+        reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(c)));
+  if constexpr (sizeof(V) == 32 && sizeof(T) == 8)
+    return reinterpret_cast<V>(_mm256_fmadd_pd(
+        reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
+#endif
+  return c + a * b;
 }
 
 // acc (mr, nr) = A panel (kc, mr)^T * B panel (kc, nr), all in registers: twelve named
@@ -127,7 +165,7 @@ inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, s
                          Put&& put) {
   static_assert(shape<T>::mr == 6 && shape<T>::nr == 2 * shape<T>::W);
   constexpr std::size_t W = shape<T>::W;
-  typedef T V __attribute__((vector_size(32)));
+  typedef T V __attribute__((vector_size(vector_bytes)));
   if (c)
     for (std::size_t r = 0; r < 6; ++r) {
       __builtin_prefetch(c + r * ldc, 1);
@@ -142,12 +180,12 @@ inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, s
     V b0, b1, a;
     std::memcpy(&b0, bp, sizeof(V));
     std::memcpy(&b1, bp + W, sizeof(V));
-    a = splat<T, V>(ap + 0), c00 += a * b0, c01 += a * b1;
-    a = splat<T, V>(ap + 1), c10 += a * b0, c11 += a * b1;
-    a = splat<T, V>(ap + 2), c20 += a * b0, c21 += a * b1;
-    a = splat<T, V>(ap + 3), c30 += a * b0, c31 += a * b1;
-    a = splat<T, V>(ap + 4), c40 += a * b0, c41 += a * b1;
-    a = splat<T, V>(ap + 5), c50 += a * b0, c51 += a * b1;
+    a = splat<T, V>(ap + 0), c00 = fma<T>(a, b0, c00), c01 = fma<T>(a, b1, c01);
+    a = splat<T, V>(ap + 1), c10 = fma<T>(a, b0, c10), c11 = fma<T>(a, b1, c11);
+    a = splat<T, V>(ap + 2), c20 = fma<T>(a, b0, c20), c21 = fma<T>(a, b1, c21);
+    a = splat<T, V>(ap + 3), c30 = fma<T>(a, b0, c30), c31 = fma<T>(a, b1, c31);
+    a = splat<T, V>(ap + 4), c40 = fma<T>(a, b0, c40), c41 = fma<T>(a, b1, c41);
+    a = splat<T, V>(ap + 5), c50 = fma<T>(a, b0, c50), c51 = fma<T>(a, b1, c51);
   }
   put(0, c00, c01), put(1, c10, c11), put(2, c20, c21);
   put(3, c30, c31), put(4, c40, c41), put(5, c50, c51);
@@ -156,7 +194,7 @@ inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, s
 struct packed_microkernel {
   template <class T> static void run(const gemm<T>& g) {
     using S = shape<T>;
-    typedef T V __attribute__((vector_size(32)));
+    typedef T V __attribute__((vector_size(vector_bytes)));
     if (g.m == 0 || g.n == 0) return;
     if (g.k == 0) {  // C = beta * C
       for (std::size_t i = 0; i < g.m; ++i) scale_row(g.c + i * g.ldc, g.n, g.beta);
@@ -253,7 +291,8 @@ void run(const matmul_call& c) { dispatch_matmul<packed_microkernel>(c); }
 }  // namespace
 
 extern const matmul_rung m03_packed_microkernel{
-    .info = {.step = 3, .summary = "packed panels and a 6x16 register-blocked FMA micro-kernel"},
+    .info = {.step = 3,
+             .summary = "packed panels and a 6 x 2-vector register-blocked FMA micro-kernel"},
     .can_run = one_float_product,
     .run = run,
 };
