@@ -563,6 +563,106 @@ TEST(Histogram2d, EveryPointInItsBinOnEveryBackend) {
   EXPECT_THROW(histogram2d(backend::cpu, dtype::f32, x.data(), y.data(), n, o), pplab::error);
 }
 
+// histogramdd: the points as an (n, 3) array's columns (stride 3) and as three arrays (stride
+// 1), every point's bin against a search of each axis's edges, on every backend usable here
+// (cuda: the points on the GPU); counts exact, weighted sums within rounding, points outside or
+// NaN counted apart; bad axes, strides and bin counts refused.
+TEST(Histogramdd, EveryPointInItsBinOnEveryBackend) {
+  std::mt19937_64 rng(fresh_seed());
+  const std::size_t n = 70001, D = 3;
+  std::normal_distribution<double> g(0, 2);
+  std::vector<double> rows(n * D), w(n);
+  for (std::size_t i = 0; i < n * D; ++i) rows[i] = g(rng);
+  for (std::size_t i = 0; i < n; ++i) w[i] = g(rng);
+  rows[5 * D + 1] = std::nan(""), rows[6 * D + 2] = 4.0, rows[7 * D] = -3.0;  // NaN, edges
+  const std::vector<std::vector<double>> edges{
+      even_edges(-3, 3, 12), {-4, -1, -0.5, 0, 0, 0.25, 2, 4}, even_edges(-4, 4, 5)};
+  const auto slot = [](const std::vector<double>& e, double v) -> std::ptrdiff_t {
+    if (!(v >= e.front() && v <= e.back())) return -1;
+    if (v == e.back()) return std::ptrdiff_t(e.size()) - 2;
+    return std::ptrdiff_t(std::upper_bound(e.begin(), e.end(), v) - e.begin()) - 1;
+  };
+  std::vector<std::uint64_t> want(12 * 7 * 5);  // C order: axis 0 the slowest
+  std::vector<double> want_sums(want.size());
+  std::uint64_t outside = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t k = 0;
+    bool in = true;
+    for (std::size_t d = 0; d < D; ++d) {
+      const std::ptrdiff_t b = slot(edges[d], rows[i * D + d]);
+      in = in && b >= 0;
+      k = k * (edges[d].size() - 1) + std::size_t(std::max<std::ptrdiff_t>(b, 0));
+    }
+    if (!in) {
+      ++outside;
+      continue;
+    }
+    ++want[k];
+    want_sums[k] += w[i];
+  }
+  std::vector<double> columns(n * D);  // the same points as three arrays
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t d = 0; d < D; ++d) columns[d * n + i] = rows[i * D + d];
+  histogramdd_options o;
+  for (const auto& e : edges) o.edges.emplace_back(e);
+  const std::vector<const void*> as_rows{rows.data(), rows.data() + 1, rows.data() + 2},
+      as_columns{columns.data(), columns.data() + n, columns.data() + 2 * n};
+  std::vector<backend> where{backend::seq, backend::cpu};
+  if (available(backend::cuda)) where.push_back(backend::cuda);
+  for (backend b : where) {
+    SCOPED_TRACE(std::string(name_of(b)));
+    for (const auto& [data, stride] :
+         {std::pair{as_rows, D}, std::pair{as_columns, std::size_t(1)}}) {
+      o.weights = nullptr;
+      const histogramdd_result r = histogramdd(b, dtype::f64, data, stride, n, o);
+      EXPECT_EQ(r.bins, (std::vector<std::size_t>{12, 7, 5}));
+      EXPECT_EQ(r.counts, want);
+      EXPECT_EQ(r.outside, outside);
+      o.weights = w.data();
+      const histogramdd_result s = histogramdd(b, dtype::f64, data, stride, n, o);
+      ASSERT_EQ(s.sums.size(), want_sums.size());
+      for (std::size_t k = 0; k < want_sums.size(); ++k)
+        EXPECT_NEAR(s.sums[k], want_sums[k], 1e-9 * (1 + std::abs(want_sums[k])));
+    }
+  }
+  o.weights = nullptr;
+  if (available(backend::cuda)) {  // points already on the GPU
+    detail::executor& ex = detail::executor_for(backend::cuda);
+    detail::buffer dr(ex, n * D * 8), dc(ex, (want.size() + 1) * 8);
+    ex.copy_in(dr.get(), rows.data(), n * D * 8);
+    const auto* base = dr.as<double>();
+    const std::vector<const void*> on_gpu{base, base + 1, base + 2};
+    for (std::string_view rung : {std::string_view(), std::string_view("histogram/cuda/h03_"
+                                                                       "interleaved_atomics")}) {
+      const histogramdd_result r = histogramdd_device(dtype::f64, on_gpu, D, n, o, {rung});
+      EXPECT_EQ(r.counts, want) << r.rung;
+      EXPECT_EQ(r.outside, outside) << r.rung;
+    }
+    std::vector<std::uint64_t> got(want.size() + 1);
+    histogramdd_device_into(dtype::f64, on_gpu, D, n, dc.as<std::uint64_t>(), got.size(), o);
+    ex.copy_out(got.data(), dc.get(), got.size() * 8);
+    EXPECT_EQ(std::vector<std::uint64_t>(got.begin(), got.end() - 1), want);
+    EXPECT_EQ(got.back(), outside);
+    EXPECT_THROW(
+        histogramdd_device_into(dtype::f64, on_gpu, D, n, dc.as<std::uint64_t>(), want.size(), o),
+        pplab::error);
+  }
+  // Wrong: edges for two axes of three, no axes, stride 0, bins whose product passes 2^24.
+  histogramdd_options two;
+  two.edges = {o.edges[0], o.edges[1]};
+  EXPECT_THROW(histogramdd(backend::cpu, dtype::f64, as_rows, D, n, two), pplab::error);
+  EXPECT_THROW(histogramdd(backend::cpu, dtype::f64, {}, 1, n, histogramdd_options{}),
+               pplab::error);
+  EXPECT_THROW(histogramdd(backend::cpu, dtype::f64, as_rows, 0, n, o), pplab::error);
+  const std::vector<double> wide = even_edges(0, 1, 4096);
+  histogramdd_options big;
+  big.edges = {wide, wide, wide};
+  EXPECT_THROW(histogramdd(backend::cpu, dtype::f64, as_rows, D, n, big), pplab::error);
+  const std::vector<double> down{0, 2, 1};
+  o.edges[2] = down;
+  EXPECT_THROW(histogramdd(backend::cpu, dtype::f64, as_rows, D, n, o), pplab::error);
+}
+
 }  // namespace
 }  // namespace pplab::test
 

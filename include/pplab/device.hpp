@@ -83,6 +83,21 @@ histogram2d_result histogram2d_device_into(dtype t, const void* x, const void* y
                                            const histogram2d_options& options,
                                            const rung_choice& how = {});
 
+// histogramdd of points on the GPU (the coordinates and the weights device memory): each
+// point's bin written as a slot, then counted by the histogram's rungs there (`how` names one of
+// those); the counts or sums come back. histogramdd_device_into writes them into device memory
+// the caller holds instead: `slots` = the product of the bins + 1 entries (the bins in C order,
+// then the points outside), as histogram2d_device_into.
+histogramdd_result histogramdd_device(dtype t, std::span<const void* const> axes,
+                                      std::size_t stride, std::size_t n,
+                                      const histogramdd_options& options,
+                                      const rung_choice& how = {});
+histogramdd_result histogramdd_device_into(dtype t, std::span<const void* const> axes,
+                                           std::size_t stride, std::size_t n,
+                                           std::uint64_t* device_counts, std::size_t slots,
+                                           const histogramdd_options& options,
+                                           const rung_choice& how = {});
+
 template <class T>
 histogram_result histogram(cuda_t, device_span<T> d, const histogram_options& options = {}) {
   return histogram_device(dtype_of<std::remove_cv_t<T>>(), d.data, d.size, options);

@@ -121,6 +121,31 @@ std::vector<double> even_edges(double lo, double hi, std::size_t bins);
 histogram2d_result histogram2d(backend where, dtype t, const void* x, const void* y, std::size_t n,
                                const histogram2d_options& options, const rung_choice& how = {});
 
+// numpy.histogramdd: points of D coordinates (1 <= D <= 32) into the bins of D arrays of edges,
+// each axis binned as histogram2d's; the bins in C order (axis 0 the slowest), their product
+// under 2^24. The coordinates: axes[d][i * stride] is point i's on axis d (stride 1: one array
+// per axis; stride D: the rows of an (n, D) array, axes[d] its column d's first element).
+struct histogramdd_options {
+  std::vector<std::span<const double>> edges;  // one per axis, in the host's memory
+  const void* weights = nullptr;               // one per point, where the points are
+  dtype weight_type = dtype::f64;              // f32 or f64
+};
+struct histogramdd_result {
+  std::vector<std::size_t> bins;           // each axis's
+  std::vector<std::vector<double>> edges;  // each axis's
+  bool weighted = false;
+  std::vector<std::uint64_t> counts;  // the product of bins, C order
+  std::vector<double> sums;           // with weights
+  std::uint64_t outside = 0;          // points outside any axis's edges, or NaN in any
+  double outside_sum = 0;
+  std::string rung;  // the rung that counted the points' bins
+  // numpy.histogramdd's density=True: each bin over its volume and the total, in double.
+  std::vector<double> density() const;
+};
+histogramdd_result histogramdd(backend where, dtype t, std::span<const void* const> axes,
+                               std::size_t stride, std::size_t n,
+                               const histogramdd_options& options, const rung_choice& how = {});
+
 template <class Tag, std::ranges::contiguous_range R>
 histogram_result histogram(Tag where, const R& data, const histogram_options& options = {}) {
   using T = std::remove_cv_t<std::ranges::range_value_t<R>>;

@@ -520,6 +520,79 @@ py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges
   return py::make_tuple(counts, r.outside, r.rung);
 }
 
+// numpy.histogramdd's counting: one 1-D array per axis (one dtype, one place, one length and one
+// element stride: an (n, D) array's columns, or D contiguous arrays), each axis's edges (float64,
+// on the host), optional weights. As histogram2d_call: host points give (counts or sums, the
+// outside, the rung), GPU points write `out` (the bins' product + 1 entries) and give the rung.
+py::tuple histogramdd_call(const py::list& axes, const std::vector<edge_array>& edges,
+                           py::handle weights, const std::optional<std::string>& backend_name,
+                           const std::optional<std::string>& variant, py::handle out) {
+  std::vector<placed> taken;
+  std::vector<const void*> data;
+  std::int64_t stride = 1;
+  for (std::size_t d = 0; d < axes.size(); ++d) {
+    const std::string what = "histogramdd's axis " + std::to_string(d);
+    taken.push_back(take(axes[d], backend_name, what));
+    const array_view& a = taken.back().a;
+    if (a.ndim() != 1)
+      throw py::value_error(what + " must be 1-D; it has " + std::to_string(a.ndim()) +
+                            " dimensions");
+    const std::int64_t s = a.shape[0] > 1 ? a.strides[0] : (d ? stride : 1);
+    if (s < 1 || (d && s != stride))
+      throw py::value_error("histogramdd: the axes' coordinates must lie at one positive stride "
+                            "(an (n, D) array's columns, or contiguous arrays); axis " +
+                            std::to_string(d) + "'s is " + std::to_string(s));
+    if (d && (a.on_gpu != taken[0].a.on_gpu || a.type != taken[0].a.type ||
+              a.size() != taken[0].a.size()))
+      throw py::value_error("histogramdd: the axes must be arrays of one length, one dtype and "
+                            "one place (all host or all GPU)");
+    stride = s;
+    data.push_back(a.data);
+  }
+  if (taken.empty()) throw py::value_error("histogramdd: no axes");
+  const array_view& first = taken[0].a;
+  histogramdd_options o;
+  for (const edge_array& e : edges) o.edges.emplace_back(e.data(), e.size());
+  std::optional<placed> w;
+  if (!weights.is_none()) {
+    w = take(weights, backend_name, "the weights");
+    require_contiguous(w->a, "the weights");
+    if (w->a.on_gpu != first.on_gpu || w->a.size() != first.size())
+      throw py::value_error("histogramdd: the weights must be one per point, where the points are");
+    o.weights = w->a.data, o.weight_type = w->a.type;
+  }
+  const std::string rung = variant.value_or("");
+  const std::size_t n = first.size();
+  histogramdd_result r;
+  if (first.on_gpu) {
+    if (out.is_none()) throw py::value_error("histogramdd: GPU points need out (their counts)");
+    placed c = take(out, backend_name, "the counts", true);
+    require_contiguous(c.a, "the counts");
+    if (!c.a.on_gpu || c.a.type != (o.weights ? dtype::f64 : dtype::i64))
+      throw py::type_error(o.weights ? "histogramdd: the sums are a float64 GPU array"
+                                     : "histogramdd: the counts are an int64 GPU array");
+    {
+      released unlocked;
+      r = histogramdd_device_into(first.type, data, std::size_t(stride), n,
+                                  static_cast<std::uint64_t*>(c.a.data), c.a.size(), o, {rung});
+    }
+    return py::make_tuple(py::none(), py::none(), r.rung);
+  }
+  {
+    released unlocked;
+    r = histogramdd(taken[0].where, first.type, data, std::size_t(stride), n, o, {rung});
+  }
+  const std::vector<py::ssize_t> shape(r.bins.begin(), r.bins.end());
+  if (r.weighted) {
+    py::array_t<double> sums(shape);
+    std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
+    return py::make_tuple(sums, r.outside_sum, r.rung);
+  }
+  py::array_t<std::int64_t> counts(shape);
+  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
+  return py::make_tuple(counts, r.outside, r.rung);
+}
+
 // A 1-D operand of matmul as numpy.matmul reads it: a row (1 x k) on the left, a column (k x 1)
 // on the right; the output a column where b is one, else a row.
 void as_row(array_view& v) {
@@ -823,6 +896,9 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("weights") = py::none());
   m.def("histogram2d", &histogram2d_call, py::arg("x"), py::arg("y"), py::arg("x_edges"),
         py::arg("y_edges"), py::arg("weights") = py::none(), py::arg("backend") = py::none(),
+        py::arg("variant") = py::none(), py::arg("out") = py::none());
+  m.def("histogramdd", &histogramdd_call, py::arg("axes"), py::arg("edges"),
+        py::arg("weights") = py::none(), py::arg("backend") = py::none(),
         py::arg("variant") = py::none(), py::arg("out") = py::none());
   m.def("matmul", &matmul_call, py::arg("a"), py::arg("b"), py::arg("out"), py::arg("alpha"),
         py::arg("beta"), py::arg("backend") = py::none(), py::arg("variant") = py::none());

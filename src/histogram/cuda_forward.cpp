@@ -7,6 +7,7 @@
 #include "histogram/atomic_rates.hpp"
 #include "histogram/image_baseline.hpp"
 #include "histogram/points_2d.hpp"
+#include "histogram/points_nd.hpp"
 
 namespace pplab::detail {
 
@@ -52,6 +53,14 @@ bool count_points_2d_device(dtype t, const void* x, const void* y, std::size_t n
                            std::uint64_t*, void*)>(backend::cuda, "count_points_2d");
   if (!f) throw std::logic_error("histogram2d on the GPU needs the cuda backend, not loaded here");
   return f(t, x, y, n, ax, ay, counts, stream);
+}
+
+void bin_points_nd_device(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
+                          void* stream) {
+  auto* f = module_function<void(dtype, const nd_points&, std::size_t, std::uint32_t*, void*)>(
+      backend::cuda, "bin_points_nd");
+  if (!f) throw std::logic_error("histogramdd on the GPU needs the cuda backend, not loaded here");
+  f(t, p, n, slots, stream);
 }
 
 }  // namespace pplab::detail

@@ -3,7 +3,7 @@
 # .cu, each defining its rung's record) and other files (<backend>_sources). Read by
 # pplab_add_pattern (cmake/patterns.cmake), which compiles the folders of the backends built and
 # writes each folder's register hook from its list.
-set(pattern_sources histogram/api.cpp histogram/policy.cpp histogram/two_d.cpp)
+set(pattern_sources histogram/api.cpp histogram/policy.cpp histogram/two_d.cpp histogram/n_d.cpp)
 set(seq_rungs h01_sequential)
 set(cpu_rungs h01_shared_atomic h02_private_per_thread h03_sub_histograms h04_partition_then_count)
 set(cpu_sources histogram/cpu/byte_store_floor.cpp)
@@ -16,7 +16,7 @@ set(cuda_rungs h00_cub h01_racy_increment h02_sectioned_atomics h03_interleaved_
 # The cuda folder also gives the lab the GPU's atomic rates and CUB's RGBA histogram, through the
 # module's table (its exports hook; the core's forwarders to them, with or without the module).
 set(cuda_sources histogram/cuda/atomic_rates.cu histogram/cuda/exports.cpp
-  histogram/cuda/points_2d.cu)
+  histogram/cuda/points_2d.cu histogram/cuda/points_nd.cu)
 set(cuda_exports add_histogram_cuda_exports)
 set(cuda_forward_sources histogram/cuda_forward.cpp)
 set(nccl_rungs h01_allreduce h02_reduce_scatter h03_shares_added_from_peers

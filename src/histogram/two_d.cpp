@@ -15,7 +15,7 @@
 #include "core/run.hpp"
 #include "core/visit.hpp"
 #include "histogram/binning.hpp"
-#include "histogram/points_2d.hpp"
+#include "histogram/points_nd.hpp"
 #include "histogram/rung.hpp"
 #include "pplab/device.hpp"
 #include "pplab/histogram.hpp"
@@ -44,20 +44,7 @@ void bin_points_2d_host(dtype t, const void* x, const void* y, std::size_t n, ax
 
 namespace {
 
-// One axis's edges checked, and their lookup table.
-struct axis {
-  std::span<const double> edges;
-  std::vector<unsigned> table;
-  std::size_t bins() const { return edges.size() - 1; }
-  axis(std::span<const double> e, const char* name) : edges(e) {
-    detail::check_bin_edges(e, std::string("histogram2d (") + name + " edges)");
-    const unsigned cells = detail::edge_lookup_binner::cells_for(bins());
-    table.resize(cells + 1);
-    for (unsigned k = 0; k <= cells; ++k)
-      table[k] = detail::edge_lookup_binner::entry(e.data(), bins(), cells, k);
-  }
-  detail::axis_edges on_host() const { return {edges.data(), table.data(), bins()}; }
-};
+using axis = detail::host_axis;
 
 // The 1-D histogram of the slots: bins one wide over [0, x_bins x y_bins], the last the points
 // outside.
@@ -131,7 +118,7 @@ histogram2d_result histogram2d(backend where, dtype t, const void* x, const void
                                const histogram2d_options& o, const rung_choice& how) {
   detail::require_backend(where);
   check_points(x, y, n, o);
-  const axis ax(o.x_edges, "x"), ay(o.y_edges, "y");
+  const axis ax(o.x_edges, "histogram2d (x edges)"), ay(o.y_edges, "histogram2d (y edges)");
   const histogram_options s = slot_options(ax, ay, o);
   // The slots on the host's cores (a rank's own points on mpi), then counted on `where`.
   std::vector<std::uint32_t> slots(n);
@@ -205,7 +192,8 @@ std::pair<axis, axis> device_axes(const void* x, const void* y, std::size_t n,
                                   const histogram2d_options& o) {
   detail::require_backend(backend::cuda);
   check_points(x, y, n, o);
-  std::pair<axis, axis> both{axis(o.x_edges, "x"), axis(o.y_edges, "y")};
+  std::pair<axis, axis> both{axis(o.x_edges, "histogram2d (x edges)"),
+                             axis(o.y_edges, "histogram2d (y edges)")};
   slot_options(both.first, both.second, o);  // the bins' count checked
   return both;
 }

@@ -7,6 +7,7 @@
 #include "core/executor.hpp"
 #include "core/modules.hpp"
 #include "histogram/points_2d.hpp"
+#include "histogram/points_nd.hpp"
 #include "pplab/ceiling.hpp"
 
 namespace pplab::detail {
@@ -19,6 +20,8 @@ void bin_points_2d_here(dtype t, const void* x, const void* y, std::size_t n, ax
                         axis_edges ay, std::uint32_t* slots, void* stream);  // points_2d.cu
 bool count_points_2d_here(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
                           axis_edges ay, std::uint64_t* counts, void* stream);  // points_2d.cu
+void bin_points_nd_here(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
+                        void* stream);  // points_nd.cu
 
 void add_histogram_cuda_exports(module_exports& e) {
   e.add("gpu_atomic_rates", &gpu_atomic_rates_here);
@@ -26,6 +29,7 @@ void add_histogram_cuda_exports(module_exports& e) {
   e.add("cub_rgba_histogram", &cub_rgba_histogram_here);
   e.add("bin_points_2d", &bin_points_2d_here);
   e.add("count_points_2d", &count_points_2d_here);
+  e.add("bin_points_nd", &bin_points_nd_here);
 }
 
 }  // namespace pplab::detail
