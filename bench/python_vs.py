@@ -110,6 +110,13 @@ def main():
         row("histogram2d 2^%d f32 points, 256x256 bins (host)" % (n.bit_length() - 1),
             "numpy.histogram2d", median_time(lambda: pplab.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]])),
             median_time(lambda: np.histogram2d(x, hy, 256, [[-4, 4], [-4, 4]]), reps=3))
+        # numpy.histogramdd: the joint colour histogram of an RGB image, 16 bins a channel
+        rgb = rng.integers(0, 256, (n // 4, 3), dtype=np.uint8)
+        cube = [(0, 256)] * 3
+        row("histogramdd 2^%d RGB u8 pixels, 16^3 bins (host)" % ((n // 4).bit_length() - 1),
+            "numpy.histogramdd", median_time(lambda: pplab.histogramdd(rgb, 16, cube)),
+            median_time(lambda: np.histogramdd(rgb, 16, cube), reps=3))
+        del rgb
         ix = rng.integers(0, 65536, n)
         row("bincount 2^%d i64, 65536 bins, f32 weights (host)" % (n.bit_length() - 1),
             "numpy.bincount", median_time(lambda: pplab.bincount(ix, wx)),
@@ -325,6 +332,13 @@ def main():
                 median_time(lambda: pplab.histogram2d(px, py, 256, square), sync),
                 median_time(lambda: cupy.histogram2d(px, py, 256, square), sync))
             del px, py
+            rgb = cupy.random.randint(0, 256, (n2, 3), dtype=cupy.uint8)
+            cube = [(0, 256)] * 3
+            row("histogramdd 2^%d RGB u8 pixels, 16^3 bins (cupy)" % (n2.bit_length() - 1),
+                "cupy.histogramdd",
+                median_time(lambda: pplab.histogramdd(rgb, 16, cube), sync),
+                median_time(lambda: cupy.histogramdd(rgb, 16, cube), sync))
+            del rgb
             edges_gpu = cupy.asarray(edges)
             row("histogram 2^%d f32, 1024 edges (cupy)" % (n.bit_length() - 1), "cupy.histogram",
                 median_time(lambda: pplab.histogram(c, edges), sync),

@@ -22,7 +22,7 @@ __all__ = [
     "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
     "nanargmax",
     "histogram",
-    "histogram2d", "bincount",
+    "histogram2d", "histogramdd", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
     "gaussian_filter", "uniform_filter", "gaussian_filter1d", "uniform_filter1d", "sobel",
     "prewitt", "lab", "backends", "rungs",
@@ -44,6 +44,8 @@ _BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in it
 _MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
           "grid-wrap")
 _MAX_BINS = 1 << 24  # pplab's histograms: 1 to 2**24 bins
+_NUMBER_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64")  # the element types pplab reads
 
 
 def _type_name(value):
@@ -142,12 +144,17 @@ def _current_stream(x):
 def _run(call, x, *args):
     """call(x, *args) on the caller's current stream when x is a PyTorch or CuPy GPU array: pplab
     enqueues after the caller's earlier work there and waits for that stream alone."""
+    return _run_for(x, call, x, *args)
+
+
+def _run_for(x, call, *args):
+    """call(*args) on the current stream of x's library, as _run (x: the array the call reads)."""
     stream = _current_stream(x)
     if stream is None:
-        return call(x, *args)
+        return call(*args)
     _pplab.set_stream(stream, _library(x))
     try:
-        return call(x, *args)
+        return call(*args)
     finally:
         _pplab.set_stream(None)
 
@@ -174,6 +181,16 @@ def _for_pplab(x):
     if _library(x) == "torch" and x.requires_grad:
         return x.detach()
     return x
+
+
+_HALF_TYPES = ("float16", "bfloat16")
+
+
+def _widened(x):
+    """A float16 (or PyTorch bfloat16) array as float32, a copy in its library: the engines read
+    32- and 64-bit floats, and every half value is a float32 exactly, so the reductions answer
+    for the same numbers, as float32 data's answers (docs/python.md). Other arrays as they are."""
+    return _astype(x, "float32") if _dtype_name(x) in _HALF_TYPES else x
 
 
 def _bytes_of_bool(x):
@@ -265,7 +282,7 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     if not isinstance(exact, bool):
         raise TypeError("exact must be True or False, not %s" % _type_name(exact))
     import numpy
-    arr = _for_pplab(_array(x))
+    arr = _widened(_for_pplab(_array(x)))
     # Booleans as NumPy reduces them: sum and prod count in its default integer (int64), min
     # and max answer booleans, mean and the arg ops as of 0 and 1.
     arr, boolean = _bytes_of_bool(arr)
@@ -443,7 +460,7 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
     if not isinstance(op, str) or op not in _OPS:
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
     backend, variant = _check_backend(backend), _check_variant(variant)
-    x = _for_pplab(_array(x))
+    x = _widened(_for_pplab(_array(x)))
     if axis is not None and backend == "mpi":
         raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
                          "reduce an axis of this rank's array on 'seq' or 'cpu'")
@@ -670,7 +687,7 @@ def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
     import numpy
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, numpy.integer, numpy.floating)):
         raise TypeError("ddof must be a number, not %s" % _type_name(ddof))
-    arr = _for_pplab(_array(x))  # booleans: as 0 and 1, as NumPy takes them
+    arr = _widened(_for_pplab(_array(x)))  # booleans: as 0 and 1, as NumPy takes them
     if op.startswith("nan"):
         if _dtype_name(arr) in ("float32", "float64"):
             return _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant)
@@ -720,6 +737,8 @@ def ptp(x, axis=None, out=None, keepdims=False, *, backend=None):
     import numpy
     arr = _for_pplab(_array(x))
     name = _dtype_name(arr)
+    if name == "bfloat16":  # no NumPy type to answer in: float32's answer
+        arr, name = _widened(arr), "float32"
     if name == "bool":
         raise TypeError("ptp of booleans: NumPy refuses their subtraction; use x.max() != x.min()")
     top = reduce(arr, "max", axis=axis, dtype=name, keepdims=keepdims, backend=backend)
@@ -940,22 +959,23 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=False, *,  # no
     return _like(x, hist), edges[0], edges[1]
 
 
-def _axis_edges(v, bins, range_, name, backend):
-    """One axis's edges as numpy.histogramdd makes them (host NumPy arrays)."""
+def _axis_edges(v, bins, range_, name, backend, call="histogram2d", found=None):
+    """One axis's edges as numpy.histogramdd makes them (host NumPy arrays). name: the axis in
+    the messages ('x', or 'axis 2'); found: v's minimum and maximum where the caller has them."""
     import numpy
     if _library(bins) in ("cupy", "torch"):
         bins = _to_numpy(bins) if _on_gpu(bins) else bins.numpy()
     if numpy.ndim(bins) == 1:
         e = numpy.asarray(bins)
         if e.size < 2:
-            raise ValueError("histogram2d: the %s edges need at least two" % name)
+            raise ValueError("%s: the %s edges need at least two" % (call, name))
         if (e[:-1] > e[1:]).any():
             raise ValueError("`bins` must be monotonically increasing, when an array (%s)" % name)
         if numpy.isnan(e.astype(numpy.float64)).any():
-            raise ValueError("histogram2d: the %s edges hold NaN" % name)
+            raise ValueError("%s: the %s edges hold NaN" % (call, name))
         return e
     if numpy.ndim(bins) != 0:
-        raise ValueError("histogram2d: `bins` for %s must be a scalar or 1d array" % name)
+        raise ValueError("%s: `bins` for %s must be a scalar or 1d array" % (call, name))
     n = _check_integer(bins, "bins", 1, _MAX_BINS)
     kind = numpy.dtype(_dtype_name(v))
     if range_ is not None:
@@ -967,12 +987,138 @@ def _axis_edges(v, bins, range_, name, backend):
     elif _size(v) == 0:
         first, last = 0, 1
     else:
-        first, last = (kind.type(f(v, backend=backend)) for f in (min, max))
+        first, last = (kind.type(f(v, backend=backend)) for f in (min, max)) if found is None \
+            else (kind.type(found[0]), kind.type(found[1]))
         if not (_finite(float(first)) and _finite(float(last))):
             raise ValueError("autodetected range of [%s, %s] is not finite" % (first, last))
     if first == last:
         first, last = first - 0.5, last + 0.5
     return numpy.linspace(first, last, n + 1)
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None, *,  # noqa: A002
+                backend=None, variant=None):
+    """numpy.histogramdd(sample, bins, range, density, weights): (H, edges), as the installed
+    NumPy: sample an (N, D) array, or a sequence of D 1-D arrays of one length (NumPy, CuPy or
+    PyTorch arrays; a 1-D array is one axis); bins an int for every axis, or one int or array of
+    edges per axis; range None or one (min, max) or None per axis; each axis's edges as
+    histogram2d makes them, a point on an axis's last edge in its last bin, points outside any
+    axis not counted. H is float64 (as NumPy's), of the axes' bins in order, in the sample's
+    library and on its device; edges is a list of NumPy arrays. Up to 32 axes, their bins'
+    product under 2^24. Each point's bin over all its axes is computed once (on the sample's
+    device; an (N, D) array's columns read where they lie), then counted by the histogram's
+    rungs; two contiguous axes go through histogram2d's own kernels."""
+    import numpy
+    backend, variant = _check_backend(backend), _check_variant(variant)
+    columns, whole = _sample_columns(sample)
+    D = len(columns)
+    try:
+        if len(bins) != D:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             "sample x.")
+        per_axis = list(bins)
+    except TypeError:  # one number of bins for every axis
+        per_axis = [bins] * D
+    if range is None:
+        ranges = [None] * D
+    else:
+        if len(range) != D:
+            raise ValueError("range must hold one (min, max) or None per axis: %d" % D)
+        ranges = list(range)
+    if D == 2 and all(_c_contiguous(c) for c in columns):
+        hist, x_edges, y_edges = histogram2d(columns[0], columns[1], per_axis, ranges, weights,
+                                             density, backend=backend, variant=variant)
+        return hist, [x_edges, y_edges]
+    first = columns[0]
+    found = [None] * D
+    if whole is not None and _size(whole) and any(
+            r is None and numpy.ndim(b) == 0 for b, r in zip(per_axis, ranges)):
+        # the ranges from the data: each column's minimum and maximum in two passes over the
+        # (N, D) array (a GPU reduction reads no strided column alone)
+        lows, highs = (_to_numpy(v) if _on_gpu(v) else numpy.asarray(v)
+                       for v in (min(whole, axis=0, backend=backend),
+                                 max(whole, axis=0, backend=backend)))
+        found = list(zip(lows.tolist(), highs.tolist()))
+    edges = [_axis_edges(c, b, r, "axis %d" % d, backend, "histogramdd", f)
+             for d, (c, b, r, f) in enumerate(zip(columns, per_axis, ranges, found))]
+    weights, _ = _weights_for(first, weights, "histogramdd")
+    flat = [numpy.ascontiguousarray(e, numpy.float64) for e in edges]
+    shape = tuple(e.size - 1 for e in flat)
+    if _on_gpu(first):
+        inside = 1
+        for b in shape:
+            inside *= b
+        if inside >= _MAX_BINS:
+            raise ValueError("histogramdd: %s bins; at most 2^24 - 1 (16777215) together"
+                             % " x ".join(str(b) for b in shape))
+        slots = _empty(first, (inside + 1,), "int64" if weights is None else "float64")
+        _run_for(first, _pplab.histogramdd, columns, flat, weights, backend, variant, slots)
+        hist = _astype(slots[:-1].reshape(shape), "float64")
+    else:
+        hist, *_ = _run_for(first, _pplab.histogramdd, columns, flat, weights, backend, variant)
+        hist = hist.astype(numpy.float64)
+    if density:
+        total = hist.sum()
+        for d, e in enumerate(edges):
+            along = [1] * D
+            along[d] = shape[d]
+            widths = numpy.diff(e).reshape(along)
+            hist = hist / (_like(first, widths) if _on_gpu(first) else widths)
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            hist = hist / total
+    return (hist if _on_gpu(first) else _like(first, hist)), edges
+
+
+def _sample_columns(sample):
+    """numpy.histogramdd's sample as one 1-D array per axis, of one dtype (NumPy's common type,
+    a copy where they differ) and one place, at one element stride (an (N, D) array's columns
+    where they lie; other layouts made contiguous); and the (N, D) array they are columns of,
+    or None."""
+    import numpy
+    whole = None
+    if isinstance(sample, (list, tuple)) and sample and all(_library(c) for c in sample):
+        columns = [_for_pplab(c) for c in sample]  # a sequence of arrays, kept where they are
+    else:
+        arr = _for_pplab(_array(sample) if _library(sample) else numpy.asarray(sample))
+        if _library(arr) is None:
+            arr = numpy.asarray(arr)
+        dims = len(_shape(arr))
+        if dims == 1:
+            columns = [arr]
+        elif dims == 2:
+            whole = arr
+            columns = [arr[:, d] for d in builtins.range(_shape(arr)[1])]
+        else:
+            raise ValueError("histogramdd: sample must be an (N, D) array or a sequence of D "
+                             "1-D arrays; got shape %s" % (_shape(arr),))
+    if not columns:
+        raise ValueError("histogramdd: the sample has no axes")
+    libs = {(_library(c), _on_gpu(c)) for c in columns}
+    if len(libs) != 1:
+        raise ValueError("histogramdd: the axes must all be host arrays or GPU arrays of one "
+                         "library")
+    n = _shape(columns[0])
+    for c in columns:
+        if len(_shape(c)) != 1 or _shape(c) != n:
+            raise ValueError("histogramdd: the axes must be 1-D arrays of one length; got "
+                             "shapes %s" % [_shape(c) for c in columns])
+    names = [_dtype_name(c) for c in columns]
+    if any(name not in _NUMBER_TYPES for name in names):
+        raise TypeError("histogramdd: points of type %s; give numbers (integers or floats)"
+                        % ", ".join(sorted(set(names) - set(_NUMBER_TYPES))))
+    common = numpy.result_type(*names)
+    columns = [c if _dtype_name(c) == common.name else _astype(c, common.name) for c in columns]
+    steps = {_strides_in_elements(c)[0] for c in columns} if n[0] > 1 else {1}
+    if len(steps) != 1 or builtins.min(steps) < 1:
+        columns = [_contiguous(c) for c in columns]
+    if whole is not None and (_dtype_name(whole) != common.name or
+                              (_on_gpu(whole) and not _c_contiguous(whole))):
+        # converted: its columns are copies; or a strided GPU array, which no GPU reduction reads:
+        # its columns copied, each then read alone
+        if _on_gpu(whole) and not _c_contiguous(whole):
+            columns = [_contiguous(c) for c in columns]
+        whole = None
+    return columns, whole
 
 
 def _weights_for(a, weights, name):
@@ -1224,20 +1370,19 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         variant = variant or "split_tf32"
         backend = backend or "cuda"
     sa, sb = _shape(a), _shape(b)
-    a2 = a if len(sa) >= 2 else a.reshape((1,) + sa)  # a row
-    b2 = b if len(sb) >= 2 else b.reshape(sb + (1,))  # a column
-    (m, k), (k2, n) = _shape(a2)[-2:], _shape(b2)[-2:]
+    m, k = sa[-2:] if len(sa) >= 2 else (1, sa[0])  # a 1-D a: a row
+    k2, n = sb[-2:] if len(sb) >= 2 else (sb[0], 1)  # a 1-D b: a column
     if k != k2:
         raise ValueError("matmul: a's columns must match b's rows: a is %s and b is %s (%d and "
                          "%d)" % (sa, sb, k, k2))
     batch = ()
     if len(sa) > 2 or len(sb) > 2:
         try:
-            lead_a, lead_b = _shape(a2)[:-2], _shape(b2)[:-2]
+            lead_a, lead_b = sa[:-2], sb[:-2]
             batch = lead_a if lead_a == lead_b else tuple(numpy.broadcast_shapes(lead_a, lead_b))
         except ValueError:
             raise ValueError("matmul: the stacks' shapes %s and %s do not broadcast"
-                             % (_shape(a2)[:-2], _shape(b2)[:-2])) from None
+                             % (sa[:-2], sb[:-2])) from None
     shape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
     if out is not None:
         if _library(out) != _library(a) or _on_gpu(out) != _on_gpu(a):
@@ -1253,17 +1398,29 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
              variant)
 
     if not batch and (len(sa) == 1) != (len(sb) == 1):  # a matrix and a vector
+        # The shapes and strides asked once: on a GPU array each question is a call into its
+        # library, and this call is often short.
         answer = _empty(a, shape, name)
-        if len(sb) == 1:  # A x; A a transposed view of a C-ordered matrix: x A^T, where it lies
-            flip = not _rows_readable(a) and _rows_readable(a.T)
-            product(b, a.T, answer) if flip else product(a, b, answer)
-        else:  # x B; B transposed: B^T x
-            flip = not _rows_readable(b) and _rows_readable(b.T)
-            product(b.T, a, answer) if flip else product(a, b, answer)
+        matrix, vector = (a, b) if len(sb) == 1 else (b, a)
+        rows, cols = (m, k) if matrix is a else (k, n)
+        s_rows, s_cols = _strides_in_elements(matrix)
+        if (cols <= 1 or s_cols == 1) and (rows <= 1 or s_rows >= cols):
+            flip = False  # rows where they lie
+        else:  # a transposed view of a C-ordered matrix: read as that matrix, the product flipped
+            flip = (rows <= 1 or s_rows == 1) and (cols <= 1 or s_cols >= rows)
+            if not flip:
+                matrix = _contiguous(matrix)
+        if k > 1 and _strides_in_elements(vector)[0] != 1:
+            vector = _contiguous(vector)
+        first, second = ((vector, matrix.T) if flip else (matrix, vector)) if len(sb) == 1 else \
+            ((matrix.T, vector) if flip else (vector, matrix))
+        _run(_pplab.matmul, first, second, answer, 1.0, 0.0, backend, variant)
         if out is not None:
             out[...] = answer
             return out
         return answer
+    a2 = a if len(sa) >= 2 else a.reshape((1,) + sa)  # a row
+    b2 = b if len(sb) >= 2 else b.reshape(sb + (1,))  # a column
     answer = _empty(a, batch + (m, n), name)
     if not batch:
         product(a2, b2, answer)

@@ -1,5 +1,5 @@
 # Type stubs of the pplab package (python/pplab/__init__.py): what editors complete.
-from typing import Any, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -59,6 +59,9 @@ def histogram2d(x: Array, y: Array, bins: Any = ..., range: Any = ...,
                 weights: Optional[Array] = ..., density: bool = ..., *,
                 backend: Optional[Backend] = ...,
                 variant: Optional[str] = ...) -> Tuple[Array, numpy.ndarray, numpy.ndarray]: ...
+def histogramdd(sample: Any, bins: Any = ..., range: Any = ..., density: Optional[bool] = ...,
+                weights: Optional[Array] = ..., *, backend: Optional[Backend] = ...,
+                variant: Optional[str] = ...) -> Tuple[Array, List[numpy.ndarray]]: ...
 def bincount(x: Array, weights: Optional[Array] = ..., minlength: int = ..., *,
              backend: Optional[Backend] = ..., variant: Optional[str] = ...) -> Array: ...
 def histogram_channels(image: Array, *, backend: Optional[Backend] = ...) -> Array: ...

@@ -242,20 +242,34 @@ thread_local std::string stream_library;
 // nullopt where the tensor is not that case (a host tensor, a negated or conjugated view, a type
 // pplab does not take): DLPack then says what it is.
 std::optional<array_view> from_torch_on_its_stream(py::handle obj) {
-  if (stream_library != "torch" || !is_torch_tensor(obj) || !obj.attr("is_cuda").cast<bool>() ||
-      obj.attr("is_neg")().cast<bool>() || obj.attr("is_conj")().cast<bool>())
+  if (stream_library != "torch" || !is_torch_tensor(obj) || !obj.attr("is_cuda").cast<bool>())
     return std::nullopt;
-  static const std::pair<const char*, dtype> types[] = {
-      {"torch.float32", dtype::f32}, {"torch.float64", dtype::f64}, {"torch.int8", dtype::i8},
-      {"torch.int16", dtype::i16},   {"torch.int32", dtype::i32},   {"torch.int64", dtype::i64},
-      {"torch.uint8", dtype::u8},    {"torch.uint16", dtype::u16},  {"torch.uint32", dtype::u32},
-      {"torch.uint64", dtype::u64}};
-  const std::string name = py::str(obj.attr("dtype"));
-  const auto* found = std::find_if(std::begin(types), std::end(types),
-                                   [&](const auto& t) { return name == t.first; });
-  if (found == std::end(types)) return std::nullopt;
+  // PyTorch's dtypes are objects made once: each is looked up by its name the first time only
+  // (a call here is often a few microseconds of host work around a kernel). The objects are
+  // kept, so none is freed and its address taken by another; the list is never destroyed (its
+  // references would be dropped after the interpreter's end).
+  static auto& known = *new std::vector<std::pair<py::object, std::optional<dtype>>>;
+  const py::object kind = obj.attr("dtype");
+  auto seen = std::find_if(known.begin(), known.end(),
+                           [&](const auto& k) { return k.first.ptr() == kind.ptr(); });
+  if (seen == known.end()) {
+    static const std::pair<const char*, dtype> types[] = {
+        {"torch.float32", dtype::f32}, {"torch.float64", dtype::f64}, {"torch.int8", dtype::i8},
+        {"torch.int16", dtype::i16},   {"torch.int32", dtype::i32},   {"torch.int64", dtype::i64},
+        {"torch.uint8", dtype::u8},    {"torch.uint16", dtype::u16},  {"torch.uint32", dtype::u32},
+        {"torch.uint64", dtype::u64}};
+    const std::string name = py::str(kind);
+    const auto* found = std::find_if(std::begin(types), std::end(types),
+                                     [&](const auto& t) { return name == t.first; });
+    known.emplace_back(kind, found == std::end(types) ? std::nullopt
+                                                      : std::optional<dtype>(found->second));
+    seen = std::prev(known.end());
+  }
+  // A negated view (x.conj().imag) is read by DLPack, which refuses it; a conjugated one is
+  // complex, a type not taken here.
+  if (!seen->second || obj.attr("is_neg")().cast<bool>()) return std::nullopt;
   array_view a;
-  a.type = found->second;
+  a.type = *seen->second;
   a.data = reinterpret_cast<void*>(obj.attr("data_ptr")().cast<std::uintptr_t>());
   a.on_gpu = true;
   a.device = obj.attr("get_device")().cast<int>();
@@ -290,8 +304,16 @@ array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std:
 }  // namespace
 
 bool is_torch_tensor(py::handle obj) {
+  // Asked several times a call: the answer remembered per type (the types kept, so that none is
+  // freed and its address reused by another; the list is never destroyed, as from_torch's).
+  static auto& types = *new std::vector<std::pair<py::object, bool>>;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr()));
+  for (const auto& [t, is] : types)
+    if (t.ptr() == type) return is;
   const std::string module = py::str(obj.get_type().attr("__module__"));
-  return module.compare(0, 5, "torch") == 0 && (module.size() == 5 || module[5] == '.');
+  const bool is = module.compare(0, 5, "torch") == 0 && (module.size() == 5 || module[5] == '.');
+  types.emplace_back(py::reinterpret_borrow<py::object>(type), is);
+  return is;
 }
 
 void set_stream_library(std::string library) { stream_library = std::move(library); }

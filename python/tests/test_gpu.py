@@ -476,6 +476,45 @@ def test_histogram2d_of_gpu_arrays(rng, lib, dtype):
         np.testing.assert_allclose(to_host(got), want, rtol=1e-12, atol=1e-12)
 
 
+# numpy.histogramdd of GPU arrays: an (N, D) array's columns read where they lie, or D arrays;
+# each point's bin over its axes made on the GPU, the answer float64 there.
+@pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8])
+def test_histogramdd_of_gpu_arrays(rng, lib, dtype):
+    n = 1000003
+    sample = (rng.normal(size=(n, 3)) * 30 + 100).astype(dtype)
+    w = rng.random(n)
+    for bins, range_ in ((16, [(0, 256)] * 3), ([10, np.linspace(50, 150, 17), 5], None),
+                         ([64, 32, 8], [(40, 160), None, (0, 256)])):
+        want, wedges = np.histogramdd(sample, bins, range_)
+        strided = to_gpu(lib, np.repeat(sample, 2, axis=0))[::2]  # every other row: a copy
+        for points in (to_gpu(lib, sample), [to_gpu(lib, c.copy()) for c in sample.T], strided):
+            got, edges = pplab.histogramdd(points, bins, range_)
+            assert is_gpu_array_of(lib, got)
+            assert (to_host(got) == want).all() and all((a == b).all()
+                                                        for a, b in zip(edges, wedges))
+        slotted, _ = pplab.histogramdd(to_gpu(lib, sample), bins, range_,
+                                       variant="histogram/cuda/h03_interleaved_atomics")
+        assert (to_host(slotted) == want).all()
+        got, _ = pplab.histogramdd(to_gpu(lib, sample), bins, range_, weights=to_gpu(lib, w),
+                                   density=True)
+        np.testing.assert_allclose(to_host(got), np.histogramdd(sample, bins, range_, weights=w,
+                                                                density=True)[0], rtol=1e-12)
+
+
+# float16 GPU arrays in the reductions: widened to float32 on the GPU, the same answers as the
+# float32 array's.
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_float16_gpu_arrays_reduce_as_float32(rng, lib):
+    host = (rng.standard_normal((300, 257)) * 50).astype(np.float16)
+    x, wide = to_gpu(lib, host), to_gpu(lib, host.astype(np.float32))
+    for name in ("sum", "mean", "max", "argmax", "var", "nansum"):
+        f = getattr(pplab, name)
+        assert f(x) == f(wide), name
+        for axis in (0, 1):
+            np.testing.assert_array_equal(to_host(f(x, axis=axis)), to_host(f(wide, axis=axis)))
+
+
 # scipy.ndimage's named filters on GPU arrays: the answer in the array's library, as SciPy's on a
 # host copy.
 @pytest.mark.parametrize("lib", LIBRARIES)

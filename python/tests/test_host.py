@@ -175,7 +175,7 @@ def test_inputs_that_are_not_arrays_go_through_numpy():
 
 def test_wrong_dtypes_strided_views_and_read_only_arrays():
     with pytest.raises(TypeError, match="float16"):
-        pplab.sum(np.ones(4, dtype=np.float16))
+        pplab.histogram(np.ones(4, dtype=np.float16))  # the reductions widen it (below)
     with pytest.raises(TypeError):
         pplab.sum(np.ones(4, dtype=np.complex64))
     assert pplab.sum(np.ones(4, dtype=bool)) == 4  # booleans count as NumPy counts them
@@ -364,9 +364,11 @@ def test_dot_of_vectors_and_matrices_matches_numpy(rng):
     b = rng.standard_normal((17, 9))
     v = rng.standard_normal(17)
     w = rng.standard_normal(33)
-    np.testing.assert_allclose(pplab.dot(a, b), np.dot(a, b), rtol=1e-12)
-    np.testing.assert_allclose(pplab.dot(a, v), np.dot(a, v), rtol=1e-12)
-    np.testing.assert_allclose(pplab.dot(w, a), np.dot(w, a), rtol=1e-12)
+    # atol: an answer near 0 after cancellation differs in its last bits with the order of the
+    # sums (OpenBLAS's threads)
+    np.testing.assert_allclose(pplab.dot(a, b), np.dot(a, b), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(pplab.dot(a, v), np.dot(a, v), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(pplab.dot(w, a), np.dot(w, a), rtol=1e-12, atol=1e-13)
     assert pplab.dot(v, v) == pytest.approx(np.dot(v, v), rel=1e-12)
     np.testing.assert_allclose(pplab.dot([[1.0, 2.0]], [[3.0], [4.0]]), [[11.0]])
     with pytest.raises(ValueError, match="number"):
@@ -495,6 +497,12 @@ def test_matmul_reads_views_as_numpy_does(rng):
     for x, y in views:
         np.testing.assert_allclose(pplab.matmul(x, y), np.matmul(x, y), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(pplab.matmul([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]), [3.0, 7.0])
+    # a matrix and a vector: padded, reversed, transposed and strided views on either side
+    x, y = rng.standard_normal(18)[::2], rng.standard_normal(24)[::-2]
+    for p, q in ((a, x), (a[::-1], x), (a[:, ::-1], x), (a.T[::-1], y[:6]), (a[::2, 1:], x[1:]),
+                 (x[:6], a), (x[::-1][:6], a[:, ::-1]), (y[:9], a.T), (y[:4], b.T[:, ::-1]),
+                 (np.asfortranarray(a), x), (x[:6], np.asfortranarray(a)), (a[:1], x), (x[:1], a[:1])):
+        np.testing.assert_allclose(pplab.matmul(p, q), np.matmul(p, q), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -1077,6 +1085,85 @@ def test_histogram2d_matches_numpy(rng, backend, dtype):
         pplab.histogram2d(x, y[:-1])
     with pytest.raises(ValueError, match="monotonically"):
         pplab.histogram2d(x, y, [[3, 1, 2], 4])
+
+
+# float16 in the reductions: widened to float32 (exactly), so each answer is float32 data's, of
+# the same numbers; ptp answers in float16, as NumPy's; the histograms refuse it with the way out.
+def test_float16_reductions_answer_for_the_same_numbers_as_float32(rng):
+    x = (rng.standard_normal((37, 129)) * 100).astype(np.float16)
+    x[3, 5] = np.nan
+    wide = x.astype(np.float32)
+    for name in ("sum", "mean", "min", "max", "argmin", "argmax", "var", "std", "nansum",
+                 "nanmean", "nanmin", "nanmax", "nanargmax", "nanvar", "prod"):
+        f = getattr(pplab, name)
+        for axis in (None, 0, 1):
+            got, want = f(x, axis=axis), f(wide, axis=axis)
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    np.testing.assert_allclose(pplab.nansum(x, axis=0), np.nansum(x.astype(np.float64), axis=0),
+                               rtol=1e-12)
+    for axis in (None, 1):
+        got = pplab.ptp(x[:, 6:], axis=axis)
+        assert np.asarray(got).dtype == np.float16
+        np.testing.assert_array_equal(got, np.ptp(x[:, 6:], axis=axis))
+    with pytest.raises(TypeError, match="float16"):
+        pplab.histogram(x)
+
+
+# numpy.histogramdd: an (N, D) array (its columns read where they lie) or a sequence of D arrays;
+# bins an int, one per axis, edges; ranges given, None, or from the data; NaN points, points on
+# edges; weights and density; an RGB image's joint colour histogram.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8])
+def test_histogramdd_matches_numpy(rng, backend, dtype):
+    n = 20011
+    oracle = np.float64 if dtype == np.float32 and np.__version__.split(".")[0] == "1" else dtype
+    for D in (1, 2, 3, 5):
+        sample = (rng.normal(size=(n, D)) * 3 + 10).astype(dtype)
+        w = rng.random(n).astype(np.float32)
+        per_axis = [[4, 7, 3, 2, 5][:D], [np.linspace(5, 15, 9)] + [6] * (D - 1)]
+        for bins in [10] + per_axis:
+            for range_ in (None, [(6, 14)] + [None] * (D - 1)):
+                s = sample.copy()
+                if np.dtype(dtype).kind == "f" and range_ is not None:
+                    s[::101, 0] = np.nan
+                    s[5, 0] = 14  # a point on a last edge: in the last bin
+                for points in (s, list(s.T.copy()), np.asfortranarray(s),
+                               np.repeat(s, 2, axis=0)[::2]):
+                    got, edges = pplab.histogramdd(points, bins, range_, backend=backend)
+                    want, wedges = np.histogramdd(s.astype(oracle), bins, range_)
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    assert (got == want).all(), (D, bins, range_)
+                    assert all(a.dtype == b.dtype and (a == b).all()
+                               for a, b in zip(edges, wedges))
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    got, _ = pplab.histogramdd(s, bins, range_, density=True, weights=w,
+                                               backend=backend)
+                    want, _ = np.histogramdd(s.astype(oracle), bins, range_, density=True,
+                                             weights=w)
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+    rgb = rng.integers(0, 256, (64, 48, 3), dtype=np.uint8).reshape(-1, 3)
+    got, _ = pplab.histogramdd(rgb, 8, [(0, 256)] * 3, backend=backend)
+    assert (got == np.histogramdd(rgb, 8, [(0, 256)] * 3)[0]).all() and got.sum() == 64 * 48
+    empty, _ = pplab.histogramdd(np.empty((0, 3)), 4, backend=backend)
+    assert empty.shape == (4, 4, 4) and not empty.any()
+
+
+def test_histogramdd_refuses_what_numpy_refuses():
+    s = np.ones((10, 3))
+    for args, error, words in (((s, [2, 3]), ValueError, "dimension of bins"),
+                               ((s, [2, [3, 1, 2], 2]), ValueError, "monotonically"),
+                               ((s, [2, 0, 2]), ValueError, "bins"),
+                               ((s, 4, [(0, 1), (1, 0), None]), ValueError, "max must be larger"),
+                               ((np.ones((2, 2, 2)),), ValueError, "an \\(N, D\\) array"),
+                               (([np.ones(3), np.ones(4)],), ValueError, "one length"),
+                               ((s, 300), ValueError, "2\\^24"),
+                               ((np.ones((3, 33)), 1), ValueError, "1 to 32 axes")):
+        with pytest.raises(error, match=words):
+            pplab.histogramdd(*args)
+    with pytest.raises(ValueError, match="weights"):
+        pplab.histogramdd(s, weights=np.ones(9))
+    with pytest.raises(TypeError, match="numbers"):
+        pplab.histogramdd(np.array([["a", "b"]]))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
