@@ -13,11 +13,12 @@ namespace {
 struct interior_apart {
   template <class T> static void run(const filter<T>& f) {
     const std::vector<T> constant = constant_row(f);
+    const border_columns border(f);
     std::vector<const T*> rows(f.kh);
     for (std::size_t y = 0; y < f.rows; ++y) {
       tap_rows_or_constant(f, y, constant.data(), rows.data());
       T* out = f.out + y * f.ld_out;
-      border_pixels(f, rows.data(), out);
+      border_pixels(f, border, rows.data(), out);
       interior_plain(f, rows.data(), out);
     }
   }
