@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -646,6 +647,24 @@ TEST(Histogramdd, EveryPointInItsBinOnEveryBackend) {
     EXPECT_THROW(
         histogramdd_device_into(dtype::f64, on_gpu, D, n, dc.as<std::uint64_t>(), want.size(), o),
         pplab::error);
+    // 2^24 points in one bin (counted where found: every 16-bit counter passes 2^15 many times).
+    const std::size_t many = std::size_t(1) << 24;
+    detail::buffer same(ex, many * 4 * D);
+    ex.fill(same.get(), 0x3f, many * 4 * D);
+    const std::uint32_t bits = 0x3f3f3f3f;  // 0.7470...
+    float value = 0;
+    std::memcpy(&value, &bits, 4);
+    const auto* f = same.as<float>();
+    const std::vector<const void*> planes{f, f + many, f + 2 * many};
+    const histogramdd_result one = histogramdd_device(dtype::f32, planes, 1, many, o);
+    EXPECT_EQ(one.rung, "histogramdd/cuda/counted_where_found");
+    std::vector<std::uint64_t> all_in_one(want.size());
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < D; ++d)
+      k = k * (edges[d].size() - 1) + std::size_t(slot(edges[d], double(value)));
+    all_in_one[k] = many;
+    EXPECT_EQ(one.counts, all_in_one);
+    EXPECT_EQ(one.outside, 0u);
   }
   // Wrong: edges for two axes of three, no axes, stride 0, bins whose product passes 2^24.
   histogramdd_options two;

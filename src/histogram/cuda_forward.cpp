@@ -63,4 +63,12 @@ void bin_points_nd_device(dtype t, const nd_points& p, std::size_t n, std::uint3
   f(t, p, n, slots, stream);
 }
 
+bool count_points_nd_device(dtype t, const nd_points& p, std::size_t n, std::uint64_t* counts,
+                            void* stream) {
+  auto* f = module_function<bool(dtype, const nd_points&, std::size_t, std::uint64_t*, void*)>(
+      backend::cuda, "count_points_nd");
+  if (!f) throw std::logic_error("histogramdd on the GPU needs the cuda backend, not loaded here");
+  return f(t, p, n, counts, stream);
+}
+
 }  // namespace pplab::detail

@@ -134,6 +134,9 @@ histogramdd_result result_of(const std::vector<axis>& axes, histogram_result r) 
   return out;
 }
 
+// The id the result gives for the points counted where their bins are found (points_nd.hpp).
+constexpr const char* counted_where_found = "histogramdd/cuda/counted_where_found";
+
 // The points on the GPU counted (or their weights summed) into device_counts: the bins, then the
 // points outside. Returns the rung that counted.
 std::string counted_on_device(dtype t, std::span<const void* const> data, std::size_t stride,
@@ -170,6 +173,11 @@ std::string counted_on_device(dtype t, std::span<const void* const> data, std::s
   for (std::size_t d = 0; d < axes.size(); ++d)
     p.axes[d] = {reinterpret_cast<const double*>(base + edges_at[d]),
                  reinterpret_cast<const unsigned*>(base + table_at[d]), axes[d].bins()};
+  if (!o.weights && how.rung.empty() &&
+      detail::count_points_nd_device(t, p, n, device_counts, ex.stream())) {
+    ex.finish_in_place();
+    return counted_where_found;
+  }
   // Each point's slot, then the 1-D histogram of the slots (its bins + 3 entries, of which the
   // last three stay 0: every slot is at most the bins' product), of which the first inside + 1
   // are the answer. Only this stream writes and reads the slots: no wait for the allocation.

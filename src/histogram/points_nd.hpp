@@ -39,7 +39,7 @@ struct nd_points {
   axis_edges axes[max_axes];   // in the memory of the backend that bins
   unsigned count = 0;          // D
   std::size_t stride = 1;      // 1: an array per axis; D: the rows of an (n, D) array
-  std::uint32_t outside() const {
+  PPLAB_HD std::uint32_t outside() const {
     std::size_t b = 1;
     for (unsigned d = 0; d < count; ++d) b *= axes[d].bins;
     return std::uint32_t(b);
@@ -53,5 +53,10 @@ void bin_points_nd_host(dtype t, const nd_points& p, std::size_t n, std::uint32_
 // the cuda module's (src/histogram/cuda/points_nd.cu), through its table.
 void bin_points_nd_device(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
                           void* stream);
+// The same points counted in the kernel that finds their slots, none written: counts has the
+// bins' product + 1 entries (the bins, then the points outside), overwritten. False, and nothing
+// done, where every axis and a 16-bit counter per entry do not fit a block's shared memory.
+bool count_points_nd_device(dtype t, const nd_points& p, std::size_t n, std::uint64_t* counts,
+                            void* stream);
 
 }  // namespace pplab::detail

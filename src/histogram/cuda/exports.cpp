@@ -22,6 +22,8 @@ bool count_points_2d_here(dtype t, const void* x, const void* y, std::size_t n, 
                           axis_edges ay, std::uint64_t* counts, void* stream);  // points_2d.cu
 void bin_points_nd_here(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
                         void* stream);  // points_nd.cu
+bool count_points_nd_here(dtype t, const nd_points& p, std::size_t n, std::uint64_t* counts,
+                          void* stream);  // points_nd.cu
 
 void add_histogram_cuda_exports(module_exports& e) {
   e.add("gpu_atomic_rates", &gpu_atomic_rates_here);
@@ -30,6 +32,7 @@ void add_histogram_cuda_exports(module_exports& e) {
   e.add("bin_points_2d", &bin_points_2d_here);
   e.add("count_points_2d", &count_points_2d_here);
   e.add("bin_points_nd", &bin_points_nd_here);
+  e.add("count_points_nd", &count_points_nd_here);
 }
 
 }  // namespace pplab::detail
