@@ -461,6 +461,31 @@ py::tuple histogram_call(py::handle x, std::size_t bins, std::optional<double> l
   return py::make_tuple(counts, edges_of(r), r.underflow, r.overflow, r.nan, r.rung);
 }
 
+// A 2-D or n-D histogram's GPU output, checked: int64 counts, or float64 sums with weights.
+placed counts_out(py::handle out, const std::optional<std::string>& backend_name,
+                  const std::string& call, bool weighted) {
+  placed c = take(out, backend_name, "the counts", true);
+  require_contiguous(c.a, "the counts");
+  if (!c.a.on_gpu || c.a.type != (weighted ? dtype::f64 : dtype::i64))
+    throw py::type_error(call + (weighted ? ": the sums are a float64 GPU array"
+                                          : ": the counts are an int64 GPU array"));
+  return c;
+}
+
+// A 2-D or n-D histogram's host answer: (its counts or sums in `shape`, the points outside or
+// their weights' sum, the rung).
+template <class Result>
+py::tuple counts_or_sums(const Result& r, const std::vector<py::ssize_t>& shape) {
+  if (r.weighted) {
+    py::array_t<double> sums(shape);
+    std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
+    return py::make_tuple(sums, r.outside_sum, r.rung);
+  }
+  py::array_t<std::int64_t> counts(shape);
+  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
+  return py::make_tuple(counts, r.outside, r.rung);
+}
+
 // numpy.histogram2d's counting: x and y (one dtype, one place), each axis's edges (float64, on
 // the host), weights as histogram's; the counts (int64) or sums (float64), x_bins x y_bins, the
 // points outside, the rung.
@@ -491,11 +516,7 @@ py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges
   const std::string rung = variant.value_or("");
   histogram2d_result r;
   if (px.a.on_gpu && !out.is_none()) {
-    placed c = take(out, backend_name, "the counts", true);
-    require_contiguous(c.a, "the counts");
-    if (!c.a.on_gpu || c.a.type != (o.weights ? dtype::f64 : dtype::i64))
-      throw py::type_error(o.weights ? "histogram2d: the sums are a float64 GPU array"
-                                     : "histogram2d: the counts are an int64 GPU array");
+    const placed c = counts_out(out, backend_name, "histogram2d", o.weights != nullptr);
     {
       released unlocked;
       r = histogram2d_device_into(px.a.type, px.a.data, py_.a.data, px.a.size(),
@@ -509,15 +530,7 @@ py::tuple histogram2d_call(py::handle x, py::handle y, const edge_array& x_edges
             ? histogram2d_device(px.a.type, px.a.data, py_.a.data, px.a.size(), o, {rung})
             : histogram2d(px.where, px.a.type, px.a.data, py_.a.data, px.a.size(), o, {rung});
   }
-  const std::vector<py::ssize_t> shape{py::ssize_t(r.x_bins), py::ssize_t(r.y_bins)};
-  if (r.weighted) {
-    py::array_t<double> sums(shape);
-    std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
-    return py::make_tuple(sums, r.outside_sum, r.rung);
-  }
-  py::array_t<std::int64_t> counts(shape);
-  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
-  return py::make_tuple(counts, r.outside, r.rung);
+  return counts_or_sums(r, {py::ssize_t(r.x_bins), py::ssize_t(r.y_bins)});
 }
 
 // numpy.histogramdd's counting: one 1-D array per axis (one dtype, one place, one length and one
@@ -566,11 +579,7 @@ py::tuple histogramdd_call(const py::list& axes, const std::vector<edge_array>& 
   histogramdd_result r;
   if (first.on_gpu) {
     if (out.is_none()) throw py::value_error("histogramdd: GPU points need out (their counts)");
-    placed c = take(out, backend_name, "the counts", true);
-    require_contiguous(c.a, "the counts");
-    if (!c.a.on_gpu || c.a.type != (o.weights ? dtype::f64 : dtype::i64))
-      throw py::type_error(o.weights ? "histogramdd: the sums are a float64 GPU array"
-                                     : "histogramdd: the counts are an int64 GPU array");
+    const placed c = counts_out(out, backend_name, "histogramdd", o.weights != nullptr);
     {
       released unlocked;
       r = histogramdd_device_into(first.type, data, std::size_t(stride), n,
@@ -582,15 +591,7 @@ py::tuple histogramdd_call(const py::list& axes, const std::vector<edge_array>& 
     released unlocked;
     r = histogramdd(taken[0].where, first.type, data, std::size_t(stride), n, o, {rung});
   }
-  const std::vector<py::ssize_t> shape(r.bins.begin(), r.bins.end());
-  if (r.weighted) {
-    py::array_t<double> sums(shape);
-    std::copy(r.sums.begin(), r.sums.end(), sums.mutable_data());
-    return py::make_tuple(sums, r.outside_sum, r.rung);
-  }
-  py::array_t<std::int64_t> counts(shape);
-  std::copy(r.counts.begin(), r.counts.end(), counts.mutable_data());
-  return py::make_tuple(counts, r.outside, r.rung);
+  return counts_or_sums(r, std::vector<py::ssize_t>(r.bins.begin(), r.bins.end()));
 }
 
 // A 1-D operand of matmul as numpy.matmul reads it: a row (1 x k) on the left, a column (k x 1)

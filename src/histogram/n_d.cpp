@@ -22,6 +22,22 @@ namespace pplab {
 
 namespace detail {
 
+histogram_result slots_from_device(const std::uint64_t* device_counts, std::size_t entries,
+                                   bool weighted, std::string rung) {
+  histogram_result r;
+  r.rung = std::move(rung);
+  r.weighted = weighted;
+  std::vector<std::uint64_t> raw(entries);
+  executor_for(backend::cuda).copy_out(raw.data(), device_counts, entries * 8);
+  if (weighted) {
+    r.sums.resize(entries);
+    std::memcpy(r.sums.data(), raw.data(), entries * 8);
+  } else {
+    r.counts = std::move(raw);
+  }
+  return r;
+}
+
 void bin_points_nd_host(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
                         bool threads) {
   std::vector<edge_lookup_binner> binners;
@@ -121,16 +137,7 @@ histogramdd_result shape_of(const std::vector<axis>& axes, bool weighted, std::s
 
 histogramdd_result result_of(const std::vector<axis>& axes, histogram_result r) {
   histogramdd_result out = shape_of(axes, r.weighted, r.rung);
-  const std::size_t inside = inside_of(axes);
-  if (r.weighted) {
-    out.outside_sum = r.sums[inside] + r.underflow_sum + r.overflow_sum + r.nan_sum;
-    r.sums.resize(inside);
-    out.sums = std::move(r.sums);
-  } else {
-    out.outside = r.counts[inside] + r.underflow + r.overflow + r.nan;
-    r.counts.resize(inside);
-    out.counts = std::move(r.counts);
-  }
+  detail::slots_into(out, std::move(r), inside_of(axes));
   return out;
 }
 
@@ -235,18 +242,10 @@ histogramdd_result histogramdd_device(dtype t, std::span<const void* const> data
   const std::size_t entries = inside_of(axes) + 1;
   detail::executor& ex = detail::executor_for(backend::cuda);
   const detail::buffer counts = detail::buffer::in_stream_order(ex, entries * 8);
-  histogram_result r;
-  r.rung = counted_on_device(t, data, stride, n, axes, o, how, counts.as<std::uint64_t>());
-  r.weighted = o.weights != nullptr;
-  std::vector<std::uint64_t> raw(entries);
-  ex.copy_out(raw.data(), counts.get(), entries * 8);
-  if (r.weighted) {
-    r.sums.resize(entries);
-    std::memcpy(r.sums.data(), raw.data(), entries * 8);
-  } else {
-    r.counts = std::move(raw);
-  }
-  return result_of(axes, std::move(r));
+  std::string rung =
+      counted_on_device(t, data, stride, n, axes, o, how, counts.as<std::uint64_t>());
+  return result_of(axes, detail::slots_from_device(counts.as<std::uint64_t>(), entries,
+                                                   o.weights != nullptr, std::move(rung)));
 }
 
 histogramdd_result histogramdd_device_into(dtype t, std::span<const void* const> data,

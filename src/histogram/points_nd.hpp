@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "histogram/binning.hpp"
@@ -45,6 +46,27 @@ struct nd_points {
     return std::uint32_t(b);
   }
 };
+
+// The 1-D histogram of the slots as a 2-D or n-D result: its first `inside` counts (or sums)
+// are the bins, and the points outside are the last slot's and the outliers' (none, but kept).
+template <class Result> void slots_into(Result& out, histogram_result r, std::size_t inside) {
+  out.weighted = r.weighted;
+  out.rung = r.rung;
+  if (r.weighted) {
+    out.outside_sum = r.sums[inside] + r.underflow_sum + r.overflow_sum + r.nan_sum;
+    r.sums.resize(inside);
+    out.sums = std::move(r.sums);
+  } else {
+    out.outside = r.counts[inside] + r.underflow + r.overflow + r.nan;
+    r.counts.resize(inside);
+    out.counts = std::move(r.counts);
+  }
+}
+
+// `entries` counts (or, weighted, sums: doubles' bits) of the cuda executor's device memory,
+// copied to the host as the 1-D histogram's result of the slots that `rung` counted.
+histogram_result slots_from_device(const std::uint64_t* device_counts, std::size_t entries,
+                                   bool weighted, std::string rung);
 
 // Host memory, on this thread (threads = false) or all the cpu backend's threads.
 void bin_points_nd_host(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,

@@ -65,18 +65,7 @@ histogram2d_result result_of(const axis& ax, const axis& ay, histogram_result r)
   out.x_bins = ax.bins(), out.y_bins = ay.bins();
   out.x_edges.assign(ax.edges.begin(), ax.edges.end());
   out.y_edges.assign(ay.edges.begin(), ay.edges.end());
-  const std::size_t inside = out.x_bins * out.y_bins;
-  out.weighted = r.weighted;
-  out.rung = r.rung;
-  if (r.weighted) {
-    out.outside_sum = r.sums[inside] + r.underflow_sum + r.overflow_sum + r.nan_sum;
-    r.sums.resize(inside);
-    out.sums = std::move(r.sums);
-  } else {
-    out.outside = r.counts[inside] + r.underflow + r.overflow + r.nan;
-    r.counts.resize(inside);
-    out.counts = std::move(r.counts);
-  }
+  detail::slots_into(out, std::move(r), out.x_bins * out.y_bins);
   return out;
 }
 
@@ -206,18 +195,10 @@ histogram2d_result histogram2d_device(dtype t, const void* x, const void* y, std
   const std::size_t entries = ax.bins() * ay.bins() + 1;
   detail::executor& ex = detail::executor_for(backend::cuda);
   const detail::buffer counts = detail::buffer::in_stream_order(ex, entries * 8);
-  histogram_result r;
-  r.rung = counted_on_device(t, x, y, n, ax, ay, o, how, counts.as<std::uint64_t>());
-  r.weighted = o.weights != nullptr;
-  std::vector<std::uint64_t> raw(entries);
-  ex.copy_out(raw.data(), counts.get(), entries * 8);
-  if (r.weighted) {
-    r.sums.resize(entries);
-    std::memcpy(r.sums.data(), raw.data(), entries * 8);
-  } else {
-    r.counts = std::move(raw);
-  }
-  return result_of(ax, ay, std::move(r));
+  std::string rung = counted_on_device(t, x, y, n, ax, ay, o, how, counts.as<std::uint64_t>());
+  return result_of(ax, ay,
+                   detail::slots_from_device(counts.as<std::uint64_t>(), entries,
+                                             o.weights != nullptr, std::move(rung)));
 }
 
 histogram2d_result histogram2d_device_into(dtype t, const void* x, const void* y, std::size_t n,
