@@ -281,6 +281,8 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
         raise TypeError("exact must be True or False, not %s" % _type_name(exact))
+    _check_op(op)
+    backend, variant = _check_backend(backend), _check_variant(variant)
     import numpy
     arr = _widened(_for_pplab(_array(x)))
     # Booleans as NumPy reduces them: sum and prod count in its default integer (int64), min
@@ -300,7 +302,6 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         if _dtype_name(arr) not in ("float32", "float64"):
             raise ValueError("exact=True is for float32 and float64 arrays (integer sums are "
                              "exact already), not %s" % _dtype_name(arr))
-        backend = _check_backend(backend)
         # Under mpi the parts' sizes are the job's to check (a rank's part may be empty).
         if op == "mean" and _size(arr) == 0 and backend != "mpi":
             raise ValueError("the mean of an empty array is undefined")
@@ -344,7 +345,7 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         if want.kind in "iub" and _dtype_name(arr).startswith("float"):
             arr = _astype(arr, want.name)  # NumPy casts each element first
     if axes is None or len(axes) == len(shape):
-        got = _reduce(arr, op, axis=None, backend=backend, variant=variant)
+        got = _reduced(arr, op, None, backend, variant)
     else:
         got = _reduce_axes(arr, op, axes, shape, backend, variant)
     if dtype is not None:
@@ -398,7 +399,7 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     """x reduced along each of `axes` (sorted) in turn, the last first, so that the others keep
     their numbers; a mean as the sum over the count of the values each answer takes."""
     if len(axes) == 1:  # one axis: the engines' own answer (a mean in double)
-        return _reduce(x, op, axis=axes[0], backend=backend, variant=variant)
+        return _reduced(x, op, axes[0], backend, variant)
     if op in ("var", "std", "nanmean", "nanvar", "nanstd"):
         # a variance of variances is not one, nor a mean of means over different counts: the axes
         # moved last and made rows (a copy), each row's moments taken in one pass
@@ -409,12 +410,12 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
         for a in axes:
             count *= shape[a]
         rows = _reshaped(_permuted(x, kept + list(axes)), (lines, count))
-        return _reshaped(_reduce(rows, op, axis=1, backend=backend, variant=variant),
+        return _reshaped(_reduced(rows, op, 1, backend, variant),
                          tuple(shape[d] for d in kept))
     step = "sum" if op == "mean" else op
     got = x
     for a in reversed(axes):
-        got = _reduce(got, step, axis=a, backend=backend, variant=variant)
+        got = _reduced(got, step, a, backend, variant)
         if step in ("nansum", "nanprod"):  # the input's NaN are gone: a NaN now is inf - inf
             step = _plain(step)
     if op == "mean":
@@ -457,13 +458,9 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
     other a block of columns at a time down the axis); GPU arrays too (the last axis a warp per
     row, or a block per row for a few long rows; any other 32 neighbouring columns per block,
     a warp reading one row of them at a time)."""
-    if not isinstance(op, str) or op not in _OPS:
-        raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
+    _check_op(op)
     backend, variant = _check_backend(backend), _check_variant(variant)
     x = _widened(_for_pplab(_array(x)))
-    if axis is not None and backend == "mpi":
-        raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
-                         "reduce an axis of this rank's array on 'seq' or 'cpu'")
     if axis is not None:
         shape = _shape(x)
         if isinstance(axis, bool) or not isinstance(axis, int):
@@ -472,6 +469,25 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
             raise ValueError("axis %r is out of bounds for array of dimension %d"
                              % (axis, len(shape)))
         axis %= len(shape)
+    return _reduced(x, op, axis, backend, variant)
+
+
+def _check_op(op):
+    """op: one of _OPS's names."""
+    if not isinstance(op, str) or op not in _OPS:
+        raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
+
+
+def _reduced(x, op, axis, backend, variant):
+    """_reduce's work, its arguments checked already: x an array pplab reads (_array,
+    _for_pplab, _widened), op one of _OPS, axis None or an int in [0, x.ndim), backend and
+    variant checked. Every call takes this path once (the Python layer's host work is part of
+    each call's time on a GPU)."""
+    if axis is not None and backend == "mpi":
+        raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
+                         "reduce an axis of this rank's array on 'seq' or 'cpu'")
+    if axis is not None:
+        shape = _shape(x)
         if variant is not None:
             raise ValueError("variant: a reduction along an axis runs seq's rung on every row")
         if _plain(op) in ("min", "max") and shape[axis] == 0:
