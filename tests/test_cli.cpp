@@ -519,6 +519,38 @@ TEST_F(Cli, Histogram2dCountsPointsIntoAGrid) {
   expect_failure(points + " --range 0:1", 2, "X0:X1,Y0:Y1");
 }
 
+// histogramdd: an (N, D) array's rows, or an image's pixels (its channels the axes), into bins
+// per axis, as numpy.histogramdd; the bins as .npy of D axes; bad bins and ranges refused.
+TEST_F(Cli, HistogramddCountsRowsAndPixels) {
+  io::array a;
+  a.type = dtype::f64;
+  a.shape = {5, 3};
+  const double rows[15] = {0.1, 0.1, 0.1, 0.9, 0.1, 0.9, 0.9, 0.1,
+                           0.9, 1.0, 1.0, 1.0, 2.0, 0.5, 0.5};  // the last outside axis 0
+  a.bytes.assign(reinterpret_cast<const std::byte*>(rows),
+                 reinterpret_cast<const std::byte*>(rows) + sizeof rows);
+  io::write_npy(path("p.npy"), a);
+  result r = run("histogramdd --input " + path("p.npy") +
+                 " --bins 2 --range 0:1,0:1,0:1 --json --out " + path("h.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  // bins in C order: (0,0,0) one, (1,0,1) two, (1,1,1) one (on every last edge)
+  EXPECT_EQ(j["counts"], nlohmann::json({1, 0, 0, 0, 0, 2, 0, 1}));
+  EXPECT_EQ(j["outside"], 1);
+  const io::array h = io::read_npy(path("h.npy"));
+  EXPECT_EQ(h.shape, (std::vector<std::size_t>{2, 2, 2}));
+  // A 2x1 binary PPM: pixels (255, 0, 10) and (255, 1, 10), 2 x 2 x 1 bins over 0:256.
+  write("img.ppm", std::string("P6\n2 1\n255\n") + std::string("\xff\x00\x0a\xff\x01\x0a", 6));
+  r = run("histogramdd --input " + path("img.ppm") +
+          " --bins 2x2x1 --range 0:256,0:256,0:256 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["counts"], nlohmann::json({0, 0, 2, 0}));  // red high, green and blue low
+  expect_failure("histogramdd --input " + path("p.npy") + " --bins 2x2", 2, "2 numbers for 3");
+  expect_failure("histogramdd --input " + path("p.npy") + " --range 0:1", 2, "one lo:hi per axis");
+  expect_failure("histogramdd --input " + path("p.npy") + " --bins 4y4", 2, "joined by x");
+}
+
 TEST_F(Cli, HistogramOfAnImageGivesOneHistogramPerChannel) {
   // A 2x1 binary PPM: pixels (255, 0, 10) and (255, 1, 10).
   write("img.ppm", std::string("P6\n2 1\n255\n") + std::string("\xff\x00\x0a\xff\x01\x0a", 6));

@@ -338,19 +338,49 @@ struct histogram2d_cli {
   bool json = false;
 };
 
-// One axis's values as doubles (edges from the data's range when none is given).
-std::vector<double> axis_edges(const io::array& a, std::size_t bins, const std::string& range) {
+// One axis's edges: even bins over `range` (A:B), or over the values' minimum and maximum
+// (widened by 0.5 when equal, as NumPy's) when none is given; `call` names the command.
+std::vector<double> axis_edges(const std::vector<double>& v, std::size_t bins,
+                               const std::string& range, const std::string& call) {
   if (!range.empty()) {
     const auto [lo, hi] = parse_range(range);
     return even_edges(lo, hi, bins);
   }
-  const std::vector<double> v = doubles_of(a);
   if (v.empty()) return even_edges(0, 1, bins);
   const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
   if (!std::isfinite(*mn) || !std::isfinite(*mx))
-    fail(errc::bad_data, "histogram2d: the data's range is not finite (NaN or infinity); give "
-                         "--range X0:X1,Y0:Y1");
+    fail(errc::bad_data, call + ": the data's range is not finite (NaN or infinity); give --range "
+                                "with a lo:hi for every axis");
   return *mn == *mx ? even_edges(*mn - 0.5, *mx + 0.5, bins) : even_edges(*mn, *mx, bins);
+}
+std::vector<double> axis_edges(const io::array& a, std::size_t bins, const std::string& range) {
+  return axis_edges(range.empty() ? doubles_of(a) : std::vector<double>{}, bins, range,
+                    "histogram2d");
+}
+
+// "N" (every axis) or "N1xN2x...": each axis's number of bins, 1 to 2^24.
+std::vector<std::size_t> bin_counts(const std::string& text, std::size_t axes) {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t x = text.find('x', at);
+    const std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    std::size_t v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 1 ||
+        v > max_bins)
+      fail(errc::invalid_argument, "--bins wants N or one number per axis joined by x, such as 16 "
+                                   "or 16x16x8 (each 1 to 2^24); got '" +
+                                       text + "'");
+    out.push_back(v);
+    if (x == std::string::npos) break;
+    at = x + 1;
+  }
+  if (out.size() == 1) out.assign(axes, out[0]);
+  if (out.size() != axes)
+    fail(errc::invalid_argument, "--bins: " + std::to_string(out.size()) + " numbers for " +
+                                     std::to_string(axes) + " axes");
+  return out;
 }
 
 void run2d(const histogram2d_cli& o) {
@@ -416,7 +446,121 @@ void run2d(const histogram2d_cli& o) {
                                 : ", the bins in " + o.out_path);
 }
 
+struct histogramdd_cli {
+  std::string input, bins = "10", range, weights, out_path;
+  backend_options backend;
+  bool json = false;
+};
+
+void run_dd(const histogramdd_cli& o) {
+  if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
+  // The points: an image's pixels (its channels the axes, each a plane: stride 1; a gray image
+  // one axis), or an (N, D) array's rows (its columns the axes: stride D), or a 1-D array's
+  // values (one axis).
+  const io::input in = io::read_input(o.input, "", nullptr);
+  std::vector<const void*> axes;
+  std::size_t n = 0, stride = 1;
+  dtype type = dtype::f64;
+  std::vector<std::vector<double>> values;  // each axis's, for a range from the data
+  if (in.format == "image") {
+    for (const io::array& c : in.channels) axes.push_back(c.data());
+    n = in.channels[0].size(), type = in.channels[0].type;
+    for (const io::array& c : in.channels) values.push_back(doubles_of(c));
+  } else {
+    const io::array& a = in.channels.at(0);
+    if (a.shape.size() > 2)
+      fail(errc::invalid_argument, "histogramdd: --input must be an (N, D) array, a 1-D array or "
+                                   "an image; it has " +
+                                       std::to_string(a.shape.size()) + " axes");
+    const std::size_t d = a.shape.size() == 2 ? a.shape[1] : 1;
+    n = a.shape.empty() ? 0 : a.shape[0], stride = d, type = a.type;
+    const std::vector<double> all = doubles_of(a);
+    for (std::size_t k = 0; k < d; ++k) {
+      axes.push_back(static_cast<const std::byte*>(a.data()) + k * size_of(a.type));
+      std::vector<double> column(n);
+      for (std::size_t i = 0; i < n; ++i) column[i] = all[i * d + k];
+      values.push_back(std::move(column));
+    }
+  }
+  const std::vector<std::size_t> bins = bin_counts(o.bins, axes.size());
+  std::vector<std::string> ranges(axes.size());
+  if (!o.range.empty()) {
+    std::size_t at = 0, k = 0;
+    for (; k < axes.size(); ++k) {
+      const std::size_t comma = o.range.find(',', at);
+      ranges[k] = o.range.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (k + 1 != axes.size() || ranges.back().empty())
+      fail(errc::invalid_argument, "--range wants one lo:hi per axis (" +
+                                       std::to_string(axes.size()) + "), joined by commas; got '" +
+                                       o.range + "'");
+  }
+  std::vector<std::vector<double>> edges;
+  histogramdd_options opt;
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    edges.push_back(axis_edges(values[k], bins[k], ranges[k], "histogramdd"));
+  for (const auto& e : edges) opt.edges.emplace_back(e);
+  io::array w;
+  if (!o.weights.empty()) {
+    w = io::read_npy(o.weights);
+    if (w.size() != n)
+      fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
+                                       std::to_string(n) + " points");
+    as_float_weights(w);
+    opt.weights = w.data(), opt.weight_type = w.type;
+  }
+  const backend where = o.backend.resolve("histogram", "");
+  if (where == backend::mpi || where == backend::nccl)
+    fail(errc::unsupported, "histogramdd on the command line runs on seq, cpu or cuda");
+  const histogramdd_result r = histogramdd(where, type, axes, stride, n, opt);
+  std::vector<double> cells =
+      r.weighted ? r.sums : std::vector<double>(r.counts.begin(), r.counts.end());
+  if (!o.out_path.empty()) {
+    io::array h;
+    h.type = dtype::f64, h.shape = r.bins;
+    h.bytes.resize(cells.size() * 8);
+    std::memcpy(h.bytes.data(), cells.data(), h.bytes.size());
+    io::output_file out(o.out_path);
+    io::write_npy(out, h);
+  }
+  if (o.json) {
+    nlohmann::json j = {{"bins", r.bins}, {"edges", r.edges}, {"rung", r.rung}};
+    if (r.weighted) j["sums"] = cells, j["outside"] = r.outside_sum;
+    else j["counts"] = r.counts, j["outside"] = r.outside;
+    fmt::print("{}\n", j.dump());
+    return;
+  }
+  std::string shape;
+  for (std::size_t b : r.bins) shape += (shape.empty() ? "" : " x ") + std::to_string(b);
+  fmt::print("histogramdd of {} points: {} bins, {} outside{}\n", n, shape,
+             r.weighted ? fmt::format("{:.6g}", r.outside_sum) : std::to_string(r.outside),
+             o.out_path.empty() ? " (give --out H.npy for the bins)"
+                                : ", the bins in " + o.out_path);
+}
+
 }  // namespace
+
+void add_histogramdd(CLI::App& app) {
+  auto o = std::make_shared<histogramdd_cli>();
+  auto* cmd = app.add_subcommand(
+      "histogramdd",
+      "count points of D coordinates into bins, as numpy.histogramdd: an (N, D) .npy array's\n"
+      "rows, or an image's pixels (its channels the axes: a joint colour histogram); each axis's\n"
+      "bins even over its range (or the data's minimum and maximum), the last bin closed; points\n"
+      "outside any axis, or NaN, counted apart.");
+  cmd->add_option("--input", o->input, "an (N, D) or 1-D .npy array, or an image (PNG, PPM, ...)")
+      ->required();
+  cmd->add_option("--bins", o->bins, "N (every axis) or one per axis joined by x, such as 16x16x8");
+  cmd->add_option("--range", o->range,
+                  "one lo:hi per axis joined by commas (0:256,0:256,0:256 for an RGB image)");
+  cmd->add_option("--weights", o->weights, "W.npy: one weight per point; each bin sums them");
+  o->backend.add_to(*cmd);
+  cmd->add_option("--out", o->out_path, "H.npy: the bins, float64, one axis per coordinate");
+  cmd->add_flag("--json", o->json, "print one JSON object {bins, edges, counts, outside}");
+  cmd->callback([o] { run_dd(*o); });
+}
 
 void add_histogram2d(CLI::App& app) {
   auto o = std::make_shared<histogram2d_cli>();

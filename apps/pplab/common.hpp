@@ -79,6 +79,7 @@ void add_list(CLI::App& app);
 void add_reduce(CLI::App& app);
 void add_histogram(CLI::App& app);
 void add_histogram2d(CLI::App& app);
+void add_histogramdd(CLI::App& app);
 void add_matmul(CLI::App& app);
 void add_convolve(CLI::App& app);  // correlate, convolve and filter
 void add_lab(CLI::App& app);

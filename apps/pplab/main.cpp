@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   pplab::cli::add_reduce(app);
   pplab::cli::add_histogram(app);
   pplab::cli::add_histogram2d(app);
+  pplab::cli::add_histogramdd(app);
   pplab::cli::add_matmul(app);
   pplab::cli::add_convolve(app);
   pplab::cli::add_lab(app);
