@@ -338,6 +338,29 @@ struct histogram2d_cli {
   bool json = false;
 };
 
+// --weights W.npy (or none, where the path is empty): one weight per point, as floats.
+io::array point_weights(const std::string& path, std::size_t points) {
+  io::array w;
+  if (path.empty()) return w;
+  w = io::read_npy(path);
+  if (w.size() != points)
+    fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
+                                     std::to_string(points) + " points");
+  as_float_weights(w);
+  return w;
+}
+
+// The bins of a 2-D or n-D histogram as a float64 .npy of `shape` (as NumPy's H).
+void write_bins(const std::string& path, std::vector<std::size_t> shape,
+                const std::vector<double>& values) {
+  io::array h;
+  h.type = dtype::f64, h.shape = std::move(shape);
+  h.bytes.resize(values.size() * 8);
+  std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
+  io::output_file out(path);
+  io::write_npy(out, h);
+}
+
 // One axis's edges: even bins over `range` (A:B), or over the values' minimum and maximum
 // (widened by 0.5 when equal, as NumPy's) when none is given; `call` names the command.
 std::vector<double> axis_edges(const std::vector<double>& v, std::size_t bins,
@@ -408,29 +431,15 @@ void run2d(const histogram2d_cli& o) {
       axis_edges(y, ny, o.range.empty() ? "" : o.range.substr(comma + 1));
   histogram2d_options opt;
   opt.x_edges = xe, opt.y_edges = ye;
-  io::array w;
-  if (!o.weights.empty()) {
-    w = io::read_npy(o.weights);
-    if (w.size() != x.size())
-      fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
-                                       std::to_string(x.size()) + " points");
-    as_float_weights(w);
-    opt.weights = w.data(), opt.weight_type = w.type;
-  }
+  const io::array w = point_weights(o.weights, x.size());
+  if (!o.weights.empty()) opt.weights = w.data(), opt.weight_type = w.type;
   const backend where = o.backend.resolve("histogram", "");
   if (where == backend::mpi || where == backend::nccl)
     fail(errc::unsupported, "histogram2d on the command line runs on seq, cpu or cuda");
   const histogram2d_result r = histogram2d(where, x.type, x.data(), y.data(), x.size(), opt);
   std::vector<double> values =
       r.weighted ? r.sums : std::vector<double>(r.counts.begin(), r.counts.end());
-  if (!o.out_path.empty()) {
-    io::array h;
-    h.type = dtype::f64, h.shape = {r.x_bins, r.y_bins};
-    h.bytes.resize(values.size() * 8);
-    std::memcpy(h.bytes.data(), values.data(), h.bytes.size());
-    io::output_file out(o.out_path);
-    io::write_npy(out, h);
-  }
+  if (!o.out_path.empty()) write_bins(o.out_path, {r.x_bins, r.y_bins}, values);
   if (o.json) {
     nlohmann::json j = {{"x_edges", r.x_edges}, {"y_edges", r.y_edges}, {"rung", r.rung}};
     if (r.weighted) j["sums"] = values;
@@ -502,29 +511,15 @@ void run_dd(const histogramdd_cli& o) {
   for (std::size_t k = 0; k < axes.size(); ++k)
     edges.push_back(axis_edges(values[k], bins[k], ranges[k], "histogramdd"));
   for (const auto& e : edges) opt.edges.emplace_back(e);
-  io::array w;
-  if (!o.weights.empty()) {
-    w = io::read_npy(o.weights);
-    if (w.size() != n)
-      fail(errc::invalid_argument, "--weights: " + std::to_string(w.size()) + " weights for " +
-                                       std::to_string(n) + " points");
-    as_float_weights(w);
-    opt.weights = w.data(), opt.weight_type = w.type;
-  }
+  const io::array w = point_weights(o.weights, n);
+  if (!o.weights.empty()) opt.weights = w.data(), opt.weight_type = w.type;
   const backend where = o.backend.resolve("histogram", "");
   if (where == backend::mpi || where == backend::nccl)
     fail(errc::unsupported, "histogramdd on the command line runs on seq, cpu or cuda");
   const histogramdd_result r = histogramdd(where, type, axes, stride, n, opt);
   std::vector<double> cells =
       r.weighted ? r.sums : std::vector<double>(r.counts.begin(), r.counts.end());
-  if (!o.out_path.empty()) {
-    io::array h;
-    h.type = dtype::f64, h.shape = r.bins;
-    h.bytes.resize(cells.size() * 8);
-    std::memcpy(h.bytes.data(), cells.data(), h.bytes.size());
-    io::output_file out(o.out_path);
-    io::write_npy(out, h);
-  }
+  if (!o.out_path.empty()) write_bins(o.out_path, r.bins, cells);
   if (o.json) {
     nlohmann::json j = {{"bins", r.bins}, {"edges", r.edges}, {"rung", r.rung}};
     if (r.weighted) j["sums"] = cells, j["outside"] = r.outside_sum;
