@@ -5,15 +5,16 @@
 // The core names no pattern. A pattern is a module, src/<pattern>/: its rung.hpp says what a
 // problem and a call of that pattern are (`using <pattern>_rung = basic_rung<Problem, Call>`),
 // and each rung's file defines its record (`<pattern>_rung`: step, summary, flags, functions, by
-// designated initializers; its id and backend are its file's place). The pattern's sources.cmake lists each backend folder's rungs in
-// order; the build writes from those lists each folder's hook that adds them by explicit calls
-// (add_ladder, below) and the file that joins the folders (cmake/patterns.cmake):
-// `rungs_of<Rung>()` is defined, for each pattern, by a file that CMake writes with one call per
-// backend folder compiled.
+// designated initializers; its id and backend are its file's place). The pattern's sources.cmake
+// lists each backend folder's rungs in order; the build writes from those lists each folder's hook
+// that adds them by explicit calls (add_ladder, below) and the file that joins the folders
+// (cmake/patterns.cmake): `rungs_of<Rung>()` is defined, for each pattern, by a file that CMake
+// writes with one call per backend folder compiled.
 //
 // The call contract, the same for every pattern: a rung says what it can run (`can_run`), how
 // much scratch it needs (`scratch_bytes`, in its backend's memory; the first 256 bytes arrive
-// zeroed, and a rung that counts there leaves them zero), and `run` enqueues its work on the
+// zeroed, and a rung that counts there leaves them zero, unless the rung says it writes its
+// scratch before reading it: `scratch_written_first`), and `run` enqueues its work on the
 // call's stream. Inputs, outputs and scratch live in the memory of the rung's backend (host
 // memory for seq and cpu, device memory for cuda); the executor of that backend
 // (core/executor.hpp) puts them there.
@@ -39,6 +40,9 @@ template <class Problem, class Call> struct basic_rung {
   rung_info info;
   bool (*can_run)(const Problem&) = nullptr;
   std::size_t (*scratch_bytes)(const Problem&) = nullptr;  // null: no scratch
+  // True: every byte of scratch the rung reads it wrote first in the same call, so the API hands
+  // it its scratch unzeroed (no memset enqueued before a short device call).
+  bool scratch_written_first = false;
   void (*run)(const Call&) = nullptr;
   // What the lab notes beside the rung's row, or null: how it launches on this device (shared
   // memory, registers, resident blocks, occupancy) where that is the lesson of the rung.

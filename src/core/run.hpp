@@ -131,10 +131,15 @@ template <class Rung> const Rung& default_rung(backend b, const typename Rung::p
 
 // Scratch for rung r on problem p: none for a rung without a scratch function (the call
 // contract's "null: no scratch", core/registry.hpp: such a rung never reads its scratch), else
-// scratch_for's. Spares a device call an allocation, a wait and a memset.
+// scratch_for's; a rung that writes its scratch before reading it (`scratch_written_first`) gets
+// the bytes it asks for unzeroed, and none where it asks for none. Spares a device call an
+// allocation, a wait and a memset.
 template <class Rung>
 buffer scratch_of(executor& ex, const Rung& r, const typename Rung::problem_type& p) {
-  return r.scratch_bytes ? scratch_for(ex, r.scratch(p)) : buffer();
+  if (!r.scratch_bytes) return buffer();
+  if (!r.scratch_written_first) return scratch_for(ex, r.scratch(p));
+  const std::size_t bytes = r.scratch(p);
+  return bytes ? buffer::in_stream_order(ex, bytes) : buffer();
 }
 
 // Of `items` (rungs, or their descriptions: `info_of(item)` gives the rung_info), the one whose

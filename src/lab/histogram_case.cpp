@@ -6,8 +6,10 @@
 // and 2^20 bins, and 2^20 bins for 2^14 values (its time the combine's: 8 MiB of counts); over a
 // host's GPUs: 1024 and 2^20 bins for 2^24 values per GPU (2^30 in a full run). And
 // numpy.histogram's other bins and weights: 1024 bins given as an array of edges (quadratic
-// spacing over [0, 1]), and 1024 and 65536 even bins summing f32 weights (the sums within 1e-9 of
-// the reference's, relative to each bin's sum of |weights|; the weights' bytes count as read).
+// spacing over [0, 1]; on devices also normal data into edges at sorted normal samples), and 1024
+// and 65536 even bins summing f32 weights (the sums within 1e-9 of the reference's, relative to
+// each bin's sum of |weights|; the weights' bytes count as read).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -77,6 +79,12 @@ struct histogram_case {
     problem& edges = add(dtype::f32, detail::distribution::uniform, 1024, nf, 0, 1, false);
     edges.p.edge_array = true, edges.p.closed_last = true;
     edges.group = "f32 uniform 2^10 edges (array) n=" + pow2_label(nf);
+    // Normal data into 1024 edges at sorted normal samples: where the data's quantiles fall, the
+    // way bins are often chosen; the edges crowd where the values do, some gaps far narrower
+    // than the mean (the even cells of the GPU's binners then meet several bins).
+    problem& quantiles = add(dtype::f32, detail::distribution::normal, 1024, nf, 0, 1, false, true);
+    quantiles.p.edge_array = true, quantiles.p.closed_last = true;
+    quantiles.group = "f32 normal 2^10 edges at normal samples n=" + pow2_label(nf);
     // And numpy.bincount(x, w) into 65536 bins: more slots than one block's shared memory holds.
     for (std::size_t bins : {std::size_t(1024), std::size_t(65536)}) {
       problem& weighted = add(dtype::f32, detail::distribution::uniform, bins, nf, 0, 1, false);
@@ -110,7 +118,8 @@ struct histogram_case {
   struct host_data {
     std::unique_ptr<std::byte[]> in;
     std::vector<float> weights;  // weighted problems
-    std::vector<double> edges;   // edge-array problems: (i / bins)^2, i = 0..bins
+    std::vector<double> edges;   // edge-array problems: (i / bins)^2, i = 0..bins; sorted
+                                 // normal samples for normal data
     std::vector<std::uint64_t> ref;
   };
   host_data prepare(const problem& pr) const {
@@ -121,9 +130,14 @@ struct histogram_case {
       h.weights.resize(pr.n);
       detail::generate(dtype::f32, h.weights.data(), pr.n, detail::distribution::normal, 11);
     }
-    if (pr.p.edge_array)
+    if (pr.p.edge_array && pr.dist == detail::distribution::normal) {
+      h.edges.resize(pr.p.bins + 1);
+      detail::generate(dtype::f64, h.edges.data(), h.edges.size(), detail::distribution::normal, 3);
+      std::sort(h.edges.begin(), h.edges.end());
+    } else if (pr.p.edge_array) {
       for (std::size_t i = 0; i <= pr.p.bins; ++i)
         h.edges.push_back(double(i) * double(i) / (double(pr.p.bins) * double(pr.p.bins)));
+    }
     h.ref.resize(detail::slots(pr.p));
     detail::run_rung(*detail::find<detail::histogram_rung>("histogram/seq/h01_sequential"), pr.p,
                      detail::histogram_data(h.in.get(), h.weights.data(), h.edges.data()),

@@ -162,6 +162,7 @@ extern const matmul_rung m17_matrix_times_vector{
              .summary = "A x (n = 1): a warp per row (or segment), 16-byte loads, shuffle sum"},
     .can_run = can_run,
     .scratch_bytes = scratch,
+    .scratch_written_first = true,  // each segment's partial, written by row_dots, then added
     .run = run,
 };
 

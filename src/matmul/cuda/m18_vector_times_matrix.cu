@@ -109,6 +109,7 @@ extern const matmul_rung m18_vector_times_matrix{
              .summary = "x B (m = 1): 32 columns x 8 row groups per block, chunks of rows"},
     .can_run = can_run,
     .scratch_bytes = scratch,
+    .scratch_written_first = true,  // each chunk's partials, written by column_dots, then added
     .run = run,
 };
 
