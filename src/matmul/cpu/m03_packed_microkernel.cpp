@@ -6,7 +6,11 @@
 // the FMA units, not the loads, set the pace. Packing makes every kernel load unit-stride and
 // aligned whatever lda/ldb are, and pads the edges with zeros so any M, N, K takes one path.
 // Threads split the mc blocks of A (and each block's panels of B where the blocks are fewer
-// than twice the threads); the packed B panel is shared.
+// than twice the threads); the packed B panel is shared. A short, wide product (A of at most two
+// blocks) instead gives each thread its own columns of C, B packed four panels at a time just
+// before use (short_wide): f64 128 x 8192 x 8192 on the 2-core EPYC (AVX-512) went from 0.58-0.66x
+// to 0.93-0.94x OpenBLAS's dgemm, f32 from 0.96-0.98x to 1.00-1.03x, f64 256 x 8192 x 8192 from
+// 0.71x to 0.92x (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last section).
 // Measured (2-core EPYC dev machine, bench/results/cpu-2core-2026-11-21.json): f32 2048^3, 115.7
 // GFLOP/s, 57.8% of the FMA peak measured in the same run, 0.78x OpenBLAS; with C updated from
 // the registers, B's whole panels copied by constant-size moves and the blocks balanced over
@@ -62,36 +66,43 @@ template <class T> std::unique_ptr<T[], aligned_free> aligned_buffer(std::size_t
 // panel and ~31 ms this way: 0.83-0.86x OpenBLAS -> 0.88-0.92x for the product on one thread
 // (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its tenth section).
 template <class T>
-void pack_b(const gemm<T>& g, std::size_t k0, std::size_t kc, std::size_t j0, std::size_t nc,
-            T* out) {
+void pack_b_group(const gemm<T>& g, std::size_t k0, std::size_t kc, std::size_t j0, std::size_t nc,
+                  std::size_t p0, T* out) {
   constexpr std::size_t nr = shape<T>::nr, group = 4, ahead = 8, line = 64 / sizeof(T);
-  const std::size_t panels = (nc + nr - 1) / nr, groups = (panels + group - 1) / group;
-#pragma omp for schedule(static)
-  for (std::ptrdiff_t gg = 0; gg < std::ptrdiff_t(groups); ++gg) {
-    const std::size_t p0 = std::size_t(gg) * group, count = std::min(group, panels - p0);
-    const std::size_t j = j0 + p0 * nr;
-    T* dst = out + p0 * kc * nr;
-    const T* src = g.b + k0 * g.ldb + j;
-    if (count == group && j + group * nr <= j0 + nc) {  // whole panels: copies of a constant size
-      for (std::size_t k = 0; k < kc; ++k, src += g.ldb) {
-        if (k + ahead < kc)
-          for (std::size_t q = 0; q < group * nr; q += line)
-            __builtin_prefetch(src + ahead * g.ldb + q, 0, 3);
-        for (std::size_t q = 0; q < group; ++q)
-          std::memcpy(dst + (q * kc + k) * nr, src + q * nr, nr * sizeof(T));
-      }
-      continue;
+  const std::size_t panels = (nc + nr - 1) / nr, count = std::min(group, panels - p0);
+  const std::size_t j = j0 + p0 * nr;
+  T* dst = out + p0 * kc * nr;
+  const T* src = g.b + k0 * g.ldb + j;
+  if (count == group && j + group * nr <= j0 + nc) {  // whole panels: copies of a constant size
+    for (std::size_t k = 0; k < kc; ++k, src += g.ldb) {
+      if (k + ahead < kc)
+        for (std::size_t q = 0; q < group * nr; q += line)
+          __builtin_prefetch(src + ahead * g.ldb + q, 0, 3);
+      for (std::size_t q = 0; q < group; ++q)
+        std::memcpy(dst + (q * kc + k) * nr, src + q * nr, nr * sizeof(T));
     }
-    for (std::size_t q = 0; q < count; ++q) {  // the ragged end, panel by panel
-      const std::size_t cols = std::min(nr, j0 + nc - (j + q * nr));
-      const T* from = src + q * nr;
-      T* to = dst + q * kc * nr;
-      for (std::size_t k = 0; k < kc; ++k, to += nr, from += g.ldb) {
-        std::memcpy(to, from, cols * sizeof(T));
-        std::fill(to + cols, to + nr, T(0));
-      }
+    return;
+  }
+  for (std::size_t q = 0; q < count; ++q) {  // the ragged end, panel by panel
+    const std::size_t cols = std::min(nr, j0 + nc - (j + q * nr));
+    const T* from = src + q * nr;
+    T* to = dst + q * kc * nr;
+    for (std::size_t k = 0; k < kc; ++k, to += nr, from += g.ldb) {
+      std::memcpy(to, from, cols * sizeof(T));
+      std::fill(to + cols, to + nr, T(0));
     }
   }
+}
+
+// The whole (kc, nc) block, its groups of panels shared among the team's threads.
+template <class T>
+void pack_b(const gemm<T>& g, std::size_t k0, std::size_t kc, std::size_t j0, std::size_t nc,
+            T* out) {
+  constexpr std::size_t nr = shape<T>::nr, group = 4;
+  const std::size_t panels = (nc + nr - 1) / nr, groups = (panels + group - 1) / group;
+#pragma omp for schedule(static)
+  for (std::ptrdiff_t gg = 0; gg < std::ptrdiff_t(groups); ++gg)
+    pack_b_group(g, k0, kc, j0, nc, std::size_t(gg) * group, out);
 }
 
 // A[i0:i0+mc, k0:k0+kc] into panels of mr rows: panel p holds (kc, mr), k-major, zero-padded.
@@ -191,40 +202,137 @@ inline void micro_kernel(std::size_t kc, const T* ap, const T* bp, const T* c, s
   put(3, c30, c31), put(4, c40, c41), put(5, c50, c51);
 }
 
+// The tiles of C[i0:i0+mc, j0+jr_first : j0+jr_end] from the packed block of A (its panels at
+// `apack`) and the packed panels of B (panel jr / nr at `bpack`); `first`: the first k block,
+// which applies beta (later ones accumulate).
+template <class T>
+void multiply_tiles(const gemm<T>& g, std::size_t kc, bool first, std::size_t i0, std::size_t mc,
+                    std::size_t j0, std::size_t nc, std::size_t jr_first, std::size_t jr_end,
+                    const T* apack, const T* bpack) {
+  using S = shape<T>;
+  typedef T V __attribute__((vector_size(vector_bytes)));
+  alignas(64) T acc[S::mr * S::nr];
+  for (std::size_t jr = jr_first; jr < jr_end; jr += S::nr) {
+    const std::size_t cols = std::min(S::nr, nc - jr);
+    const T* bp = bpack + (jr / S::nr) * kc * S::nr;
+    for (std::size_t ir = 0; ir < mc; ir += S::mr) {
+      const std::size_t rows = std::min(S::mr, mc - ir);
+      const T* ap = apack + (ir / S::mr) * kc * S::mr;
+      T* const c0 = g.c + (i0 + ir) * g.ldc + j0 + jr;
+      if (rows == S::mr && cols == S::nr) {  // a whole tile: C from the registers
+        const V valpha = V{} + g.alpha, vbeta = V{} + g.beta;
+        const bool plain = first && g.beta == T(0);  // C not read (BLAS's rule)
+        micro_kernel<T>(kc, ap, bp, c0, g.ldc, [&](std::size_t r, V lo, V hi) {
+          T* row = c0 + r * g.ldc;
+          V x0, x1;
+          if (plain) {
+            x0 = valpha * lo, x1 = valpha * hi;
+          } else {
+            std::memcpy(&x0, row, sizeof(V));
+            std::memcpy(&x1, row + S::W, sizeof(V));
+            x0 = first ? valpha * lo + vbeta * x0 : x0 + valpha * lo;
+            x1 = first ? valpha * hi + vbeta * x1 : x1 + valpha * hi;
+          }
+          std::memcpy(row, &x0, sizeof(V));
+          std::memcpy(row + S::W, &x1, sizeof(V));
+        });
+        continue;
+      }
+      micro_kernel<T>(kc, ap, bp, nullptr, 0, [&](std::size_t r, V lo, V hi) {
+        std::memcpy(acc + r * S::nr, &lo, sizeof(V));
+        std::memcpy(acc + r * S::nr + S::W, &hi, sizeof(V));
+      });
+      for (std::size_t r = 0; r < rows; ++r) {
+        T* crow = g.c + (i0 + ir + r) * g.ldc + j0 + jr;
+        const T* arow = acc + r * S::nr;
+        if (!first) {
+          for (std::size_t j = 0; j < cols; ++j) crow[j] += g.alpha * arow[j];
+        } else if (g.beta == T(0)) {
+          for (std::size_t j = 0; j < cols; ++j) crow[j] = g.alpha * arow[j];
+        } else {
+          for (std::size_t j = 0; j < cols; ++j) crow[j] = g.alpha * arow[j] + g.beta * crow[j];
+        }
+      }
+    }
+  }
+}
+
+// A short, wide product (A of at most two blocks of mc rows): each thread takes its own run of
+// C's columns and packs B four panels at a time just before multiplying them, while they are in
+// its L1 and L2, with the whole of A's block (kc, m) packed in its L2. The shared path below
+// packs each (kc, nc) block of B first, all threads together, then waits: a phase bound by the
+// memory (B is read from it once and used by only m rows) that the multiplying does not hide,
+// and two barriers a step. Here no thread waits for another, and each B panel is read into the
+// cache once, by the thread that uses it.
+template <class T> void short_wide(const gemm<T>& g) {
+  using S = shape<T>;
+  constexpr std::size_t group = 4;
+  const std::size_t kc_most = std::min(S::kc, g.k);
+  const std::size_t panels = ceil_div(g.n, S::nr);
+#pragma omp parallel
+  {
+    const std::size_t t = std::size_t(omp_get_thread_num()),
+                      team = std::size_t(omp_get_num_threads());
+    // This thread's panels, in groups of four (the last thread's ragged end too)
+    const std::size_t groups = ceil_div(panels, group);
+    const std::size_t g_first = t * groups / team, g_end = (t + 1) * groups / team;
+    auto apack = aligned_buffer<T>(kc_most * (ceil_div(g.m, S::mr) * S::mr));
+    auto bpack = aligned_buffer<T>(kc_most * group * S::nr);
+    // The columns in chunks of nc (C's block stays in the cache over the k steps, as below)
+    const std::size_t chunk_groups = S::nc / (group * S::nr);
+    for (std::size_t c0 = g_first; c0 < g_end; c0 += chunk_groups) {
+      const std::size_t c1 = std::min(g_end, c0 + chunk_groups);
+      for (std::size_t k0 = 0; k0 < g.k; k0 += S::kc) {
+        const std::size_t kc = std::min(S::kc, g.k - k0);
+        pack_a(g, 0, g.m, k0, kc, apack.get());
+        for (std::size_t gg = c0; gg < c1; ++gg) {
+          // Group gg's panels as panels 0..3 of a block starting at its first column
+          const std::size_t j0 = gg * group * S::nr, nc = std::min(group * S::nr, g.n - j0);
+          pack_b_group(g, k0, kc, j0, nc, 0, bpack.get());
+          multiply_tiles(g, kc, k0 == 0, 0, g.m, j0, nc, 0, nc, apack.get(), bpack.get());
+        }
+      }
+    }
+  }
+}
+
 struct packed_microkernel {
   template <class T> static void run(const gemm<T>& g) {
     using S = shape<T>;
-    typedef T V __attribute__((vector_size(vector_bytes)));
     if (g.m == 0 || g.n == 0) return;
     if (g.k == 0) {  // C = beta * C
       for (std::size_t i = 0; i < g.m; ++i) scale_row(g.c + i * g.ldc, g.n, g.beta);
       return;
     }
-    // The panels sized for this product's K, N and M (a small product, as in a stack of them,
-    // allocates a few KiB, not the 3 MiB of a whole kc x nc panel of B)
-    const std::size_t kc_most = std::min(S::kc, g.k);
-    auto bpack = aligned_buffer<T>(kc_most * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
     // The blocks of A: at most mc rows each, as many as a whole number of them per thread, of
     // even height (whole panels of mr rows): a 2048-row A in blocks of 120 left one thread 9
     // blocks and the other 8 and a sliver of 8 rows, idle for a ninth of each K step's barrier.
     const std::size_t threads = std::size_t(omp_get_max_threads());
     const std::size_t count = (ceil_div(g.m, S::mc) + threads - 1) / threads * threads;
     const std::size_t mc_rows = std::min(S::mc, ceil_div(ceil_div(g.m, count), S::mr) * S::mr);
+    // Fewer blocks of A than twice the threads, and A within two blocks' rows: short_wide
+    if (threads > 1 && g.m <= 2 * S::mc && ceil_div(g.m, mc_rows) < 2 * threads &&
+        ceil_div(g.n, S::nr) >= 4 * threads) {
+      short_wide(g);
+      return;
+    }
+    // The panels sized for this product's K, N and M (a small product, as in a stack of them,
+    // allocates a few KiB, not the 3 MiB of a whole kc x nc panel of B)
+    const std::size_t kc_most = std::min(S::kc, g.k);
+    auto bpack = aligned_buffer<T>(kc_most * ((std::min(S::nc, g.n) + S::nr - 1) / S::nr * S::nr));
 #pragma omp parallel
     {
       auto apack = aligned_buffer<T>(kc_most * (std::min(S::mc, g.m) + S::mr));
-      alignas(64) T acc[S::mr * S::nr];
       for (std::size_t j0 = 0; j0 < g.n; j0 += S::nc) {
         const std::size_t nc = std::min(S::nc, g.n - j0);
         for (std::size_t k0 = 0; k0 < g.k; k0 += S::kc) {
           const std::size_t kc = std::min(S::kc, g.k - k0);
-          const bool first = k0 == 0;  // the first k block applies beta, later ones accumulate
           pack_b(g, k0, kc, j0, nc, bpack.get());  // ends with the barrier of its omp for
           const std::size_t blocks = ceil_div(g.m, mc_rows), panels = ceil_div(nc, S::nr);
-          // Fewer blocks of A than twice the threads (a short, wide product: 128 x 8192 x 8192
-          // has two, of 120 and 8 rows): each block's panels of B are cut into parts too, so
-          // that every thread has work; a part packs its block of A again (mc x kc, small
-          // beside the part's products).
+          // Fewer blocks of A than twice the threads (a short, wide product where short_wide
+          // does not take it): each block's panels of B are cut into parts too, so that every
+          // thread has work; a part packs its block of A again (mc x kc, small beside the
+          // part's products).
           const std::size_t threads = std::size_t(omp_get_num_threads());
           const std::size_t parts =
               blocks >= 2 * threads ? 1 : std::min(panels, (2 * threads + blocks - 1) / blocks);
@@ -235,50 +343,8 @@ struct packed_microkernel {
             const std::size_t jr_first = part * panels / parts * S::nr,
                               jr_end = std::min(nc, (part + 1) * panels / parts * S::nr);
             pack_a(g, i0, mc, k0, kc, apack.get());
-            for (std::size_t jr = jr_first; jr < jr_end; jr += S::nr) {
-              const std::size_t cols = std::min(S::nr, nc - jr);
-              const T* bp = bpack.get() + (jr / S::nr) * kc * S::nr;
-              for (std::size_t ir = 0; ir < mc; ir += S::mr) {
-                const std::size_t rows = std::min(S::mr, mc - ir);
-                const T* ap = apack.get() + (ir / S::mr) * kc * S::mr;
-                T* const c0 = g.c + (i0 + ir) * g.ldc + j0 + jr;
-                if (rows == S::mr && cols == S::nr) {  // a whole tile: C from the registers
-                  const V valpha = V{} + g.alpha, vbeta = V{} + g.beta;
-                  const bool plain = first && g.beta == T(0);  // C not read (BLAS's rule)
-                  micro_kernel<T>(kc, ap, bp, c0, g.ldc, [&](std::size_t r, V lo, V hi) {
-                    T* row = c0 + r * g.ldc;
-                    V x0, x1;
-                    if (plain) {
-                      x0 = valpha * lo, x1 = valpha * hi;
-                    } else {
-                      std::memcpy(&x0, row, sizeof(V));
-                      std::memcpy(&x1, row + S::W, sizeof(V));
-                      x0 = first ? valpha * lo + vbeta * x0 : x0 + valpha * lo;
-                      x1 = first ? valpha * hi + vbeta * x1 : x1 + valpha * hi;
-                    }
-                    std::memcpy(row, &x0, sizeof(V));
-                    std::memcpy(row + S::W, &x1, sizeof(V));
-                  });
-                  continue;
-                }
-                micro_kernel<T>(kc, ap, bp, nullptr, 0, [&](std::size_t r, V lo, V hi) {
-                  std::memcpy(acc + r * S::nr, &lo, sizeof(V));
-                  std::memcpy(acc + r * S::nr + S::W, &hi, sizeof(V));
-                });
-                for (std::size_t r = 0; r < rows; ++r) {
-                  T* crow = g.c + (i0 + ir + r) * g.ldc + j0 + jr;
-                  const T* arow = acc + r * S::nr;
-                  if (!first) {
-                    for (std::size_t j = 0; j < cols; ++j) crow[j] += g.alpha * arow[j];
-                  } else if (g.beta == T(0)) {
-                    for (std::size_t j = 0; j < cols; ++j) crow[j] = g.alpha * arow[j];
-                  } else {
-                    for (std::size_t j = 0; j < cols; ++j)
-                      crow[j] = g.alpha * arow[j] + g.beta * crow[j];
-                  }
-                }
-              }
-            }
+            multiply_tiles(g, kc, k0 == 0, i0, mc, j0, nc, jr_first, jr_end, apack.get(),
+                           bpack.get());
           }  // implicit barrier: nobody repacks B while another thread still reads it
         }
       }
