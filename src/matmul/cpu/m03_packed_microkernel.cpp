@@ -40,12 +40,15 @@ constexpr std::size_t vector_bytes = 32;
 
 // Tunables for 32 KiB of L1 and 512 KiB+ of L2 per core (Zen 3 and 4, Haswell+). A B panel
 // (kc, nr) stays in L1 while the block of A's panels pass it: 16 KiB of f32 at 256-bit vectors
-// (kc 256, nr 16); at 512-bit ones nr doubles, so kc halves and mc doubles (the A block in L2
-// keeps its size).
+// (kc 256, nr 16); at 512-bit ones nr doubles and the panel is 32 KiB, and mc doubles. kc had
+// been halved there to keep the panel at 16 KiB: C's tiles are then read and written twice as
+// often (once a kc block), and kc 256 measured 2-5% faster on the 2-core EPYC with AVX-512
+// (f64 4096^3 0.89-0.92x -> 0.93-0.96x OpenBLAS, f32 0.96-0.97x -> 0.98-0.99x; bench/results/
+// cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last section).
 template <class T> struct shape {
   static constexpr std::size_t W = vector_bytes / sizeof(T);  // elements per vector register
   static constexpr std::size_t mr = 6, nr = 2 * W;            // 12 accumulator registers
-  static constexpr std::size_t kc = vector_bytes == 64 ? 128 : 256;
+  static constexpr std::size_t kc = 256;
   static constexpr std::size_t mc = vector_bytes == 64 ? 240 : 120;  // (mc, kc) block of A in L2
   static constexpr std::size_t nc = 3072;                            // (kc, nc) block of B in L3
 };
