@@ -1363,6 +1363,19 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     'split_tf32' runs float32 on the GPU's tensor cores, each operand split into two TF32 parts,
     near float32's accuracy (cuda only; docs/python.md gives its measured error)."""
     import numpy
+    # The everyday host call in a few steps: two C-ordered NumPy arrays of one native float type,
+    # two matrices or a matrix and a vector, nothing else asked. It makes the compiled call the
+    # path below makes for them (whose checks these arrays pass by construction); every other
+    # call, and these arrays' errors (columns that do not match rows), take that path.
+    if (type(a) is numpy.ndarray and type(b) is numpy.ndarray and out is None and backend is None
+            and variant is None and precision == "strict"):
+        dims = (a.ndim, b.ndim)
+        if (dims in ((2, 2), (2, 1), (1, 2)) and a.dtype == b.dtype
+                and (a.dtype == numpy.float32 or a.dtype == numpy.float64)
+                and a.flags.c_contiguous and b.flags.c_contiguous and a.shape[-1] == b.shape[0]):
+            answer = numpy.empty(a.shape[:-1] + b.shape[1:], a.dtype)
+            _pplab.matmul(a, b, answer, 1.0, 0.0, None, None)
+            return answer
     backend, variant = _check_backend(backend), _check_variant(variant)
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
