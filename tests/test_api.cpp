@@ -35,6 +35,12 @@ TEST(Api, TypedReductionsOnEachHostBackend) {
   EXPECT_EQ(reduce(cpu, f, max), 8.25f);
   EXPECT_DOUBLE_EQ(reduce(cpu, f, mean), 7.75 / 3);
   EXPECT_EQ(reduce(cpu, std::vector<std::uint64_t>{}, product), 1u);
+  // numpy.count_nonzero: NaN is not zero, -0.0 is; an int64 count of any dtype
+  const std::vector<double> mixed = {0.0, -0.0, std::nan(""), 1e-300, -2.0, 0.0};
+  static_assert(std::is_same_v<decltype(reduce(cpu, mixed, count_nonzero)), std::int64_t>);
+  EXPECT_EQ(reduce(cpu, mixed, count_nonzero), 3);
+  EXPECT_EQ(reduce(seq, small, count_nonzero), 4);
+  EXPECT_EQ(reduce(cpu, std::vector<float>{}, count_nonzero), 0);
 }
 
 TEST(Api, FarthestPointIsAUserOperatorOnBothHostBackends) {

@@ -920,10 +920,10 @@ TEST_F(Cli, InfoListAndAQuickLabRecord) {
   const auto rec = nlohmann::json::parse(in);
   EXPECT_TRUE(rec.contains("ceilings"));
   EXPECT_GT(rec["ceilings"]["read_GBps"].get<double>(), 0);
-  // Five plain problems, each on every plain cpu rung; a var and a nanmean, on the rungs for var
-  // alone and r02 (which takes every op); a nansum on r02 and r03 (r01's omp clause takes no nan
-  // op); two exact ones, on the exact rungs.
-  EXPECT_EQ(rec["rows"].size(), 5 * (cpu_rungs - exact_cpu_rungs - moments_cpu_rungs) +
+  // Six plain problems (a count_nonzero among them), each on every plain cpu rung; a var and a
+  // nanmean, on the rungs for var alone and r02 (which takes every op); a nansum on r02 and r03
+  // (r01's omp clause takes no nan op); two exact ones, on the exact rungs.
+  EXPECT_EQ(rec["rows"].size(), 6 * (cpu_rungs - exact_cpu_rungs - moments_cpu_rungs) +
                                     2 * (moments_cpu_rungs + 1) + 2 + 2 * exact_cpu_rungs);
   for (const auto& row : rec["rows"]) EXPECT_TRUE(row["verified"].get<bool>()) << row.dump();
   EXPECT_FALSE(rec["ceilings"].contains("store_GBps"));  // measured for histograms only
@@ -1236,7 +1236,7 @@ TEST_F(Cli, TuneWritesChoicesTheLabThenPicks) {
       ++picks;
       EXPECT_TRUE(row["api_pick"].get<bool>()) << row.dump();
     }
-  EXPECT_EQ(picks, 10u);  // one per problem
+  EXPECT_EQ(picks, 11u);  // one per problem
   expect_failure("tune --backend mpi --out " + file, 2, "only seq, cpu and cuda");
   r = run("tune reduce --backend seq --quick --budget 0.01 --dry-run --no-progress --out " +
           path("never.json"));

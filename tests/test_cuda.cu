@@ -87,8 +87,8 @@ TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
     const auto check = [&](dtype t, const void* host, std::size_t elem) {
       detail::buffer d(dev(), std::max<std::size_t>(host ? g.rows * g.ld * elem : 0, 16));
       dev().copy_in(d.get(), host, g.rows * g.ld * elem);
-      for (op o : {op::sum, op::product, op::min, op::max, op::mean}) {
-        if (g.cols == 0 && o != op::sum && o != op::product) continue;
+      for (op o : {op::sum, op::product, op::min, op::max, op::mean, op::count_nonzero}) {
+        if (g.cols == 0 && o != op::sum && o != op::product && o != op::count_nonzero) continue;
         std::vector<scalar> want(g.rows);
         reduce_rows(backend::seq, t, host, g.rows, g.cols, g.ld, o, want.data());
         detail::buffer answers(dev(), g.rows * 8);

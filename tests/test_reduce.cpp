@@ -84,6 +84,11 @@ template <class T> scalar reference(const T* x, std::size_t n, op o, double& sca
   }
   if (is_arg(o)) return first_extreme(x, n, o);
   if (is_moments(o)) return variance(x, n, o, scale);
+  if (o == op::count_nonzero) {  // NaN is not zero
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < n; ++i) count += x[i] != T(0);
+    return scalar::of(count);
+  }
   if constexpr (std::is_floating_point_v<T>) {
     long double acc = o == op::product ? 1.0L : 0.0L;
     T m = o == op::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
@@ -173,10 +178,13 @@ TEST_P(Reduce, EveryDtypeOpAndAwkwardSize) {
           if constexpr (std::is_floating_point_v<T>) {
             if (product)
               for (std::size_t i = 0; i < n; ++i) x[i] = T(1) + x[i] / T(64);
-            if (skips_nan(o))  // about one element in eight NaN, for the nan ops to leave out
-              for (std::size_t i = 0; i < n; ++i)
+            if (skips_nan(o) || o == op::count_nonzero)  // about one element in eight NaN, for
+              for (std::size_t i = 0; i < n; ++i)       // the nan ops to leave out and counts
                 if (rng() % 8 == 0) x[i] = std::numeric_limits<T>::quiet_NaN();
           }
+          if (o == op::count_nonzero)  // about one element in four zero, -0.0 among them
+            for (std::size_t i = 0; i < n; ++i)
+              if (rng() % 4 == 0) x[i] = rng() % 2 ? T(0) : T(-T(0));
         });
         double scale = 0;
         const scalar want = visit_dtype(t, [&](auto tag) {

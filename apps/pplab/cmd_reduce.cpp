@@ -157,7 +157,8 @@ void add_reduce(CLI::App& app) {
   auto o = std::make_shared<reduce_options>();
   auto* cmd = app.add_subcommand(
       "reduce",
-      "reduce data to one value: sum, product, min, max, mean, argmin, argmax, var or std.\n"
+      "reduce data to one value: sum, product, min, max, mean, argmin, argmax, var, std or\n"
+      "count_nonzero.\n"
       "Integer sums and products are exact modulo 2^64; float sums accumulate in double;\n"
       "min and max return NaN if any element is NaN; an empty input gives the identity.\n"
       "argmin and argmax give the index of the first extreme element (the first NaN, if any),\n"
@@ -165,10 +166,12 @@ void add_reduce(CLI::App& app) {
       "numpy.std (ddof 0) in double, one pass; of an empty input NaN.\n"
       "nansum, nanprod, nanmin, nanmax, nanmean, nanargmin, nanargmax, nanvar and nanstd are\n"
       "NumPy's: every NaN left out (nanmin and nanmax of NaN alone: NaN; nanargmin and\n"
-      "nanargmax of NaN alone: an error).");
+      "nanargmax of NaN alone: an error).\n"
+      "count_nonzero is numpy.count_nonzero: the number of elements that are not zero (NaN\n"
+      "counts; -0.0 is zero); numpy.any is that count above 0, numpy.all that count equal to n.");
   cmd->add_option("--op", o->op_name,
-                  "sum, product, min, max, mean, argmin, argmax, var or std, or nan and one of "
-                  "them (nansum ... nanstd: NaN left out)")
+                  "sum, product, min, max, mean, argmin, argmax, var, std or count_nonzero, or "
+                  "nan and one of the first nine (nansum ... nanstd: NaN left out)")
       ->required();
   o->backend.add_to(*cmd);
   cmd->add_option(

@@ -17,6 +17,8 @@ namespace pplab {
 // The nan ops are NumPy's nansum ... nanstd: the same reductions with every NaN left out (a NaN
 // lifted to the operator's identity; nanmin and nanmax keep the other operand wherever one is
 // NaN). Of integers they are the plain ops. nanmean is carried as moments (its own count).
+// count_nonzero is NumPy's: how many elements are not zero (a NaN is not zero, so it counts), a
+// sum of ones and zeros in 64 bits; NumPy's any and all are that count above 0 and equal to n.
 enum class op {
   sum,
   product,
@@ -27,6 +29,7 @@ enum class op {
   argmax,
   var,
   std_dev,
+  count_nonzero,
   nansum,
   nanprod,
   nanmin,
@@ -37,10 +40,11 @@ enum class op {
   nanvar,
   nanstd
 };
-inline constexpr op all_ops[] = {op::sum,       op::product, op::min,    op::max,     op::mean,
-                                 op::argmin,    op::argmax,  op::var,    op::std_dev, op::nansum,
-                                 op::nanprod,   op::nanmin,  op::nanmax, op::nanmean, op::nanargmin,
-                                 op::nanargmax, op::nanvar,  op::nanstd};
+inline constexpr op all_ops[] = {
+    op::sum,    op::product, op::min,       op::max,       op::mean,   op::argmin,
+    op::argmax, op::var,     op::std_dev,   op::count_nonzero, op::nansum, op::nanprod,
+    op::nanmin, op::nanmax,  op::nanmean,   op::nanargmin, op::nanargmax, op::nanvar,
+    op::nanstd};
 constexpr bool skips_nan(op o) noexcept { return o >= op::nansum; }
 // The op a nan op leaves NaN out of (nanstd: std_dev); any other op itself.
 constexpr op plain_of(op o) noexcept {
@@ -89,6 +93,7 @@ inline constexpr op_tag<op::argmin> argmin{};
 inline constexpr op_tag<op::argmax> argmax{};
 inline constexpr op_tag<op::var> var{};
 inline constexpr op_tag<op::std_dev> std_dev{};
+inline constexpr op_tag<op::count_nonzero> count_nonzero{};
 inline constexpr op_tag<op::nansum> nansum{};
 inline constexpr op_tag<op::nanprod> nanprod{};
 inline constexpr op_tag<op::nanmin> nanmin{};
@@ -101,14 +106,15 @@ inline constexpr op_tag<op::nanstd> nanstd{};
 
 // Integer sums and products accumulate in 64 bits (products wrap modulo 2^64); float sums and
 // products accumulate in double. min and max keep the element type; mean, var and std_dev are
-// doubles; argmin and argmax answer a 64-bit index. Their nan ops answer as they do.
+// doubles; argmin, argmax and count_nonzero answer a 64-bit integer. The nan ops answer as their
+// plain ops do.
 template <class T>
 using wide_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 template <class T, op O>
 using reduce_result_t = std::conditional_t<
-    is_arg(O), std::int64_t,
+    is_arg(O) || O == op::count_nonzero, std::int64_t,
     std::conditional_t<
         plain_of(O) == op::min || plain_of(O) == op::max, T,
         std::conditional_t<plain_of(O) == op::mean || is_moments(O), double, wide_t<T>>>>;

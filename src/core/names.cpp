@@ -60,10 +60,10 @@ backend parse_backend(std::string_view name) {
 }
 
 std::string_view name_of(op o) noexcept {
-  static constexpr std::array<std::string_view, 18> names = {
-      "sum",    "product", "min",       "max",       "mean",    "argmin",
-      "argmax", "var",     "std",       "nansum",    "nanprod", "nanmin",
-      "nanmax", "nanmean", "nanargmin", "nanargmax", "nanvar",  "nanstd"};
+  static constexpr std::array<std::string_view, 19> names = {
+      "sum",    "product", "min",    "max",     "mean",      "argmin",    "argmax",
+      "var",    "std",     "count_nonzero", "nansum", "nanprod", "nanmin", "nanmax",
+      "nanmean", "nanargmin", "nanargmax", "nanvar", "nanstd"};
   return names[std::size_t(o)];
 }
 
@@ -74,8 +74,8 @@ op parse_op(std::string_view name) {
   if (s == "prod") return op::product;
   fail(errc::invalid_argument,
        "unknown op '" + std::string(name) +
-           "'; choose one of sum product min max mean argmin argmax var std, or one of them "
-           "after nan (nansum ... nanstd: NaN left out)");
+           "'; choose one of sum product min max mean argmin argmax var std count_nonzero, or "
+           "one of the first nine after nan (nansum ... nanstd: NaN left out)");
 }
 
 }  // namespace pplab

@@ -58,7 +58,8 @@ struct reduce_case {
                         {dtype::f32, op::argmax},
                         {dtype::f32, op::var},
                         {dtype::f32, op::nansum},
-                        {dtype::f32, op::nanmean}})
+                        {dtype::f32, op::nanmean},
+                        {dtype::f32, op::count_nonzero}})
       add(t, o, big(s), false);
     // Exact sums beside the plain ones of the same data: f32 over the same count, f64 over half
     // as many (the same bytes).

@@ -69,6 +69,8 @@ decltype(auto) visit_op(op o, F&& f) {
                                                       "or call says it takes argmin and argmax)");
   }
   switch (o) {
+  case op::count_nonzero:
+    return f(op_tag<op::count_nonzero>{});
   case op::product:
     return f(op_tag<op::product>{});
   case op::min:
@@ -107,14 +109,17 @@ using mean_acc_t =
     std::conditional_t<std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>>;
 // var and std: moments (rung.hpp), in double whatever T (as NumPy's var of integers).
+// count_nonzero: a count in 64 bits.
 template <class T, op O>
 using acc_t = std::conditional_t<
     is_arg(O), arg_acc<T>,
     std::conditional_t<
+        O == op::count_nonzero, std::int64_t,
+    std::conditional_t<
         is_moments(O), moments,
         std::conditional_t<
             O == op::mean, mean_acc_t<T>,
-            std::conditional_t<plain_of(O) == op::min || plain_of(O) == op::max, T, wide_t<T>>>>>;
+            std::conditional_t<plain_of(O) == op::min || plain_of(O) == op::max, T, wide_t<T>>>>>>;
 
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
   if constexpr (is_arg(O))
@@ -124,13 +129,14 @@ template <class T, op O> PPLAB_HD constexpr acc_t<T, O> identity() noexcept {
 }
 
 // Element x at index i as an accumulator: the pair for argmin and argmax, one value's moments
-// for var and std, the value otherwise. A nan op lifts NaN to its identity (nanmin and nanmax
-// need not: their combine drops NaN).
+// for var and std, one or zero for count_nonzero (x != 0: NaN counts), the value otherwise. A nan
+// op lifts NaN to its identity (nanmin and nanmax need not: their combine drops NaN).
 template <class T, op O> PPLAB_HD constexpr acc_t<T, O> lift(T x, std::size_t i) noexcept {
   if constexpr (skips_nan(O) && O != op::nanmin && O != op::nanmax) {
     if (x != x) return identity<T, O>();
   }
-  if constexpr (is_arg(O)) return {x, std::int64_t(i)};
+  if constexpr (O == op::count_nonzero) return std::int64_t(x != T(0));
+  else if constexpr (is_arg(O)) return {x, std::int64_t(i)};
   else if constexpr (is_moments(O)) return {1, double(x), 0};
   else return acc_t<T, O>(x);
 }
@@ -190,7 +196,7 @@ PPLAB_HD constexpr acc_t<T, O> combine(acc_t<T, O> a, acc_t<T, O> b) noexcept {
     return a.index <= b.index ? a : b;
   } else if constexpr (O == op::mean) {
     return a + b;  // 128-bit integers or doubles: no wrap
-  } else if constexpr (P == op::sum) {
+  } else if constexpr (P == op::sum || O == op::count_nonzero) {
     if constexpr (std::is_integral_v<A>) return A(std::uint64_t(a) + std::uint64_t(b));
     else return a + b;
   } else if constexpr (P == op::product) {

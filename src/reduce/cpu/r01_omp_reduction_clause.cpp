@@ -30,6 +30,11 @@ struct omp_reduction_clause {
     const std::ptrdiff_t len = std::ptrdiff_t(n);
     if constexpr (is_arg(O)) {
       return omp_arg<T, O>(x, len);
+    } else if constexpr (O == op::count_nonzero) {
+      A count = 0;
+#pragma omp parallel for reduction(+ : count)
+      for (std::ptrdiff_t i = 0; i < len; ++i) count += A(x[i] != T(0));
+      return count;
     } else if constexpr (O == op::sum && std::is_integral_v<A>) {
       std::uint64_t s = 0;  // unsigned: wraps modulo 2^64 instead of overflowing
 #pragma omp parallel for reduction(+ : s)

@@ -31,7 +31,26 @@ template <class T, op O> inline acc_t<T, O> lane_combine(acc_t<T, O> a, acc_t<T,
 }
 
 template <class T, op O> acc_t<T, O> reduce_block(const T* x, std::size_t n) {
-  if constexpr (O == op::nanmin || O == op::nanmax) {
+  if constexpr (O == op::count_nonzero) {
+    // A block's counts in lanes of x's own width (the compare's mask subtracted, in the vector
+    // code), so the compare and the count share one register's lanes for every dtype: 64-bit
+    // lanes for bytes counted u8 at 6.6 GB/s. 64 lanes take at most 64 of a block's 4096
+    // elements each, which any lane width holds.
+    static_assert(block / 64 <= 255);
+    using U = std::conditional_t<
+        sizeof(T) == 1, std::uint8_t,
+        std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                           std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+    constexpr std::size_t lanes = 64;
+    U acc[lanes] = {};
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+      for (std::size_t j = 0; j < lanes; ++j) acc[j] = U(acc[j] + U(x[i + j] != T(0)));
+    std::int64_t count = 0;
+    for (; i < n; ++i) count += x[i] != T(0);
+    for (std::size_t j = 0; j < lanes; ++j) count += acc[j];
+    return count;
+  } else if constexpr (O == op::nanmin || O == op::nanmax) {
     constexpr op P = plain_of(O);
     using A = acc_t<T, P>;
     constexpr std::size_t lanes = 128 / sizeof(A);

@@ -30,7 +30,10 @@ template <class T, op O> struct to_scalar {
 // The input converted to the accumulator on the fly (an int32 sum must not wrap at 32 bits);
 // for argmin and argmax, each index to the (value, index) pair of the element there.
 template <class T, op O> struct widen {
-  __device__ acc_t<T, O> operator()(T x) const { return acc_t<T, O>(x); }
+  __device__ acc_t<T, O> operator()(T x) const {
+    if constexpr (O == op::count_nonzero) return lift<T, O>(x, 0);  // one or zero
+    else return acc_t<T, O>(x);
+  }
 };
 template <class T, op O> struct pair_at {
   const T* in;

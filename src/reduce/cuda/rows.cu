@@ -23,10 +23,10 @@ constexpr int row_block = 256;
 constexpr std::size_t warp_row_cols = 4096;  // the longest row a warp takes alone
 
 // The answer's type of (T, O): what reduce_rows_device writes per row (argmin, argmax: the index
-// in the row).
+// in the row; count_nonzero: the count).
 template <class T, op O>
 using row_answer_t = std::conditional_t<
-    is_arg(O), std::int64_t,
+    is_arg(O) || O == op::count_nonzero, std::int64_t,
     std::conditional_t<O == op::mean || is_moments(O) || std::is_floating_point_v<T>, double,
                        std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>>;
 

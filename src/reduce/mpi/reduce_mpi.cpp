@@ -70,6 +70,7 @@ MPI_Op join_op() {
 }
 
 builtin builtin_for(const reduce_problem& p) {
+  if (p.what == op::count_nonzero) return {MPI_UINT64_T, MPI_SUM};  // counts of any dtype
   if (is_float(p.type) || p.what == op::mean || is_arg(p.what)) return {};
   // Sums and products wrap modulo 2^64 alike for signed and unsigned: add as unsigned (a signed
   // overflow would be undefined); min and max need the sign.

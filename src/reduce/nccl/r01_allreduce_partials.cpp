@@ -26,11 +26,12 @@ bool can_run(const reduce_problem& p) {
 void run(const reduce_call& c) {
   std::vector<nccl::device_buffer> parts = local_partials(c);
   ncclDataType_t type = ncclFloat64;
-  if (!is_float(c.p.type))
+  if (c.p.what == op::count_nonzero) type = ncclUint64;  // counts of any dtype
+  else if (!is_float(c.p.type))
     type = is_signed_int(c.p.type) && (c.p.what == op::min || c.p.what == op::max) ? ncclInt64
                                                                                    : ncclUint64;
   // Sums and products wrap modulo 2^64 alike for signed and unsigned integers.
-  const ncclRedOp_t how = c.p.what == op::sum       ? ncclSum
+  const ncclRedOp_t how = c.p.what == op::sum || c.p.what == op::count_nonzero ? ncclSum
                           : c.p.what == op::product ? ncclProd
                           : c.p.what == op::min     ? ncclMin
                                                     : ncclMax;
