@@ -133,6 +133,17 @@ def main():
                 median_time(lambda: getattr(pplab, op)(xn)),
                 median_time(lambda: getattr(np, op)(xn), reps=5))
         del xn
+        # numpy.count_nonzero (about 38% zeros), and numpy.any of a mask whose one True is its
+        # last element (every element read by both)
+        xz = np.round(x)
+        row("count_nonzero of 2^%d f32 (host)" % (n.bit_length() - 1), "numpy.count_nonzero",
+            median_time(lambda: pplab.count_nonzero(xz)),
+            median_time(lambda: np.count_nonzero(xz), reps=5))
+        mask = np.full(n, False)
+        mask[-1] = True
+        row("any of 2^%d bool, True last (host)" % (n.bit_length() - 1), "numpy.any",
+            median_time(lambda: pplab.any(mask)), median_time(lambda: np.any(mask)))
+        del xz, mask
         # numpy.sum along each axis of a matrix, and along the middle axis of a 3-D array.
         side = 1024 if q else 8192
         xm = x[:side * side].reshape(side, side) if side * side <= n else \
@@ -220,6 +231,14 @@ def main():
                     median_time(lambda: getattr(pplab, op)(tn), sync),
                     median_time(lambda: getattr(tn, op)().item(), sync))
             del tn
+            tz = t.round()  # about 38% zeros
+            row("count_nonzero of 2^%d f32 (torch)" % (n.bit_length() - 1), "torch.count_nonzero",
+                median_time(lambda: pplab.count_nonzero(tz), sync),
+                median_time(lambda: torch.count_nonzero(tz).item(), sync))
+            tb = tz != 0
+            row("any of 2^%d bool (torch)" % (n.bit_length() - 1), "torch.any",
+                median_time(lambda: pplab.any(tb), sync), median_time(lambda: tb.any().item(), sync))
+            del tz, tb
             # torch.sum(dim=) along each axis of a 16384^2 matrix and the middle of a 3-D array:
             # the answers stay on the GPU in both.
             tm = t[:1 << 28].reshape(16384, 16384) if n >= 1 << 28 else t.reshape(2048, -1)
@@ -308,6 +327,13 @@ def main():
                 median_time(lambda: int(c.argmax()), sync))
             row("var of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.var",
                 median_time(lambda: pplab.var(c), sync), median_time(lambda: float(c.var()), sync))
+            cz = cupy.around(c)  # about 38% zeros
+            row("count_nonzero of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.count_nonzero",
+                median_time(lambda: pplab.count_nonzero(cz), sync),
+                median_time(lambda: int(cupy.count_nonzero(cz)), sync))
+            row("all of 2^%d f32 (cupy)" % (n.bit_length() - 1), "cupy.all",
+                median_time(lambda: pplab.all(cz), sync), median_time(lambda: bool(cz.all()), sync))
+            del cz
             cn = c.copy()
             cn[5::17] = cupy.nan  # one NaN in 17
             for op in ("nansum", "nanmean", "nanmax", "nanvar", "nanargmax"):

@@ -20,7 +20,7 @@ from . import _pplab
 __all__ = [
     "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "ptp", "reduce",
     "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd", "nanargmin",
-    "nanargmax",
+    "nanargmax", "count_nonzero", "any", "all",
     "histogram",
     "histogram2d", "histogramdd", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
@@ -32,7 +32,7 @@ _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "ma
         "mean": "mean", "argmin": "argmin", "argmax": "argmax", "var": "var", "std": "std",
         "nansum": "nansum", "nanprod": "nanprod", "nanmin": "nanmin", "nanmax": "nanmax",
         "nanmean": "nanmean", "nanargmin": "nanargmin", "nanargmax": "nanargmax",
-        "nanvar": "nanvar", "nanstd": "nanstd"}
+        "nanvar": "nanvar", "nanstd": "nanstd", "count_nonzero": "count_nonzero"}
 
 
 def _plain(op):
@@ -418,6 +418,8 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
         got = _reduced(got, step, a, backend, variant)
         if step in ("nansum", "nanprod"):  # the input's NaN are gone: a NaN now is inf - inf
             step = _plain(step)
+        if step == "count_nonzero":  # the first axis counted: the next ones add the counts
+            step = "sum"
     if op == "mean":
         count = 1
         for a in axes:
@@ -746,6 +748,81 @@ def argmax(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None
     return _arg("argmax", x, axis, out, keepdims, backend, variant)
 
 
+def count_nonzero(a, axis=None, *, keepdims=False, backend=None, variant=None):
+    """numpy.count_nonzero(a, axis, keepdims): how many elements are not zero (NaN is not zero,
+    -0.0 is; a boolean array counts its True), in one pass of the engines (the op count_nonzero, a
+    sum of ones and zeros): of the whole array a Python int, along an axis or a tuple of axes
+    int64 answers in a's library and on its device (a tuple of every axis: a NumPy int64, as
+    NumPy's)."""
+    got = reduce(a, "count_nonzero", axis=axis, keepdims=keepdims, backend=backend,
+                 variant=variant)
+    if axis is not None and isinstance(got, int):
+        import numpy
+        got = numpy.int64(got)
+    return got
+
+
+def any(a, axis=None, out=None, keepdims=False, *, backend=None,  # noqa: A001
+        variant=None):
+    """numpy.any(a, axis, out, keepdims): whether some element is not zero (NaN is not zero), as
+    the engines' count_nonzero above 0 (one pass over every element, no early exit): a NumPy
+    bool for the whole array (False for an empty one), along axes bool answers in a's library."""
+    return _truth("any", a, axis, out, keepdims, backend, variant)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, backend=None,  # noqa: A001
+        variant=None):
+    """numpy.all(a, axis, out, keepdims): whether every element is not zero (NaN is not zero), as
+    the engines' count_nonzero equal to the number of elements counted: a NumPy bool for the
+    whole array (True for an empty one), along axes bool answers in a's library."""
+    return _truth("all", a, axis, out, keepdims, backend, variant)
+
+
+_FIRST_PART = 1 << 16  # any's and all's first look at a large host array
+
+
+def _truth(name, a, axis, out, keepdims, backend, variant):
+    """any or all from the counts of elements that are not zero. A whole C-contiguous NumPy
+    array of more than _FIRST_PART elements is counted in parts that grow sixteenfold (2^16,
+    2^20, 2^24 elements, then the rest), stopping at the first part that decides, as NumPy stops
+    early: no element is read twice, and a mask whose answer shows near its start costs
+    microseconds, not a pass over every element."""
+    import numpy
+    arr = _array(a)
+    if (axis is None and _library(arr) == "numpy" and backend in (None, "seq", "cpu")
+            and arr.size > _FIRST_PART and arr.flags.c_contiguous):
+        flat, start, step = arr.reshape(-1), 0, _FIRST_PART
+        decided = name == "all"  # all: True until a zero is seen; any: False until a nonzero
+        while start < flat.size:
+            part = flat[start:start + step]
+            count = reduce(part, "count_nonzero", backend=backend, variant=variant)
+            if name == "any" and count > 0 or name == "all" and count < part.size:
+                decided = not decided
+                break
+            start, step = start + step, step * 16
+        got = numpy.bool_(decided)
+        if keepdims:
+            got = numpy.asarray(got).reshape((1,) * arr.ndim)
+        return _into(got, out)
+    got = reduce(a, "count_nonzero", axis=axis, keepdims=keepdims, backend=backend,
+                 variant=variant)
+    if name == "any":
+        got = got > 0
+    else:
+        arr = _array(a)
+        if axis is None:
+            counted = _global_size(arr, _check_backend(backend))
+        else:
+            shape = _shape(arr)
+            counted = 1
+            for k in _axes(axis, len(shape)):
+                counted *= shape[k]
+        got = got == counted
+    if isinstance(got, bool):
+        got = numpy.bool_(got)
+    return _into(got, out)
+
+
 def ptp(x, axis=None, out=None, keepdims=False, *, backend=None):
     """numpy.ptp(x, axis, out, keepdims): the maximum less the minimum (two reductions, as NumPy
     makes them), in x's type as NumPy's: integers wrap (int8 from -128 to 127: -1). NaN if any
@@ -1041,13 +1118,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None, *,  # n
         if len(range) != D:
             raise ValueError("range must hold one (min, max) or None per axis: %d" % D)
         ranges = list(range)
-    if D == 2 and all(_c_contiguous(c) for c in columns):
+    if D == 2 and builtins.all(_c_contiguous(c) for c in columns):
         hist, x_edges, y_edges = histogram2d(columns[0], columns[1], per_axis, ranges, weights,
                                              density, backend=backend, variant=variant)
         return hist, [x_edges, y_edges]
     first = columns[0]
     found = [None] * D
-    if whole is not None and _size(whole) and any(
+    if whole is not None and _size(whole) and builtins.any(
             r is None and numpy.ndim(b) == 0 for b, r in zip(per_axis, ranges)):
         # the ranges from the data: each column's minimum and maximum in two passes over the
         # (N, D) array (a GPU reduction reads no strided column alone)
@@ -1092,7 +1169,7 @@ def _sample_columns(sample):
     or None."""
     import numpy
     whole = None
-    if isinstance(sample, (list, tuple)) and sample and all(_library(c) for c in sample):
+    if isinstance(sample, (list, tuple)) and sample and builtins.all(_library(c) for c in sample):
         columns = [_for_pplab(c) for c in sample]  # a sequence of arrays, kept where they are
     else:
         arr = _for_pplab(_array(sample) if _library(sample) else numpy.asarray(sample))
@@ -1119,7 +1196,7 @@ def _sample_columns(sample):
             raise ValueError("histogramdd: the axes must be 1-D arrays of one length; got "
                              "shapes %s" % [_shape(c) for c in columns])
     names = [_dtype_name(c) for c in columns]
-    if any(name not in _NUMBER_TYPES for name in names):
+    if builtins.any(name not in _NUMBER_TYPES for name in names):
         raise TypeError("histogramdd: points of type %s; give numbers (integers or floats)"
                         % ", ".join(sorted(set(names) - set(_NUMBER_TYPES))))
     common = numpy.result_type(*names)
@@ -1764,12 +1841,12 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
         return _deliver(name, got, tuple(x.shape), output)
     # In constant mode each of SciPy's passes sees cval outside the one before; one mask sees it
     # everywhere outside, the same only where every kernel keeps a constant (sums to 1)
-    if mode == "constant" and cval != 0 and any(abs(k.sum() - 1) > 1e-12 for k in kernels):
+    if mode == "constant" and cval != 0 and builtins.any(abs(k.sum() - 1) > 1e-12 for k in kernels):
         passes = True
     # Past a mask's side, two kernels' outer product (each to _SEPARABLE_SIDE) is still one
     # filter on a GPU, whose rung fuses the two passes (cuda c15); on the host, two passes.
-    big = any(k.size > _MASK_SIDE for k in kernels)
-    one_mask = (len(kernels) == 2 and all(k.size <= _SEPARABLE_SIDE for k in kernels)
+    big = builtins.any(k.size > _MASK_SIDE for k in kernels)
+    one_mask = (len(kernels) == 2 and builtins.all(k.size <= _SEPARABLE_SIDE for k in kernels)
                 and (_on_gpu(x) or backend == "cuda"))
     if len(kernels) >= 3 or passes or (big and not one_mask):
         order = [first] + [a for a in range(len(kernels)) if a != first]
@@ -1908,7 +1985,7 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
     import math
     shape = tuple(x.shape)
     got = _contiguous(x)  # a view: its C-ordered copy
-    if all(n > 0 for n in shape):
+    if builtins.all(n > 0 for n in shape):
         last_two = None
         if (fuse_last_two and len(shape) >= 3 and _on_gpu(got) and variant is None
                 and backend in (None, "cuda") and _dtype_name(got) in ("float32", "float64")):
@@ -2021,7 +2098,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     ndim = len(tuple(x.shape))
     orders = [_check_integer(v, "order", 0) for v in _per_axis(order, ndim, "order")]
     sigmas = [float(_check_number(v, "sigma")) for v in _per_axis(sigma, ndim, "sigma")]
-    if any(not v >= 0 for v in sigmas):
+    if builtins.any(not v >= 0 for v in sigmas):
         raise ValueError("gaussian_filter: sigma must be 0 or more")
     radii = _per_axis(radius, ndim, "radius") if radius is not None else [None] * ndim
     kernels = []

@@ -165,6 +165,29 @@ def test_nan_reductions_of_gpu_arrays(rng, lib, dtype):
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.float32, np.float64])
+def test_count_nonzero_any_and_all_of_gpu_arrays(rng, lib, dtype):
+    # r12 and the axes' kernels counting x != 0 (NaN counts, -0.0 does not)
+    host = rng.integers(-2, 3, size=(33, 257, 65)).astype(dtype)
+    if host.dtype.kind == "f":
+        host[rng.random(host.shape) < 0.1] = np.nan
+        host[rng.random(host.shape) < 0.1] = -0.0
+    host[3] = 0  # lines of zeros alone: any() False there
+    host[4] = 1  # and lines without one: all() True there
+    x = to_gpu(lib, host)
+    assert pplab.count_nonzero(x) == np.count_nonzero(host)
+    assert pplab.any(x) is np.True_ and pplab.all(x) is np.False_
+    for axis in (-1, 0, 1, (0, 2)):
+        got = pplab.count_nonzero(x, axis=axis)
+        assert is_gpu_array_of(lib, got)
+        np.testing.assert_array_equal(to_host(got), np.count_nonzero(host, axis=axis))
+        for name in ("any", "all"):
+            got = getattr(pplab, name)(x, axis=axis)
+            assert is_gpu_array_of(lib, got)
+            np.testing.assert_array_equal(to_host(got), getattr(np, name)(host, axis=axis))
+
+
+@pytest.mark.parametrize("lib", LIBRARIES)
 @pytest.mark.parametrize("bins", [10, 1024, 65536, 2**20])
 def test_histograms_of_gpu_arrays(rng, lib, bins):
     # NumPy's float32 edges, bit for bit, on the GPU binners: values on them and beside them too;

@@ -1007,6 +1007,64 @@ def test_nan_reductions_match_numpy(rng, backend, dtype):
     assert pplab.nanmax(x, axis=1, out=out, backend=backend) is out
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
+                                   np.float16, np.float32, np.float64])
+def test_count_nonzero_any_and_all_match_numpy(rng, backend, dtype):
+    x = rng.integers(-2, 3, size=(23, 31, 47)).astype(dtype)  # about one in five zero
+    if np.dtype(dtype).kind == "f":
+        x[rng.random(x.shape) < 0.1] = np.nan  # NaN is not zero
+        x[rng.random(x.shape) < 0.1] = -0.0  # -0.0 is
+        x[4, 2, 9] = np.inf
+    x[5] = 0  # a plane of zeros: any() False along the axes within it
+    x[6] = 1  # and one without: all() True there
+    views = (x, x[::-2, 1::3, :], np.transpose(x, (2, 0, 1)), x[:, :, 0])
+    for v in views:
+        for axis in (None, 0, 1, -1, (0, 1), (0, -1)):
+            for keepdims in (False, True):
+                msg = "axis %s keepdims %s shape %s" % (axis, keepdims, v.shape)
+                got = pplab.count_nonzero(v, axis=axis, keepdims=keepdims, backend=backend)
+                want = np.count_nonzero(v, axis=axis, keepdims=keepdims)
+                np.testing.assert_array_equal(got, want, err_msg=msg)
+                assert np.asarray(got).dtype == np.asarray(want).dtype, msg
+                assert type(got) is type(want), msg
+                for name in ("any", "all"):
+                    got = getattr(pplab, name)(v, axis=axis, keepdims=keepdims, backend=backend)
+                    want = getattr(np, name)(v, axis=axis, keepdims=keepdims)
+                    np.testing.assert_array_equal(got, want, err_msg=name + " " + msg)
+                    assert type(got) is type(want), name + " " + msg
+                    assert np.asarray(got).dtype == np.bool_, name + " " + msg
+    out = np.empty((23, 47), np.bool_)
+    assert pplab.any(x, axis=1, out=out, backend=backend) is out
+    np.testing.assert_array_equal(out, np.any(x, axis=1))
+    for empty in (np.zeros(0, dtype), np.zeros((3, 0), dtype)):
+        assert pplab.count_nonzero(empty, backend=backend) == 0
+        assert pplab.any(empty, backend=backend) is np.False_
+        assert pplab.all(empty, backend=backend) is np.True_
+        np.testing.assert_array_equal(pplab.all(empty, axis=-1, backend=backend),
+                                      np.all(empty, axis=-1))
+    # a large array counted in parts that stop at the first part that decides: the one element
+    # that decides in each part, at its edges, and nowhere
+    for size in (65536, 65537, (1 << 20) + (1 << 16) + 3):
+        for at in (None, 0, 65535, 65536, size - 1, (1 << 20) + (1 << 16) - 1):
+            if at is not None and at >= size:
+                continue
+            zeros, ones = np.zeros(size, dtype), np.ones(size, dtype)
+            if at is not None:
+                zeros[at], ones[at] = 1, 0
+            for v in (zeros, ones, zeros.reshape(-1, 1), ones[::-1]):
+                for name in ("any", "all"):
+                    msg = "%s size %d at %s" % (name, size, at)
+                    assert getattr(pplab, name)(v, backend=backend) is getattr(np, name)(v), msg
+                    np.testing.assert_array_equal(
+                        getattr(pplab, name)(v, keepdims=True, backend=backend),
+                        getattr(np, name)(v, keepdims=True), err_msg=msg)
+    with pytest.raises(ValueError, match="out of bounds"):
+        pplab.count_nonzero(x, axis=3)
+    with pytest.raises(TypeError, match="axis"):
+        pplab.any(x, axis=1.0)
+
+
 def test_nan_reductions_of_nan_alone_warn_or_raise_as_numpy():
     alone = np.full(5, np.nan, np.float32)
     assert pplab.nansum(alone) == 0.0 and pplab.nanprod(alone) == 1.0

@@ -42,6 +42,11 @@ def test_reductions_are_the_whole_arrays(dtype, n):
     # each rank's (count, mean, squared deviations), merged in rank order
     assert pplab.var(part, backend="mpi") == pytest.approx(wide.var(), rel=1e-12, abs=1e-12)
     assert pplab.std(part, backend="mpi") == pytest.approx(wide.std(), rel=1e-12, abs=1e-12)
+    # the counts of elements that are not zero, added over the ranks (about one in three zero)
+    assert pplab.count_nonzero(part, backend="mpi") == np.count_nonzero(whole)
+    assert pplab.any(part, backend="mpi") == np.any(whole)
+    assert pplab.all(part, backend="mpi") == np.all(whole)
+    assert pplab.all(part + (1 - (part != 0)).astype(dtype), backend="mpi")  # no zero left
     # the nan ops: NaN left out of every rank's part (a rank's part may be NaN alone)
     if whole.dtype.kind == "f":
         whole[::3] = np.nan
