@@ -88,9 +88,13 @@ void rows_over_chunks(const gemm<T>& g, const T* b, std::size_t i0, std::size_t 
 
 // A product alone (not one of a stack's, which the stack shares among the threads one product to
 // each) of at least this many multiply-adds splits its groups of rows over the threads: 64^3 on
-// one thread of the 2-core EPYC took 16 us where m03 on two took 7 (the quick lab). Each row of C
-// is computed as on one thread: the same bits.
-constexpr std::size_t split_from = std::size_t(1) << 16;
+// one thread of the 2-core EPYC with AVX2 took 16 us where m03 on two took 7 (the quick lab).
+// With 512-bit vectors it never splits: one thread takes 64^3 in 6.1 us, every run, where the
+// split took 6 us when the other thread was awake and 14 us when it had to be woken (the quick
+// lab alternated between them: 1.15x and 3.08x OpenBLAS's 4.6 us; one thread: 1.34x, bench/
+// results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last section). Each row of C is
+// computed as on one thread: the same bits.
+constexpr std::size_t split_from = vec_bytes == 64 ? ~std::size_t(0) : std::size_t(1) << 16;
 
 template <class T, int NV> void product(const gemm<T>& g) {
   constexpr int L = vec_bytes / int(sizeof(T)), R = rows_at_once<std::min(NV, chunk_vectors)>;
