@@ -102,10 +102,16 @@ struct f32_cell_record_binner {
   }
 };
 
-// The records' cells: 8 a bin (2^16 at most, the bound above), twice edge_lookup_binner's, so
-// that fewer spans meet three bins: edges at random (sorted normal quantiles) put about 5% of
-// the cells' spans there, against 17% at 4 a bin.
+// The records' cells: 16 a bin up to 1024 bins (128 KiB of records), 8 a bin past that (2^16 at
+// most, the bound above), so that few spans meet three bins. Edges at sorted normal samples, with
+// normal data: 8 a bin put 1.5-1.7% of the cells' spans there and 3.0-3.7% of the values (the
+// crowded edges are where the values are), so most warps of 32 lanes held a value to search at
+// each step and took the search; 16 a bin put 0.9-1.1% of the values there (three samples of
+// 1025 edges, computed on the host). h18 at 1024 such edges, 2^28 values (H200): 0.645 ms at 8 a
+// bin (three blocks of 512 an SM), 0.454 ms at 16 (one block of 1024; bench/results/
+// h200-2026-11-29-histogram-edges-weights-1a06c6b.txt, its 2026-12-01 section).
 __host__ __device__ inline unsigned record_cells_for(std::size_t bins) {
+  if (bins <= 1024) return unsigned(16 * bins);
   return 8 * bins < (std::size_t(1) << 16) ? unsigned(8 * bins) : 1u << 16;
 }
 

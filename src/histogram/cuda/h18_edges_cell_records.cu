@@ -11,20 +11,24 @@
 // 1.83x h17 (0.806 ms) in the same run. With 4 cells a bin and the whole binary search for a
 // span of three bins or more it took 1.022 ms (0.79x h17: a warp whose one value needs the
 // search waits for all 11 steps); with that search kept to the span's bins, 0.546 ms.
+// With 16 cells a bin (f32_edges.cuh: record_cells_for) the records of 1024 bins take 128 KiB, one
+// block an SM, of 1024 threads: normal data into 1024 edges at sorted normal samples 0.645 ->
+// 0.454 ms, the quadratic edges 0.439 -> 0.418 ms (bench/results/h200-2026-11-29-histogram-edges-
+// weights-1a06c6b.txt, its 2026-12-01 section; the two changes measured together).
 #include "histogram/cuda/f32_edges.cuh"
 
 namespace pplab::detail::histogram_cuda {
 namespace {
 
-constexpr unsigned B = 512;
+constexpr unsigned B = 1024;
 
 // The shared bytes: the records and the rounded edges, then the counts.
 std::size_t shared_bytes(const histogram_problem& p) {
   return (f32_records_shared_bytes(p.bins) + 7) / 8 * 8 + slots(p) * 4;
 }
 
-// Three blocks an SM (40 registers): 1536 threads to hide the shared loads' latency.
-__global__ void __launch_bounds__(B, 3)
+// One block an SM where the records take 128 KiB (1024 bins), two where they fit.
+__global__ void __launch_bounds__(B, 1)
     counted(const float* __restrict__ x, std::size_t n, const double* edges, std::size_t bins,
             count_t* counts) {
   extern __shared__ unsigned long long room[];

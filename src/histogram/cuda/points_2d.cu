@@ -102,8 +102,9 @@ std::size_t axes_bytes(const axis_edges& ax, const axis_edges& ay, std::size_t& 
 }
 
 // Calls f(T tag, bool_constant records): float32 points take the cell records where both axes'
-// records and `more` bytes fit a block's shared memory (8 cells a bin: 68 bytes a bin), else
-// (as every other type) the double edges and their table (24 bytes a bin).
+// records and `more` bytes fit a block's shared memory (16 cells a bin to 1024 bins: 132 bytes a
+// bin; past that 8: 68 bytes), else (as every other type) the double edges and their table (24
+// bytes a bin).
 template <class F>
 void with_binners(dtype t, const axis_edges& ax, const axis_edges& ay, std::size_t more, F&& f) {
   visit_dtype(t, [&](auto tag) {
