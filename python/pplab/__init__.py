@@ -40,6 +40,20 @@ def _plain(op):
     return op[3:] if op.startswith("nan") else op
 
 
+# numpy.ndarray and the NumPy dtypes of the engines' element types (native byte order), once the
+# first NumPy array is met (import pplab does not import NumPy).
+_NDARRAY, _ENGINE_DTYPES = None, frozenset()
+
+
+def _numpy_types():
+    global _NDARRAY, _ENGINE_DTYPES
+    import numpy
+    _ENGINE_DTYPES = frozenset(numpy.dtype(t) for t in (
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+        "float64"))
+    _NDARRAY = numpy.ndarray
+
+
 _BACKENDS = tuple(_pplab.backend_names())  # pplab::backend_table's names, in its order
 _MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-constant",
           "grid-wrap")
@@ -277,6 +291,17 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     over n, rounded once), the same bits for any order of the data, thread count or backend
     (pplab::sum_exact; along axes pplab::reduce_rows_exact, after a copy that makes the axes
     reduced the last, unless they are)."""
+    # The everyday host call in a few steps: a whole, non-empty, C-ordered NumPy array of one of
+    # the engines' types, nothing else asked. It makes the compiled call the path below makes for
+    # it (the compiled call takes 1.8 us of the 3.6 a 1000-value sum took through this function
+    # on the 2-core EPYC); booleans, halves, empty arrays and every other argument take that path.
+    if _NDARRAY is None and type(x).__module__ == "numpy":
+        _numpy_types()
+    if (type(x) is _NDARRAY and axis is None and dtype is None and out is None
+            and keepdims is False and exact is False and backend is None and variant is None
+            and x.dtype in _ENGINE_DTYPES and x.size and x.flags.c_contiguous
+            and type(op) is str and op in _OPS):
+        return _pplab.reduce(x, _OPS[op], None, None)[0]
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
