@@ -790,8 +790,9 @@ def count_nonzero(a, axis=None, *, keepdims=False, backend=None, variant=None):
 def any(a, axis=None, out=None, keepdims=False, *, backend=None,  # noqa: A001
         variant=None):
     """numpy.any(a, axis, out, keepdims): whether some element is not zero (NaN is not zero), as
-    the engines' count_nonzero above 0 (one pass over every element, no early exit): a NumPy
-    bool for the whole array (False for an empty one), along axes bool answers in a's library."""
+    the engines' count_nonzero above 0 (a large host array in parts, stopping at the first that
+    decides: _truth): a NumPy bool for the whole array (False for an empty one), along axes bool
+    answers in a's library."""
     return _truth("any", a, axis, out, keepdims, backend, variant)
 
 
@@ -834,7 +835,6 @@ def _truth(name, a, axis, out, keepdims, backend, variant):
     if name == "any":
         got = got > 0
     else:
-        arr = _array(a)
         if axis is None:
             counted = _global_size(arr, _check_backend(backend))
         else:
