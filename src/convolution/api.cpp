@@ -197,14 +197,15 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
         detail::chosen_rung<detail::convolution_rung>(where, as_stack ? stack : p, named);
     const std::size_t e = size_of(t), eo = size_of(detail::output_type(p));
     if (on_device && (planes == 1 || r.can_run(stack))) {  // the stack in one call
-      detail::buffer scratch = detail::scratch_for(ex, r.scratch(stack));
+      // A rung that asks for no scratch gets none: no allocation and no zeroing a call
+      detail::buffer scratch = detail::scratch_of(ex, r, stack);
       r.run({stack, in, ld_in, typed, out, ld_out, scratch.get(), ex.stream(), o.plane_in,
              o.plane_out});
       ex.synchronize();
       return;
     }
     // Plane by plane, through the rung chosen for one
-    detail::buffer scratch = on_device ? detail::scratch_for(ex, r.scratch(p)) : detail::buffer{};
+    detail::buffer scratch = on_device ? detail::scratch_of(ex, r, p) : detail::buffer{};
     for (std::size_t i = 0; i < planes; ++i) {
       if (i) stop_if_interrupted();
       const void* plane = static_cast<const char*>(in) + i * o.plane_in * e;
