@@ -181,13 +181,29 @@ def _array(x):
         raise TypeError("a masked array (numpy.ma): pplab reads every value, masked ones too; "
                         "pass x.compressed() for the unmasked values, or x.filled(v)")
     if hasattr(x, "__dlpack__") or hasattr(x, "__cuda_array_interface__"):
-        return x
+        return _native(x)
     try:
         memoryview(x)
         return x
     except TypeError:
         import numpy
-        return numpy.asarray(x)
+        return _native(numpy.asarray(x))
+
+
+def _native(x):
+    """x, or for a NumPy array whose numbers are in the other byte order (big-endian data read
+    from a file or a network, dtype '>f4' on this machine) a copy in the machine's order, as NumPy
+    computes on it (the engines read native numbers). Dates and durations are refused by name."""
+    if _library(x) != "numpy":
+        return x
+    dt = x.dtype
+    if dt.kind in "Mm":
+        raise TypeError("the array holds %s (dates or durations); pplab takes numbers: pass "
+                        "x.view('int64') for their counts of %s" % (dt, dt.name.split("[")[-1][:-1]
+                                                                   if "[" in dt.name else "units"))
+    if not dt.isnative:
+        return x.astype(dt.newbyteorder("="))
+    return x
 
 
 def _for_pplab(x):
@@ -933,7 +949,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
     dtype (docs/python.md)."""
     import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
-    a, _ = _bytes_of_bool(_for_pplab(_array(a)))  # NumPy bins booleans as uint8
+    a, _ = _bytes_of_bool(_packed(_for_pplab(_array(a))))  # NumPy bins booleans as uint8
     if isinstance(bins, str):  # NumPy's estimator picks the number of equal bins; pplab counts
         bins = _estimated_bins(a, bins, range, weights, backend)
     edge_array = None
@@ -1028,7 +1044,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=False, *,  # no
     (on x's device), then counted by the histogram's rungs."""
     import numpy
     backend, variant = _check_backend(backend), _check_variant(variant)
-    x, y = _for_pplab(_array(x)), _for_pplab(_array(y))
+    x, y = _packed(_for_pplab(_array(x))), _packed(_for_pplab(_array(y)))
     if len(_shape(x)) != 1 or _shape(x) != _shape(y):
         raise ValueError("histogram2d: x and y must be 1-D arrays of one length; got shapes %s "
                          "and %s" % (_shape(x), _shape(y)))
@@ -1195,9 +1211,10 @@ def _sample_columns(sample):
     import numpy
     whole = None
     if isinstance(sample, (list, tuple)) and sample and builtins.all(_library(c) for c in sample):
-        columns = [_for_pplab(c) for c in sample]  # a sequence of arrays, kept where they are
+        # a sequence of arrays, kept where they are
+        columns = [_for_pplab(_native(c)) for c in sample]
     else:
-        arr = _for_pplab(_array(sample) if _library(sample) else numpy.asarray(sample))
+        arr = _for_pplab(_array(sample) if _library(sample) else _native(numpy.asarray(sample)))
         if _library(arr) is None:
             arr = numpy.asarray(arr)
         dims = len(_shape(arr))
@@ -1246,7 +1263,7 @@ def _weights_for(a, weights, name):
     if weights is None:
         return None, None
     import numpy
-    w = _for_pplab(_array(weights))
+    w = _packed(_for_pplab(_array(weights)))
     if _on_gpu(w) != _on_gpu(a):
         raise ValueError("%s: the weights and the data must both be host arrays or both GPU "
                          "arrays" % name)
@@ -1308,7 +1325,7 @@ def bincount(x, weights=None, minlength=0, *, backend=None, variant=None):
     of weights, float64 (as NumPy). In x's library and on x's device."""
     minlength = _check_integer(minlength, "minlength", 0)
     backend, variant = _check_backend(backend), _check_variant(variant)
-    x, _ = _bytes_of_bool(_for_pplab(_array(x)))  # False counts in bin 0, True in bin 1
+    x, _ = _bytes_of_bool(_packed(_for_pplab(_array(x))))  # False counts in bin 0, True in 1
     name = _dtype_name(x)
     if not (name.startswith("int") or name.startswith("uint")):
         raise TypeError("bincount takes integers, not %s" % name)
@@ -1495,7 +1512,7 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     backend, variant = _check_backend(backend), _check_variant(variant)
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
-    a, b = (_for_pplab(x if _library(x) else numpy.asarray(_array(x))) for x in (a, b))
+    a, b = (_for_pplab(_native(x) if _library(x) else numpy.asarray(_array(x))) for x in (a, b))
     if _on_gpu(a) != _on_gpu(b) or (_on_gpu(a) and _library(a) != _library(b)):
         raise ValueError("matmul: a and b must both be host arrays, or GPU arrays of one library")
     for i, x in enumerate((a, b)):
@@ -1659,6 +1676,33 @@ def _contiguous(x):
     return numpy.ascontiguousarray(x)
 
 
+def _packed(x):
+    """x where it is C-contiguous, else a C-contiguous copy in its library: the histograms and
+    bincount read their values (and weights) as one run in memory, and a view of any other
+    layout (a transpose, every other value, one channel of an image, a reversed axis) is copied
+    first, as NumPy copies such a view to sort or bin it."""
+    return x if _c_contiguous(x) else _contiguous(x)
+
+
+def _in_place(x, packed=1):
+    """Whether pplab's filters read x where it lies: its last `packed` axes one run in memory (a
+    row's values; a row's pixels' channels for packed=2), every other axis stepping forward over
+    whole runs of them (a crop, every other row, a stack's planes). Other views (a transpose, a
+    Fortran-ordered array, every other column, a reversed axis) are copied first by the filters
+    (_contiguous), as SciPy copies them."""
+    shape, strides = _shape(x), _strides_in_elements(x)
+    if 0 in shape:
+        return True
+    span = 1  # the elements spanned by one index of the axis above
+    for i in range(len(shape) - 1, -1, -1):
+        n, step = shape[i], strides[i]
+        if n > 1:
+            if step != span if i >= len(shape) - packed else step < span:
+                return False
+            span += (n - 1) * step
+    return True
+
+
 def _rows_readable(x):
     """Whether pplab's matmul reads x where it lies: a matrix with each row contiguous and the
     rows at a positive stride no shorter than a row, or a contiguous vector."""
@@ -1725,6 +1769,8 @@ def _filter(image, weights, mode, cval, output, backend, variant, flip, precisio
     elif len(shape) != 2:
         raise ValueError("correlate and convolve take 2-D images (or uint8 images of rows x cols "
                          "x channels); this one is %d-D" % len(shape))
+    if not _c_contiguous(image) and not _in_place(image, len(shape) - 1):
+        image = _contiguous(image)  # a transpose, every other column, a reversed axis: a copy
     out = None
     if output is None:
         out_name = name
@@ -1790,6 +1836,8 @@ def _named_filter_input(name, input):
     """input as an array pplab filters (1-D or more; float32, float64 or an integer type) and,
     for 1-D and 2-D, its 2-D view."""
     x = _for_pplab(_array(input))
+    if not _c_contiguous(x) and not _in_place(x):
+        x = _contiguous(x)  # a transpose, every other column, a reversed axis: a copy
     shape = tuple(x.shape)
     kind = _dtype_name(x)
     if kind not in ("float32", "float64") + _INTEGER_KINDS:
