@@ -25,7 +25,8 @@ __all__ = [
     "histogram2d", "histogramdd", "bincount",
     "histogram_channels", "matmul", "dot", "correlate", "convolve", "correlate1d", "convolve1d",
     "gaussian_filter", "uniform_filter", "gaussian_filter1d", "uniform_filter1d", "sobel",
-    "prewitt", "lab", "backends", "rungs",
+    "prewitt", "laplace", "gaussian_laplace", "gaussian_gradient_magnitude", "lab", "backends",
+    "rungs",
 ]
 
 _OPS = {"sum": "sum", "prod": "product", "product": "product", "min": "min", "max": "max",
@@ -1891,6 +1892,14 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     if kind not in _INTEGER_KINDS and _dtype_name(x) in _INTEGER_KINDS:
         x = _astype(x, kind if kind in ("float32", "float64") else "float64")
         flat = x.reshape(1, -1) if len(tuple(x.shape)) == 1 else x
+    if {kind, _dtype_name(x)} == {"float32", "float64"}:
+        # Floats into the other float type, as SciPy computes them: in double, the answer
+        # converted to the output's type
+        got = _separable(name, _astype(x, "float64") if kind == "float64" else x, kernels,
+                         mode, cval, None if kind == "float64" else "float64", backend,
+                         variant, passes, first)
+        return _deliver(name, got if kind == "float64" else _astype(got, kind),
+                        tuple(x.shape), output)
     if kind in _INTEGER_KINDS:
         # SciPy's passes into integers: each axis's pass in float64, its answer converted to
         # that type as C converts (toward zero, modulo the type's range) before the next
@@ -2263,6 +2272,66 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0, *, backend=No
     [1, 1, 1] along every other."""
     return _edge_filter("prewitt", [1.0, 1.0, 1.0], input, axis, output, mode, cval, backend,
                         variant)
+
+
+def laplace(input, output=None, mode="reflect", cval=0.0, *, backend=None, variant=None):
+    """scipy.ndimage.laplace for float and integer arrays of any rank: the second difference
+    [1, -2, 1] along each axis (a pass each), the passes added in the output's type."""
+    return _summed_passes("laplace", input, output, lambda x, axis, kind: correlate1d(
+        x, [1.0, -2.0, 1.0], axis, kind, mode, cval, backend=backend, variant=variant))
+
+
+def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, truncate=4.0,
+                     radius=None, backend=None, variant=None):
+    """scipy.ndimage.gaussian_laplace: along each axis the Gaussian's second derivative (and
+    the Gaussian along the others: gaussian_filter with order 2 on that axis), added in the
+    output's type; sigma a number or one per axis."""
+    def second(x, axis, kind):
+        order = [2 if a == axis else 0 for a in range(len(tuple(x.shape)))]
+        return gaussian_filter(x, sigma, order, kind, mode, cval, truncate, radius=radius,
+                               backend=backend, variant=variant)
+    return _summed_passes("gaussian_laplace", input, output, second)
+
+
+def gaussian_gradient_magnitude(input, sigma, output=None, mode="reflect", cval=0.0, *,
+                                truncate=4.0, radius=None, backend=None, variant=None):
+    """scipy.ndimage.gaussian_gradient_magnitude: the root of the sum over the axes of the
+    squared Gaussian first derivatives (gaussian_filter with order 1 on each axis in turn), in
+    the output's type."""
+    def first(x, axis, kind):
+        order = [1 if a == axis else 0 for a in range(len(tuple(x.shape)))]
+        return gaussian_filter(x, sigma, order, kind, mode, cval, truncate, radius=radius,
+                               backend=backend, variant=variant)
+    return _summed_passes("gaussian_gradient_magnitude", input, output, first, squares=True)
+
+
+def _summed_passes(name, input, output, derivative, squares=False):
+    """SciPy's generic_laplace (and, with `squares`, generic_gradient_magnitude): derivative(x,
+    axis, kind) for each axis, each in the output's type `kind` (the input's when no output is
+    given), added in that type (squared first, and the root taken at the end, with `squares`);
+    integers wrap and convert as SciPy's do."""
+    import numpy
+    x, _ = _named_filter_input(name, input)
+    if output is None:
+        kind = _dtype_name(x)
+    elif isinstance(output, (type, str, numpy.dtype)):
+        kind = numpy.dtype(output).name
+    else:
+        kind = _dtype_name(output)
+    got = None
+    for axis in range(len(tuple(x.shape))):
+        d = derivative(x, axis, kind)
+        if squares:
+            d = d * d
+        got = d if got is None else got + d
+    if squares:
+        lib = _library(got)
+        mod = __import__(lib) if lib in ("torch", "cupy") else numpy
+        if kind in _INTEGER_KINDS:  # the root in double, converted as C converts (SciPy's)
+            got = _as_integers(mod.sqrt(_astype(got, "float64")), kind)
+        else:
+            got = mod.sqrt(got)
+    return _deliver(name, got, tuple(x.shape), output)
 
 
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0, *,

@@ -548,7 +548,15 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
     for ours, theirs in ((lambda a: pplab.gaussian_filter(a, 2.0), lambda a: ndimage.gaussian_filter(a, 2.0)),
                          (lambda a: pplab.sobel(a, axis=0), lambda a: ndimage.sobel(a, axis=0)),
                          (lambda a: pplab.uniform_filter(a, 6, mode="nearest"),
-                          lambda a: ndimage.uniform_filter(a, 6, mode="nearest"))):
+                          lambda a: ndimage.uniform_filter(a, 6, mode="nearest")),
+                         (lambda a: pplab.laplace(a, mode="wrap"),
+                          lambda a: ndimage.laplace(a, mode="wrap")),
+                         (lambda a: pplab.gaussian_laplace(a, 1.5),
+                          lambda a: ndimage.gaussian_laplace(a, 1.5)),
+                         (lambda a: pplab.gaussian_gradient_magnitude(a, 2.0, mode="nearest"),
+                          lambda a: ndimage.gaussian_gradient_magnitude(a, 2.0, mode="nearest")),
+                         (lambda a: pplab.gaussian_filter(a.T, 1.0),  # a view: copied first
+                          lambda a: ndimage.gaussian_filter(a.T, 1.0))):
         got = ours(x)
         assert is_gpu_array_of(lib, got)
         np.testing.assert_allclose(to_host(got), theirs(host), rtol=2e-5, atol=2e-5)
