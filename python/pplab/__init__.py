@@ -394,14 +394,13 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         got = numpy.dtype(dtype).type(got) if numpy.ndim(got) == 0 and not hasattr(got, "shape") \
             else _astype(got, numpy.dtype(dtype).name)
     if keepdims:
-        if axes is None or len(axes) == len(shape) or len(shape) <= 1:  # a Python number
-            if _on_gpu(arr):
-                raise ValueError("keepdims over a GPU array's every axis: its reduction is a "
-                                 "Python number; give an axis of a 2-D or wider array, or "
-                                 "reshape the answer")
-            got = numpy.asarray(got).reshape((1,) * len(shape))
+        kept = tuple(1 if axes is None or d in axes else n for d, n in enumerate(shape))
+        if _library(got) is not None:  # an array (or a NumPy scalar) of the answers
+            got = got.reshape(kept)
+        elif _on_gpu(arr):  # a Python number: as an array on x's device, in x's library
+            got = _like(arr, numpy.asarray(got).reshape(kept))
         else:
-            got = got.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+            got = numpy.asarray(got).reshape(kept)
     return _into(got, out)
 
 

@@ -55,6 +55,9 @@ def test_reductions_of_gpu_arrays(rng, lib, dtype, n):
     assert pplab.sum(x) == pytest.approx(wide.sum(), rel=1e-12, abs=1e-6)
     assert pplab.min(x) == host.min() and pplab.max(x) == host.max()
     assert pplab.mean(x) == pytest.approx(wide.mean(), rel=1e-12, abs=1e-9)
+    kept = pplab.max(x, keepdims=True)  # every axis kept: an array on x's device, as NumPy's
+    assert is_gpu_array_of(lib, kept) and tuple(kept.shape) == (1,)
+    assert to_host(kept)[0] == host.max()
 
 
 # Exact sums and means of GPU arrays (r13_exact_windows): the bits of the host's exact sum, which
