@@ -2,7 +2,7 @@
 """pplab correlate and pplab convolve against scipy.ndimage, the oracle: odd shapes (1 x N,
 N x 1, a mask larger than the image), rectangular masks, every boundary mode with a constant
 value, f32 and f64, on every backend given; then pplab filter NAME against scipy.ndimage's
-gaussian_filter, uniform_filter, sobel and prewitt (per-axis sigmas and sizes, even sizes). Each output is held to the tolerance rule of
+gaussian_filter, uniform_filter, sobel, prewitt and laplace (per-axis sigmas and sizes, even sizes). Each output is held to the tolerance rule of
 src/convolution/rung.hpp: |got - want| <= 2 (taps + 2) eps sum |mask| |input|, plus half an ulp.
 Usage: scipy_oracle.py PPLAB BACKEND... (exit 77, skipped, without NumPy and SciPy)."""
 import json
@@ -98,6 +98,7 @@ with tempfile.TemporaryDirectory() as d:
         (["sobel"], lambda x, **k: nd.sobel(x, -1, **k), 9),
         (["sobel", "--axis", "0"], lambda x, **k: nd.sobel(x, 0, **k), 9),
         (["prewitt", "--axis", "-2"], lambda x, **k: nd.prewitt(x, 0, **k), 9),
+        (["laplace"], lambda x, **k: nd.laplace(x, **k), 5),
     ]
     for shape in ((1, 23), (17, 1), (37, 53)):
         for dtype in (np.float32, np.float64):

@@ -401,6 +401,9 @@ struct named_filter_cli {
 // smoothing of its result, whose outside is cval again: one mask would smooth a derivative of
 // cval there, 0).
 std::vector<mask_values> named_masks(const named_filter_cli& f, const filter_options& boundary) {
+  // laplace: SciPy's second differences [1, -2, 1] down and across, added: one mask, since each
+  // of SciPy's passes reads the image itself (cval outside it in constant mode too)
+  if (f.name == "laplace") return {mask_values{{0, 1, 0, 1, -4, 1, 0, 1, 0}, 3, 3}};
   std::array<std::vector<double>, 2> k;
   if (f.name == "gaussian") {
     if (f.sigma.empty())
@@ -440,7 +443,8 @@ std::vector<mask_values> named_masks(const named_filter_cli& f, const filter_opt
         f.name == "sobel" ? std::vector<double>{1.0, 2.0, 1.0} : std::vector<double>{1.0, 1.0, 1.0};
   } else {
     fail(errc::invalid_argument,
-         "pplab filter " + f.name + ": no such filter; give gaussian, uniform, sobel or prewitt");
+         "pplab filter " + f.name +
+             ": no such filter; give gaussian, uniform, sobel, prewitt or laplace");
   }
   const bool derivative = f.name == "sobel" || f.name == "prewitt";
   if (derivative && boundary.mode == boundary::constant && boundary.cval != 0) {
@@ -461,8 +465,8 @@ void add_named_filter(CLI::App& app) {
   auto f = std::make_shared<named_filter_cli>();
   auto* cmd = app.add_subcommand(
       "filter", "scipy.ndimage's named filters on an image: gaussian (gaussian_filter), uniform "
-                "(uniform_filter), sobel, prewitt");
-  cmd->add_option("name", f->name, "gaussian, uniform, sobel or prewitt")->required();
+                "(uniform_filter), sobel, prewitt, laplace");
+  cmd->add_option("name", f->name, "gaussian, uniform, sobel, prewitt or laplace")->required();
   cmd->add_option("--sigma", f->sigma,
                   "gaussian: the standard deviation in pixels, S or S_ROWS,S_COLS (0: that axis "
                   "left alone)");
