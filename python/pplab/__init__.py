@@ -1881,13 +1881,7 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
     import numpy
     x, flat = _named_filter_input(name, input)
     cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
-    # SciPy computes into the output's type (the input's when no output is given)
-    if output is None:
-        kind = _dtype_name(x)
-    elif isinstance(output, (type, str, numpy.dtype)):
-        kind = numpy.dtype(output).name
-    else:
-        kind = _dtype_name(output)
+    kind = _output_kind(x, output)
     if kind not in _INTEGER_KINDS and _dtype_name(x) in _INTEGER_KINDS:
         x = _astype(x, kind if kind in ("float32", "float64") else "float64")
         flat = x.reshape(1, -1) if len(tuple(x.shape)) == 1 else x
@@ -1941,6 +1935,17 @@ def _separable(name, input, kernels, mode, cval, output, backend, variant, passe
         out = output.reshape(1, -1) if len(tuple(output.shape)) == 1 else output
     got = correlate(flat, mask, mode, cval, output=out, backend=backend, variant=variant)
     return output if out is not None and got is out else got.reshape(tuple(x.shape))
+
+
+def _output_kind(x, output):
+    """The NumPy name of the type a named filter computes into, as SciPy: output's (a dtype, or
+    an array's), or x's when no output is given."""
+    import numpy
+    if output is None:
+        return _dtype_name(x)
+    if isinstance(output, (type, str, numpy.dtype)):
+        return numpy.dtype(output).name
+    return _dtype_name(output)
 
 
 def _moved(x, source, destination):
@@ -2311,12 +2316,7 @@ def _summed_passes(name, input, output, derivative, squares=False):
     integers wrap and convert as SciPy's do."""
     import numpy
     x, _ = _named_filter_input(name, input)
-    if output is None:
-        kind = _dtype_name(x)
-    elif isinstance(output, (type, str, numpy.dtype)):
-        kind = numpy.dtype(output).name
-    else:
-        kind = _dtype_name(output)
+    kind = _output_kind(x, output)
     got = None
     for axis in range(len(tuple(x.shape))):
         d = derivative(x, axis, kind)
