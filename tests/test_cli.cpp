@@ -138,7 +138,7 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   // pplab filter NAME: scipy.ndimage's named filters; their values are checked against SciPy by
   // tests/scipy_oracle.py, their refusals here.
   const std::string named = "filter --input " + path("x.npy") + " --out " + path("y.npy") + " ";
-  expect_failure(named.substr(0, 7) + "laplace --input " + path("x.npy"), 2, "no such filter");
+  expect_failure(named.substr(0, 7) + "bilateral --input " + path("x.npy"), 2, "no such filter");
   expect_failure(named + "gaussian", 2, "give --sigma");
   expect_failure(named + "gaussian --sigma -1", 2, "0 or more");
   expect_failure(named + "gaussian --sigma 4", 2, "at most 31");
