@@ -200,8 +200,7 @@ def _native(x):
     dt = x.dtype
     if dt.kind in "Mm":
         raise TypeError("the array holds %s (dates or durations); pplab takes numbers: pass "
-                        "x.view('int64') for their counts of %s" % (dt, dt.name.split("[")[-1][:-1]
-                                                                   if "[" in dt.name else "units"))
+                        "x.view('int64') for their counts of its unit" % dt)
     if not dt.isnative:
         return x.astype(dt.newbyteorder("="))
     return x
@@ -1705,12 +1704,9 @@ def _in_place(x, packed=1):
 
 def _rows_readable(x):
     """Whether pplab's matmul reads x where it lies: a matrix with each row contiguous and the
-    rows at a positive stride no shorter than a row, or a contiguous vector."""
-    shape, s = _shape(x), _strides_in_elements(x)
-    if len(shape) == 1:
-        return shape[0] <= 1 or s[0] == 1
-    rows, cols = shape
-    return (cols <= 1 or s[1] == 1) and (rows <= 1 or s[0] >= cols)
+    rows at a positive stride no shorter than a row, or a contiguous vector (the filters' test,
+    _in_place)."""
+    return _in_place(x)
 
 
 def _matrices_readable(shape, strides):
