@@ -15,7 +15,12 @@
 // A tile is staged by cp.async, every copy in flight at once and no register on the way; on the
 // image's edge each value from where the boundary mode puts it (the constant stored). Staged
 // through registers, 8 loads a thread in flight, the edge tiles had cost a 3-D array 512 values
-// wide half its tiles at that pace.
+// wide half its tiles at that pace. Where the image's rows start on 16-byte boundaries, a tile
+// inside the image is copied 16 bytes at a time (a row's stage across starts up to 3 values
+// before its halo for that): a copy a value had been most of the pass's instructions, and with
+// a quarter of them c14 went across from 0.179 to 0.165 ms (71% -> 77% of the copy ceiling) and
+// down from 0.174 to 0.149 ms (73% -> 86%; a 64 x 1024 x 1024 middle axis 0.179 -> 0.159 ms), H200,
+// 8192^2 f32, 15 taps, one lab run (bench/results/h200-2026-11-29-argmax-axes-abdb009.txt).
 // Per group of 8 taps: 8 tap reads (the constant bank's broadcast) and 8 shared values (16 or 15
 // the first time) for 64 multiply-adds: the values the next group reaches too stay in
 // registers (filter_line). The last group, short of 8, tests each tap: a zero tap past the mask
@@ -38,10 +43,11 @@ constexpr int X = 8, across_w = 128, rows_across = line_threads / (across_w / X)
 // Down: a tile of down_cols columns x down_h outputs, Y outputs a thread.
 constexpr int Y = 8, down_cols = 32, down_h = line_threads / down_cols * Y;
 
-// A staged row's length across: the outputs, the halo (k - 1), and room for the last group's
-// 16-byte loads; a multiple of 4 elements, so that every row starts 16-byte aligned.
+// A staged row's length across: the outputs, the halo (k - 1), the up to 3 places before the halo
+// that start the row at a 16-byte boundary (`lead`), and room for the last group's 16-byte loads;
+// a multiple of 4 elements, so that every row starts 16-byte aligned.
 __host__ __device__ inline int across_width(int k) {
-  return across_w + (k + group - 1) / group * group + 4;
+  return across_w + (k + 3 + group - 1) / group * group + 4;
 }
 // A staged tile's elements, across and down.
 __host__ __device__ inline int across_stage(int k) { return rows_across * across_width(k); }
@@ -49,26 +55,30 @@ __host__ __device__ inline int down_stage(int k) { return (down_h + k - 1 + grou
 
 template <class T> struct alignas(16) vec16 { T v[16 / sizeof(T)]; };
 
-// acc[j] += tap(t0 + t) v[t + j] for the first `taps` taps of the group (all 8 unless `tail`).
-template <class T, int N, bool tail>
-__device__ __forceinline__ void taps_of_group(T (&acc)[N], const T* v, int t0, int taps) {
+// acc[j] += tap(t0 + t) v[t + j] for the group's taps t, all 8 unless `checked`: then those from
+// `from` to before `to` (the first group of a line that starts `lead` values early, the last
+// group, short of 8).
+template <class T, int N, bool checked>
+__device__ __forceinline__ void taps_of_group(T (&acc)[N], const T* v, int t0, int from, int to) {
 #pragma unroll
   for (int t = 0; t < group; ++t) {
-    if (tail && t >= taps) break;
+    if (checked && t >= to) break;
+    if (checked && t < from) continue;
     const T w = tap<T>(t0 + t);
 #pragma unroll
     for (int j = 0; j < N; ++j) acc[j] += w * v[t + j];
   }
 }
 
-// acc[j] += tap(first_tap + t) line[(t + j) * stride] for t < k: the groups of 8 taps in order,
-// over the N + 7 values a group reaches, held in registers. Between groups the last N - 1 values
-// (those the next group reaches too) move down and the 8 new ones are read (in loads of W values,
-// 16 bytes, where W > 1: then the values are one row, stride 1), so each value is read once from
-// shared memory.
+// acc[j] += tap(first_tap + t) line[(lead + t + j) * stride] for t < k: the groups of 8 taps in
+// order, over the N + 7 values a group reaches, held in registers. Between groups the last N - 1
+// values (those the next group reaches too) move down and the 8 new ones are read (in loads of W
+// values, 16 bytes, where W > 1: then the values are one row, stride 1), so each value is read
+// once from shared memory. `lead` (under W) lets a line start at a 16-byte boundary though its
+// first tap's value does not: the first group skips that many places.
 template <class T, int N, int W>
 __device__ __forceinline__ void filter_line(T (&acc)[N], const T* line, int k, int stride,
-                                            int first_tap) {
+                                            int first_tap, int lead = 0) {
   constexpr int kept = N - 1 + (W > 1);  // across: the X values of 16-byte loads, one extra
   T v[kept + group];
   const auto load = [&](int from, int to, int count) {
@@ -83,11 +93,13 @@ __device__ __forceinline__ void filter_line(T (&acc)[N], const T* line, int k, i
     }
   };
   load(0, 0, kept + group);
-  const int whole = k / group * group;
+  const int places = lead + k, whole = places / group * group;
   for (int t0 = 0;; t0 += group) {
-    if (t0 < whole) taps_of_group<T, N, false>(acc, v, first_tap + t0, group);
-    else taps_of_group<T, N, true>(acc, v, first_tap + t0, k - t0);
-    if (t0 + group > k - 1) break;
+    if (t0 < whole && (t0 || !lead))
+      taps_of_group<T, N, false>(acc, v, first_tap + t0 - lead, 0, group);
+    else
+      taps_of_group<T, N, true>(acc, v, first_tap + t0 - lead, t0 ? 0 : lead, places - t0);
+    if (t0 + group > places - 1) break;
 #pragma unroll
     for (int q = 0; q < kept; ++q) v[q] = v[q + group];
     load(t0 + group + kept, kept, group);
@@ -121,30 +133,45 @@ __device__ __forceinline__ void run_of_tiles(int count, int stage, Stage&& stage
 }
 
 template <class T, int Stages>
-__global__ void __launch_bounds__(line_threads) across(image<T> f, planes z, int per_block) {
+__global__ void __launch_bounds__(line_threads, sizeof(T) == 4 ? 5 : 1) across(image<T> f, planes z, int per_block) {
   to_plane(f, z);
   const int k = f.kw, r = k / 2, width = across_width(k), total = across_stage(k);
   const int first_y = int(blockIdx.y) * rows_across * per_block, x0 = int(blockIdx.x) * across_w;
   const int count = ::min(per_block, (f.rows - first_y + rows_across - 1) / rows_across);
-  const int halo = across_w + k - 1;
-  // Element (i, j) of a tile's stage is input (y0 + i, x0 - r + j); past the halo, zeros (never
-  // multiplied by a tap).
+  // A row's stage starts `lead` places before its first tap's value, at x0 - r - lead, a
+  // multiple of W (16 bytes): where the image's rows are 16-byte aligned too, a tile inside the
+  // image is staged in 16-byte copies, a quarter of the copies (f32) that one a value takes.
+  constexpr int W = 16 / int(sizeof(T));
+  const int lead = (r + W - 1) / W * W - r, left = x0 - r - lead, halo = lead + across_w + k - 1;
+  const bool rows_aligned =
+      f.ld_in % W == 0 && reinterpret_cast<std::uintptr_t>(f.in) % 16 == 0;
+  // Element (i, j) of a tile's stage is input (y0 + i, left + j); before the lead and past the
+  // halo, zeros (never multiplied by a tap).
   const auto stage_tile = [&](int j, T* s) {
     const int y0 = first_y + j * rows_across;
-    const bool inside = y0 + rows_across <= f.rows && x0 - r >= 0 && x0 - r + width <= f.cols;
-    tile_walk at(int(threadIdx.x), width, line_threads);
+    const bool inside = y0 + rows_across <= f.rows && left >= 0 && left + width <= f.cols;
     if (inside) {  // every copy in flight at once, no register on the way
-      const T* first = f.in + std::size_t(y0) * f.ld_in + (x0 - r);
+      const T* first = f.in + std::size_t(y0) * f.ld_in + left;
+      if (rows_aligned) {
+        const int vectors = width / W;
+        tile_walk at(int(threadIdx.x), vectors, line_threads);
+        for (int e = int(threadIdx.x); e < rows_across * vectors; e += line_threads, at.step())
+          copy_async_inside<16>(s + at.row * width + at.col * W,
+                                first + std::size_t(at.row) * f.ld_in + at.col * W);
+        return;
+      }
+      tile_walk at(int(threadIdx.x), width, line_threads);
       for (int e = int(threadIdx.x); e < total; e += line_threads, at.step())
         copy_async_inside<sizeof(T)>(s + e, first + std::size_t(at.row) * f.ld_in + at.col);
       return;
     }
     // On the image's edge each value is copied by cp.async too, from where the mode puts it;
-    // the constant, and zeros past the image's rows and the halo, stored
+    // the constant, and zeros past the image's rows, before the lead and past the halo, stored
+    tile_walk at(int(threadIdx.x), width, line_threads);
     for (int e = int(threadIdx.x); e < total; e += line_threads, at.step()) {
-      const int y = y0 + at.row, x = x0 - r + at.col;
+      const int y = y0 + at.row, x = left + at.col;
       const std::int64_t c = x >= 0 && x < f.cols ? x : boundary_index(x, f.cols, f.mode);
-      if (y >= f.rows || at.col >= halo) s[e] = T(0);
+      if (y >= f.rows || at.col < lead || at.col >= halo) s[e] = T(0);
       else if (c < 0) s[e] = f.cval;
       else copy_async<sizeof(T)>(s + e, f.in + std::size_t(y) * f.ld_in + c, true);
     }
@@ -153,7 +180,7 @@ __global__ void __launch_bounds__(line_threads) across(image<T> f, planes z, int
     const int row = int(threadIdx.x) / (across_w / X), c = int(threadIdx.x) % (across_w / X);
     const T* line = s + row * width + c * X;
     T acc[X] = {};
-    filter_line<T, X, 16 / int(sizeof(T))>(acc, line, k, 1, 0);
+    filter_line<T, X, W>(acc, line, k, 1, 0, lead);
     const int y = first_y + j * rows_across + row, x = x0 + c * X;
     if (y >= f.rows) return;
     T* out = f.out + std::size_t(y) * f.ld_out + x;
@@ -180,12 +207,23 @@ __global__ void __launch_bounds__(line_threads) down(image<T> f, planes z, int p
   const int count = ::min(per_block, (f.rows - first_y + down_h - 1) / down_h);
   const int tx = int(threadIdx.x) % down_cols, ty = int(threadIdx.x) / down_cols;
   const int x = x0 + tx;
-  constexpr int step = line_threads / down_cols;
+  constexpr int step = line_threads / down_cols, W = 16 / int(sizeof(T));
+  const bool rows_aligned =
+      f.ld_in % W == 0 && reinterpret_cast<std::uintptr_t>(f.in) % 16 == 0;
   // Row i of a tile's stage is input row y0 - r + i; a column past the image's, and the group's
   // rows past the halo (never multiplied by a tap), zeros.
   const auto stage_tile = [&](int j, T* s) {
     const int y0 = first_y + j * down_h;
     const bool inside = y0 - r >= 0 && y0 - r + h + group <= f.rows && x0 + down_cols <= f.cols;
+    if (inside && rows_aligned) {  // 16-byte copies, a row's 32 columns in 128 / 16 of them
+      constexpr int vectors = down_cols / W;
+      const T* first = f.in + std::size_t(y0 - r) * f.ld_in + x0;
+      for (int e = int(threadIdx.x); e < (h + group) * vectors; e += line_threads) {
+        const int i = e / vectors, q = e % vectors * W;
+        copy_async_inside<16>(s + i * down_cols + q, first + std::size_t(i) * f.ld_in + q);
+      }
+      return;
+    }
     if (inside) {  // every copy in flight at once, no register on the way
       const T* first = f.in + std::size_t(y0 - r) * f.ld_in + x;
       for (int i = ty; i < h + group; i += step)
