@@ -28,7 +28,16 @@
 namespace pplab::detail::convolution_cuda {
 namespace {
 
-constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
+constexpr int tile = 32, block_rows = 8, X = 4;
+// Outputs a thread filters down (S): 8, or for f32 16 from `tall_from` taps on. The pass across also
+// filters the tile's K - 1 halo rows: at 33 x 33 a 64-row tile is 96 rows across, 82.5
+// multiply-adds an output, where a 128-row tile's 160 take 74 (the kernel is bound by them there:
+// 8192^2 f32 at 33 x 33 is 5.5 G multiply-adds, 0.20 ms at the H200's measured fp32 rate).
+// Through Python on an H200 (bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, 2026-12-01,
+// its third session): gaussian_filter 8192^2 sigma 4 0.364 -> 0.348 ms, sigma 2 (17 x 17) 0.247
+// -> 0.238 ms; 3 blocks an SM at 33 x 33 for the 61 KB tile (5 before).
+constexpr int tall_from = 17;
+template <class T, int K> constexpr int S_of = sizeof(T) == 4 && K >= tall_from ? 16 : 8;
 
 // The tile by the copy engine (tile_copy_engine.cuh) at f32 from 11 x 11 and f64 from 5 x 5,
 // where it measured faster than the threads' staging; at f32 9 x 9 and f64 3 x 3 the two were
@@ -39,10 +48,10 @@ constexpr int tile = 32, block_rows = 8, S = 8, X = 4;
 template <class T, int K> constexpr bool by_engine = K >= (sizeof(T) == 4 ? 11 : 5);
 
 // The staged tile: a block's outputs with the mask's halo, tile_h rows of tile_w columns.
-template <int K> constexpr int tile_h = (block_rows * S) + K - 1;
+template <class T, int K> constexpr int tile_h = (block_rows * S_of<T, K>) + K - 1;
 template <int K> constexpr int tile_w = staged_width(tile, K / 2);
 template <class T, int K> constexpr std::size_t shared_bytes() {
-  return std::size_t(tile_h<K>) * (tile_w<K> + tile) * sizeof(T);
+  return std::size_t(tile_h<T, K>) * (tile_w<K> + tile) * sizeof(T);
 }
 
 // col is taps [0, K) of the constant mask, row taps [K, 2K).
@@ -51,7 +60,7 @@ __device__ __forceinline__ void filter_separable(image<T> f, const tile_map& til
                                                  const planes& z) {
   extern __shared__ __align__(128) unsigned char raw[];
   to_plane(f, z);  // a stack's plane: in the map, rows from blockIdx.z x rows on
-  constexpr int r = K / 2, h = tile_h<K>, w = tile_w<K>, d = lead(r) - r;
+  constexpr int r = K / 2, h = tile_h<T, K>, w = tile_w<K>, d = lead(r) - r, S = S_of<T, K>;
   T* in = reinterpret_cast<T*>(raw);  // h x w: the input tile with its halo
   T* across = in + h * w;             // h x tile: each of its rows filtered across x
   const int y0 = int(blockIdx.y) * block_rows * S, x0 = int(blockIdx.x) * tile;
@@ -122,10 +131,10 @@ void launch(image<T> f, const planes& z, std::size_t count, cudaStream_t s) {
   // The grid's z reaches 65535: a larger stack in runs of that many planes
   for (std::size_t done = 0; done < count; done += 65535) {
     const unsigned here = unsigned(std::min<std::size_t>(count - done, 65535));
-    dim3 grid = tiles_over(f.rows, f.cols, block_rows * S, tile);
+    dim3 grid = tiles_over(f.rows, f.cols, block_rows * S_of<T, K>, tile);
     grid.z = here;
     kernel<<<grid, dim3(tile, block_rows), shared_bytes<T, K>(), s>>>(
-        f, tile_map_for<T, tile_h<K>, tile_w<K>, by_engine<T, K>>(f, kernel, here, z.in), z);
+        f, tile_map_for<T, tile_h<T, K>, tile_w<K>, by_engine<T, K>>(f, kernel, here, z.in), z);
     PPLAB_CUDA_LAUNCHED();
     f.in += here * z.in, f.out += here * z.out;
   }
@@ -149,7 +158,7 @@ template <class T> void run_typed(const convolution_call& c) {
 // took 0.090 ms, c15 (its taps a run-time count) 0.159. A stack of such images too.
 bool can_run(const convolution_problem& p) {
   return float_stack(p) && p.separable && p.cols < (std::size_t(1) << 31) &&
-         ceil_div(p.rows, std::size_t(block_rows * S)) < 65536 && p.kh == p.kw && p.kh >= 3 &&
+         ceil_div(p.rows, std::size_t(block_rows * S_of<double, 3>)) < 65536 && p.kh == p.kw && p.kh >= 3 &&
          p.kh <= 33;
 }
 void run(const convolution_call& c) {
