@@ -1,6 +1,6 @@
 // convolution/cuda/c07_separable: a mask that is an outer product (mask[i][j] = col[i] row[j])
 // in two 1-D passes fused in one kernel. A block of 32 x 8 threads owns a 32 x 64 output tile (8
-// outputs per thread, as c06): it loads the tile's input with its halo into shared memory (all
+// outputs per thread, as c06; 32 x 128 for f32 masks from 17 x 17, below): it loads the tile's input with its halo into shared memory (all
 // of a thread's loads in flight before its first store), filters each of those rows across x with
 // `row` into a second shared array (barrier), and each thread filters its strip of 8 outputs down
 // y with `col`, each row of the first pass loaded once into a register and added into every output
