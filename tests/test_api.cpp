@@ -509,6 +509,18 @@ TEST(Histogram2d, EveryPointInItsBinOnEveryBackend) {
     ASSERT_EQ(s.sums.size(), want_sums.size());
     for (std::size_t k = 0; k < want_sums.size(); ++k)
       EXPECT_NEAR(s.sums[k], want_sums[k], 1e-9 * (1 + std::abs(want_sums[k])));
+    if (b == backend::cuda) continue;
+    // The host counts where it bins; a rung named takes the slots through the 1-D histogram:
+    // the same counts, and the same sums bit for bit (h02's sections and order)
+    EXPECT_EQ(r.rung, "histogram2d/" + std::string(name_of(b)) + "/counted_where_found");
+    const std::string rung = b == backend::seq ? "h01_sequential" : "h02_private_per_thread";
+    const histogram2d_result t = histogram2d(b, dtype::f32, x.data(), y.data(), n, o, {rung});
+    EXPECT_EQ(t.sums, s.sums);
+    o.weights = nullptr;
+    const histogram2d_result u = histogram2d(b, dtype::f32, x.data(), y.data(), n, o, {rung});
+    EXPECT_EQ(u.counts, want);
+    EXPECT_EQ(u.outside, outside);
+    EXPECT_NE(u.rung, r.rung);
   }
   if (available(backend::cuda)) {  // points already on the GPU
     detail::executor& ex = detail::executor_for(backend::cuda);
@@ -630,6 +642,16 @@ TEST(Histogramdd, EveryPointInItsBinOnEveryBackend) {
       ASSERT_EQ(s.sums.size(), want_sums.size());
       for (std::size_t k = 0; k < want_sums.size(); ++k)
         EXPECT_NEAR(s.sums[k], want_sums[k], 1e-9 * (1 + std::abs(want_sums[k])));
+      if (b == backend::cuda) continue;
+      // Counted where found on the host; through the slots and a 1-D rung named, the same
+      // counts, and the same sums bit for bit (h02's sections and order)
+      EXPECT_EQ(r.rung, "histogramdd/" + std::string(name_of(b)) + "/counted_where_found");
+      const std::string rung = b == backend::seq ? "h01_sequential" : "h02_private_per_thread";
+      EXPECT_EQ(histogramdd(b, dtype::f64, data, stride, n, o, {rung}).sums, s.sums);
+      o.weights = nullptr;
+      const histogramdd_result u = histogramdd(b, dtype::f64, data, stride, n, o, {rung});
+      EXPECT_EQ(u.counts, want);
+      EXPECT_EQ(u.outside, outside);
     }
   }
   o.weights = nullptr;

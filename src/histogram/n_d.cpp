@@ -13,6 +13,7 @@
 #include "core/run.hpp"
 #include "core/visit.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/counted_on_host.hpp"
 #include "histogram/points_nd.hpp"
 #include "histogram/rung.hpp"
 #include "pplab/device.hpp"
@@ -228,6 +229,30 @@ histogramdd_result histogramdd(backend where, dtype t, std::span<const void* con
   const std::vector<axis> axes = axes_of(data, stride, n, o);
   detail::nd_points p = points_of(data, stride);
   for (std::size_t d = 0; d < axes.size(); ++d) p.axes[d] = axes[d].on_host();
+  if (const std::size_t inside = inside_of(axes);
+      how.rung.empty() && detail::counted_on_host_fits(where, inside + 1)) {
+    // Counted where found (counted_on_host.hpp)
+    std::vector<detail::edge_lookup_binner> binners;
+    for (unsigned d = 0; d < p.count; ++d)
+      binners.emplace_back(p.axes[d].edges, p.axes[d].bins, p.axes[d].table);
+    histogram_result r;
+    visit_dtype(t, [&](auto tag) {
+      using T = decltype(tag);
+      r = detail::counted_on_host("histogramdd", where, n, inside + 1, o.weights, o.weight_type,
+                                  [&](std::size_t i) {
+                                    std::size_t slot = 0;
+                                    for (unsigned d = 0; d < p.count; ++d) {
+                                      const std::size_t b = binners[d](
+                                          static_cast<const T*>(p.data[d])[i * p.stride]);
+                                      if (b >= p.axes[d].bins) return inside;
+                                      slot = slot * p.axes[d].bins + b;
+                                    }
+                                    return slot;
+                                  });
+    });
+    if (how.ran) *how.ran = r.rung;
+    return result_of(axes, std::move(r));
+  }
   // The slots on the host's cores (a rank's own points on mpi), then counted on `where`.
   std::vector<std::uint32_t> slots(n);
   detail::bin_points_nd_host(t, p, n, slots.data(), where != backend::seq);

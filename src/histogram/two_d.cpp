@@ -15,6 +15,7 @@
 #include "core/run.hpp"
 #include "core/visit.hpp"
 #include "histogram/binning.hpp"
+#include "histogram/counted_on_host.hpp"
 #include "histogram/points_nd.hpp"
 #include "histogram/rung.hpp"
 #include "pplab/device.hpp"
@@ -103,12 +104,43 @@ std::vector<double> histogram2d_result::density() const {
   return out;
 }
 
+namespace {
+
+// Host points counted where their bins are found (counted_on_host.hpp).
+histogram2d_result counted_on_host(backend where, dtype t, const void* x, const void* y,
+                                   std::size_t n, const axis& ax, const axis& ay,
+                                   const histogram2d_options& o) {
+  const detail::axis_edges hx = ax.on_host(), hy = ay.on_host();
+  const detail::edge_lookup_binner bx(hx.edges, hx.bins, hx.table), by(hy.edges, hy.bins, hy.table);
+  const std::size_t inside = hx.bins * hy.bins;
+  histogram_result r;
+  visit_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = static_cast<const T*>(x);
+    const T* py = static_cast<const T*>(y);
+    r = detail::counted_on_host("histogram2d", where, n, inside + 1, o.weights, o.weight_type,
+                                [&](std::size_t i) {
+                                  const std::size_t i_x = bx(px[i]), i_y = by(py[i]);
+                                  return i_x < hx.bins && i_y < hy.bins ? i_x * hy.bins + i_y
+                                                                        : inside;
+                                });
+  });
+  return result_of(ax, ay, std::move(r));
+}
+
+}  // namespace
+
 histogram2d_result histogram2d(backend where, dtype t, const void* x, const void* y, std::size_t n,
                                const histogram2d_options& o, const rung_choice& how) {
   detail::require_backend(where);
   check_points(x, y, n, o);
   const axis ax(o.x_edges, "histogram2d (x edges)"), ay(o.y_edges, "histogram2d (y edges)");
   const histogram_options s = slot_options(ax, ay, o);
+  if (how.rung.empty() && detail::counted_on_host_fits(where, s.bins)) {
+    histogram2d_result out = counted_on_host(where, t, x, y, n, ax, ay, o);
+    if (how.ran) *how.ran = out.rung;
+    return out;
+  }
   // The slots on the host's cores (a rank's own points on mpi), then counted on `where`.
   std::vector<std::uint32_t> slots(n);
   detail::bin_points_2d_host(t, x, y, n, ax.on_host(), ay.on_host(), slots.data(),
