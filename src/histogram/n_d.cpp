@@ -39,27 +39,33 @@ histogram_result slots_from_device(const std::uint64_t* device_counts, std::size
   return r;
 }
 
-void bin_points_nd_host(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
-                        bool threads) {
+// Calls f(slot_of) with the points' dtype: slot_of(i) is point i's slot on the host, its bins
+// in C order over the axes, or p.outside() for a point past any axis.
+template <class F> void with_slots_nd(dtype t, const nd_points& p, F&& f) {
   std::vector<edge_lookup_binner> binners;
   for (unsigned d = 0; d < p.count; ++d)
     binners.emplace_back(p.axes[d].edges, p.axes[d].bins, p.axes[d].table);
-  const std::uint32_t outside = p.outside();
+  const std::size_t outside = p.outside();
   visit_dtype(t, [&](auto tag) {
     using T = decltype(tag);
-#pragma omp parallel for schedule(static) if (threads)
-    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
-      std::uint32_t slot = 0;
+    f([&](std::size_t i) {
+      std::size_t slot = 0;
       for (unsigned d = 0; d < p.count; ++d) {
         const std::size_t b = binners[d](static_cast<const T*>(p.data[d])[i * p.stride]);
-        if (b >= p.axes[d].bins) {
-          slot = outside;
-          break;
-        }
-        slot = slot * std::uint32_t(p.axes[d].bins) + std::uint32_t(b);
+        if (b >= p.axes[d].bins) return outside;
+        slot = slot * p.axes[d].bins + b;
       }
-      slots[i] = slot;
-    }
+      return slot;
+    });
+  });
+}
+
+void bin_points_nd_host(dtype t, const nd_points& p, std::size_t n, std::uint32_t* slots,
+                        bool threads) {
+  with_slots_nd(t, p, [&](const auto& slot_of) {
+#pragma omp parallel for schedule(static) if (threads)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i)
+      slots[i] = std::uint32_t(slot_of(std::size_t(i)));
   });
 }
 
@@ -232,23 +238,10 @@ histogramdd_result histogramdd(backend where, dtype t, std::span<const void* con
   if (const std::size_t inside = inside_of(axes);
       how.rung.empty() && detail::counted_on_host_fits(where, inside + 1)) {
     // Counted where found (counted_on_host.hpp)
-    std::vector<detail::edge_lookup_binner> binners;
-    for (unsigned d = 0; d < p.count; ++d)
-      binners.emplace_back(p.axes[d].edges, p.axes[d].bins, p.axes[d].table);
     histogram_result r;
-    visit_dtype(t, [&](auto tag) {
-      using T = decltype(tag);
+    detail::with_slots_nd(t, p, [&](const auto& slot_of) {
       r = detail::counted_on_host("histogramdd", where, n, inside + 1, o.weights, o.weight_type,
-                                  [&](std::size_t i) {
-                                    std::size_t slot = 0;
-                                    for (unsigned d = 0; d < p.count; ++d) {
-                                      const std::size_t b = binners[d](
-                                          static_cast<const T*>(p.data[d])[i * p.stride]);
-                                      if (b >= p.axes[d].bins) return inside;
-                                      slot = slot * p.axes[d].bins + b;
-                                    }
-                                    return slot;
-                                  });
+                                  slot_of);
     });
     if (how.ran) *how.ran = r.rung;
     return result_of(axes, std::move(r));

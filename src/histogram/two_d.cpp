@@ -25,19 +25,29 @@ namespace pplab {
 
 namespace detail {
 
-void bin_points_2d_host(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
-                        axis_edges ay, std::uint32_t* slots, bool threads) {
+// Calls f(slot_of) with the points' dtype: slot_of(i) is point i's slot on the host, x's bin
+// times y's bin count plus y's, or ax.bins x ay.bins (outside) for a point past either axis.
+template <class F>
+void with_slots_2d(dtype t, const void* x, const void* y, axis_edges ax, axis_edges ay, F&& f) {
   const edge_lookup_binner bx(ax.edges, ax.bins, ax.table), by(ay.edges, ay.bins, ay.table);
-  const auto outside = std::uint32_t(ax.bins * ay.bins);
+  const std::size_t outside = ax.bins * ay.bins;
   visit_dtype(t, [&](auto tag) {
     using T = decltype(tag);
     const T* px = static_cast<const T*>(x);
     const T* py = static_cast<const T*>(y);
-#pragma omp parallel for schedule(static) if (threads)
-    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
+    f([&](std::size_t i) {
       const std::size_t i_x = bx(px[i]), i_y = by(py[i]);
-      slots[i] = i_x < ax.bins && i_y < ay.bins ? std::uint32_t(i_x * ay.bins + i_y) : outside;
-    }
+      return i_x < ax.bins && i_y < ay.bins ? i_x * ay.bins + i_y : outside;
+    });
+  });
+}
+
+void bin_points_2d_host(dtype t, const void* x, const void* y, std::size_t n, axis_edges ax,
+                        axis_edges ay, std::uint32_t* slots, bool threads) {
+  with_slots_2d(t, x, y, ax, ay, [&](const auto& slot_of) {
+#pragma omp parallel for schedule(static) if (threads)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i)
+      slots[i] = std::uint32_t(slot_of(std::size_t(i)));
   });
 }
 
@@ -110,20 +120,10 @@ namespace {
 histogram2d_result counted_on_host(backend where, dtype t, const void* x, const void* y,
                                    std::size_t n, const axis& ax, const axis& ay,
                                    const histogram2d_options& o) {
-  const detail::axis_edges hx = ax.on_host(), hy = ay.on_host();
-  const detail::edge_lookup_binner bx(hx.edges, hx.bins, hx.table), by(hy.edges, hy.bins, hy.table);
-  const std::size_t inside = hx.bins * hy.bins;
   histogram_result r;
-  visit_dtype(t, [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = static_cast<const T*>(x);
-    const T* py = static_cast<const T*>(y);
-    r = detail::counted_on_host("histogram2d", where, n, inside + 1, o.weights, o.weight_type,
-                                [&](std::size_t i) {
-                                  const std::size_t i_x = bx(px[i]), i_y = by(py[i]);
-                                  return i_x < hx.bins && i_y < hy.bins ? i_x * hy.bins + i_y
-                                                                        : inside;
-                                });
+  detail::with_slots_2d(t, x, y, ax.on_host(), ay.on_host(), [&](const auto& slot_of) {
+    r = detail::counted_on_host("histogram2d", where, n, ax.bins() * ay.bins() + 1, o.weights,
+                                o.weight_type, slot_of);
   });
   return result_of(ax, ay, std::move(r));
 }
