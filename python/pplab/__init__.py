@@ -318,6 +318,24 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
             and x.dtype in _ENGINE_DTYPES and x.size and x.flags.c_contiguous
             and type(op) is str and op in _OPS):
         return _pplab.reduce(x, _OPS[op], None, None)[0]
+    # The same for one axis of a C-ordered PyTorch CUDA tensor of two axes or more and of an
+    # engine's type, nothing else asked: the answers made on its device and the compiled call
+    # on its stream, as _reduced makes them (a GPU call's host work before its launch adds to
+    # its time).
+    if (type(axis) is int and _library(x) == "torch" and dtype is None and out is None
+            and keepdims is False and exact is False and backend is None and variant is None
+            and type(op) is str and op in _OPS and x.is_cuda and not x.requires_grad
+            and _dtype_name(x) in _NUMBER_TYPES and x.is_contiguous()):
+        shape = tuple(x.shape)
+        if len(shape) >= 2 and -len(shape) <= axis < len(shape) and 0 not in shape:
+            axis %= len(shape)
+            answers = _empty(x, shape[:axis] + shape[axis + 1:],
+                             _row_answer_type(_dtype_name(x), _OPS[op]))
+            if axis == len(shape) - 1:
+                _run(_pplab.reduce_rows, x, _OPS[op], None, answers)
+            else:
+                _run(_pplab.reduce_axis, x, _OPS[op], axis, None, answers)
+            return answers
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
@@ -1504,10 +1522,21 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         if (dims in ((2, 2), (2, 1), (1, 2)) and a.dtype == b.dtype
                 and (a.dtype == torch.float32 or a.dtype == torch.float64)
                 and not (a.requires_grad or b.requires_grad) and a.device == b.device
-                and a.is_contiguous() and b.is_contiguous() and a.shape[-1] == b.shape[0]):
-            answer = a.new_empty(tuple(a.shape[:-1]) + tuple(b.shape[1:]))
-            _run(_pplab.matmul, a, b, answer, 1.0, 0.0, None, None)
-            return answer
+                and a.shape[-1] == b.shape[0]):
+            first, second = None, None
+            if a.is_contiguous() and b.is_contiguous():
+                first, second = a, b
+            # A transposed C-ordered matrix and a contiguous vector (A.T @ x, x @ B.T): the
+            # matrix read where it lies, the product taken the other way round (x @ A, B @ x),
+            # as the path below takes it.
+            elif dims == (2, 1) and a.T.is_contiguous() and b.is_contiguous():
+                first, second = b, a.T
+            elif dims == (1, 2) and a.is_contiguous() and b.T.is_contiguous():
+                first, second = b.T, a
+            if first is not None:
+                answer = a.new_empty(tuple(a.shape[:-1]) + tuple(b.shape[1:]))
+                _run(_pplab.matmul, first, second, answer, 1.0, 0.0, None, None)
+                return answer
     backend, variant = _check_backend(backend), _check_variant(variant)
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
@@ -1741,17 +1770,25 @@ def _correlated(image, weights, mode, cval, backend, variant):
     return out
 
 
+def _host_weights(weights):
+    """A filter's weights as a NumPy array: the host's values of a PyTorch or CuPy array (GPU
+    arrays too: cupyx.scipy.ndimage takes its weights as CuPy arrays), anything else through
+    numpy.asarray."""
+    import numpy
+    if _library(weights) == "torch":
+        return weights.detach().cpu().numpy()
+    if _library(weights) == "cupy":
+        return weights.get()
+    return numpy.asarray(_array(weights))
+
+
 def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
     cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     image = _for_pplab(_array(image))
     import numpy
-    if _library(weights) == "torch":
-        weights = weights.detach().cpu().numpy()
-    elif _library(weights) == "cupy":
-        weights = weights.get()
-    weights = numpy.asarray(_array(weights))
+    weights = _host_weights(weights)
     if weights.dtype.kind not in "biuf":
         raise TypeError("weights must be real numbers, not %s%s" % (
             weights.dtype, "; filter the real and imaginary parts apart"
@@ -2337,7 +2374,7 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
     x, _ = _named_filter_input("correlate1d", input)
     ndim = len(tuple(x.shape))
     axis = _filter_axis("correlate1d", axis, ndim)
-    w = numpy.asarray(weights, dtype=numpy.float64)
+    w = numpy.asarray(_host_weights(weights), dtype=numpy.float64)
     if w.ndim != 1 or w.size == 0:
         raise ValueError("correlate1d: weights must be a 1-D sequence of at least one number")
     if output is None and ndim <= 2 and _dtype_name(x) in ("float32", "float64"):
@@ -2372,7 +2409,7 @@ def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, o
     """scipy.ndimage.convolve1d: correlate1d with the weights reversed (an even count shifted as
     SciPy shifts it)."""
     import numpy
-    w = numpy.asarray(weights, dtype=numpy.float64)[::-1]
+    w = numpy.asarray(_host_weights(weights), dtype=numpy.float64)[::-1]
     origin = -_check_integer(origin, "origin", -(1 << 30)) - (1 - w.size % 2)  # SciPy's rule
     return correlate1d(input, w, axis, output, mode, cval, origin, backend=backend,
                        variant=variant)
