@@ -72,6 +72,14 @@ template <class T, op O> acc_t<T, O> reduce_block(const T* x, std::size_t n) {
     return number ? acc[0] : identity<T, O>();
   }
   using A = acc_t<T, O>;
+  if constexpr (std::is_integral_v<A> && (O == op::sum || O == op::nansum)) {
+    // An integer sum is associative: one accumulator, which the compiler splits into vector
+    // lanes itself, widening each element as it loads it (the lanes below took 1.28x as long for
+    // i32 on the 2-core EPYC, AVX-512: 2^24 values 1.17 against r02's 0.91 ms).
+    A sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += A(x[i]);
+    return sum;
+  }
   constexpr std::size_t lanes = 128 / sizeof(A);  // four 256-bit registers of accumulators
   A acc[lanes];
   for (A& a : acc) a = identity<T, O>();
