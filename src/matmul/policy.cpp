@@ -9,7 +9,9 @@
 // every shape but x B and small products (2-core EPYC, AVX2, quick lab: OpenBLAS 1.09x m03 at
 // 512^3; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
 // 1.13-1.27x m03 at 512-2048, f32 and f64: bench/results/cpu-2core-2026-11-29-python-vs-host-
-// 3c7017c.txt, its last section). The own rungs run where no OpenBLAS is built.
+// 3c7017c.txt), but for products of two matrices on a machine where m03
+// measures faster at run time (packed_kernel_outruns_openblas, below: a core with whole 512-bit
+// units). The own rungs run where no OpenBLAS is built.
 //
 // On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
 // flop, but a C with fewer such tiles than two per SM leaves SMs idle
@@ -39,6 +41,8 @@
 // 1.02x cuBLAS DGEMM at 4096^3 and 1.03x at 2048^3 (m08 0.46x, 0.47x), 0.90x at 1024^3 in 2 slices
 // of K (m10 0.40x); f64 with few tiles and a shallow K keeps the SIMT table.
 #include <algorithm>
+#include <chrono>
+#include <vector>
 
 #include "core/device.hpp"
 #include "core/executor.hpp"
@@ -85,7 +89,61 @@ std::vector<std::string_view> cuda_policy(const matmul_problem& p) {
   return out;
 }
 
+// The packed micro-kernel's time over OpenBLAS's for one product of type t, on 512 x 512 x 256:
+// three blocks of A's rows (the general path, not the short product's), one block of K. Each
+// rung's fastest run of its blocks (m03's before and after OpenBLAS's, the first run of each
+// block not counted): run just after the other, a rung shares the cores with the other's
+// threads, which spin a while after a call.
+double packed_over_openblas(dtype t) {
+  const matmul_rung* own = find<matmul_rung>("matmul/cpu/m03_packed_microkernel");
+  const matmul_rung* vendor = find<matmul_rung>("matmul/cpu/m00_openblas");
+  if (!own || !vendor) return 1.0;
+  constexpr std::size_t m = 512, n = 512, k = 256;
+  const std::size_t e = size_of(t);
+  std::vector<unsigned char> a(m * k * e), b(k * n * e), c(m * n * e);
+  const auto fill = [&](std::vector<unsigned char>& v) {
+    for (std::size_t i = 0; i < v.size() / e; ++i) {
+      const double x = double(i % 7) * 0.25 - 0.75;
+      if (t == dtype::f32) reinterpret_cast<float*>(v.data())[i] = float(x);
+      else reinterpret_cast<double*>(v.data())[i] = x;
+    }
+  };
+  fill(a), fill(b);
+  matmul_call call{};
+  call.p = {t, m, n, k}, call.alpha = 1.0, call.beta = 0.0;
+  call.a = a.data(), call.lda = k, call.b = b.data(), call.ldb = n, call.c = c.data(), call.ldc = n;
+  const auto timed = [&](const matmul_rung& r, double& best) {
+    const auto start = std::chrono::steady_clock::now();
+    run_rung(r, call);
+    best = std::min(
+        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  double own_s = 1e30, vendor_s = 1e30;
+  const auto block = [&](const matmul_rung& r, double& best) {
+    double first = 1e30;
+    timed(r, first);
+    for (int i = 0; i < 3; ++i) timed(r, best);
+  };
+  block(*own, own_s), block(*vendor, vendor_s), block(*own, own_s);
+  return own_s / vendor_s;
+}
+
 }  // namespace
+
+// Measured once a process for each type (about 30 ms at the first such product on the 2-core
+// EPYC, most of it loading OpenBLAS and starting its threads). Which of the two is faster depends
+// on the core, not only on its ISA: on an AMD EPYC of family 26 (Zen 5), whose 512-bit units are
+// whole, m03's 512-bit kernel ran 1.54-2.06x numpy.matmul at 512-2048 (f32 and f64) where
+// Debian's OpenBLAS took its Haswell (AVX2) kernels; on the Zen 4 EPYC before it, which splits
+// 512-bit operations in two, m03 was 0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
+// (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last sections). The margin
+// (0.8x) keeps a near tie with OpenBLAS, so that noise does not flip the pick between runs.
+bool packed_kernel_outruns_openblas(dtype t) {
+  static const bool f32 = packed_over_openblas(dtype::f32) <= 0.8;
+  if (t == dtype::f32) return f32;
+  static const bool f64 = packed_over_openblas(dtype::f64) <= 0.8;
+  return f64;
+}
 
 std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   switch (b) {
@@ -95,10 +153,13 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
     // OpenBLAS where it is built, but for x B (above) and for small products (to 256^3
     // multiply-adds), which a stack shares among the threads one product to each: OpenBLAS's
     // own threads would contend with them (on 16 threads, 64 products of 128^3 one after another
-    // through OpenBLAS: 0.68x numpy.matmul), and a product alone runs the stack's rung.
+    // through OpenBLAS: 0.68x numpy.matmul), and a product alone runs the stack's rung; and
+    // but for products of two matrices where m03 outruns it on this machine (above).
     std::vector<std::string_view> out;
     constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
-    if (p.m != 1 && !small_product(p) && find<matmul_rung>(openblas)) out.push_back(openblas);
+    if (p.m != 1 && !small_product(p) && find<matmul_rung>(openblas) &&
+        (p.n == 1 || !packed_kernel_outruns_openblas(p.type)))
+      out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
     // (each runs only its shape).
     // A product of sides to 64 (a stack's, mostly): m06, which packs nothing.

@@ -51,6 +51,12 @@ template <> const std::vector<matmul_rung>& rungs_on<matmul_rung>(backend b);
 // k~2^12".
 std::string tune_key(const matmul_problem& p);
 
+// Whether the cpu's products of two matrices of type t (neither a vector nor small) run the
+// ladder's packed micro-kernel (m03) rather than OpenBLAS, where OpenBLAS is built: where m03 took
+// at most 0.8x OpenBLAS's time on one 512 x 512 x 256 product, measured once a process
+// (policy.cpp).
+bool packed_kernel_outruns_openblas(dtype t);
+
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const matmul_problem& p);
 // The rungs of the split-TF32 precision (opt-in: the variant "split_tf32" names it), in order of
