@@ -328,14 +328,7 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
             and _dtype_name(x) in _NUMBER_TYPES and x.is_contiguous()):
         shape = tuple(x.shape)
         if len(shape) >= 2 and -len(shape) <= axis < len(shape) and 0 not in shape:
-            axis %= len(shape)
-            answers = _empty(x, shape[:axis] + shape[axis + 1:],
-                             _row_answer_type(_dtype_name(x), _OPS[op]))
-            if axis == len(shape) - 1:
-                _run(_pplab.reduce_rows, x, _OPS[op], None, answers)
-            else:
-                _run(_pplab.reduce_axis, x, _OPS[op], axis, None, answers)
-            return answers
+            return _gpu_axis(x, op, axis % len(shape), shape, None)
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
@@ -553,14 +546,8 @@ def _reduced(x, op, axis, backend, variant):
         if _plain(op) in ("min", "max") and shape[axis] == 0:
             raise ValueError("zero-size array to reduction operation %s which has no "
                              "identity" % op)
-        if _on_gpu(x):  # a GPU array: the answers made where it lives, in their shape
-            out = _empty(x, tuple(shape[:axis]) + tuple(shape[axis + 1:]),
-                         _row_answer_type(_dtype_name(x), _OPS[op]))
-            if axis == len(shape) - 1:
-                _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
-            else:
-                _run(_pplab.reduce_axis, x, _OPS[op], axis, backend, out)
-            return out
+        if _on_gpu(x):
+            return _gpu_axis(x, op, axis, shape, backend)
         if len(shape) > 1 and axis == len(shape) - 1:
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
@@ -569,6 +556,18 @@ def _reduced(x, op, axis, backend, variant):
         raise ValueError("zero-size array to reduction operation %s which has no identity" % op)
     value, _ = _run(_pplab.reduce, x, _OPS[op], backend, variant)
     return value
+
+
+def _gpu_axis(x, op, axis, shape, backend):
+    """Axis `axis` (in [0, ndim)) of a GPU array x of `shape` reduced by op: the answers made
+    where x lives, in their shape, and the compiled call on x's stream."""
+    out = _empty(x, tuple(shape[:axis]) + tuple(shape[axis + 1:]),
+                 _row_answer_type(_dtype_name(x), _OPS[op]))
+    if axis == len(shape) - 1:
+        _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
+    else:
+        _run(_pplab.reduce_axis, x, _OPS[op], axis, backend, out)
+    return out
 
 
 _ANSWER_TYPES = {}
