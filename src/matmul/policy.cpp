@@ -130,12 +130,12 @@ double packed_over_openblas(dtype t) {
 
 }  // namespace
 
-// Measured once a process for each type (about 30 ms at the first such product on the 2-core
-// EPYC, most of it loading OpenBLAS and starting its threads). Which of the two is faster depends
-// on the core, not only on its ISA: on an AMD EPYC of family 26 (Zen 5), whose 512-bit units are
-// whole, m03's 512-bit kernel ran 1.54-2.06x numpy.matmul at 512-2048 (f32 and f64) where
-// Debian's OpenBLAS took its Haswell (AVX2) kernels; on the Zen 4 EPYC before it, which splits
-// 512-bit operations in two, m03 was 0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
+// Measured once a process for each type (f32 24 ms, f64 42 ms at the first such product on the
+// 2-core EPYC, OpenBLAS loaded, most of it both rungs' first runs). Which of the two is faster
+// depends on the core, not only on its ISA: on an AMD EPYC of family 26 (Zen 5), whose 512-bit
+// units are whole, m03's 512-bit kernel ran 1.54-2.06x numpy.matmul at 512-2048 (f32 and f64)
+// where Debian's OpenBLAS took its Haswell (AVX2) kernels; on the Zen 4 EPYC before it, which
+// splits 512-bit operations in two, m03 was 0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
 // (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last sections). The margin
 // (0.8x) keeps a near tie with OpenBLAS, so that noise does not flip the pick between runs.
 bool packed_kernel_outruns_openblas(dtype t) {
