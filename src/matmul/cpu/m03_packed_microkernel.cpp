@@ -55,7 +55,7 @@ template <class T> struct shape {
 // A thread's packing buffers (one for panels of A, one for panels of B), kept for its next
 // product and grown when one needs more, 64-byte aligned. Allocated afresh for every product, a
 // buffer of a few hundred KiB came as new pages from the system until the allocator learned to
-// keep them: 512 x 256 x 512 f32 took 1.3-3 ms a product for the first six in a process, 0.46
+// keep them: 512 x 256 x 512 f32 took 1.3-12 ms a product for the first six in a process, 0.46
 // ms after (2-core EPYC, Zen 5). As with a fresh allocation, the packing writes every value a
 // product reads before it is read.
 enum class pack_slot { a, b };
