@@ -1905,13 +1905,12 @@ def _one_sided(kernel, name, origin=0):
     return mask
 
 
-def _separable(name, input, kernels, mode, cval, output, backend, variant, passes=False,
-               first=0):
-    """input filtered by the outer product of one 1-D kernel per axis: for 1-D and 2-D arrays one
-    mask (unless `passes`), else one pass per axis, as SciPy runs them: axis `first`, then the
-    others in order."""
+def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=False, first=0):
+    """x (an array _named_filter_input gave) filtered by the outer product of one 1-D kernel per
+    axis: for 1-D and 2-D arrays one mask (unless `passes`), else one pass per axis, as SciPy runs
+    them: axis `first`, then the others in order."""
     import numpy
-    x, flat = _named_filter_input(name, input)
+    flat = x.reshape(1, -1) if len(tuple(x.shape)) == 1 else x
     cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     kind = _output_kind(x, output)
     if kind not in _INTEGER_KINDS and _dtype_name(x) in _INTEGER_KINDS:
