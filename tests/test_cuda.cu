@@ -342,8 +342,8 @@ __global__ void wait_for_host(volatile int* flags, unsigned long long ns) {
 // Device calls in a stream_scope queue their work behind the caller's earlier work on that
 // stream and return without waiting for it (their scratch is allocated in the stream's order):
 // a kernel that waits for the host is still running when matmul_device (the policy's rung, and
-// m12, which takes scratch) and histogram_device_into return, and their answers are right once
-// the host lets it go. The calls run once before, so that their kernels are loaded: the first
+// m12, which takes scratch), histogram_device_into and correlate_device return, and their answers
+// are right once the host lets it go. The calls run once before, so that their kernels are loaded: the first
 // launch of a kernel may wait for the whole device while its module loads (CUDA's lazy loading).
 TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
   SKIP_WITHOUT_GPU();
@@ -364,12 +364,15 @@ TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
   dev().copy_in(da.get(), a.data(), a.size() * 4);
   dev().copy_in(db.get(), b.data(), b.size() * 4);
   dev().copy_in(dx.get(), x.data(), count * 4);
+  // A as an image filtered by a 3 x 3 mask of one tap, 2 in the middle: 2 A, exactly
+  const std::vector<double> twice = {0, 0, 0, 0, 2, 0, 0, 0, 0};
+  detail::buffer dfilt(dev(), a.size() * 4);
   cudaStream_t st;
   PPLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  const char* names[3] = {"matmul_device (the policy's rung)", "matmul_device (m12)",
-                          "histogram_device_into"};
+  const char* names[4] = {"matmul_device (the policy's rung)", "matmul_device (m12)",
+                          "histogram_device_into", "correlate_device"};
   std::string ran[2];
-  const auto calls = [&](cudaError_t(&after)[3]) {
+  const auto calls = [&](cudaError_t(&after)[4]) {
     const stream_scope on(st);
     matmul_device(dtype::f32, m, n, k, 1.0, da.get(), k, db.get(), n, 0.0, dc[0].get(), n,
                   {"", &ran[0]});
@@ -379,12 +382,15 @@ TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
     after[1] = cudaStreamQuery(st);
     histogram_device_into(dtype::f32, dx.get(), count, slots.as<std::uint64_t>(), bins + 3, o);
     after[2] = cudaStreamQuery(st);
+    correlate_device(dtype::f32, da.get(), m, k, k, twice.data(), 3, 3, dfilt.get(), k);
+    after[3] = cudaStreamQuery(st);
   };
-  cudaError_t first[3], held[3];
+  cudaError_t first[4], held[4];
   calls(first);
   PPLAB_CUDA(cudaStreamSynchronize(st));
   for (const detail::buffer& c : dc) dev().fill(c.get(), 0xff, want.size() * 4);  // NaN
   dev().fill(slots.get(), 0xff, slots.size());
+  dev().fill(dfilt.get(), 0xff, dfilt.size());
   dev().synchronize();
 
   int* flags = nullptr;
@@ -400,7 +406,7 @@ TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
   PPLAB_CUDA(cudaStreamDestroy(st));
   const int gave_up = static_cast<volatile int*>(flags)[1];
   PPLAB_CUDA(cudaFreeHost(flags));
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 4; ++i)
     EXPECT_EQ(held[i], cudaErrorNotReady)
         << names[i] << " returned after the stream's earlier work had finished: it waited";
   EXPECT_EQ(gave_up, 0) << "the waiting kernel gave up: a call waited for it";
@@ -416,6 +422,9 @@ TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
   EXPECT_EQ(back[bins], want_counts.underflow);
   EXPECT_EQ(back[bins + 1], want_counts.overflow);
   EXPECT_EQ(back[bins + 2], want_counts.nan);
+  std::vector<float> filtered(a.size());
+  dev().copy_out(filtered.data(), dfilt.get(), filtered.size() * 4);
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(filtered[i], 2 * a[i]) << i;
 }
 
 // Two host threads filter on their own streams with different masks while the GPU is busy: the
@@ -449,6 +458,9 @@ TEST(CudaApi, ConcurrentFiltersWithDifferentMasksEachReadTheirOwn) {
     correlate_device(dtype::f32, in.get(), rows, cols, cols, twice.data(), 3, 3, out_b.get(), cols);
   }
   first.join();
+  // Each call returns once queued on its caller's stream: the outputs read after both streams.
+  PPLAB_CUDA(cudaStreamSynchronize(a));
+  PPLAB_CUDA(cudaStreamSynchronize(b));
   std::vector<float> got_a(n), got_b(n);
   dev().copy_out(got_a.data(), out_a.get(), n * 4);
   dev().copy_out(got_b.data(), out_b.get(), n * 4);

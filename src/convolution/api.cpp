@@ -201,7 +201,7 @@ void filter_call(const char* what, bool flip, backend where, dtype t, const void
       detail::buffer scratch = detail::scratch_of(ex, r, stack);
       r.run({stack, in, ld_in, typed, out, ld_out, scratch.get(), ex.stream(), o.plane_in,
              o.plane_out});
-      ex.synchronize();
+      ex.finish_in_place();  // queued on a caller's stream: returned at once
       return;
     }
     // Plane by plane, through the rung chosen for one

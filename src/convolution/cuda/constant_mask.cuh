@@ -42,8 +42,17 @@ inline unsigned long long current_context_id() {
   }();
   CUcontext ctx = nullptr;
   unsigned long long id = 0;
-  if (!found || get_current(&ctx) != CUDA_SUCCESS || !ctx || get_id(ctx, &id) != CUDA_SUCCESS)
-    return 0;
+  if (!found || get_current(&ctx) != CUDA_SUCCESS) return 0;
+  if (!ctx) {
+    // A host thread whose runtime calls so far needed no context (a pointer query) has none
+    // current yet: the device's primary context made current, as the copy below would make it.
+    // Without it the thread's calls took context 0's bank, unordered with the other threads'.
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaSetDevice(device) != cudaSuccess ||
+        get_current(&ctx) != CUDA_SUCCESS || !ctx)
+      return 0;
+  }
+  if (get_id(ctx, &id) != CUDA_SUCCESS) return 0;
   return id;
 }
 
