@@ -339,11 +339,11 @@ __global__ void wait_for_host(volatile int* flags, unsigned long long ns) {
   }
 }
 
-// Device calls in a stream_scope queue their work behind the caller's earlier work on that
-// stream and return without waiting for it (their scratch is allocated in the stream's order):
-// a kernel that waits for the host is still running when matmul_device (the policy's rung, and
-// m12, which takes scratch), histogram_device_into and correlate_device return, and their answers
-// are right once the host lets it go. The calls run once before, so that their kernels are loaded: the first
+// Device calls in a stream_scope queue their work behind the caller's earlier work on that stream
+// and return without waiting for it (their scratch is allocated in the stream's order): a kernel
+// that waits for the host is still running when matmul_device (the policy's rung, and m12, which
+// takes scratch), histogram_device_into and correlate_device return, and their answers are right
+// once the host lets it go. The calls run once before, so that their kernels are loaded: the first
 // launch of a kernel may wait for the whole device while its module loads (CUDA's lazy loading).
 TEST(CudaApi, CallsOnACallersStreamDoNotWaitForItsEarlierWork) {
   SKIP_WITHOUT_GPU();

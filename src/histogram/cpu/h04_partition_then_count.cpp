@@ -67,7 +67,8 @@ struct partition_then_count {
         for (std::size_t b = 0; b < buckets; ++b) at[b + 1] += at[b];
         // 2. scatter the slot numbers into their buckets (a counting sort by high bits)
         std::vector<std::size_t> fill(at.begin(), at.end() - 1);
-        for (std::size_t i = 0; i < len; ++i) sorted_of_mine[fill[slot[i] >> range_bits]++] = slot[i];
+        for (std::size_t i = 0; i < len; ++i)
+          sorted_of_mine[fill[slot[i] >> range_bits]++] = slot[i];
 #pragma omp barrier
           // 3. each bucket counted by one thread, from every thread's scatter
 #pragma omp for schedule(dynamic, 1)
