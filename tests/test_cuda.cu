@@ -61,7 +61,8 @@ TEST(CudaApi, DeviceResidentDataIsReducedWhereItIs) {
 // Rows of device data reduced each on its own (pplab.sum(x, axis=-1) on GPU arrays): every op,
 // floats (a NaN in the first row) and signed and unsigned integers, rows a stride apart whose
 // padding is never read, short and long rows; each answer in its type and equal to the host's
-// reduce_rows (integers exactly, floats within the sum tolerance: another order of additions).
+// reduce_rows (integers exactly, floats within the sum tolerance: another order of additions);
+// and in NumPy's types (answer_types::numpy), each the wide answer converted.
 TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
@@ -106,6 +107,32 @@ TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
                 << w.f;
           } else {
             ASSERT_EQ(got[y], w.u) << name_of(t) << " " << name_of(o) << " row " << y;
+          }
+        }
+        // NumPy's types: float data's answers and integer min and max in the data's type, each
+        // the wide answer converted once.
+        if (o == op::count_nonzero || (t != dtype::f32 && o != op::min && o != op::max)) continue;
+        detail::buffer narrow(dev(), std::max<std::size_t>(g.rows * elem, 16));
+        reduce_rows_device(t, d.get(), g.rows, g.cols, g.ld, o, narrow.get(), answer_types::numpy);
+        std::vector<unsigned char> bytes(g.rows * elem);
+        dev().copy_out(bytes.data(), narrow.get(), g.rows * elem);
+        for (std::size_t y = 0; y < g.rows; ++y) {
+          const unsigned char* at = bytes.data() + y * elem;
+          if (t == dtype::f32) {
+            float v;
+            double wide;
+            std::memcpy(&v, at, 4);
+            std::memcpy(&wide, &got[y], 8);
+            ASSERT_TRUE(v == float(wide) || (v != v && wide != wide))
+                << name_of(o) << " row " << y << ": " << v << " against " << wide;
+          } else if (t == dtype::i16) {
+            std::int16_t v;
+            std::memcpy(&v, at, 2);
+            ASSERT_EQ(v, std::int16_t(std::int64_t(got[y]))) << name_of(o) << " row " << y;
+          } else {
+            std::uint32_t v;
+            std::memcpy(&v, at, 4);
+            ASSERT_EQ(v, std::uint32_t(got[y])) << name_of(o) << " row " << y;
           }
         }
       }

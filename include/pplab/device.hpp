@@ -28,24 +28,30 @@ template <class T, op O> reduce_result_t<T, O> reduce(cuda_t, device_span<T> d, 
 double sum_exact_device(dtype t, const void* device_data, std::size_t n);
 double mean_exact_device(dtype t, const void* device_data, std::size_t n);
 
+// The types the answers along an axis are written in. wide: double for float data and for every
+// mean, int64_t for signed integers and for argmin's and argmax's index, uint64_t for unsigned
+// (reduce_rows's answers, pplab/reduce.hpp, typed). numpy: NumPy's (numpy.sum(x, axis=k)'s
+// dtype): the data's own type for min and max and for every answer of float data but an index
+// (a float32 sum is float, the double sum rounded once), otherwise as wide.
+enum class answer_types { wide, numpy };
+
 // Each of `rows` rows of device data (`cols` elements each, rows `ld` elements apart; 0: cols)
-// reduced on its own on the GPU, row y's answer into device_out[y] in the answer's type:
-// double for float data and for every mean, int64_t for signed integers and for argmin's and
-// argmax's index in the row, uint64_t for unsigned (reduce_rows's answers, pplab/reduce.hpp,
-// typed). device_out is device memory of `rows` answers. The call returns when they are written;
+// reduced on its own on the GPU, row y's answer into device_out[y] in the type `answers` says.
+// device_out is device memory of `rows` answers. The call returns when they are written;
 // inside a stream_scope (below), once queued.
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
-                        std::size_t ld, op o, void* device_out);
+                        std::size_t ld, op o, void* device_out,
+                        answer_types answers = answer_types::wide);
 
 // reduce_axis for an array in GPU memory (the cuda backend): out[o * cols + c] is the answer of
-// column c of slab o, written to device memory in the type reduce_rows_device writes (double
-// for floats and every mean, int64 for signed integers and for argmin's and argmax's index along
-// the axis, uint64 for unsigned), on the cuda backend's stream. A block reads 32 neighbouring
+// column c of slab o, written to device memory in the type `answers` says (as
+// reduce_rows_device's), on the cuda backend's stream. A block reads 32 neighbouring
 // columns, a warp one row of them at a time (coalesced); where the columns alone would not fill
 // the GPU, the rows are cut into chunks whose partials a second launch combines in order: the
 // same bits on every run on one GPU. cols = 1 is reduce_rows_device's case.
 void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* device_out);
+                        std::size_t cols, op o, void* device_out,
+                        answer_types answers = answer_types::wide);
 
 // The histogram of device data on its GPU; a range inferred from the data is found there too.
 // Only the counts come back.

@@ -298,8 +298,11 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     """The reduction of x by op (_reduce, below). axis: None, an int or a tuple of ints (each
     axis reduced in turn, from the last; any axis of a host or GPU array). dtype: NumPy's
     answer type: the answer, accumulated as always (64-bit integers, double), cast to it (float
-    data to an integer type is cast element by element first, as NumPy sums it). out: an array of
-    the answer's shape that the answer is written into and returned. keepdims=True keeps the axes
+    data to an integer type is cast element by element first, as NumPy sums it). Without it,
+    answers along axes come in NumPy's type (min and max keep x's; float32 and half data's
+    answers are of their type, each the double answer rounded once; integer sums int64 or
+    uint64, their means float64). out: an array of the answer's shape that the answer is
+    written into (from double, in out's type, as NumPy computes in it) and returned. keepdims=True keeps the axes
     reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
     array in x's library (with every axis a NumPy array, for host arrays only). exact=True (sum
     and mean of float32 or float64 arrays: host or GPU arrays whole, host arrays along axes too):
@@ -328,7 +331,7 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
             and _dtype_name(x) in _NUMBER_TYPES and x.is_contiguous()):
         shape = tuple(x.shape)
         if len(shape) >= 2 and -len(shape) <= axis < len(shape) and 0 not in shape:
-            return _gpu_axis(x, op, axis % len(shape), shape, None)
+            return _gpu_axis(x, op, axis % len(shape), shape, None, True)
     if not isinstance(keepdims, bool):
         raise TypeError("keepdims must be True or False, not %s" % _type_name(keepdims))
     if not isinstance(exact, bool):
@@ -336,7 +339,9 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     _check_op(op)
     backend, variant = _check_backend(backend), _check_variant(variant)
     import numpy
-    arr = _widened(_for_pplab(_array(x)))
+    arr = _for_pplab(_array(x))
+    data_type = _dtype_name(arr)  # the answers' type follows it (a half's too)
+    arr = _widened(arr)
     # Booleans as NumPy reduces them: sum and prod count in its default integer (int64), min
     # and max answer booleans, mean and the arg ops as of 0 and 1.
     arr, boolean = _bytes_of_bool(arr)
@@ -375,7 +380,7 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
                 lines *= shape[d]
             got = _pplab.exact_rows(rows.reshape(lines, count), op, backend).reshape(
                 tuple(shape[d] for d in kept))
-            if dtype is not None:
+            if dtype is not None:  # else float64: the exact sums rounded once, to double
                 got = got.astype(dtype)
             if keepdims:
                 got = got.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
@@ -400,6 +405,8 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         got = _reduced(arr, op, None, backend, variant)
     else:
         got = _reduce_axes(arr, op, axes, shape, backend, variant)
+        if dtype is None and out is None:  # (out: the double answers written into its type)
+            got = _in_numpys_type(got, data_type, op)
     if dtype is not None:
         got = numpy.dtype(dtype).type(got) if numpy.ndim(got) == 0 and not hasattr(got, "shape") \
             else _astype(got, numpy.dtype(dtype).name)
@@ -411,7 +418,34 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
             got = _like(arr, numpy.asarray(got).reshape(kept))
         else:
             got = numpy.asarray(got).reshape(kept)
+        if dtype is None and out is None:  # a whole array's number, now an array: the same
+            got = _in_numpys_type(got, data_type, op)
     return _into(got, out)
+
+
+def _numpy_answer_type(dtype_name, op):
+    """The NumPy name of the type NumPy answers op in along an axis of data of dtype_name: min
+    and max (their nan forms too) keep the data's type; sums and products of integers are int64
+    (uint64 for unsigned data); means and moments of integers float64; a float's answers of its
+    own type; indices and counts int64. (module.cpp's numpy_row_type, for the engines' types.)"""
+    plain = _plain(op)
+    if plain in ("argmin", "argmax", "count_nonzero"):
+        return "int64"
+    if plain in ("min", "max") or dtype_name.startswith(("float", "bfloat")):
+        return dtype_name
+    if plain in ("sum", "prod", "product"):
+        return "uint64" if dtype_name.startswith("uint") else "int64"
+    return "float64"
+
+
+def _in_numpys_type(got, dtype_name, op):
+    """The answers along an axis (an array of the engines' wide type, or already of NumPy's) in
+    NumPy's type for op and data of dtype_name (_numpy_answer_type), each wide answer rounded
+    once where it is narrower (float32 data's sums and means, halves', min and max of integers)."""
+    want = _numpy_answer_type(dtype_name, op)
+    if _dtype_name(got) == want:
+        return got
+    return _astype(got, want)
 
 
 def _into(got, out):
@@ -450,7 +484,7 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
     """x reduced along each of `axes` (sorted) in turn, the last first, so that the others keep
     their numbers; a mean as the sum over the count of the values each answer takes."""
     if len(axes) == 1:  # one axis: the engines' own answer (a mean in double)
-        return _reduced(x, op, axes[0], backend, variant)
+        return _reduced(x, op, axes[0], backend, variant, True)
     if op in ("var", "std", "nanmean", "nanvar", "nanstd"):
         # a variance of variances is not one, nor a mean of means over different counts: the axes
         # moved last and made rows (a copy), each row's moments taken in one pass
@@ -461,7 +495,7 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
         for a in axes:
             count *= shape[a]
         rows = _reshaped(_permuted(x, kept + list(axes)), (lines, count))
-        return _reshaped(_reduced(rows, op, 1, backend, variant),
+        return _reshaped(_reduced(rows, op, 1, backend, variant, True),
                          tuple(shape[d] for d in kept))
     step = "sum" if op == "mean" else op
     got = x
@@ -506,8 +540,8 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
     is 0, its product 1; its min, max and mean are errors, as in NumPy.
 
     axis=k (an int, negative counting from the end): that axis reduced, as numpy.sum(x, axis=k):
-    an array of x's shape less that axis, int64, uint64 or float64, in x's library and on x's
-    device. Host arrays take any axis, read where they lie (the last axis a row at a time, any
+    an array of x's shape less that axis, int64, uint64 or float64 (the engines' types; reduce
+    casts them to NumPy's), in x's library and on x's device. Host arrays take any axis, read where they lie (the last axis a row at a time, any
     other a block of columns at a time down the axis); GPU arrays too (the last axis a warp per
     row, or a block per row for a few long rows; any other 32 neighbouring columns per block,
     a warp reading one row of them at a time)."""
@@ -531,10 +565,11 @@ def _check_op(op):
         raise ValueError("op must be one of %s, not %r" % (", ".join(_OPS), op))
 
 
-def _reduced(x, op, axis, backend, variant):
+def _reduced(x, op, axis, backend, variant, numpys=False):
     """_reduce's work, its arguments checked already: x an array pplab reads (_array,
     _for_pplab, _widened), op one of _OPS, axis None or an int in [0, x.ndim), backend and
-    variant checked. Every call takes this path once (the Python layer's host work is part of
+    variant checked; numpys: a GPU array's answers along the axis made in NumPy's type (the
+    kernels write them so), else in the engines' wide types. Every call takes this path once (the Python layer's host work is part of
     each call's time on a GPU)."""
     if axis is not None and backend == "mpi":
         raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
@@ -547,7 +582,7 @@ def _reduced(x, op, axis, backend, variant):
             raise ValueError("zero-size array to reduction operation %s which has no "
                              "identity" % op)
         if _on_gpu(x):
-            return _gpu_axis(x, op, axis, shape, backend)
+            return _gpu_axis(x, op, axis, shape, backend, numpys)
         if len(shape) > 1 and axis == len(shape) - 1:
             return _pplab.reduce_rows(x, _OPS[op], backend).reshape(tuple(shape[:-1]))
         if len(shape) > 1:
@@ -558,11 +593,13 @@ def _reduced(x, op, axis, backend, variant):
     return value
 
 
-def _gpu_axis(x, op, axis, shape, backend):
+def _gpu_axis(x, op, axis, shape, backend, numpys=False):
     """Axis `axis` (in [0, ndim)) of a GPU array x of `shape` reduced by op: the answers made
-    where x lives, in their shape, and the compiled call on x's stream."""
+    where x lives, in their shape (in NumPy's type where numpys asks, else the engines' wide
+    one), and the compiled call on x's stream."""
+    name = _dtype_name(x)
     out = _empty(x, tuple(shape[:axis]) + tuple(shape[axis + 1:]),
-                 _row_answer_type(_dtype_name(x), _OPS[op]))
+                 _numpy_answer_type(name, op) if numpys else _row_answer_type(name, _OPS[op]))
     if axis == len(shape) - 1:
         _run(_pplab.reduce_rows, x, _OPS[op], backend, out)
     else:
@@ -762,12 +799,20 @@ def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
     import numpy
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, numpy.integer, numpy.floating)):
         raise TypeError("ddof must be a number, not %s" % _type_name(ddof))
-    arr = _widened(_for_pplab(_array(x)))  # booleans: as 0 and 1, as NumPy takes them
+    arr = _for_pplab(_array(x))  # booleans: as 0 and 1, as NumPy takes them
+    data_type = _dtype_name(arr)
+    arr = _widened(arr)
+    # Arrays of answers in double until n - ddof is applied, then in NumPy's type (one rounding).
+    wide = "float64" if dtype is None and (axis is not None or keepdims) else None
     if op.startswith("nan"):
         if _dtype_name(arr) in ("float32", "float64"):
-            return _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant)
+            return _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant,
+                               data_type, wide)
         op = _plain(op)  # integers hold no NaN
-    got = reduce(arr, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+    got = reduce(arr, op, axis=axis, dtype=wide, keepdims=keepdims, backend=backend,
+                 variant=variant)
+    if isinstance(got, float):  # every axis: a Python float, as a whole array's answer
+        got = float(got)
     shape = _shape(arr)
     axes = _axes(axis, len(shape))
     n = 1
@@ -788,6 +833,8 @@ def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
     if dtype is not None:
         got = numpy.dtype(dtype).type(got) if isinstance(got, float) \
             else _astype(got, numpy.dtype(dtype).name)
+    elif wide is not None and out is None and not isinstance(got, float):
+        got = _in_numpys_type(got, data_type, op)
     return _into(got, out)
 
 
@@ -903,12 +950,16 @@ def ptp(x, axis=None, out=None, keepdims=False, *, backend=None):
     return out
 
 
-def _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant):
+def _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant, data_type, wide):
     """nanvar or nanstd of a float array: the engines' answer over each slice's count of numbers;
     with ddof, that count taken apart (a sum of arr == arr: one more pass, a temporary of a
-    byte an element) and the answer NaN where the count less ddof is not above 0, as NumPy's."""
+    byte an element) and the answer NaN where the count less ddof is not above 0, as NumPy's.
+    Arrays of answers in double (wide) until then, then in the type of data_type's answers."""
     import numpy
-    got = reduce(arr, op, axis=axis, keepdims=keepdims, backend=backend, variant=variant)
+    got = reduce(arr, op, axis=axis, dtype=wide, keepdims=keepdims, backend=backend,
+                 variant=variant)
+    if isinstance(got, float):  # every axis: a Python float, as a whole array's answer
+        got = float(got)
     if ddof == 0:
         got = _warned_where_no_number(got, arr, axis, keepdims, backend,
                                       "Degrees of freedom <= 0 for slice.")
@@ -936,6 +987,8 @@ def _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant):
     if dtype is not None:
         got = numpy.dtype(dtype).type(got) if isinstance(got, float) \
             else _astype(got, numpy.dtype(dtype).name)
+    elif wide is not None and out is None and not isinstance(got, float):
+        got = _in_numpys_type(got, data_type, op)
     return _into(got, out)
 
 

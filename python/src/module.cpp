@@ -242,6 +242,26 @@ std::string numpy_name(dtype t) {
   return (n[0] == 'i' ? "int" : n[0] == 'u' ? "uint" : "float") + std::string(n.substr(1));
 }
 
+// The type NumPy answers op along an axis of data of type t in (answer_types::numpy,
+// pplab/device.hpp): t for min and max and for every answer of float data but an index or a
+// count, else row_answer_type's.
+dtype numpy_row_type(dtype t, op o) {
+  if (is_arg(o) || o == op::count_nonzero) return row_answer_type(t, o);
+  if (is_float(t) || plain_of(o) == op::min || plain_of(o) == op::max) return t;
+  return row_answer_type(t, o);
+}
+
+// The answer types a GPU array's answers `out` of type `given` asks for: wide where they are of
+// row_answer_type, numpy where of NumPy's (an error naming both otherwise).
+answer_types answers_asked(const char* call, dtype t, op o, dtype given, std::size_t count) {
+  const dtype wide = row_answer_type(t, o), numpy = numpy_row_type(t, o);
+  if (given == wide) return answer_types::wide;
+  if (given == numpy) return answer_types::numpy;
+  throw py::type_error(std::string(call) + ": the answers are a GPU array of " +
+                       std::to_string(count) + " " + numpy_name(wide) + " or " +
+                       numpy_name(numpy));
+}
+
 // row_answer_type by NumPy's names: the Python layer makes a GPU array's answers of it.
 std::string row_answer_type_call(const std::string& dtype_name, const std::string& op_name) {
   for (dtype t : all_dtypes)
@@ -289,11 +309,12 @@ py::object reduce_rows_call(py::handle x, const std::string& op_name,
     if (out.is_none()) throw py::type_error("reduce_rows: a GPU array's answers need `out`");
     placed c = take(out, backend_name, "the answers", true);
     require_contiguous(c.a, "the answers");
-    if (!c.a.on_gpu || c.a.type != want || c.a.size() != rows)
+    if (!c.a.on_gpu || c.a.size() != rows)
       throw py::type_error("reduce_rows: the answers are a GPU array of " + std::to_string(rows) +
                            " " + numpy_name(want));
+    const answer_types answers = answers_asked("reduce_rows", p.a.type, o, c.a.type, rows);
     released unlocked;
-    reduce_rows_device(p.a.type, p.a.data, rows, cols, cols, o, c.a.data);
+    reduce_rows_device(p.a.type, p.a.data, rows, cols, cols, o, c.a.data, answers);
     return py::none();
   }
   std::vector<scalar> answers(rows);
@@ -338,11 +359,13 @@ py::object reduce_axis_call(py::handle x, const std::string& op_name, std::size_
     placed c = take(out, backend_name, "the answers", true);
     require_contiguous(c.a, "the answers");
     const dtype want = row_answer_type(p.a.type, o);
-    if (!c.a.on_gpu || c.a.type != want || c.a.size() != outer * cols)
+    if (!c.a.on_gpu || c.a.size() != outer * cols)
       throw py::type_error("reduce_axis: the answers are a GPU array of " +
                            std::to_string(outer * cols) + " " + numpy_name(want));
+    const answer_types answers =
+        answers_asked("reduce_axis", p.a.type, o, c.a.type, outer * cols);
     released unlocked;
-    reduce_axis_device(p.a.type, p.a.data, outer, rows, cols, o, c.a.data);
+    reduce_axis_device(p.a.type, p.a.data, outer, rows, cols, o, c.a.data, answers);
     return py::none();
   }
   std::vector<scalar> answers(outer * cols);

@@ -17,3 +17,10 @@ def rng():
 def host_backends():
     import pplab
     return [b for b in ("seq", "cpu", "cuda") if pplab.backends()[b]["available"]]
+
+
+def rtol_for(got, rtol):
+    """rtol for an answer against one in double: along an axis a float32 answer is the double
+    answer rounded once (NumPy's type), within half a float32 step more."""
+    single = str(getattr(got, "dtype", "")).replace("torch.", "") == "float32"
+    return max(rtol, 1.2e-7) if single else rtol

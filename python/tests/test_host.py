@@ -8,7 +8,7 @@ import pytest
 
 import pplab
 
-from conftest import host_backends
+from conftest import host_backends, rtol_for
 
 BACKENDS = host_backends()
 INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -20,6 +20,7 @@ def data(rng, dtype, n):
         return rng.standard_normal(n).astype(dtype)
     info = np.iinfo(dtype)
     return rng.integers(max(info.min, -1000), min(info.max, 1000), n, endpoint=True).astype(dtype)
+
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -85,17 +86,17 @@ def test_reductions_along_the_last_axis_match_numpy(rng, backend, dtype, shape):
             assert not isinstance(got, np.ndarray)
         else:
             assert isinstance(got, np.ndarray) and got.shape == shape[:-1]
-        if floating or name == "mean":
-            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        if len(shape) > 1:  # NumPy's type: min and max keep x's, float32's answers float32
+            assert got.dtype == getattr(np, name)(y, axis=-1).dtype
+        if floating or name == "mean":  # the double answer, rounded once to float32 there
+            np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-12), atol=1e-12)
         else:
             assert np.array_equal(got, want)
-            if len(shape) > 1:
-                assert got.dtype == want.dtype
     # Each row's answer is the whole-array call's on that row, on the same backend.
     if len(shape) > 1 and shape[-1] > 0 and int(np.prod(shape[:-1])) > 0:
         rows = x.reshape(-1, shape[-1])
-        assert pplab.sum(x, axis=-1, backend=backend).reshape(-1).tolist() == \
-            [pplab.sum(row, backend=backend) for row in rows]
+        got = pplab.sum(x, axis=-1, backend=backend).reshape(-1)
+        assert got.tolist() == [got.dtype.type(pplab.sum(row, backend=backend)) for row in rows]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -127,15 +128,18 @@ def test_reductions_along_any_axis_match_numpy(rng, backend, dtype, shape):
             got = pplab.reduce(x, name, axis=axis, backend=backend)
             want = getattr(np, name)(wide, axis=axis)
             assert isinstance(got, np.ndarray) and got.shape == want.shape
+            assert got.dtype == getattr(np, name)(x, axis=axis).dtype  # NumPy's type
             if floating or name == "mean":
-                np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-12), atol=1e-12)
             else:
-                assert np.array_equal(got, want) and got.dtype == want.dtype
-        # Each answer is the whole-array call's on the elements along the axis, bit for bit.
+                assert np.array_equal(got, want)
+        # Each answer is the whole-array call's on the elements along the axis, bit for bit (in
+        # the answers' type: a float32 sum is the double one rounded once).
         if x.size:
             got = pplab.sum(x, axis=axis, backend=backend).reshape(-1)
             lines = np.moveaxis(x, a, -1).reshape(-1, shape[a])
-            assert got.tolist() == [pplab.sum(np.ascontiguousarray(v), backend="seq") for v in lines]
+            assert got.tolist() == [got.dtype.type(pplab.sum(np.ascontiguousarray(v),
+                                                             backend="seq")) for v in lines]
 
 
 @pytest.mark.parametrize("backend", ["seq", "cpu"])
@@ -655,13 +659,18 @@ def test_host_calls_load_no_backend_module():
 
 
 def test_row_answer_types_are_numpys():
-    # The type a GPU array's row answers are made in: that of a host array's answers (int64,
-    # uint64 or float64; every mean float64), and an unknown type refused with pplab's list.
+    # The type the engines write a GPU array's row answers in (int64, uint64 or float64; every
+    # mean float64; the Python layer casts them to NumPy's type, as a host array's answers), and
+    # an unknown type refused with pplab's list.
     for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float32", "float64"):
         x = np.ones((2, 3), dtype=name)
-        assert pplab._pplab.row_answer_type(name, "sum") == pplab.sum(x, axis=-1).dtype.name
+        engine = "uint64" if name.startswith("u") else "int64" if name.startswith("i") \
+            else "float64"
+        assert pplab._pplab.row_answer_type(name, "sum") == engine
         assert pplab._pplab.row_answer_type(name, "mean") == "float64"
+        for op in ("sum", "min", "mean", "argmax"):
+            assert getattr(pplab, op)(x, axis=-1).dtype == getattr(np, op)(x, axis=-1).dtype
     with pytest.raises(TypeError, match="float16"):
         pplab._pplab.row_answer_type("float16", "sum")
 
@@ -938,9 +947,13 @@ def test_var_and_std_match_numpy(rng, backend, dtype):
             for ddof in (0, 1):
                 got = mine(x, axis=axis, ddof=ddof, backend=backend)
                 want = theirs(ref, axis=axis, ddof=ddof)
-                np.testing.assert_allclose(got, want, rtol=1e-9, err_msg="%s %s" % (op, axis))
-        np.testing.assert_allclose(mine(x[::-3, :, 1::2], axis=1, backend=backend),
-                                   theirs(ref[::-3, :, 1::2], axis=1), rtol=1e-9)
+                assert np.asarray(got).dtype == theirs(x, axis=axis, ddof=ddof).dtype or \
+                    isinstance(got, float)  # NumPy's type; every axis: a Python float
+                np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-9),
+                                           err_msg="%s %s" % (op, axis))
+        got = mine(x[::-3, :, 1::2], axis=1, backend=backend)
+        np.testing.assert_allclose(got, theirs(ref[::-3, :, 1::2], axis=1),
+                                   rtol=rtol_for(got, 1e-9))
         kept = mine(x, axis=(0, 2), keepdims=True, backend=backend)
         assert kept.shape == (1, 29, 1)
         assert np.asarray(mine(x, axis=1, dtype=np.float32, backend=backend)).dtype == np.float32
@@ -999,14 +1012,19 @@ def test_nan_reductions_match_numpy(rng, backend, dtype):
                 np.testing.assert_array_equal(np.asarray(got, np.float64),
                                               theirs(x, axis=axis).astype(np.float64), msg)
             else:
-                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=msg)
+                np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-9), atol=1e-9,
+                                           err_msg=msg)
+            if not isinstance(got, (int, float)):  # NumPy's type
+                assert got.dtype == theirs(x, axis=axis).dtype, msg
     for op in ("nanvar", "nanstd"):
         for axis in (None, 0, (1, 2)):
-            np.testing.assert_allclose(getattr(pplab, op)(x, axis=axis, ddof=1, backend=backend),
-                                       getattr(np, op)(ref, axis=axis, ddof=1), rtol=1e-9)
+            got = getattr(pplab, op)(x, axis=axis, ddof=1, backend=backend)
+            np.testing.assert_allclose(got, getattr(np, op)(ref, axis=axis, ddof=1),
+                                       rtol=rtol_for(got, 1e-9))
     view = x[::-2, 1::3, :]
-    np.testing.assert_allclose(pplab.nansum(view, axis=1, backend=backend),
-                               np.nansum(view.astype(np.float64), axis=1), rtol=1e-9)
+    got = pplab.nansum(view, axis=1, backend=backend)
+    np.testing.assert_allclose(got, np.nansum(view.astype(np.float64), axis=1),
+                               rtol=rtol_for(got, 1e-9))
     assert pplab.nanmean(x, axis=(0, 2), keepdims=True, backend=backend).shape == (1, 31, 1)
     out = np.empty((23, 47))
     assert pplab.nanmax(x, axis=1, out=out, backend=backend) is out
@@ -1151,7 +1169,8 @@ def test_histogram2d_matches_numpy(rng, backend, dtype):
 
 
 # float16 in the reductions: widened to float32 (exactly), so each answer is float32 data's, of
-# the same numbers; ptp answers in float16, as NumPy's; the histograms refuse it with the way out.
+# the same numbers (along an axis in float16, NumPy's type: the double answer rounded once); ptp
+# answers in float16, as NumPy's; the histograms refuse it with the way out.
 def test_float16_reductions_answer_for_the_same_numbers_as_float32(rng):
     x = (rng.standard_normal((37, 129)) * 100).astype(np.float16)
     x[3, 5] = np.nan
@@ -1160,10 +1179,16 @@ def test_float16_reductions_answer_for_the_same_numbers_as_float32(rng):
                  "nanmean", "nanmin", "nanmax", "nanargmax", "nanvar", "prod"):
         f = getattr(pplab, name)
         for axis in (None, 0, 1):
-            got, want = f(x, axis=axis), f(wide, axis=axis)
-            np.testing.assert_array_equal(got, want, err_msg=name)
-    np.testing.assert_allclose(pplab.nansum(x, axis=0), np.nansum(x.astype(np.float64), axis=0),
-                               rtol=1e-12)
+            got = f(x, axis=axis)
+            if axis is None or "arg" in name:
+                np.testing.assert_array_equal(got, f(wide, axis=axis), err_msg=name)
+                continue
+            assert got.dtype == getattr(np, name)(x, axis=axis).dtype, name
+            double = f(wide, axis=axis) if "min" in name or "max" in name else \
+                f(wide, axis=axis, dtype=np.float64)
+            np.testing.assert_array_equal(got, double.astype(np.float16), err_msg=name)
+    np.testing.assert_allclose(pplab.nansum(x, axis=0),
+                               np.nansum(x.astype(np.float64), axis=0).astype(np.float16))
     for axis in (None, 1):
         got = pplab.ptp(x[:, 6:], axis=axis)
         assert np.asarray(got).dtype == np.float16
@@ -1306,7 +1331,9 @@ def test_reductions_of_strided_views_match_numpy(rng, backend, dtype):
                 got = getattr(pplab, name)(v, axis=axis, backend=backend)
                 want = getattr(np, name)(wide if name in ("sum", "mean") else v, axis=axis)
                 assert got.shape == want.shape, (name, axis, v.strides)
-                np.testing.assert_allclose(got, want, rtol=1e-12, err_msg="%s %d" % (name, axis))
+                assert got.dtype == getattr(np, name)(v, axis=axis).dtype, (name, axis)
+                np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-12),
+                                           err_msg="%s %d" % (name, axis))
     # A float sum of a view is the same on every run and thread count.
     v = rng.standard_normal((2000, 300)).astype(np.float32).T[::-1]
     assert len({pplab.sum(v, backend=backend) for _ in range(3)}) == 1

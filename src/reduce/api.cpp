@@ -442,29 +442,32 @@ void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, st
 namespace detail {
 // cuda_forward.cpp
 void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
-                     op o, void* out, void* stream);
+                     op o, void* out, bool own, void* stream);
 std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
                                        std::size_t cols);
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* out, void* scratch, void* stream);
+                        std::size_t cols, op o, void* out, bool own, void* scratch,
+                        void* stream);
 }  // namespace detail
 
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,
-                        std::size_t ld, op o, void* device_out) {
+                        std::size_t ld, op o, void* device_out, answer_types answers) {
   o = detail::as_for(t, o);
   ld = checked_row_stride("reduce_rows_device", rows, cols, ld, o);
   if (rows == 0) return;
   detail::executor& ex = gpu_holding("reduce_rows_device", cols > 0, device_data, device_out,
                                      "rows with pplab::reduce_rows");
-  detail::gpu_reduce_rows(t, device_data, rows, cols, ld, o, device_out, ex.stream());
+  detail::gpu_reduce_rows(t, device_data, rows, cols, ld, o, device_out,
+                          answers == answer_types::numpy, ex.stream());
   ex.finish_in_place();
 }
 
 void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* device_out) {
+                        std::size_t cols, op o, void* device_out, answer_types answers) {
   o = detail::as_for(t, o);
   if (checked_axis("reduce_axis_device", outer, rows, cols, o) == 0) return;
-  if (cols == 1) return reduce_rows_device(t, device_data, outer, rows, rows, o, device_out);
+  if (cols == 1)
+    return reduce_rows_device(t, device_data, outer, rows, rows, o, device_out, answers);
   if ((cols + 31) / 32 > std::size_t(std::numeric_limits<int>::max()) / outer)
     fail(errc::invalid_argument, "reduce_axis_device: more than 2^31 tiles of 32 columns");
   detail::executor& ex = gpu_holding("reduce_axis_device", rows > 0, device_data, device_out,
@@ -472,8 +475,8 @@ void reduce_axis_device(dtype t, const void* device_data, std::size_t outer, std
   const std::size_t bytes = detail::gpu_reduce_columns_scratch(t, o, outer, rows, cols);
   // Only this stream uses the scratch: no wait for the allocation.
   detail::buffer scratch = bytes ? detail::buffer::in_stream_order(ex, bytes) : detail::buffer();
-  detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out, scratch.get(),
-                             ex.stream());
+  detail::gpu_reduce_columns(t, device_data, outer, rows, cols, o, device_out,
+                             answers == answer_types::numpy, scratch.get(), ex.stream());
   ex.finish_in_place();
 }
 

@@ -10,11 +10,11 @@
 namespace pplab::detail {
 
 void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols, std::size_t ld,
-                     op o, void* out, void* stream) {
+                     op o, void* out, bool own, void* stream) {
   auto* f = module_function<void(dtype, const void*, std::size_t, std::size_t, std::size_t, op,
-                                 void*, void*)>(backend::cuda, "reduce_rows");
+                                 void*, bool, void*)>(backend::cuda, "reduce_rows");
   if (!f) fail(errc::unsupported, "reduce_rows_device: the cuda backend is not loaded here");
-  f(t, in, rows, cols, ld, o, out, stream);
+  f(t, in, rows, cols, ld, o, out, own, stream);
 }
 
 std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
@@ -26,11 +26,12 @@ std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::si
 }
 
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* out, void* scratch, void* stream) {
+                        std::size_t cols, op o, void* out, bool own, void* scratch,
+                        void* stream) {
   auto* f = module_function<void(dtype, const void*, std::size_t, std::size_t, std::size_t, op,
-                                 void*, void*, void*)>(backend::cuda, "reduce_columns");
+                                 void*, bool, void*, void*)>(backend::cuda, "reduce_columns");
   if (!f) fail(errc::unsupported, "reduce_axis_device: the cuda backend is not loaded here");
-  f(t, in, outer, rows, cols, o, out, scratch, stream);
+  f(t, in, outer, rows, cols, o, out, own, scratch, stream);
 }
 
 }  // namespace pplab::detail
