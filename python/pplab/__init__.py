@@ -1024,7 +1024,7 @@ def histogram(a, bins=10, range=None, weights=None, density=False, *, backend=No
     edge_array = None
     given_bins = bins
     if _library(bins) in ("cupy", "torch"):  # edges in a GPU array: read once, on the host
-        bins = _to_numpy(bins) if _on_gpu(bins) else bins.numpy()
+        bins = _to_numpy(bins)
     if numpy.ndim(bins) == 1:
         given = numpy.asarray(bins)
         if given.dtype.kind not in "iuf":
@@ -1167,7 +1167,7 @@ def _axis_edges(v, bins, range_, name, backend, call="histogram2d", found=None):
     the messages ('x', or 'axis 2'); found: v's minimum and maximum where the caller has them."""
     import numpy
     if _library(bins) in ("cupy", "torch"):
-        bins = _to_numpy(bins) if _on_gpu(bins) else bins.numpy()
+        bins = _to_numpy(bins)
     if numpy.ndim(bins) == 1:
         e = numpy.asarray(bins)
         if e.size < 2:
@@ -1485,9 +1485,10 @@ def _bincount_on_gpu(x, n, lo, hi, minlength, backend, variant):
 
 
 def _to_numpy(x):
-    """A GPU array's values in a NumPy array on the host (a sync and a copy)."""
+    """A PyTorch or CuPy array's values in a NumPy array on the host (for a GPU array a sync and
+    a copy; a tensor that records gradients detached first)."""
     if _library(x) == "torch":
-        return x.cpu().numpy()
+        return x.detach().cpu().numpy()
     return x.get()
 
 
@@ -1770,7 +1771,11 @@ def _in_place(x, packed=1):
     whole runs of them (a crop, every other row, a stack's planes). Other views (a transpose, a
     Fortran-ordered array, every other column, a reversed axis) are copied first by the filters
     (_contiguous), as SciPy copies them."""
-    shape, strides = _shape(x), _strides_in_elements(x)
+    return _runs_in_place(_shape(x), _strides_in_elements(x), packed)
+
+
+def _runs_in_place(shape, strides, packed=1):
+    """_in_place's test on a `shape` and its `strides` in elements."""
     if 0 in shape:
         return True
     span = 1  # the elements spanned by one index of the axis above
@@ -1794,8 +1799,7 @@ def _matrices_readable(shape, strides):
     """Whether pplab's matmul reads the matrices of a stack of `shape` and `strides` (in
     elements) where they lie: each row contiguous and the rows at a positive stride no shorter
     than a row (_rows_readable's test on the last two axes)."""
-    rows, cols = shape[-2:]
-    return (cols <= 1 or strides[-1] == 1) and (rows <= 1 or strides[-2] >= cols)
+    return _runs_in_place(tuple(shape[-2:]), tuple(strides[-2:]))
 
 
 def _rows_contiguous(x):
@@ -1826,11 +1830,9 @@ def _host_weights(weights):
     """A filter's weights as a NumPy array: the host's values of a PyTorch or CuPy array (GPU
     arrays too: cupyx.scipy.ndimage takes its weights as CuPy arrays), anything else through
     numpy.asarray."""
+    if _library(weights) in ("torch", "cupy"):
+        return _to_numpy(weights)
     import numpy
-    if _library(weights) == "torch":
-        return weights.detach().cpu().numpy()
-    if _library(weights) == "cupy":
-        return weights.get()
     return numpy.asarray(_array(weights))
 
 
