@@ -286,8 +286,11 @@ TEST(Api, AnAxisReducedAnswersAsItsElementsAlone) {
               ASSERT_EQ(gf.i, -1) << "a column of NaN alone";  // reduce: an error, tested apart
               continue;
             }
-            const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o);
-            const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o);
+            // The walk's bits are seq r01's (var and std too: its element-by-element merge; the
+            // API's seq pick for them, r04, merges blocks)
+            const rung_choice walk{"reduce/seq/r01_sequential_loop"};
+            const scalar wf = reduce(backend::seq, dtype::f32, fc.data(), rows, o, walk);
+            const scalar ws = reduce(backend::seq, dtype::i16, sc.data(), rows, o, walk);
             ASSERT_EQ(gf.k, wf.k);
             if (is_arg(o)) ASSERT_EQ(gf.i, wf.i) << name_of(b) << " " << name_of(o);
             else if (std::isnan(wf.f)) ASSERT_TRUE(std::isnan(gf.f));

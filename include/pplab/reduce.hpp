@@ -89,7 +89,9 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 // One axis of a C-ordered array reduced, as numpy.sum(x, axis=k): the array seen as
 // outer x rows x cols, with outer = prod(shape[:k]), rows = shape[k] (the axis reduced) and
 // cols = prod(shape[k+1:]). out[o * cols + c] is reduce's answer for the `rows` elements
-// data[(o * rows + y) * cols + c], y = 0 .. rows - 1, with the bits of seq's rung on them. Each
+// data[(o * rows + y) * cols + c], y = 0 .. rows - 1, with the bits of seq's r01 loop on them
+// (for var and std its element-by-element merge, less exact at a mean far from the spread than
+// the blocks reduce picks for a whole array: docs/reduce.md, var and std). Each
 // thread walks down the rows over a block of columns, unit stride along every row read: no copy
 // or transpose of the array. Host memory and the host backends only (on cpu the slabs and the
 // blocks of columns shared among the threads); cols = 1 is reduce_rows' case. The mean over an

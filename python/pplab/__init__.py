@@ -404,7 +404,9 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
     if axes is None or len(axes) == len(shape):
         got = _reduced(arr, op, None, backend, variant)
     else:
-        got = _reduce_axes(arr, op, axes, shape, backend, variant)
+        # NumPy's types made by the kernels only where nothing casts the answers after (a dtype
+        # or an out array takes the wide answers, rounded once into their type)
+        got = _reduce_axes(arr, op, axes, shape, backend, variant, dtype is None and out is None)
         if dtype is None and out is None:  # (out: the double answers written into its type)
             got = _in_numpys_type(got, data_type, op)
     if dtype is not None:
@@ -480,11 +482,12 @@ def _axes(axis, ndim):
     return axes
 
 
-def _reduce_axes(x, op, axes, shape, backend, variant):
+def _reduce_axes(x, op, axes, shape, backend, variant, numpys=False):
     """x reduced along each of `axes` (sorted) in turn, the last first, so that the others keep
-    their numbers; a mean as the sum over the count of the values each answer takes."""
+    their numbers; a mean as the sum over the count of the values each answer takes. numpys: a
+    GPU array's last step's answers in NumPy's type (_reduced), the steps before it wide."""
     if len(axes) == 1:  # one axis: the engines' own answer (a mean in double)
-        return _reduced(x, op, axes[0], backend, variant, True)
+        return _reduced(x, op, axes[0], backend, variant, numpys)
     if op in ("var", "std", "nanmean", "nanvar", "nanstd"):
         # a variance of variances is not one, nor a mean of means over different counts: the axes
         # moved last and made rows (a copy), each row's moments taken in one pass
@@ -495,7 +498,7 @@ def _reduce_axes(x, op, axes, shape, backend, variant):
         for a in axes:
             count *= shape[a]
         rows = _reshaped(_permuted(x, kept + list(axes)), (lines, count))
-        return _reshaped(_reduced(rows, op, 1, backend, variant, True),
+        return _reshaped(_reduced(rows, op, 1, backend, variant, numpys),
                          tuple(shape[d] for d in kept))
     step = "sum" if op == "mean" else op
     got = x

@@ -258,8 +258,7 @@ answer_types answers_asked(const char* call, dtype t, op o, dtype given, std::si
   if (given == wide) return answer_types::wide;
   if (given == numpy) return answer_types::numpy;
   throw py::type_error(std::string(call) + ": the answers are a GPU array of " +
-                       std::to_string(count) + " " + numpy_name(wide) + " or " +
-                       numpy_name(numpy));
+                       std::to_string(count) + " " + numpy_name(wide) + " or " + numpy_name(numpy));
 }
 
 // row_answer_type by NumPy's names: the Python layer makes a GPU array's answers of it.
@@ -362,8 +361,7 @@ py::object reduce_axis_call(py::handle x, const std::string& op_name, std::size_
     if (!c.a.on_gpu || c.a.size() != outer * cols)
       throw py::type_error("reduce_axis: the answers are a GPU array of " +
                            std::to_string(outer * cols) + " " + numpy_name(want));
-    const answer_types answers =
-        answers_asked("reduce_axis", p.a.type, o, c.a.type, outer * cols);
+    const answer_types answers = answers_asked("reduce_axis", p.a.type, o, c.a.type, outer * cols);
     released unlocked;
     reduce_axis_device(p.a.type, p.a.data, outer, rows, cols, o, c.a.data, answers);
     return py::none();

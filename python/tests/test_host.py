@@ -133,6 +133,10 @@ def test_reductions_along_any_axis_match_numpy(rng, backend, dtype, shape):
                 np.testing.assert_allclose(got, want, rtol=rtol_for(got, 1e-12), atol=1e-12)
             else:
                 assert np.array_equal(got, want)
+        if floating:  # dtype=float64: the double answers, not the float32 ones widened
+            got = pplab.sum(x, axis=axis, dtype=np.float64, backend=backend)
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, wide.sum(axis=axis), rtol=1e-12, atol=1e-12)
         # Each answer is the whole-array call's on the elements along the axis, bit for bit (in
         # the answers' type: a float32 sum is the double one rounded once).
         if x.size:

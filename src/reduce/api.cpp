@@ -368,7 +368,7 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 
 namespace {
 // Columns reduced a block at a time: `width` accumulators, each row of the block read once, left
-// to right, four rows a pass. The same combine in the same order as seq's rung on one column,
+// to right, four rows a pass. The same combine in the same order as seq's r01 on one column,
 // whatever the block's width. Wide blocks, so that each page the walk down the rows touches gives
 // many bytes: 4096 columns (16 KiB of f32 per row, the accumulators in L1 or L2) where that
 // leaves a block for every thread, else 512. A whole block has its width fixed at compile time,
@@ -446,8 +446,7 @@ void gpu_reduce_rows(dtype t, const void* in, std::size_t rows, std::size_t cols
 std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t rows,
                                        std::size_t cols);
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* out, bool own, void* scratch,
-                        void* stream);
+                        std::size_t cols, op o, void* out, bool own, void* scratch, void* stream);
 }  // namespace detail
 
 void reduce_rows_device(dtype t, const void* device_data, std::size_t rows, std::size_t cols,

@@ -26,8 +26,7 @@ std::size_t gpu_reduce_columns_scratch(dtype t, op o, std::size_t outer, std::si
 }
 
 void gpu_reduce_columns(dtype t, const void* in, std::size_t outer, std::size_t rows,
-                        std::size_t cols, op o, void* out, bool own, void* scratch,
-                        void* stream) {
+                        std::size_t cols, op o, void* out, bool own, void* scratch, void* stream) {
   auto* f = module_function<void(dtype, const void*, std::size_t, std::size_t, std::size_t, op,
                                  void*, bool, void*, void*)>(backend::cuda, "reduce_columns");
   if (!f) fail(errc::unsupported, "reduce_axis_device: the cuda backend is not loaded here");

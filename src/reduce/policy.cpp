@@ -24,6 +24,8 @@ std::vector<std::string_view> policy(backend b, const reduce_problem& asked) {
   }
   if (is_moments(p.what)) {  // var and std: the rungs that merge (count, mean, M2) triples
     switch (b) {
+    case backend::seq:
+      return {"reduce/seq/r04_moments_in_blocks"};
     case backend::cpu:
       return {"reduce/cpu/r05_moments_in_blocks"};
     case backend::mpi:

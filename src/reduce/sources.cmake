@@ -5,7 +5,8 @@
 # folder's register hook from its list.
 set(pattern_sources reduce/api.cpp reduce/policy.cpp reduce/partials.cpp reduce/views.cpp
   reduce/exact.cpp)
-set(seq_rungs r01_sequential_loop r02_exact_long_accumulator r03_exact_bins)
+set(seq_rungs r01_sequential_loop r02_exact_long_accumulator r03_exact_bins
+  r04_moments_in_blocks)
 set(cpu_rungs r01_omp_reduction_clause r02_partition_tree_combine r03_simd_accumulators
   r04_exact_bins_per_thread r05_moments_in_blocks)
 set(cuda_rungs r00_cub cub_float_sum r01_interleaved_divergent r02_strided_index

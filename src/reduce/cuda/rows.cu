@@ -82,8 +82,8 @@ __global__ void __launch_bounds__(row_block)
 }
 
 template <class T, op O, int lanes>
-void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld,
-                 void* out, bool own, op what, unsigned resident, cudaStream_t s) {
+void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld, void* out,
+                 bool own, op what, unsigned resident, cudaStream_t s) {
   const std::size_t groups = row_block / lanes;
   const unsigned grid = unsigned(std::min<std::size_t>((rows + groups - 1) / groups, resident));
   rows_kernel<T, O, lanes><<<grid, row_block, 0, s>>>(in, rows, cols, ld, out, own, what);
@@ -111,8 +111,7 @@ template <class T, op O>
 __global__ void __launch_bounds__(row_block)
     columns_kernel(const T* __restrict__ in, std::size_t outer, std::size_t rows, std::size_t cols,
                    std::size_t col_tiles, std::size_t chunk_rows,
-                   acc_t<T, O>* __restrict__ partials, void* __restrict__ out, bool own,
-                   op what) {
+                   acc_t<T, O>* __restrict__ partials, void* __restrict__ out, bool own, op what) {
   using A = acc_t<T, O>;
   __shared__ A groups[row_groups][column_lanes];
   const unsigned lane = threadIdx.x % column_lanes, group = threadIdx.x / column_lanes;
@@ -180,8 +179,7 @@ std::size_t reduce_columns_scratch(dtype t, op o, std::size_t outer, std::size_t
 
 // `scratch` holds reduce_columns_scratch's bytes for the same arguments.
 void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t rows,
-                         std::size_t cols, op o, void* out, bool own, void* scratch,
-                         void* stream) {
+                         std::size_t cols, op o, void* out, bool own, void* scratch, void* stream) {
   if (outer == 0 || cols == 0) return;
   o = as_for(t, o);
   const auto s = static_cast<cudaStream_t>(stream);
