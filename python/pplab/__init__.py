@@ -296,20 +296,20 @@ def _dtype_name(x):
 def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=None,
            variant=None, exact=False):
     """The reduction of x by op (_reduce, below). axis: None, an int or a tuple of ints (each
-    axis reduced in turn, from the last; any axis of a host or GPU array). dtype: NumPy's
-    answer type: the answer, accumulated as always (64-bit integers, double), cast to it (float
-    data to an integer type is cast element by element first, as NumPy sums it). Without it,
-    answers along axes come in NumPy's type (min and max keep x's; float32 and half data's
-    answers are of their type, each the double answer rounded once; integer sums int64 or
-    uint64, their means float64). out: an array of the answer's shape that the answer is
-    written into (from double, in out's type, as NumPy computes in it) and returned. keepdims=True keeps the axes
+    axis reduced in turn, from the last; any axis of a host or GPU array). dtype: NumPy's answer
+    type: the answer, accumulated as always (64-bit integers, double), cast to it (float data to
+    an integer type is cast element by element first, as NumPy sums it). Without it, answers
+    along axes come in NumPy's type (min and max keep x's; float32 and half data's answers are
+    of their type, each the double answer rounded once; integer sums int64 or uint64, their
+    means float64). out: an array of the answer's shape that the answer is written into (from
+    double, in out's type, as NumPy computes in it) and returned. keepdims=True keeps the axes
     reduced with length one, as NumPy's keepdims, so that the answer broadcasts against x: an
     array in x's library (with every axis a NumPy array, for host arrays only). exact=True (sum
-    and mean of float32 or float64 arrays: host or GPU arrays whole, host arrays along axes too):
-    the exact sum of the values rounded once to a float (math.fsum's answer; the mean: that sum
-    over n, rounded once), the same bits for any order of the data, thread count or backend
-    (pplab::sum_exact; along axes pplab::reduce_rows_exact, after a copy that makes the axes
-    reduced the last, unless they are)."""
+    and mean of float32 or float64 arrays: host or GPU arrays whole, host arrays along axes
+    too): the exact sum of the values rounded once to a float (math.fsum's answer; the mean:
+    that sum over n, rounded once), the same bits for any order of the data, thread count or
+    backend (pplab::sum_exact; along axes pplab::reduce_rows_exact, after a copy that makes the
+    axes reduced the last, unless they are)."""
     # The everyday host call in a few steps: a whole, non-empty, C-ordered NumPy array of one of
     # the engines' types, nothing else asked. It makes the compiled call the path below makes for
     # it (the compiled call takes 1.8 us of the 3.6 a 1000-value sum took through this function
@@ -544,8 +544,9 @@ def _reduce(x, op, *, axis=None, backend=None, variant=None):
 
     axis=k (an int, negative counting from the end): that axis reduced, as numpy.sum(x, axis=k):
     an array of x's shape less that axis, int64, uint64 or float64 (the engines' types; reduce
-    casts them to NumPy's), in x's library and on x's device. Host arrays take any axis, read where they lie (the last axis a row at a time, any
-    other a block of columns at a time down the axis); GPU arrays too (the last axis a warp per
+    casts them to NumPy's), in x's library and on x's device. Host arrays take any axis, read
+    where they lie (the last axis a row at a time, any other a block of columns at a time down
+    the axis); GPU arrays too (the last axis a warp per
     row, or a block per row for a few long rows; any other 32 neighbouring columns per block,
     a warp reading one row of them at a time)."""
     _check_op(op)
@@ -572,8 +573,8 @@ def _reduced(x, op, axis, backend, variant, numpys=False):
     """_reduce's work, its arguments checked already: x an array pplab reads (_array,
     _for_pplab, _widened), op one of _OPS, axis None or an int in [0, x.ndim), backend and
     variant checked; numpys: a GPU array's answers along the axis made in NumPy's type (the
-    kernels write them so), else in the engines' wide types. Every call takes this path once (the Python layer's host work is part of
-    each call's time on a GPU)."""
+    kernels write them so), else in the engines' wide types. Every call takes this path once
+    (the Python layer's host work is part of each call's time on a GPU)."""
     if axis is not None and backend == "mpi":
         raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
                          "reduce an axis of this rank's array on 'seq' or 'cpu'")
