@@ -84,23 +84,17 @@ template <class T, bool skip_nan> moments block_moments(const T* x, std::size_t 
   return {double(len), mean, m2};
 }
 
-// The shift the blocks take their values less: the first finite value among the first few
-// (0 where there is none). Near the mean, it keeps the blocks' means near zero, so merging
-// them rounds at the spread's scale, not the mean's: at a mean of 1e9 and a spread of 1 the
-// blocks' means rounded at 1e9 had left the variance 1.2e-9 off the exact one (with the shift:
-// as numpy.var's two passes over the whole array).
-template <class T> double shift_of(const T* x, std::size_t n) {
-  for (std::size_t i = 0; i < std::min<std::size_t>(n, 64); ++i)
-    if (std::isfinite(double(x[i]))) return double(x[i]);
-  return 0;
-}
-
+// The blocks take their values less the shift of reduce_common.hpp (shift_for): near the mean,
+// it keeps the blocks' means near zero, so merging them rounds at the spread's scale, not the
+// mean's: at a mean of 1e9 and a spread of 1 the blocks' means rounded at 1e9 had left the
+// variance 1.2e-9 off the exact one (with the shift: as numpy.var's two passes over the whole
+// array).
 // The triple of x's n elements: its blocks' triples, each block's taken by `for_blocks(count, f)`
 // calling f(b) for every block b (in any order, on any threads), merged in block order.
 template <class T, bool skip_nan, bool mean_only, class ForBlocks>
 moments in_blocks(const T* x, std::size_t n, ForBlocks for_blocks) {
   const std::size_t blocks = (n + block - 1) / block;
-  const double shift = shift_of(x, n);
+  const double shift = shift_for<T, op::var>(x, n);
   std::vector<moments> part(blocks);
   for_blocks(blocks, [&](std::size_t b) {
     const std::size_t first = b * block;
@@ -110,8 +104,7 @@ moments in_blocks(const T* x, std::size_t n, ForBlocks for_blocks) {
   });
   moments whole;
   for (const moments& m : part) whole = combine<double, op::var>(whole, m);
-  if (whole.n > 0) whole.mean += shift;
-  return whole;
+  return shifted_back<T, op::var>(whole, shift);
 }
 
 // A moments rung's run: the call's triple into c.out, its blocks walked by for_blocks.

@@ -141,6 +141,46 @@ template <class T, op O> PPLAB_HD constexpr acc_t<T, O> lift(T x, std::size_t i)
   else return acc_t<T, O>(x);
 }
 
+// var's, std's and the nan moments' shift: the moments of a run of values are taken of the
+// values less one of them, and the shift goes back on the mean at the end (shifted_back). Near
+// the mean, it keeps every running mean near zero, so each merge rounds at the spread's scale,
+// not the mean's: at a mean of 1e9 and a spread of 1, element-by-element merges had left the
+// variance of 1000 values 4e-9 off the exact one (numpy.var, two passes: 1e-14), the GPU's whole
+// array 7e-10. The shift is the first finite value of the first 64 (`step` apart), 0 where there
+// is none or it is past 2^960 (a value less it could overflow where the value alone does not),
+// and 0 for every other op.
+template <class T, op O>
+PPLAB_HD double shift_for(const T* x, std::size_t n, std::ptrdiff_t step = 1) noexcept {
+  if constexpr (is_moments(O)) {
+    const std::size_t k = n < 64 ? n : 64;
+    for (std::size_t i = 0; i < k; ++i) {
+      const double v = double(x[std::ptrdiff_t(i) * step]);
+      if (v - v == 0) return v < 0x1p960 && v > -0x1p960 ? v : 0.0;
+    }
+  }
+  return 0;
+}
+// lift of x less `shift` (the moments' ops; lift itself for the others).
+template <class T, op O>
+PPLAB_HD constexpr acc_t<T, O> lift_less(T x, std::size_t i, double shift) noexcept {
+  if constexpr (is_moments(O)) {
+    if constexpr (skips_nan(O)) {
+      if (x != x) return identity<T, O>();
+    }
+    return {1, double(x) - shift, 0};
+  } else {
+    return lift<T, O>(x, i);
+  }
+}
+// The accumulator of values taken less `shift`, as of the values themselves.
+template <class T, op O>
+PPLAB_HD constexpr acc_t<T, O> shifted_back(acc_t<T, O> a, double shift) noexcept {
+  if constexpr (is_moments(O)) {
+    if (a.n > 0) a.mean += shift;
+  }
+  return a;
+}
+
 // For host loops the compiler should vectorize: all ones where x is a number (not NaN), zeros
 // where it is NaN, of x's width; and x with NaN replaced by `instead`. Masks of x's bits, ands and
 // ors: GCC keeps a compare whose answer picks a value as a branch (a NaN-skipping sum ran at a

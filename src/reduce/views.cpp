@@ -22,13 +22,14 @@ namespace {
 using detail::acc_t;
 using detail::combine;
 using detail::identity;
-using detail::lift;
+using detail::lift_less;
 
 // One line's elements p[i * step], i < len, the i-th with index index0 + i * index_step, folded
 // into 8 accumulators (the adds of neighbours do not wait on each other) met in a fixed order.
+// var's and std's moments are of the values less `shift` (shift_for, reduce_common.hpp).
 template <class T, op O>
 acc_t<T, O> fold_line(const T* p, std::ptrdiff_t step, std::size_t len, std::size_t index0,
-                      std::size_t index_step) {
+                      std::size_t index_step, double shift) {
   using A = acc_t<T, O>;
   constexpr std::size_t k = 8;
   A acc[k];
@@ -36,10 +37,11 @@ acc_t<T, O> fold_line(const T* p, std::ptrdiff_t step, std::size_t len, std::siz
   std::size_t i = 0;
   for (; i + k <= len; i += k)
     for (std::size_t j = 0; j < k; ++j)
-      acc[j] = combine<T, O>(acc[j], lift<T, O>(p[std::ptrdiff_t(i + j) * step],
-                                                index0 + (i + j) * index_step));
+      acc[j] = combine<T, O>(acc[j], lift_less<T, O>(p[std::ptrdiff_t(i + j) * step],
+                                                     index0 + (i + j) * index_step, shift));
   for (; i < len; ++i)
-    acc[0] = combine<T, O>(acc[0], lift<T, O>(p[std::ptrdiff_t(i) * step], index0 + i * index_step));
+    acc[0] = combine<T, O>(
+        acc[0], lift_less<T, O>(p[std::ptrdiff_t(i) * step], index0 + i * index_step, shift));
   for (std::size_t j = 1; j < k; ++j) acc[0] = combine<T, O>(acc[0], acc[j]);
   return acc[0];
 }
@@ -105,6 +107,8 @@ scalar reduce_whole(backend where, const T* data, std::span<const std::size_t> s
   const std::size_t per_group = std::max<std::size_t>(1, group_elements / std::max<std::size_t>(len, 1));
   const std::size_t groups = (lines + per_group - 1) / per_group;
   std::vector<A> partial(groups, identity<T, O>());
+  // one shift for every line: that of the first line (the view's first element on)
+  const double shift = n ? detail::shift_for<T, O>(data, len, step) : 0.0;
 #pragma omp parallel for schedule(static) if (where == backend::cpu && groups > 1)
   for (std::ptrdiff_t g = 0; g < std::ptrdiff_t(groups); ++g) {
     A acc = identity<T, O>();
@@ -113,13 +117,13 @@ scalar reduce_whole(backend where, const T* data, std::span<const std::size_t> s
       std::ptrdiff_t offset;
       std::size_t index;
       od.at(q, offset, index);
-      acc = combine<T, O>(acc, fold_line<T, O>(data + offset, step, len, index, index_step));
+      acc = combine<T, O>(acc, fold_line<T, O>(data + offset, step, len, index, index_step, shift));
     }
     partial[std::size_t(g)] = acc;
   }
   A acc = identity<T, O>();
   for (const A& p : partial) acc = combine<T, O>(acc, p);
-  return detail::answer_of(acc, what, n);
+  return detail::answer_of(detail::shifted_back<T, O>(acc, shift), what, n);
 }
 
 template <class T, op O>
@@ -147,7 +151,10 @@ void reduce_along(backend where, const T* data, std::span<const std::size_t> sha
       std::ptrdiff_t offset;
       std::size_t index;
       od.at(std::size_t(q), offset, index);
-      out[q] = detail::answer_of(fold_line<T, O>(data + offset, step, len, 0, 1), what, len);
+      const double shift = detail::shift_for<T, O>(data + offset, len, step);
+      out[q] = detail::answer_of(
+          detail::shifted_back<T, O>(fold_line<T, O>(data + offset, step, len, 0, 1, shift), shift),
+          what, len);
     }
     return;
   }
@@ -168,14 +175,19 @@ void reduce_along(backend where, const T* data, std::span<const std::size_t> sha
     od.at(q, offset, index);
     const T* first = data + offset + std::ptrdiff_t(x0) * jstep;
     A acc[column_block];
-    for (std::size_t c = 0; c < w; ++c) acc[c] = identity<T, O>();
+    double shift[column_block];
+    for (std::size_t c = 0; c < w; ++c)
+      acc[c] = identity<T, O>(),
+      shift[c] = detail::shift_for<T, O>(first + std::ptrdiff_t(c) * jstep, len, step);
     for (std::size_t y = 0; y < len; ++y) {
       const T* row = first + std::ptrdiff_t(y) * step;
       for (std::size_t c = 0; c < w; ++c)
-        acc[c] = combine<T, O>(acc[c], lift<T, O>(row[std::ptrdiff_t(c) * jstep], y));
+        acc[c] =
+            combine<T, O>(acc[c], lift_less<T, O>(row[std::ptrdiff_t(c) * jstep], y, shift[c]));
     }
     for (std::size_t c = 0; c < w; ++c)
-      out[index + (x0 + c) * out_step] = detail::answer_of(acc[c], what, len);
+      out[index + (x0 + c) * out_step] =
+          detail::answer_of(detail::shifted_back<T, O>(acc[c], shift[c]), what, len);
   }
 }
 

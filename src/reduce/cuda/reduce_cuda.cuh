@@ -76,15 +76,17 @@ template <class T, op O> __device__ inline acc_t<T, O> hot_combine(acc_t<T, O> a
 // division for the N, not one a value (a division a value kept the FP64 pipe busy: the f32 var
 // of 2^28 ran at 64% of the read ceiling); any other op's one at a time, in order. index(u) is
 // value u's index (argmin, argmax).
-// nanmean's, nanvar's and nanstd's group is its values that are not NaN.
+// nanmean's, nanvar's and nanstd's group is its values that are not NaN. The moments are of the
+// values less `shift` (shift_for, reduce_common.hpp; shifted_back undoes it at the end).
 template <class T, op O, int N, class Index>
-__device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index) {
+__device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index,
+                                     double shift = 0) {
   if constexpr (is_moments(O) && skips_nan(O)) {
     double s = 0, k = 0;
 #pragma unroll
     for (int u = 0; u < N; ++u) {
       const bool number = x[u] == x[u];
-      s += number ? double(x[u]) : 0.0;
+      s += number ? double(x[u]) - shift : 0.0;
       k += number ? 1.0 : 0.0;
     }
     if (k == 0) return v;
@@ -97,18 +99,21 @@ __device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index
     double m2 = 0;
 #pragma unroll
     for (int u = 0; u < N; ++u) {
-      const double d = x[u] == x[u] ? double(x[u]) - mean : 0.0;
+      const double d = x[u] == x[u] ? (double(x[u]) - shift) - mean : 0.0;
       m2 += d * d;
     }
     return combine<T, O>(v, moments{k, mean, m2});
   } else if constexpr (is_moments(O)) {
     double s = 0;
 #pragma unroll
-    for (int u = 0; u < N; ++u) s += double(x[u]);
+    for (int u = 0; u < N; ++u) s += double(x[u]) - shift;
     const double mean = s * (1.0 / N);
     double m2 = 0;
 #pragma unroll
-    for (int u = 0; u < N; ++u) m2 += (double(x[u]) - mean) * (double(x[u]) - mean);
+    for (int u = 0; u < N; ++u) {
+      const double d = (double(x[u]) - shift) - mean;
+      m2 += d * d;
+    }
     return combine<T, O>(v, moments{double(N), mean, m2});
   } else {
 #pragma unroll
@@ -118,30 +123,32 @@ __device__ inline acc_t<T, O> merged(acc_t<T, O> v, const T (&x)[N], Index index
 }
 
 // var's and std's fold (O: op::var, or op::nanvar): each 16-byte vector's elements merged as
-// one group.
+// one group, less `shift`.
 template <class T, op O, int unroll, load L>
 __device__ inline moments thread_moments_vec(const T* __restrict__ in, std::size_t n, std::size_t g,
-                                             std::size_t threads) {
+                                             std::size_t threads, double shift) {
   moments acc = identity<T, O>();
   for_each_vector<T, unroll, L>(
       in, n, g, threads,
       [&](const T(&x)[16 / sizeof(T)], std::size_t first) {
-        acc = merged<T, O>(acc, x, [first](int u) { return first + std::size_t(u); });
+        acc = merged<T, O>(
+            acc, x, [first](int u) { return first + std::size_t(u); }, shift);
       },
-      [&](T x, std::size_t i) { acc = combine<T, O>(acc, lift<T, O>(x, i)); });
+      [&](T x, std::size_t i) { acc = combine<T, O>(acc, lift_less<T, O>(x, i, shift)); });
   return acc;
 }
 
 // ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread,
 // folded into `lanes` independent accumulators (element e of a vector into lane e % lanes), so
 // the adds of one vector do not wait on each other. Elements before the first 16-byte boundary
-// and after the last whole vector take scalar loads.
+// and after the last whole vector take scalar loads. The moments are of the values less `shift`.
 template <class T, op O, int unroll, load L = load::readonly, int lanes = 1>
 __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::size_t n,
-                                                std::size_t g, std::size_t threads) {
+                                                std::size_t g, std::size_t threads,
+                                                double shift = 0) {
   using A = acc_t<T, O>;
   static_assert((16 / sizeof(T)) % lanes == 0);
-  if constexpr (is_moments(O)) return thread_moments_vec<T, O, unroll, L>(in, n, g, threads);
+  if constexpr (is_moments(O)) return thread_moments_vec<T, O, unroll, L>(in, n, g, threads, shift);
   A acc[lanes];
 #pragma unroll
   for (int k = 0; k < lanes; ++k) acc[k] = identity<T, O>();

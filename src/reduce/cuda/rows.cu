@@ -70,13 +70,15 @@ __global__ void __launch_bounds__(row_block)
   const unsigned lane = threadIdx.x % lanes;
   for (std::size_t y = std::size_t(blockIdx.x) * groups + threadIdx.x / lanes; y < rows;
        y += std::size_t(gridDim.x) * groups) {
-    acc_t<T, O> v = thread_reduce_vec<T, O, 4>(in + y * ld, cols, lane, lanes);
+    const double shift = shift_for<T, O>(in + y * ld, cols);  // var's, std's: reduce_common.hpp
+    acc_t<T, O> v = thread_reduce_vec<T, O, 4>(in + y * ld, cols, lane, lanes, shift);
     if constexpr (lanes == row_block) {
       v = block_reduce<T, O, row_block>(v);
     } else {
       v = cuda_detail::warp_reduce(v, op_combine<T, O>{});
     }
-    if (lane == 0) store_answer<T, O>(out, y, row_answer<T, O>(v, what, cols), own);
+    if (lane == 0)
+      store_answer<T, O>(out, y, row_answer<T, O>(shifted_back<T, O>(v, shift), what, cols), own);
     if constexpr (lanes == row_block) __syncthreads();  // the reduction's shared memory, again
   }
 }
@@ -120,17 +122,21 @@ __global__ void __launch_bounds__(row_block)
   const std::size_t r0 = std::size_t(blockIdx.y) * chunk_rows;
   const std::size_t r1 = rows < r0 + chunk_rows ? rows : r0 + chunk_rows;
   A v = identity<T, O>();
+  double shift = 0;  // var's, std's: of the column's first values, the same in every chunk
   if (c < cols) {
     const T* column = in + o * rows * cols + c;
+    shift = shift_for<T, O>(column, rows, std::ptrdiff_t(cols));
     std::size_t r = r0 + group;
     constexpr std::size_t step = row_groups * column_unroll;
     for (; r + (column_unroll - 1) * row_groups < r1; r += step) {
       T x[column_unroll];
 #pragma unroll
       for (int u = 0; u < column_unroll; ++u) x[u] = __ldg(column + (r + u * row_groups) * cols);
-      v = merged<T, O>(v, x, [r](int u) { return r + std::size_t(u) * row_groups; });
+      v = merged<T, O>(
+          v, x, [r](int u) { return r + std::size_t(u) * row_groups; }, shift);
     }
-    for (; r < r1; r += row_groups) v = combine<T, O>(v, lift<T, O>(__ldg(column + r * cols), r));
+    for (; r < r1; r += row_groups)
+      v = combine<T, O>(v, lift_less<T, O>(__ldg(column + r * cols), r, shift));
   }
   groups[group][lane] = v;
   __syncthreads();
@@ -138,19 +144,25 @@ __global__ void __launch_bounds__(row_block)
 #pragma unroll
   for (int g = 1; g < row_groups; ++g) v = combine<T, O>(v, groups[g][lane]);
   if (partials) partials[std::size_t(blockIdx.y) * outer * cols + o * cols + c] = v;
-  else store_answer<T, O>(out, o * cols + c, row_answer<T, O>(v, what, rows), own);
+  else
+    store_answer<T, O>(out, o * cols + c,
+                       row_answer<T, O>(shifted_back<T, O>(v, shift), what, rows), own);
 }
 
-// The chunks' partials of each column combined in chunk order, and its answer written.
+// The chunks' partials of each column combined in chunk order, and its answer written (var's and
+// std's mean with the column's shift back on, read as columns_kernel read it).
 template <class T, op O>
 __global__ void __launch_bounds__(row_block)
     column_chunks(const acc_t<T, O>* __restrict__ partials, std::size_t answers, unsigned chunks,
-                  std::size_t rows, void* __restrict__ out, bool own, op what) {
+                  const T* __restrict__ in, std::size_t rows, std::size_t cols,
+                  void* __restrict__ out, bool own, op what) {
   const std::size_t i = std::size_t(blockIdx.x) * row_block + threadIdx.x;
   if (i >= answers) return;
   acc_t<T, O> v = partials[i];
   for (unsigned k = 1; k < chunks; ++k) v = combine<T, O>(v, partials[k * answers + i]);
-  store_answer<T, O>(out, i, row_answer<T, O>(v, what, rows), own);
+  const double shift =
+      shift_for<T, O>(in + i / cols * rows * cols + i % cols, rows, std::ptrdiff_t(cols));
+  store_answer<T, O>(out, i, row_answer<T, O>(shifted_back<T, O>(v, shift), what, rows), own);
 }
 
 // How many chunks the rows are cut into: enough blocks for two waves of the GPU's resident
@@ -197,7 +209,7 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
     if (!partials) return;
     const std::size_t count = outer * cols;
     column_chunks<T, O><<<unsigned((count + row_block - 1) / row_block), row_block, 0, s>>>(
-        partials, count, chunks, rows, out, own, o);
+        partials, count, chunks, static_cast<const T*>(in), rows, cols, out, own, o);
     PPLAB_CUDA_LAUNCHED();
   });
 }
