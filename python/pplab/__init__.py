@@ -1998,8 +1998,10 @@ def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=Fa
             mean = m > 1 and abs(1 / taps[0] - m) < 1e-9 * m
             one = [numpy.ones(1)] * len(kernels)
             one[axis] = (k != 0).astype(numpy.float64) if mean else k
-            sums = _axis_passes(name, _astype(got, "float64"), one, [axis], mode, cval, None,
-                                backend, variant)
+            wide = _astype(got, "float64")
+            sums = _axis_passes(name, wide, one, [axis], mode, cval, None, backend, variant)
+            if not mean:
+                sums = _in_scipys_order(got, wide, sums, k, axis, mode, cval)
             got = _as_integers(sums / m if mean else sums, kind)
         if got is x:  # nothing to filter: a copy, as SciPy answers a new array
             got = _astype(x, kind)
@@ -2214,6 +2216,84 @@ def _deliver(name, got, shape, output):
                          % (name, tuple(output.shape), shape))
     output[...] = got
     return output
+
+
+def _scipy_line_index(q, n, mode, mod):
+    """Positions q (any integers) of a line of n as scipy.ndimage extends it in `mode`: the
+    index each reads, and where it reads cval instead (None but in the constant modes)."""
+    if mode == "nearest":
+        return mod.clip(q, 0, n - 1), None
+    if mode in ("wrap", "grid-wrap"):
+        return q % n, None
+    if mode in ("reflect", "grid-mirror"):  # d c b a | a b c d | d c b a
+        q = q % (2 * n)
+        return mod.where(q >= n, 2 * n - 1 - q, q), None
+    if mode == "mirror":  # d c b | a b c d | c b a
+        if n == 1:
+            return q * 0, None
+        q = q % (2 * n - 2)
+        return mod.where(q >= n, 2 * n - 2 - q, q), None
+    return mod.clip(q, 0, n - 1), (q < 0) | (q >= n)
+
+
+def _in_scipys_order(ints, x, sums, k, axis, mode, cval):
+    """An integer output's pass (x: the integers `ints` in float64; k its placed kernel): where an answer lies within a few roundings of a whole number, its truncation turns
+    on the last bits, and SciPy's order of the adds decides them. There it is taken again in that
+    order (scipy.ndimage's correlate1d for a symmetric or antisymmetric kernel: the centre's
+    product, then each pair's sum or difference times its weight, the outermost first), so the
+    integers are SciPy's: a uint8 image with flat patches had answers one below SciPy's (128.0 in
+    SciPy's order, 127.99999999999997 in another). Few such answers: each gathered alone; many
+    (flat images): the whole pass in that order. Host arrays (GPU arrays keep pplab's order yet);
+    a kernel neither symmetric nor antisymmetric (even lengths, origins) keeps pplab's order."""
+    if _library(x) != "numpy" or not x.size:
+        return sums
+    import numpy
+    limit = builtins.max(builtins.abs(int(ints.min())), builtins.abs(int(ints.max())))
+    r = k.size // 2
+    eps = 2.0 ** -52  # DBL_EPSILON: SciPy's test of symmetry
+    side = range(1, r + 1)
+    if builtins.all(builtins.abs(float(k[r + j] - k[r - j])) <= eps for j in side):
+        pair = numpy.add
+    elif builtins.all(builtins.abs(float(k[r + j] + k[r - j])) <= eps for j in side):
+        pair = numpy.subtract
+    else:
+        return sums
+    off = numpy.rint(sums)
+    numpy.subtract(sums, off, out=off)
+    numpy.abs(off, out=off)
+    near = off <= 64 * eps * float(numpy.abs(k).sum()) * limit + 1e-300
+    count = int(numpy.count_nonzero(near))
+    if not count:
+        return sums
+    n = x.shape[axis]
+    if count > sums.size // 8:  # the whole pass: x extended along the axis, then slices of it
+        q, outside = _scipy_line_index(numpy.arange(-r, n + r), n, mode, numpy)
+        ext = numpy.take(x, q, axis=axis)
+        if outside is not None:
+            ext[(slice(None),) * axis + (outside,)] = cval
+        cut = lambda a: ext[(slice(None),) * axis + (slice(a, a + n),)]  # noqa: E731
+        again = cut(r) * k[r]
+        term = numpy.empty_like(again)
+        for j in range(r, 0, -1):
+            pair(cut(r - j), cut(r + j), out=term)
+            numpy.multiply(term, k[r - j], out=term)
+            numpy.add(again, term, out=again)
+        return again
+    where = numpy.nonzero(near)
+    p = where[axis]
+
+    def at(q):
+        q, outside = _scipy_line_index(q, n, mode, numpy)
+        v = x[where[:axis] + (q,) + where[axis + 1:]]
+        return v if outside is None else numpy.where(outside, cval, v)
+
+    again = at(p) * k[r]
+    for j in range(r, 0, -1):
+        again = again + pair(at(p - j), at(p + j)) * k[r - j]
+    if not sums.flags.writeable:
+        sums = sums.copy()
+    sums[where] = again
+    return sums
 
 
 def _as_integers(x, kind):
