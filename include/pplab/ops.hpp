@@ -77,6 +77,14 @@ constexpr bool is_arg(op o) noexcept {
 constexpr bool is_moments(op o) noexcept {
   return o == op::var || o == op::std_dev || o == op::nanmean || o == op::nanvar || o == op::nanstd;
 }
+// Whether NumPy answers op along an axis in the data's own type (numpy.sum(x, axis=k)'s dtype;
+// answer_types::numpy, pplab/device.hpp): every answer of float data but an index or a count,
+// and the min and max of integers. (Otherwise int64 or uint64 for integer sums and products,
+// float64 for integer means and moments, int64 for indices and counts.)
+constexpr bool numpy_keeps_type(bool float_data, op o) noexcept {
+  return !is_arg(o) && o != op::count_nonzero &&
+         (float_data || plain_of(o) == op::min || plain_of(o) == op::max);
+}
 std::string_view name_of(op o) noexcept;
 op parse_op(std::string_view name);
 

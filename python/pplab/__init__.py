@@ -426,18 +426,20 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
 
 
 def _numpy_answer_type(dtype_name, op):
-    """The NumPy name of the type NumPy answers op in along an axis of data of dtype_name: min
-    and max (their nan forms too) keep the data's type; sums and products of integers are int64
-    (uint64 for unsigned data); means and moments of integers float64; a float's answers of its
-    own type; indices and counts int64. (module.cpp's numpy_row_type, for the engines' types.)"""
-    plain = _plain(op)
-    if plain in ("argmin", "argmax", "count_nonzero"):
-        return "int64"
-    if plain in ("min", "max") or dtype_name.startswith(("float", "bfloat")):
-        return dtype_name
-    if plain in ("sum", "prod", "product"):
-        return "uint64" if dtype_name.startswith("uint") else "int64"
-    return "float64"
+    """The NumPy name of the type NumPy answers op in along an axis of data of dtype_name: the
+    data's own where the compiled module says NumPy keeps it (pplab::numpy_keeps_type: min and
+    max, a float's answers but indices and counts), else the engines' answer type (int64 or
+    uint64 sums, float64 means, int64 indices). Half floats ask as float32, booleans as int64:
+    the types the engines reduce them in."""
+    key = ("numpy", dtype_name, op)
+    if key not in _ANSWER_TYPES:
+        engine = _ENGINE_TYPE_OF.get(dtype_name, dtype_name)
+        keeps = _pplab.numpy_keeps_type(engine, _OPS[op])
+        _ANSWER_TYPES[key] = dtype_name if keeps else _row_answer_type(engine, _OPS[op])
+    return _ANSWER_TYPES[key]
+
+
+_ENGINE_TYPE_OF = {"float16": "float32", "bfloat16": "float32", "bool": "int64"}
 
 
 def _in_numpys_type(got, dtype_name, op):

@@ -243,12 +243,9 @@ std::string numpy_name(dtype t) {
 }
 
 // The type NumPy answers op along an axis of data of type t in (answer_types::numpy,
-// pplab/device.hpp): t for min and max and for every answer of float data but an index or a
-// count, else row_answer_type's.
+// pplab/device.hpp): t where numpy_keeps_type (pplab/ops.hpp) says so, else row_answer_type's.
 dtype numpy_row_type(dtype t, op o) {
-  if (is_arg(o) || o == op::count_nonzero) return row_answer_type(t, o);
-  if (is_float(t) || plain_of(o) == op::min || plain_of(o) == op::max) return t;
-  return row_answer_type(t, o);
+  return numpy_keeps_type(is_float(t), o) ? t : row_answer_type(t, o);
 }
 
 // The answer types a GPU array's answers `out` of type `given` asks for: wide where they are of
@@ -265,6 +262,14 @@ answer_types answers_asked(const char* call, dtype t, op o, dtype given, std::si
 std::string row_answer_type_call(const std::string& dtype_name, const std::string& op_name) {
   for (dtype t : all_dtypes)
     if (numpy_name(t) == dtype_name) return numpy_name(row_answer_type(t, parse_op(op_name)));
+  throw py::type_error("the array has elements of type " + dtype_name +
+                       "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
+}
+
+// numpy_keeps_type by NumPy's names: whether the Python layer keeps the data's type.
+bool numpy_keeps_type_call(const std::string& dtype_name, const std::string& op_name) {
+  for (dtype t : all_dtypes)
+    if (numpy_name(t) == dtype_name) return numpy_keeps_type(is_float(t), parse_op(op_name));
   throw py::type_error("the array has elements of type " + dtype_name +
                        "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
 }
@@ -901,6 +906,7 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("exact_rows", &exact_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none());
   m.def("row_answer_type", &row_answer_type_call, py::arg("dtype_name"), py::arg("op"));
+  m.def("numpy_keeps_type", &numpy_keeps_type_call, py::arg("dtype_name"), py::arg("op"));
   m.def("reduce_rows", &reduce_rows_call, py::arg("x"), py::arg("op"),
         py::arg("backend") = py::none(), py::arg("out") = py::none());
   m.def("gaussian_kernel", &gaussian_kernel, py::arg("sigma"), py::arg("truncate") = 4.0,

@@ -41,17 +41,14 @@ __device__ inline row_answer_t<T, O> row_answer(acc_t<T, O> v, op what, std::siz
   else return row_answer_t<T, O>(v);
 }
 
-// Whether NumPy answers (T, O) in T: every float answer but an index or a count, and the min and
-// max of integers (an integer mean is float64, a sum int64 or uint64 as row_answer_t).
+// Whether NumPy answers (T, O) in T (pplab/ops.hpp's rule, which the Python module asks too).
 template <class T, op O>
-constexpr bool numpy_keeps_type =
-    !is_arg(O) && O != op::count_nonzero &&
-    (std::is_floating_point_v<T> || plain_of(O) == op::min || plain_of(O) == op::max);
+constexpr bool keeps_own_type = numpy_keeps_type(std::is_floating_point_v<T>, O);
 
 // Answer i stored in `out`: of row_answer_t, or of T where `own` asks it and NumPy keeps T.
 template <class T, op O>
 __device__ inline void store_answer(void* out, std::size_t i, row_answer_t<T, O> a, bool own) {
-  if constexpr (numpy_keeps_type<T, O>) {
+  if constexpr (keeps_own_type<T, O>) {
     if (own) {
       static_cast<T*>(out)[i] = T(a);
       return;
