@@ -768,5 +768,162 @@ TEST(NamedKernels, GaussianDerivativesAsSciPy) {
       errc::invalid_argument, [] { gaussian_kernel(1.0, 4.0, -1, -1); }, "order");
 }
 
+// correlate1d into integers in SciPy's order: where the order of the adds decides an answer's
+// truncation, SciPy's answer (worked out from NI_Correlate1D's loops: 43 * 0.8 + (43 + 43) * 0.1
+// is 43.0, 43 * 0.1 + 43 * 0.8 + 43 * 0.1 is 42.99999999999999; 3 * 0.7 + (3 + 3) * 0.15 is
+// 2.9999999999999996, the other order 3.0), along the last axis and down a middle one (more
+// columns than one piece's lanes), on both host backends.
+TEST(ScipyOrderPass, AnswersNearWholeNumbersTruncateAsSciPys) {
+  const std::vector<double> w1 = {0.1, 0.8, 0.1}, w2 = {0.15, 0.7, 0.15};
+  for (backend b : {backend::seq, backend::cpu}) {
+    for (std::size_t inner : {std::size_t(1), std::size_t(70)}) {
+      const std::size_t outer = 2, n = 9, count = outer * n * inner;
+      std::vector<std::uint8_t> x(count, 43), out(count, 0);
+      correlate1d_in_scipys_order(b, dtype::u8, x.data(), dtype::u8, out.data(), outer, n, inner,
+                                  w1, 0, boundary::reflect, 0.0);
+      for (std::uint8_t v : out) ASSERT_EQ(v, 43);
+      std::fill(x.begin(), x.end(), std::uint8_t(3));
+      correlate1d_in_scipys_order(b, dtype::u8, x.data(), dtype::u8, out.data(), outer, n, inner,
+                                  w2, 0, boundary::nearest, 0.0);
+      for (std::uint8_t v : out) ASSERT_EQ(v, 2);
+    }
+  }
+}
+
+// Integer weights add exactly in any order: every answer against the sum taken directly (the
+// line extended by boundary_index), for every mode, odd and even lengths, origins, the divisor
+// (uniform_filter's mean), answers below 0 into unsigned types (wrapped, as C converts) and
+// into int64; shapes with a line shorter than the weights.
+TEST(ScipyOrderPass, ExactSumsOnEveryModeAndPlacement) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> value(-300, 300);
+  struct weights {
+    std::vector<double> w;
+    long origin;
+    double divisor;
+  };
+  const std::vector<weights> cases = {{{1, 2, 1}, 0, 1},     {{-1, 0, 1}, 0, 1},
+                                      {{1, 2, -3, 5}, 0, 1}, {{1, 2, -3, 5}, -2, 1},
+                                      {{2, 1, 2}, 1, 1},     {{1, 1, 1, 1}, 1, 4},
+                                      {{4}, 0, 1},           {{1, 1, 1, 1, 1, 1, 1}, -3, 7}};
+  const std::size_t shapes[][3] = {{1, 1, 1}, {3, 2, 5}, {1, 17, 1}, {2, 40, 67}};
+  for (backend b : {backend::seq, backend::cpu})
+    for (boundary mode : all_modes)
+      for (const weights& c : cases)
+        for (const auto& sh : shapes) {
+          const std::size_t outer = sh[0], n = sh[1], inner = sh[2], count = outer * n * inner;
+          std::vector<std::int16_t> x(count);
+          for (auto& v : x) v = std::int16_t(value(rng));
+          std::vector<std::uint16_t> got(count);
+          std::vector<std::int64_t> wide(count);
+          const double cval = 2.0;
+          correlate1d_in_scipys_order(b, dtype::i16, x.data(), dtype::u16, got.data(), outer, n,
+                                      inner, c.w, c.origin, mode, cval, c.divisor);
+          correlate1d_in_scipys_order(b, dtype::i16, x.data(), dtype::i64, wide.data(), outer, n,
+                                      inner, c.w, c.origin, mode, cval, c.divisor);
+          const long k = long(c.w.size());
+          for (std::size_t o = 0; o < outer; ++o)
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t col = 0; col < inner; ++col) {
+                double sum = 0;
+                for (long j = 0; j < k; ++j) {
+                  const std::int64_t q = detail::boundary_index(
+                      std::int64_t(i) + j - k / 2 - c.origin, std::int64_t(n), mode);
+                  sum += c.w[std::size_t(j)] *
+                         (q < 0 ? cval : double(x[(o * n + std::size_t(q)) * inner + col]));
+                }
+                const auto want = std::int64_t(std::trunc(sum / c.divisor));
+                const std::size_t at = (o * n + i) * inner + col;
+                ASSERT_EQ(wide[at], want) << name_of(mode) << " n=" << n << " k=" << k;
+                ASSERT_EQ(got[at], std::uint16_t(want)) << name_of(mode);
+              }
+        }
+}
+
+// In place (the passes after the first of a separable filter): the same answers as into
+// another array, along each axis of a 3-D array, and a partial overlap refused.
+TEST(ScipyOrderPass, InPlaceIsTheSameAsApart) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> value(0, 255);
+  const std::size_t dims[3] = {5, 33, 70};
+  const std::vector<double> w = {0.2, 0.5, 0.3, 0.1};
+  for (backend b : {backend::seq, backend::cpu})
+    for (int axis = 0; axis < 3; ++axis) {
+      std::size_t outer = 1, inner = 1;
+      for (int d = 0; d < axis; ++d) outer *= dims[d];
+      for (int d = axis + 1; d < 3; ++d) inner *= dims[d];
+      std::vector<std::uint8_t> x(5 * 33 * 70), apart(x.size());
+      for (auto& v : x) v = std::uint8_t(value(rng));
+      correlate1d_in_scipys_order(b, dtype::u8, x.data(), dtype::u8, apart.data(), outer,
+                                  dims[axis], inner, w, -1, boundary::mirror, 0.0);
+      correlate1d_in_scipys_order(b, dtype::u8, x.data(), dtype::u8, x.data(), outer, dims[axis],
+                                  inner, w, -1, boundary::mirror, 0.0);
+      ASSERT_EQ(x, apart) << "axis " << axis;
+    }
+  std::vector<std::int16_t> y(64, 1);
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate1d_in_scipys_order(backend::seq, dtype::i16, y.data(), dtype::i16, y.data() + 1, 1,
+                                    63, 1, w, 0, boundary::reflect, 0.0);
+      },
+      "overlap");
+}
+
+TEST(ScipyOrderPass, ConversionsAndBadCalls) {
+  // Answers past the type's range wrap; uint64 takes its whole range; NaN from cval is int64's
+  // least value, wrapped
+  const std::vector<double> one = {1.0};
+  const double big[] = {300.0, -1.5, 0x1p63 + 4096.0, -0x1p70};
+  std::uint8_t u8[4];
+  std::uint64_t u64[4];
+  correlate1d_in_scipys_order(backend::seq, dtype::f64, big, dtype::u8, u8, 1, 4, 1, one, 0,
+                              boundary::reflect, 0.0);
+  EXPECT_EQ(u8[0], 44);
+  EXPECT_EQ(u8[1], 255);
+  correlate1d_in_scipys_order(backend::seq, dtype::f64, big, dtype::u64, u64, 1, 4, 1, one, 0,
+                              boundary::reflect, 0.0);
+  EXPECT_EQ(u64[0], 300u);
+  EXPECT_EQ(u64[2], (std::uint64_t(1) << 63) + 4096);
+  EXPECT_EQ(u64[1], ~std::uint64_t(0));
+  EXPECT_EQ(u64[3], std::uint64_t(1) << 63);
+  const std::vector<double> three = {1, 1, 1};
+  const double edge[] = {1.0};
+  std::int32_t i32[1];
+  correlate1d_in_scipys_order(backend::cpu, dtype::f64, edge, dtype::i32, i32, 1, 1, 1, three, 0,
+                              boundary::constant, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(i32[0], 0);  // int64's least value, wrapped to 32 bits
+  std::int16_t x[4] = {1, 2, 3, 4};
+  float f[4];
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::f32, f, 1, 4, 1, three, 0,
+                                    boundary::reflect, 0.0);
+      },
+      "integer type");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::i16, x, 1, 4, 1, three, 2,
+                                    boundary::reflect, 0.0);
+      },
+      "invalid origin");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate1d_in_scipys_order(backend::cuda, dtype::i16, x, dtype::i16, x, 1, 4, 1, three, 0,
+                                    boundary::reflect, 0.0);
+      },
+      "host backends");
+  expect_error(
+      errc::invalid_argument,
+      [&] {
+        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::i16, x, 1, 4, 1,
+                                    std::vector<double>{}, 0, boundary::reflect, 0.0);
+      },
+      "empty");
+}
+
 }  // namespace
 }  // namespace pplab::test

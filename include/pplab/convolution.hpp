@@ -87,4 +87,18 @@ std::vector<double> gaussian_kernel(double sigma, double truncate = 4.0, long ra
 // SciPy's range, -(size / 2) to (size - 1) / 2.
 std::vector<double> placed_kernel(std::span<const double> w, long origin = 0);
 
+// scipy.ndimage.correlate1d into an integer type, as SciPy computes it (its named filters' passes
+// into integers: gaussian_filter, sobel, prewitt, correlate1d of a uint8 image): the array `in`
+// (any dtype) is (outer, n, inner) in C order, the pass along n; `out` (an integer dtype, C order,
+// the same shape) gets out[i] = sum over j of weights[j] * in[i + j - size / 2 - origin] (the line
+// extended as `mode` says, cval outside in constant mode), over `divisor` (uniform_filter's mean:
+// `size` ones over size), converted as C converts (toward zero, modulo the type's range). Each
+// answer is added in double in SciPy's order (symmetric and antisymmetric odd weights by pairs,
+// the outermost first; others the last weight first), so that an answer near a whole number
+// truncates as SciPy's does. Host arrays, on seq (one thread) or cpu (all).
+void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
+                                 void* out, std::size_t outer, std::size_t n, std::size_t inner,
+                                 std::span<const double> weights, long origin, boundary mode,
+                                 double cval, double divisor = 1.0);
+
 }  // namespace pplab

@@ -1966,10 +1966,13 @@ def _one_sided(kernel, name, origin=0):
     return mask
 
 
-def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=False, first=0):
+def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=False, first=0,
+               lines=None):
     """x (an array _named_filter_input gave) filtered by the outer product of one 1-D kernel per
     axis: for 1-D and 2-D arrays one mask (unless `passes`), else one pass per axis, as SciPy runs
-    them: axis `first`, then the others in order."""
+    them: axis `first`, then the others in order. Into integers, each axis's pass is SciPy's
+    correlate1d (lines: {axis: (weights, origin)} where the kernel is not those weights centred,
+    as correlate1d's even lengths and origins place them)."""
     import numpy
     flat = x.reshape(1, -1) if len(tuple(x.shape)) == 1 else x
     cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
@@ -1986,25 +1989,29 @@ def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=Fa
         return _deliver(name, got if kind == "float64" else _astype(got, kind),
                         tuple(x.shape), output)
     if kind in _INTEGER_KINDS:
-        # SciPy's passes into integers: each axis's pass in float64, its answer converted to
-        # that type as C converts (toward zero, modulo the type's range) before the next
+        order = [first] + [a for a in range(len(kernels)) if a != first]
+        if _library(x) == "numpy":
+            if variant is not None:
+                raise ValueError("%s: variant= picks a rung of the float filters; a host array "
+                                 "filtered into integers runs SciPy's arithmetic on the host, "
+                                 "which has no rungs" % name)
+            got = _scipy_order_passes(x, kernels, order, kind, mode, cval,
+                                      "seq" if backend == "seq" else "cpu", lines)
+            return _deliver(name, got, tuple(x.shape), output)
+        # A GPU array's passes into integers: each axis's pass in float64 (pplab's order of the
+        # adds), its answer converted to that type as C converts (toward zero, modulo the type's
+        # range) before the next
         got = x
-        for axis in [first] + [a for a in range(len(kernels)) if a != first]:
-            if kernels[axis].size == 1 and kernels[axis][0] == 1.0:
-                continue
-            # A mean of m taps (uniform_filter) as SciPy takes it: their sum, exact for
-            # integers, divided by m, so that a mean that is a whole number stays one
+        for axis in order:
             k = kernels[axis]
-            taps = k[k != 0]
-            m = round(1 / taps[0]) if taps.size and numpy.all(taps == taps[0]) else 0
-            mean = m > 1 and abs(1 / taps[0] - m) < 1e-9 * m
+            if k.size == 1 and k[0] == 1.0:
+                continue
+            w, _, m = _scipy_line(k, (lines or {}).get(axis))
             one = [numpy.ones(1)] * len(kernels)
-            one[axis] = (k != 0).astype(numpy.float64) if mean else k
-            wide = _astype(got, "float64")
-            sums = _axis_passes(name, wide, one, [axis], mode, cval, None, backend, variant)
-            if not mean:
-                sums = _in_scipys_order(got, wide, sums, k, axis, mode, cval)
-            got = _as_integers(sums / m if mean else sums, kind)
+            one[axis] = k if m == 1 else (k != 0).astype(numpy.float64)
+            sums = _axis_passes(name, _astype(got, "float64"), one, [axis], mode, cval, None,
+                                backend, variant)
+            got = _as_integers(sums / m if m != 1 else sums, kind)
         if got is x:  # nothing to filter: a copy, as SciPy answers a new array
             got = _astype(x, kind)
         return _deliver(name, got, tuple(x.shape), output)
@@ -2220,82 +2227,39 @@ def _deliver(name, got, shape, output):
     return output
 
 
-def _scipy_line_index(q, n, mode, mod):
-    """Positions q (any integers) of a line of n as scipy.ndimage extends it in `mode`: the
-    index each reads, and where it reads cval instead (None but in the constant modes)."""
-    if mode == "nearest":
-        return mod.clip(q, 0, n - 1), None
-    if mode in ("wrap", "grid-wrap"):
-        return q % n, None
-    if mode in ("reflect", "grid-mirror"):  # d c b a | a b c d | d c b a
-        q = q % (2 * n)
-        return mod.where(q >= n, 2 * n - 1 - q, q), None
-    if mode == "mirror":  # d c b | a b c d | c b a
-        if n == 1:
-            return q * 0, None
-        q = q % (2 * n - 2)
-        return mod.where(q >= n, 2 * n - 2 - q, q), None
-    return mod.clip(q, 0, n - 1), (q < 0) | (q >= n)
-
-
-def _in_scipys_order(ints, x, sums, k, axis, mode, cval):
-    """An integer output's pass (x: the integers `ints` in float64; k its placed kernel): where an answer lies within a few roundings of a whole number, its truncation turns
-    on the last bits, and SciPy's order of the adds decides them. There it is taken again in that
-    order (scipy.ndimage's correlate1d for a symmetric or antisymmetric kernel: the centre's
-    product, then each pair's sum or difference times its weight, the outermost first), so the
-    integers are SciPy's: a uint8 image with flat patches had answers one below SciPy's (128.0 in
-    SciPy's order, 127.99999999999997 in another). Few such answers: each gathered alone; many
-    (flat images): the whole pass in that order. Host arrays (GPU arrays keep pplab's order yet);
-    a kernel neither symmetric nor antisymmetric (even lengths, origins) keeps pplab's order."""
-    if _library(x) != "numpy" or not x.size:
-        return sums
+def _scipy_line(k, given):
+    """The weights, origin and divisor of SciPy's 1-D pass whose placed kernel is k: `given`
+    (weights, origin) where the caller has them; a mean of m equal taps (uniform_filter, which
+    SciPy takes as their sum over m, exact for integers) as ones over m; else k itself."""
     import numpy
-    limit = builtins.max(builtins.abs(int(ints.min())), builtins.abs(int(ints.max())))
-    r = k.size // 2
-    eps = 2.0 ** -52  # DBL_EPSILON: SciPy's test of symmetry
-    side = range(1, r + 1)
-    if builtins.all(builtins.abs(float(k[r + j] - k[r - j])) <= eps for j in side):
-        pair = numpy.add
-    elif builtins.all(builtins.abs(float(k[r + j] + k[r - j])) <= eps for j in side):
-        pair = numpy.subtract
-    else:
-        return sums
-    off = numpy.rint(sums)
-    numpy.subtract(sums, off, out=off)
-    numpy.abs(off, out=off)
-    near = off <= 64 * eps * float(numpy.abs(k).sum()) * limit + 1e-300
-    count = int(numpy.count_nonzero(near))
-    if not count:
-        return sums
-    n = x.shape[axis]
-    if count > sums.size // 8:  # the whole pass: x extended along the axis, then slices of it
-        q, outside = _scipy_line_index(numpy.arange(-r, n + r), n, mode, numpy)
-        ext = numpy.take(x, q, axis=axis)
-        if outside is not None:
-            ext[(slice(None),) * axis + (outside,)] = cval
-        cut = lambda a: ext[(slice(None),) * axis + (slice(a, a + n),)]  # noqa: E731
-        again = cut(r) * k[r]
-        term = numpy.empty_like(again)
-        for j in range(r, 0, -1):
-            pair(cut(r - j), cut(r + j), out=term)
-            numpy.multiply(term, k[r - j], out=term)
-            numpy.add(again, term, out=again)
-        return again
-    where = numpy.nonzero(near)
-    p = where[axis]
+    if given is not None:
+        return numpy.asarray(given[0], dtype=numpy.float64), int(given[1]), 1
+    taps = k[k != 0]
+    m = round(1 / taps[0]) if taps.size and numpy.all(taps == taps[0]) else 0
+    if m > 1 and abs(1 / taps[0] - m) < 1e-9 * m:
+        return (k != 0).astype(numpy.float64), 0, m
+    return k, 0, 1
 
-    def at(q):
-        q, outside = _scipy_line_index(q, n, mode, numpy)
-        v = x[where[:axis] + (q,) + where[axis + 1:]]
-        return v if outside is None else numpy.where(outside, cval, v)
 
-    again = at(p) * k[r]
-    for j in range(r, 0, -1):
-        again = again + pair(at(p - j), at(p + j)) * k[r - j]
-    if not sums.flags.writeable:
-        sums = sums.copy()
-    sums[where] = again
-    return sums
+def _scipy_order_passes(x, kernels, order, kind, mode, cval, backend, lines):
+    """A host array filtered into the integer type `kind` as SciPy filters it: one correlate1d
+    per axis in `order`, each answer added in SciPy's order and truncated as C converts before
+    the next pass (pplab::correlate1d_in_scipys_order, on seq or cpu)."""
+    import numpy
+    got = numpy.ascontiguousarray(x)
+    out = None
+    for axis in order:
+        k = kernels[axis]
+        if k.size == 1 and k[0] == 1.0:
+            continue
+        w, origin, m = _scipy_line(k, (lines or {}).get(axis))
+        if out is None:  # one output, the passes after the first in place in it (as SciPy's)
+            out = numpy.empty(got.shape, kind)
+        _pplab.scipy_order_pass(got, out, axis, w, origin, mode, float(cval), float(m), backend)
+        got = out
+    if out is None:  # nothing to filter: a copy, as SciPy answers a new array
+        got = x.astype(kind)
+    return got
 
 
 def _as_integers(x, kind):
@@ -2537,7 +2501,8 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
             return _correlated(x.reshape(1, -1), mask, mode, cval, backend, variant).reshape(-1)
     kernels = [numpy.ones(1)] * ndim
     kernels[axis] = _one_sided(w, "correlate1d", origin)
-    return _separable("correlate1d", x, kernels, mode, cval, output, backend, variant)
+    return _separable("correlate1d", x, kernels, mode, cval, output, backend, variant,
+                      lines={axis: (w, origin)})
 
 
 _LINE_MASKS = {}  # correlate1d's masks by (weights, origin, down), the last 64

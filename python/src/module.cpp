@@ -783,6 +783,32 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
   return ran;
 }
 
+// scipy.ndimage.correlate1d into integers in SciPy's order (correlate1d_in_scipys_order): x
+// and out host arrays of one shape in C order, out of an integer type; the pass along `axis`.
+void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
+                           const std::vector<double>& weights, long origin, const std::string& mode,
+                           double cval, double divisor,
+                           const std::optional<std::string>& backend_name) {
+  placed in = take(x_obj, backend_name, "the input"),
+         out = take(out_obj, backend_name, "the output", true);
+  if (in.a.on_gpu || out.a.on_gpu)
+    throw py::value_error("the pass in SciPy's order reads and writes host arrays");
+  if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
+    throw py::value_error("the input and the output must be C-ordered arrays of one shape");
+  const int nd = int(in.a.ndim());
+  if (axis < 0 || axis >= nd)
+    throw py::value_error("axis " + std::to_string(axis) + " is out of bounds for " +
+                          std::to_string(nd) + " axes");
+  std::size_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= std::size_t(in.a.shape[std::size_t(d)]);
+  for (int d = axis + 1; d < nd; ++d) inner *= std::size_t(in.a.shape[std::size_t(d)]);
+  const boundary b = parse_boundary(mode);
+  released unlocked;
+  correlate1d_in_scipys_order(in.where, in.a.type, in.a.data, out.a.type, out.a.data, outer,
+                              std::size_t(in.a.shape[std::size_t(axis)]), inner, weights, origin, b,
+                              cval, divisor);
+}
+
 py::list backends_call() {
   py::list out;
   for (backend b : all_backends) {
@@ -934,6 +960,9 @@ PYBIND11_MODULE(_pplab, m) {
         py::arg("stride_b"), py::arg("out"), py::arg("stride_out"), py::arg("count"),
         py::arg("alpha"), py::arg("beta"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());
+  m.def("scipy_order_pass", &scipy_order_pass_call, py::arg("x"), py::arg("out"), py::arg("axis"),
+        py::arg("weights"), py::arg("origin"), py::arg("mode"), py::arg("cval"),
+        py::arg("divisor") = 1.0, py::arg("backend") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
         py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());

@@ -1553,6 +1553,9 @@ def test_integer_filters_truncate_as_scipys_order_of_adds(backend):
     np.testing.assert_array_equal(got, ndimage.gaussian_filter(x, 1.5, mode="wrap"))
     for _ in range(20):  # flat patches: many answers a whole number, in every mode
         x = (rng.integers(0, 4, size=(9, 11, 6)) * 60).astype(np.uint8)
+        # values whose flat sums truncate one apart in two orders (43 * 0.8 + 86 * 0.1 is 43.0,
+        # 43 * 0.1 + 43 * 0.8 + 43 * 0.1 is 42.99999999999999)
+        y = np.array([3, 7, 31, 43], np.uint8)[rng.integers(0, 4, size=(9, 11, 6))]
         for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
             for sigma in (0.8, 1.5, 3.0):
                 np.testing.assert_array_equal(
@@ -1560,6 +1563,17 @@ def test_integer_filters_truncate_as_scipys_order_of_adds(backend):
                     ndimage.gaussian_filter(x, sigma, mode=mode, cval=2), err_msg=mode)
             np.testing.assert_array_equal(pplab.sobel(x, mode=mode, backend=backend),
                                           ndimage.sobel(x, mode=mode))
+            # correlate1d's other orders: even lengths, origins, weights neither symmetric nor
+            # antisymmetric (the last weight's product first), along every axis
+            for w, origin in (([0.1, 0.8, 0.1], 1), ([0.15, 0.7, 0.15], -1),
+                              ([0.2, 0.3, 0.1, 0.4], 0), ([0.3, 0.1, 0.6], 0),
+                              ([0.05, 0.45, 0.45, 0.05], -2)):
+                for axis in range(3):
+                    np.testing.assert_array_equal(
+                        pplab.correlate1d(y, w, axis, mode=mode, cval=5, origin=origin,
+                                          backend=backend),
+                        ndimage.correlate1d(y, w, axis, mode=mode, cval=5, origin=origin),
+                        err_msg="%s %s %d %d" % (mode, w, origin, axis))
 
 
 def test_scipy_named_filters_refuse_what_they_do_not_take_yet():
@@ -1576,6 +1590,8 @@ def test_scipy_named_filters_refuse_what_they_do_not_take_yet():
         pplab.sobel(x, axis=2)
     with pytest.raises(ValueError, match="sigma"):
         pplab.gaussian_filter(x, -1.0)
+    with pytest.raises(ValueError, match="no rungs"):  # integers run SciPy's arithmetic
+        pplab.gaussian_filter(x.astype(np.uint8), 1.0, variant="c03")
 
 
 # Exact sums and means: the real sum of the values rounded once (the oracle: Fractions, whose

@@ -3,7 +3,8 @@
 # .cu, each defining its rung's record) and other files (<backend>_sources). Read by
 # pplab_add_pattern (cmake/patterns.cmake), which compiles the folders of the backends built and
 # writes each folder's register hook from its list.
-set(pattern_sources convolution/api.cpp convolution/policy.cpp convolution/kernels.cpp)
+set(pattern_sources convolution/api.cpp convolution/policy.cpp convolution/kernels.cpp
+  convolution/scipy_order.cpp)
 set(seq_rungs c01_direct_loop c02_interior_apart)
 set(cpu_rungs c01_rows_openmp c02_register_blocked c03_separable c04_u8_channels)
 # OpenCV, the baseline (c00): its rungs in the cpu folder, their calls in the vendors module

@@ -1,0 +1,247 @@
+// scipy.ndimage.correlate1d's arithmetic, for outputs of an integer type (pplab/convolution.hpp,
+// correlate1d_in_scipys_order). An integer output keeps the truncation of each answer, and an
+// answer within a rounding of a whole number truncates as the last bit of its sum says: the
+// order of the adds decides the integer (128.0 in SciPy's order, 127.99999999999997 in
+// another, truncated to 128 and 127). So this pass adds in SciPy's order, per answer:
+//   odd length, symmetric weights (|w[c+j] - w[c-j]| <= DBL_EPSILON): w[c] x[0], then
+//     + (x[-j] + x[j]) w[c-j] for j from the outermost pair inward;
+//   odd length, antisymmetric (|w[c+j] + w[c-j]| <= DBL_EPSILON): the same with x[-j] - x[j];
+//   any other: w[k-1] x[last], then + w[t] x[t] for t from the first to the last but one;
+// in double, every product and sum rounded on its own (this file is built without contracting
+// a * b + c into one FMA, which rounds once). The answers of different elements are independent,
+// so the loops run across many elements at once (vectors, threads) without changing any one.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "convolution/boundary.hpp"
+#include "pplab/convolution.hpp"
+#include "pplab/error.hpp"
+#include "pplab/interrupt.hpp"
+
+namespace pplab {
+namespace {
+
+enum class symmetry { none, even, odd };
+
+// NI_Correlate1D's test, on the weights as given (before any placement).
+symmetry symmetry_of(std::span<const double> w) {
+  const std::size_t k = w.size(), c = k / 2;
+  if (k % 2 == 0) return symmetry::none;
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  bool even = true, odd = true;
+  for (std::size_t j = 1; j <= c; ++j) {
+    even = even && std::fabs(w[c + j] - w[c - j]) <= eps;
+    odd = odd && std::fabs(w[c + j] + w[c - j]) <= eps;
+  }
+  return even ? symmetry::even : odd ? symmetry::odd : symmetry::none;
+}
+
+// A double as C converts it to the integer type U, where C defines it (toward zero, in range);
+// elsewhere as x86's conversion through int64 gives it (modulo U's range; NaN, infinities and
+// values past int64's range as int64's least value), as NumPy's astype does. uint64 takes its
+// whole range, and a negative value as SciPy stores it (the negation of its magnitude's).
+template <class U> U to_integer(double v) {
+  constexpr double two63 = 0x1p63;
+  if constexpr (std::is_same_v<U, std::uint64_t>) {
+    if (v > -1.0 && v < 0x1p64) return U(v);
+    if (v < 0 && v > -0x1p64) return U(0) - U(-v);
+    return U(1) << 63;
+  } else {
+    const bool in_range = v > -two63 && v < two63;
+    return U(in_range ? std::int64_t(v) : std::numeric_limits<std::int64_t>::min());
+  }
+}
+
+// The geometry of one pass: the array as (outer, n, inner) in C order, the pass along n.
+struct geometry {
+  std::size_t outer, n, inner;
+  std::size_t k;      // the weights' count
+  long before;        // the line's extension before its first element: k / 2 + origin
+  std::size_t lanes;  // columns of the inner axis taken together (1 where inner is 1)
+  std::size_t seg;    // the line's elements per piece of work
+  boundary mode;
+  double cval;
+};
+
+// A piece of work: `lanes` columns (from c0) of the line of outer index o, its elements [s,
+// s + len): their inputs, extended as the mode says, as doubles in e (row p holds line element s
+// - before + p), then the answers in a (row l holds element s + l).
+template <class T>
+void read_piece(const geometry& g, const T* in, std::size_t o, std::size_t c0, std::size_t w,
+                std::size_t s, std::size_t len, double* e) {
+  const std::size_t rows = len + g.k - 1;
+  const T* line = in + o * g.n * g.inner + c0;
+  const std::int64_t first = std::int64_t(s) - g.before, n = std::int64_t(g.n);
+  // The rows inside the line [inside, past) read it directly; the others as the mode says.
+  const std::size_t inside = std::size_t(std::clamp<std::int64_t>(-first, 0, std::int64_t(rows)));
+  const std::size_t past =
+      std::size_t(std::clamp<std::int64_t>(n - first, std::int64_t(inside), std::int64_t(rows)));
+  auto row = [&](std::size_t p, std::int64_t q) {
+    double* dst = e + p * g.lanes;
+    if (q < 0) {
+      std::fill(dst, dst + w, g.cval);
+      return;
+    }
+    const T* src = line + std::size_t(q) * g.inner;
+    for (std::size_t c = 0; c < w; ++c) dst[c] = double(src[c]);
+  };
+  for (std::size_t p = 0; p < inside; ++p)
+    row(p, detail::boundary_index(first + std::int64_t(p), n, g.mode));
+  if (g.inner == 1) {  // one line's stretch: a contiguous conversion
+    const T* src = line + (first + std::int64_t(inside));
+    for (std::size_t p = inside; p < past; ++p) e[p] = double(src[p - inside]);
+  } else {
+    for (std::size_t p = inside; p < past; ++p) row(p, first + std::int64_t(p));
+  }
+  for (std::size_t p = past; p < rows; ++p)
+    row(p, detail::boundary_index(first + std::int64_t(p), n, g.mode));
+}
+
+// The answers of a piece, in SciPy's order (above), over the rows of e: `count` = len x lanes
+// answers, each taken through the tap rows t (e + t * lanes). Taken in chunks whose rows stay in
+// the first-level cache while every tap passes over them.
+void correlate_piece(const double* e, double* a, std::size_t count, std::size_t lanes,
+                     std::span<const double> w, symmetry sym, double divisor) {
+  const std::size_t k = w.size(), c = k / 2;
+  constexpr std::size_t chunk = 512;
+  for (std::size_t i0 = 0; i0 < count; i0 += chunk) {
+    const std::size_t m = std::min(chunk, count - i0);
+    double* out = a + i0;
+    const double* base = e + i0;
+    if (sym == symmetry::none) {
+      const double* last = base + (k - 1) * lanes;
+      for (std::size_t i = 0; i < m; ++i) out[i] = last[i] * w[k - 1];
+      for (std::size_t t = 0; t + 1 < k; ++t) {
+        const double* x = base + t * lanes;
+        const double wt = w[t];
+        for (std::size_t i = 0; i < m; ++i) out[i] += x[i] * wt;
+      }
+    } else {
+      const double* centre = base + c * lanes;
+      for (std::size_t i = 0; i < m; ++i) out[i] = centre[i] * w[c];
+      for (std::size_t t = 0; t < c; ++t) {  // the pair t and k - 1 - t, the outermost first
+        const double* lo = base + t * lanes;
+        const double* hi = base + (k - 1 - t) * lanes;
+        const double wt = w[t];
+        if (sym == symmetry::even)
+          for (std::size_t i = 0; i < m; ++i) out[i] += (lo[i] + hi[i]) * wt;
+        else
+          for (std::size_t i = 0; i < m; ++i) out[i] += (lo[i] - hi[i]) * wt;
+      }
+    }
+    if (divisor != 1.0)
+      for (std::size_t i = 0; i < m; ++i) out[i] /= divisor;
+  }
+}
+
+template <class U>
+void write_piece(const geometry& g, const double* a, U* out, std::size_t o, std::size_t c0,
+                 std::size_t w, std::size_t s, std::size_t len) {
+  U* line = out + o * g.n * g.inner + c0;
+  if (g.inner == 1) {  // one line's stretch: a contiguous conversion
+    for (std::size_t l = 0; l < len; ++l) line[s + l] = to_integer<U>(a[l]);
+    return;
+  }
+  for (std::size_t l = 0; l < len; ++l) {
+    const double* row = a + l * g.lanes;
+    U* dst = line + (s + l) * g.inner;
+    for (std::size_t c = 0; c < w; ++c) dst[c] = to_integer<U>(row[c]);
+  }
+}
+
+template <class T, class U>
+void run_pass(const geometry& g, const T* in, U* out, std::span<const double> w, symmetry sym,
+              double divisor, bool threads) {
+  const std::size_t blocks = (g.inner + g.lanes - 1) / g.lanes;
+  const std::size_t segs = (g.n + g.seg - 1) / g.seg;
+  const std::size_t pieces = g.outer * blocks * segs;
+  // Waves of pieces, the interrupt asked between them on this thread.
+  const std::size_t per_wave = std::max<std::size_t>(1, (std::size_t(1) << 24) / (g.seg * g.lanes));
+  for (std::size_t w0 = 0; w0 < pieces; w0 += per_wave) {
+    if (w0) stop_if_interrupted();
+    const std::size_t w1 = std::min(pieces, w0 + per_wave);
+#pragma omp parallel if (threads && w1 - w0 > 1)
+    {
+      std::vector<double> e((g.seg + g.k - 1) * g.lanes), a(g.seg * g.lanes);
+#pragma omp for schedule(dynamic, 1)
+      for (std::size_t p = w0; p < w1; ++p) {
+        const std::size_t sg = p % segs, b = (p / segs) % blocks, o = p / segs / blocks;
+        const std::size_t s = sg * g.seg, len = std::min(g.seg, g.n - s);
+        const std::size_t c0 = b * g.lanes, width = std::min(g.lanes, g.inner - c0);
+        read_piece(g, in, o, c0, width, s, len, e.data());
+        correlate_piece(e.data(), a.data(), len * g.lanes, g.lanes, w, sym, divisor);
+        write_piece(g, a.data(), out, o, c0, width, s, len);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
+                                 void* out, std::size_t outer, std::size_t n, std::size_t inner,
+                                 std::span<const double> weights, long origin, boundary mode,
+                                 double cval, double divisor) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::invalid_argument,
+         "correlate1d_in_scipys_order: host backends only (seq, cpu), not " +
+             std::string(name_of(where)));
+  if (is_float(out_type))
+    fail(errc::invalid_argument,
+         "correlate1d_in_scipys_order: the output must be of an integer type, not " +
+             std::string(name_of(out_type)));
+  const std::size_t k = weights.size();
+  if (k == 0) fail(errc::invalid_argument, "correlate1d_in_scipys_order: the weights are empty");
+  const long lo = -long(k / 2), hi = long(k - 1) / 2;
+  if (origin < lo || origin > hi)
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order: invalid origin " +
+                                     std::to_string(origin) + " for " + std::to_string(k) +
+                                     " taps (SciPy's range: " + std::to_string(lo) + " to " +
+                                     std::to_string(hi) + ")");
+  if (!(divisor > 0) || !std::isfinite(divisor))
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order: the divisor must be above 0");
+  if (outer == 0 || n == 0 || inner == 0) return;
+  geometry g{outer, n, inner, k, long(k / 2) + origin, 1, 0, mode, cval};
+  // Along the last axis a piece is a stretch of one line; along another, up to 64 neighbouring
+  // columns together (a cache line of bytes), so that each row of the piece is read whole.
+  g.lanes = std::min<std::size_t>(inner, 64);
+  g.seg = std::max<std::size_t>(64, 8192 / g.lanes);
+  const std::size_t count = outer * n * inner;
+  const auto* in_bytes = static_cast<const unsigned char*>(in);
+  const auto* out_bytes = static_cast<const unsigned char*>(out);
+  std::vector<unsigned char> copy;
+  if (in_bytes == out_bytes && in_type == out_type) {
+    // In place (SciPy's passes after the first write into their output): a piece is whole
+    // lines, read into its buffer before any of them is written, and no two pieces share a
+    // line. Lines past a buffer of 2^20 values: the input copied first instead.
+    constexpr std::size_t most = std::size_t(1) << 20;
+    if (n <= most) {
+      g.seg = n;
+      g.lanes = std::max<std::size_t>(1, std::min(g.lanes, most / n));
+    } else {
+      copy.assign(in_bytes, in_bytes + count * size_of(in_type));
+      in = copy.data();
+    }
+  } else if (in_bytes < out_bytes + count * size_of(out_type) &&
+             out_bytes < in_bytes + count * size_of(in_type)) {
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order: the input and the output overlap "
+                                 "(only the same array of one type may be both)");
+  }
+  const symmetry sym = symmetry_of(weights);
+  visit_dtype(in_type, [&](auto t) {
+    using T = decltype(t);
+    visit_dtype(out_type, [&](auto u) {
+      using U = decltype(u);
+      if constexpr (std::is_integral_v<U>)
+        run_pass(g, static_cast<const T*>(in), static_cast<U*>(out), weights, sym, divisor,
+                 where == backend::cpu);
+    });
+  });
+}
+
+}  // namespace pplab
