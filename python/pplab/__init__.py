@@ -1822,11 +1822,13 @@ def _check_filter_args(mode, cval, backend, variant):
     return float(_check_number(cval, "cval")), _check_backend(backend), _check_variant(variant)
 
 
-def _correlated(image, weights, mode, cval, backend, variant):
+def _correlated(image, weights, mode, cval, backend, variant, out=None):
     """pplab's own filter calls (the named filters' masks and passes): a float32 or float64 image
     pplab reads and a C-contiguous float64 NumPy mask of one or two axes, the arguments checked
-    (_check_filter_args): the correlation in a new array of the image's type and library."""
-    out = _empty(image, tuple(image.shape), _dtype_name(image))
+    (_check_filter_args): the correlation in a new array of the image's type and library (or in
+    `out`, an array of the image's shape and type that pplab made and no longer needs)."""
+    if out is None:
+        out = _empty(image, tuple(image.shape), _dtype_name(image))
     _run(_pplab.filter, image, weights if weights.ndim == 2 else weights.reshape(1, -1), out, mode,
          cval, False, 1, backend, variant)
     return out
@@ -2064,16 +2066,16 @@ _SEPARABLE_SIDE = 63  # the longest side of an outer-product mask (pplab::max_se
 _FUSED_SIDE = 33  # the longest side of a square outer product a GPU filters over a stack at once
 
 
-def _pass(x, k, axis, mode, cval, backend, variant):
+def _pass(x, k, axis, mode, cval, backend, variant, out=None):
     """The matrix x correlated with the odd-length 1-D kernel k along axis 0 (down the columns)
-    or 1 (along the rows), in `mode`: one filter call (a mask of one row or one column), or
-    _long_pass's for a kernel longer than such a mask may be, or for a uint8 image (whose masks
-    are at most a mask's side)."""
+    or 1 (along the rows), in `mode`: one filter call (a mask of one row or one column; into
+    `out` where given, as _correlated's), or _long_pass's for a kernel longer than such a mask
+    may be, or for a uint8 image (whose masks are at most a mask's side)."""
     if k.size > (_MASK_SIDE if _dtype_name(x) == "uint8" else _LINE_TAPS):
         return _long_pass(x, k, axis, mode, cval, backend, variant)
     mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
     if _dtype_name(x) in ("float32", "float64"):
-        return _correlated(x, mask, mode, cval, backend, variant)
+        return _correlated(x, mask, mode, cval, backend, variant, out)
     return correlate(x, mask, mode, cval, backend=backend, variant=variant)
 
 
@@ -2085,11 +2087,12 @@ def _pass(x, k, axis, mode, cval, backend, variant):
 _HOST_PLANE = 2048
 
 
-def _planes_pass(stack, k, mode, cval, backend, variant):
+def _planes_pass(stack, k, mode, cval, backend, variant, out=None):
     """A C-contiguous float stack of planes x rows x cols correlated down its rows (axis 1) with
     the odd-length 1-D kernel k (at most a line's taps), each plane on its own, in one call
-    (pplab::filter_options::planes)."""
-    out = _empty(stack, tuple(stack.shape), _dtype_name(stack))
+    (pplab::filter_options::planes), into `out` where given (as _correlated's)."""
+    if out is None:
+        out = _empty(stack, tuple(stack.shape), _dtype_name(stack))
     _run(_pplab.filter, stack, k.reshape(-1, 1), out, mode, cval, False, 1, backend, variant)
     return out
 
@@ -2180,13 +2183,19 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
             if k1.size == k2.size and k1.size % 2 == 1 and 3 <= k1.size <= _FUSED_SIDE:
                 last_two = _outer(k1, k2)
                 order = [a for a in order if a < len(shape) - 2]
+        # Two arrays in turn: each pass writes into the array the pass before last wrote (a
+        # new array's first touch of its pages costs as much as a short pass)
+        spare = None
         for axis in order:
             k = kernels[axis]
             if k.size == 1 and k[0] == 1.0:
                 continue
+            before = got
             if axis == len(shape) - 1:
                 rows = got.reshape(-1, shape[-1])
-                got = _pass(rows, k, 1, mode, cval, backend, variant).reshape(shape)
+                out = None if spare is None else spare.reshape(-1, shape[-1])
+                got = _pass(rows, k, 1, mode, cval, backend, variant, out).reshape(shape)
+                spare = before if before is not x and before is not got else None
                 continue
             plane = shape[axis] * math.prod(shape[axis + 1:])
             if (_dtype_name(got) in ("float32", "float64") and k.size <= _LINE_TAPS
@@ -2195,7 +2204,9 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
                 # axes after it): one pass down each plane's columns, nothing moved
                 stack = got.reshape(math.prod(shape[:axis]), shape[axis],
                                     math.prod(shape[axis + 1:]))
-                got = _planes_pass(stack, k, mode, cval, backend, variant).reshape(shape)
+                out = None if spare is None else spare.reshape(tuple(stack.shape))
+                got = _planes_pass(stack, k, mode, cval, backend, variant, out).reshape(shape)
+                spare = before if before is not x and before is not got else None
                 continue
             front = got if axis == 0 else _moved(got, axis, 0)
             moved_shape = tuple(front.shape)

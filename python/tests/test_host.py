@@ -1412,10 +1412,11 @@ def test_scipy_named_filters_match_scipy(rng, backend, dtype, shape):
 
 
 # The named filters on volumes (3-D and 4-D), one pass per axis as SciPy runs them: against SciPy
-# in every mode, per-axis arguments, axes of one element, a view, output=.
+# in every mode, per-axis arguments, axes of one element, a view, output=; (4, 40, 60) has planes
+# the host filters where they lie (_HOST_PLANE), each pass into the array of the pass before last.
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(9, 13, 17), (1, 20, 3), (5, 1, 1), (3, 4, 5, 6)])
+@pytest.mark.parametrize("shape", [(9, 13, 17), (1, 20, 3), (5, 1, 1), (3, 4, 5, 6), (4, 40, 60)])
 def test_scipy_named_filters_on_volumes_match_scipy(rng, backend, dtype, shape):
     ndimage = pytest.importorskip("scipy.ndimage")
     x = rng.standard_normal(shape).astype(dtype)
