@@ -2022,10 +2022,13 @@ def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=Fa
     if mode == "constant" and cval != 0 and builtins.any(abs(k.sum() - 1) > 1e-12 for k in kernels):
         passes = True
     # Past a mask's side, two kernels' outer product (each to _SEPARABLE_SIDE) is still one
-    # filter on a GPU, whose rung fuses the two passes (cuda c15); on the host, two passes.
+    # filter on a GPU, whose rung fuses the two passes (cuda c15), and on the cpu backend (c03:
+    # as fast as the two passes from 33 to 57 taps, and one output where the passes write two,
+    # bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt); elsewhere two passes.
     big = builtins.any(k.size > _MASK_SIDE for k in kernels)
     one_mask = (len(kernels) == 2 and builtins.all(k.size <= _SEPARABLE_SIDE for k in kernels)
-                and (_on_gpu(x) or backend == "cuda"))
+                and (_on_gpu(x) or backend == "cuda"
+                     or (backend in (None, "cpu") and variant is None)))
     if len(kernels) >= 3 or passes or (big and not one_mask):
         order = [first] + [a for a in range(len(kernels)) if a != first]
         return _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
