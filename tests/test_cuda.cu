@@ -244,6 +244,68 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
                error);
 }
 
+// correlate1d into integers in SciPy's order on the GPU: bit for bit the host's, along each axis
+// of a volume, in every mode, for each of SciPy's orders (symmetric, antisymmetric, neither, a
+// mean); a float64 input into int16; the input neither the output's type nor float64, host
+// memory and an overlap refused.
+TEST(CudaApi, PassesInSciPysOrderAreTheHosts) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  const std::size_t dims[3] = {7, 45, 70}, count = 7 * 45 * 70;
+  std::vector<std::uint8_t> x(count);
+  const std::uint8_t levels[4] = {3, 7, 31, 43};  // flat sums decided by the order of the adds
+  for (auto& v : x) v = levels[rng() % 4];
+  std::vector<double> wide(count);
+  for (auto& v : wide) v = double(rng() % 2000) / 7 - 140;
+  struct weights {
+    std::vector<double> w;
+    long origin;
+    double divisor;
+  };
+  const std::vector<weights> cases = {{{0.1, 0.8, 0.1}, 0, 1},
+                                      {{-0.5, 0, 0.5}, 1, 1},
+                                      {{0.2, 0.3, 0.1, 0.4}, -1, 1},
+                                      {{1, 1, 1, 1, 1}, 2, 5}};
+  detail::buffer din(dev(), count), dout(dev(), count), dwide(dev(), count * 8),
+      dnarrow(dev(), count * 2);
+  dev().copy_in(din.get(), x.data(), count);
+  dev().copy_in(dwide.get(), wide.data(), count * 8);
+  std::vector<std::uint8_t> want(count), got(count);
+  std::vector<std::int16_t> want16(count), got16(count);
+  for (boundary mode :
+       {boundary::reflect, boundary::constant, boundary::nearest, boundary::mirror, boundary::wrap})
+    for (const weights& c : cases)
+      for (int axis = 0; axis < 3; ++axis) {
+        std::size_t outer = 1, inner = 1;
+        for (int d = 0; d < axis; ++d) outer *= dims[d];
+        for (int d = axis + 1; d < 3; ++d) inner *= dims[d];
+        correlate1d_in_scipys_order(backend::cpu, dtype::u8, x.data(), dtype::u8, want.data(),
+                                    outer, dims[axis], inner, c.w, c.origin, mode, 2.0, c.divisor);
+        correlate1d_in_scipys_order_device(dtype::u8, din.get(), dtype::u8, dout.get(), outer,
+                                           dims[axis], inner, c.w, c.origin, mode, 2.0, c.divisor);
+        dev().copy_out(got.data(), dout.get(), count);
+        ASSERT_EQ(got, want) << name_of(mode) << " axis " << axis;
+        correlate1d_in_scipys_order(backend::cpu, dtype::f64, wide.data(), dtype::i16,
+                                    want16.data(), outer, dims[axis], inner, c.w, c.origin, mode,
+                                    -1.5, c.divisor);
+        correlate1d_in_scipys_order_device(dtype::f64, dwide.get(), dtype::i16, dnarrow.get(),
+                                           outer, dims[axis], inner, c.w, c.origin, mode, -1.5,
+                                           c.divisor);
+        dev().copy_out(got16.data(), dnarrow.get(), count * 2);
+        ASSERT_EQ(got16, want16) << name_of(mode) << " axis " << axis;
+      }
+  const std::vector<double> three = {1, 2, 1};
+  EXPECT_THROW(correlate1d_in_scipys_order_device(dtype::i16, dnarrow.get(), dtype::u8, dout.get(),
+                                                  1, count, 1, three, 0, boundary::reflect, 0.0),
+               error);
+  EXPECT_THROW(correlate1d_in_scipys_order_device(dtype::u8, x.data(), dtype::u8, dout.get(), 1,
+                                                  count, 1, three, 0, boundary::reflect, 0.0),
+               error);
+  EXPECT_THROW(correlate1d_in_scipys_order_device(dtype::u8, din.get(), dtype::u8, din.get(), 1,
+                                                  count, 1, three, 0, boundary::reflect, 0.0),
+               error);
+}
+
 // A stack of images on the GPU (filter_options::planes) in one launch: c14's 1-D pass, or c07's
 // outer products (a 3-D filter's last two axes; 3 x 3 too, where one image runs c06). Each plane
 // as it is alone through the same rung, bit for bit, a larger stack than the grid's z takes in

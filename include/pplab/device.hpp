@@ -133,6 +133,14 @@ void convolve_device(dtype t, const void* in, std::size_t rows, std::size_t cols
                      const double* mask, std::size_t kh, std::size_t kw, void* out,
                      std::size_t ld_out, const filter_options& o = {}, const rung_choice& how = {});
 
+// pplab::correlate1d_in_scipys_order (pplab/convolution.hpp) of an array already in GPU memory:
+// `in` of the output's integer type or float64 (convert any other first), `out` device memory
+// apart from it, the weights in host memory; the same answers as the host's, bit for bit.
+void correlate1d_in_scipys_order_device(dtype in_type, const void* in, dtype out_type, void* out,
+                                        std::size_t outer, std::size_t n, std::size_t inner,
+                                        std::span<const double> weights, long origin, boundary mode,
+                                        double cval, double divisor = 1.0);
+
 // Data already spread over several GPUs, for the nccl backend: one part per GPU it drives, in
 // device order (part i in the memory of device i, some possibly empty); under mpirun, one part,
 // in the memory of this rank's GPU. The answer is the whole job's (every rank gets it), the

@@ -1991,31 +1991,11 @@ def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=Fa
         return _deliver(name, got if kind == "float64" else _astype(got, kind),
                         tuple(x.shape), output)
     if kind in _INTEGER_KINDS:
+        if variant is not None:
+            raise ValueError("%s: variant= picks a rung of the float filters; an array filtered "
+                             "into integers runs SciPy's arithmetic, which has no rungs" % name)
         order = [first] + [a for a in range(len(kernels)) if a != first]
-        if _library(x) == "numpy":
-            if variant is not None:
-                raise ValueError("%s: variant= picks a rung of the float filters; a host array "
-                                 "filtered into integers runs SciPy's arithmetic on the host, "
-                                 "which has no rungs" % name)
-            got = _scipy_order_passes(x, kernels, order, kind, mode, cval,
-                                      "seq" if backend == "seq" else "cpu", lines)
-            return _deliver(name, got, tuple(x.shape), output)
-        # A GPU array's passes into integers: each axis's pass in float64 (pplab's order of the
-        # adds), its answer converted to that type as C converts (toward zero, modulo the type's
-        # range) before the next
-        got = x
-        for axis in order:
-            k = kernels[axis]
-            if k.size == 1 and k[0] == 1.0:
-                continue
-            w, _, m = _scipy_line(k, (lines or {}).get(axis))
-            one = [numpy.ones(1)] * len(kernels)
-            one[axis] = k if m == 1 else (k != 0).astype(numpy.float64)
-            sums = _axis_passes(name, _astype(got, "float64"), one, [axis], mode, cval, None,
-                                backend, variant)
-            got = _as_integers(sums / m if m != 1 else sums, kind)
-        if got is x:  # nothing to filter: a copy, as SciPy answers a new array
-            got = _astype(x, kind)
+        got = _scipy_order_passes(x, kernels, order, kind, mode, cval, backend, lines)
         return _deliver(name, got, tuple(x.shape), output)
     # In constant mode each of SciPy's passes sees cval outside the one before; one mask sees it
     # everywhere outside, the same only where every kernel keeps a constant (sums to 1)
@@ -2256,23 +2236,31 @@ def _scipy_line(k, given):
 
 
 def _scipy_order_passes(x, kernels, order, kind, mode, cval, backend, lines):
-    """A host array filtered into the integer type `kind` as SciPy filters it: one correlate1d
-    per axis in `order`, each answer added in SciPy's order and truncated as C converts before
-    the next pass (pplab::correlate1d_in_scipys_order, on seq or cpu)."""
-    import numpy
-    got = numpy.ascontiguousarray(x)
-    out = None
+    """x filtered into the integer type `kind` as SciPy filters it: one correlate1d per axis in
+    `order`, each answer added in SciPy's order and truncated as C converts before the next
+    pass (pplab::correlate1d_in_scipys_order). Host arrays on seq or cpu (backend="cuda" too),
+    the passes after the first in place in the one output, as SciPy's; GPU arrays on the GPU
+    (_device), two arrays in turn (a thread's taps must not read answers), x read as float64
+    first where it is neither kind nor float64."""
+    gpu = _on_gpu(x)
+    got = _contiguous(x)
+    if gpu and _dtype_name(got) not in (kind, "float64"):
+        got = _astype(got, "float64")
+    out = spare = None
     for axis in order:
         k = kernels[axis]
         if k.size == 1 and k[0] == 1.0:
             continue
         w, origin, m = _scipy_line(k, (lines or {}).get(axis))
-        if out is None:  # one output, the passes after the first in place in it (as SciPy's)
-            out = numpy.empty(got.shape, kind)
-        _pplab.scipy_order_pass(got, out, axis, w, origin, mode, float(cval), float(m), backend)
+        if out is None or gpu:
+            out = spare if spare is not None else _empty(got, tuple(got.shape), kind)
+        _pplab.scipy_order_pass(got, out, axis, w, origin, mode, float(cval), float(m),
+                                backend if gpu else "seq" if backend == "seq" else "cpu")
+        if gpu and _dtype_name(got) == kind and got is not x:
+            spare = got
         got = out
     if out is None:  # nothing to filter: a copy, as SciPy answers a new array
-        got = x.astype(kind)
+        got = _astype(x, kind)
     return got
 
 

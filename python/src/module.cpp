@@ -783,16 +783,17 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
   return ran;
 }
 
-// scipy.ndimage.correlate1d into integers in SciPy's order (correlate1d_in_scipys_order): x
-// and out host arrays of one shape in C order, out of an integer type; the pass along `axis`.
+// scipy.ndimage.correlate1d into integers in SciPy's order (correlate1d_in_scipys_order, and
+// its _device call for GPU arrays): x and out of one shape in C order, out of an integer type
+// (on a GPU, x of out's type or float64, apart from out); the pass along `axis`.
 void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
                            const std::vector<double>& weights, long origin, const std::string& mode,
                            double cval, double divisor,
                            const std::optional<std::string>& backend_name) {
   placed in = take(x_obj, backend_name, "the input"),
          out = take(out_obj, backend_name, "the output", true);
-  if (in.a.on_gpu || out.a.on_gpu)
-    throw py::value_error("the pass in SciPy's order reads and writes host arrays");
+  if (in.a.on_gpu != out.a.on_gpu)
+    throw py::value_error("the input and the output must both be host arrays or GPU arrays");
   if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
     throw py::value_error("the input and the output must be C-ordered arrays of one shape");
   const int nd = int(in.a.ndim());
@@ -804,6 +805,12 @@ void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
   for (int d = axis + 1; d < nd; ++d) inner *= std::size_t(in.a.shape[std::size_t(d)]);
   const boundary b = parse_boundary(mode);
   released unlocked;
+  if (in.a.on_gpu) {
+    correlate1d_in_scipys_order_device(in.a.type, in.a.data, out.a.type, out.a.data, outer,
+                                       std::size_t(in.a.shape[std::size_t(axis)]), inner, weights,
+                                       origin, b, cval, divisor);
+    return;
+  }
   correlate1d_in_scipys_order(in.where, in.a.type, in.a.data, out.a.type, out.a.data, outer,
                               std::size_t(in.a.shape[std::size_t(axis)]), inner, weights, origin, b,
                               cval, divisor);

@@ -641,6 +641,36 @@ def test_scipy_named_filters_of_gpu_arrays(rng, lib):
         got = ours(to_gpu(lib, ints))
         assert is_gpu_array_of(lib, got)
         np.testing.assert_array_equal(to_host(got), theirs(ints))
+    # SciPy's arithmetic on the GPU (correlate1d_in_scipys_order_device): flat patches whose
+    # answers lie within a rounding of a whole number (43 * 0.8 + 86 * 0.1 is 43.0 in SciPy's
+    # order, 42.99999999999999 left to right), every mode, each placement's order, an int16
+    # input into uint8 (read as float64 first), a 1-D line and a 2-D image: SciPy's integers
+    flat = np.array([3, 7, 31, 43], np.uint8)[rng.integers(0, 4, size=(9, 11, 6))]
+    flat = flat.repeat(3, axis=1)
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+        for ours, theirs in (
+                (lambda a: pplab.gaussian_filter(a, 1.5, mode=mode, cval=2),
+                 lambda a: ndimage.gaussian_filter(a, 1.5, mode=mode, cval=2)),
+                (lambda a: pplab.sobel(a, axis=1, mode=mode),
+                 lambda a: ndimage.sobel(a, axis=1, mode=mode)),
+                (lambda a: pplab.uniform_filter(a, [3, 4, 2], mode=mode),
+                 lambda a: ndimage.uniform_filter(a, [3, 4, 2], mode=mode)),
+                (lambda a: pplab.correlate1d(a, [0.1, 0.8, 0.1], 0, mode=mode, origin=1),
+                 lambda a: ndimage.correlate1d(a, [0.1, 0.8, 0.1], 0, mode=mode, origin=1)),
+                (lambda a: pplab.correlate1d(a, [0.2, 0.3, 0.1, 0.4], 2, mode=mode, cval=5),
+                 lambda a: ndimage.correlate1d(a, [0.2, 0.3, 0.1, 0.4], 2, mode=mode, cval=5)),
+                (lambda a: pplab.gaussian_filter(a[:, :, 0], 0.8, mode=mode),
+                 lambda a: ndimage.gaussian_filter(a[:, :, 0], 0.8, mode=mode)),
+                (lambda a: pplab.correlate1d(a[0, :, 0], [0.15, 0.7, 0.15], mode=mode),
+                 lambda a: ndimage.correlate1d(a[0, :, 0], [0.15, 0.7, 0.15], mode=mode))):
+            got = ours(to_gpu(lib, flat))
+            assert is_gpu_array_of(lib, got)
+            np.testing.assert_array_equal(to_host(got), theirs(flat), err_msg=mode)
+    wide_ints = rng.integers(-300, 300, size=(40, 50)).astype(np.int16)
+    got = pplab.gaussian_filter(to_gpu(lib, wide_ints), 2.0, output=np.uint8)
+    assert is_gpu_array_of(lib, got)
+    np.testing.assert_array_equal(to_host(got),
+                                  ndimage.gaussian_filter(wide_ints, 2.0, output=np.uint8))
     # kernels past 31 taps: the extension made in the array's own library, on its device
     for mode in ("reflect", "constant", "mirror", "wrap"):
         for ours, theirs in ((lambda a: pplab.gaussian_filter(a, 6.0, mode=mode, cval=1.5),

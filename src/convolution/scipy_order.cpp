@@ -19,43 +19,15 @@
 #include <vector>
 
 #include "convolution/boundary.hpp"
+#include "convolution/scipy_order.hpp"
+#include "core/executor.hpp"
+#include "core/run.hpp"
 #include "pplab/convolution.hpp"
 #include "pplab/error.hpp"
 #include "pplab/interrupt.hpp"
 
 namespace pplab {
 namespace {
-
-enum class symmetry { none, even, odd };
-
-// NI_Correlate1D's test, on the weights as given (before any placement).
-symmetry symmetry_of(std::span<const double> w) {
-  const std::size_t k = w.size(), c = k / 2;
-  if (k % 2 == 0) return symmetry::none;
-  constexpr double eps = std::numeric_limits<double>::epsilon();
-  bool even = true, odd = true;
-  for (std::size_t j = 1; j <= c; ++j) {
-    even = even && std::fabs(w[c + j] - w[c - j]) <= eps;
-    odd = odd && std::fabs(w[c + j] + w[c - j]) <= eps;
-  }
-  return even ? symmetry::even : odd ? symmetry::odd : symmetry::none;
-}
-
-// A double as C converts it to the integer type U, where C defines it (toward zero, in range);
-// elsewhere as x86's conversion through int64 gives it (modulo U's range; NaN, infinities and
-// values past int64's range as int64's least value), as NumPy's astype does. uint64 takes its
-// whole range, and a negative value as SciPy stores it (the negation of its magnitude's).
-template <class U> U to_integer(double v) {
-  constexpr double two63 = 0x1p63;
-  if constexpr (std::is_same_v<U, std::uint64_t>) {
-    if (v > -1.0 && v < 0x1p64) return U(v);
-    if (v < 0 && v > -0x1p64) return U(0) - U(-v);
-    return U(1) << 63;
-  } else {
-    const bool in_range = v > -two63 && v < two63;
-    return U(in_range ? std::int64_t(v) : std::numeric_limits<std::int64_t>::min());
-  }
-}
 
 // The geometry of one pass: the array as (outer, n, inner) in C order, the pass along n.
 struct geometry {
@@ -106,14 +78,14 @@ void read_piece(const geometry& g, const T* in, std::size_t o, std::size_t c0, s
 // answers, each taken through the tap rows t (e + t * lanes). Taken in chunks whose rows stay in
 // the first-level cache while every tap passes over them.
 void correlate_piece(const double* e, double* a, std::size_t count, std::size_t lanes,
-                     std::span<const double> w, symmetry sym, double divisor) {
+                     std::span<const double> w, int sym, double divisor) {
   const std::size_t k = w.size(), c = k / 2;
   constexpr std::size_t chunk = 512;
   for (std::size_t i0 = 0; i0 < count; i0 += chunk) {
     const std::size_t m = std::min(chunk, count - i0);
     double* out = a + i0;
     const double* base = e + i0;
-    if (sym == symmetry::none) {
+    if (sym == 0) {
       const double* last = base + (k - 1) * lanes;
       for (std::size_t i = 0; i < m; ++i) out[i] = last[i] * w[k - 1];
       for (std::size_t t = 0; t + 1 < k; ++t) {
@@ -128,7 +100,7 @@ void correlate_piece(const double* e, double* a, std::size_t count, std::size_t 
         const double* lo = base + t * lanes;
         const double* hi = base + (k - 1 - t) * lanes;
         const double wt = w[t];
-        if (sym == symmetry::even)
+        if (sym > 0)
           for (std::size_t i = 0; i < m; ++i) out[i] += (lo[i] + hi[i]) * wt;
         else
           for (std::size_t i = 0; i < m; ++i) out[i] += (lo[i] - hi[i]) * wt;
@@ -144,18 +116,18 @@ void write_piece(const geometry& g, const double* a, U* out, std::size_t o, std:
                  std::size_t w, std::size_t s, std::size_t len) {
   U* line = out + o * g.n * g.inner + c0;
   if (g.inner == 1) {  // one line's stretch: a contiguous conversion
-    for (std::size_t l = 0; l < len; ++l) line[s + l] = to_integer<U>(a[l]);
+    for (std::size_t l = 0; l < len; ++l) line[s + l] = detail::scipy_integer<U>(a[l]);
     return;
   }
   for (std::size_t l = 0; l < len; ++l) {
     const double* row = a + l * g.lanes;
     U* dst = line + (s + l) * g.inner;
-    for (std::size_t c = 0; c < w; ++c) dst[c] = to_integer<U>(row[c]);
+    for (std::size_t c = 0; c < w; ++c) dst[c] = detail::scipy_integer<U>(row[c]);
   }
 }
 
 template <class T, class U>
-void run_pass(const geometry& g, const T* in, U* out, std::span<const double> w, symmetry sym,
+void run_pass(const geometry& g, const T* in, U* out, std::span<const double> w, int sym,
               double divisor, bool threads) {
   const std::size_t blocks = (g.inner + g.lanes - 1) / g.lanes;
   const std::size_t segs = (g.n + g.seg - 1) / g.seg;
@@ -183,14 +155,10 @@ void run_pass(const geometry& g, const T* in, U* out, std::span<const double> w,
 
 }  // namespace
 
-void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
-                                 void* out, std::size_t outer, std::size_t n, std::size_t inner,
-                                 std::span<const double> weights, long origin, boundary mode,
-                                 double cval, double divisor) {
-  if (where != backend::seq && where != backend::cpu)
-    fail(errc::invalid_argument,
-         "correlate1d_in_scipys_order: host backends only (seq, cpu), not " +
-             std::string(name_of(where)));
+namespace {
+
+// The checks both of the calls make.
+void check_pass(dtype out_type, std::span<const double> weights, long origin, double divisor) {
   if (is_float(out_type))
     fail(errc::invalid_argument,
          "correlate1d_in_scipys_order: the output must be of an integer type, not " +
@@ -205,6 +173,20 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
                                      std::to_string(hi) + ")");
   if (!(divisor > 0) || !std::isfinite(divisor))
     fail(errc::invalid_argument, "correlate1d_in_scipys_order: the divisor must be above 0");
+}
+
+}  // namespace
+
+void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
+                                 void* out, std::size_t outer, std::size_t n, std::size_t inner,
+                                 std::span<const double> weights, long origin, boundary mode,
+                                 double cval, double divisor) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::invalid_argument,
+         "correlate1d_in_scipys_order: host backends only (seq, cpu), not " +
+             std::string(name_of(where)) + "; GPU arrays: correlate1d_in_scipys_order_device");
+  check_pass(out_type, weights, origin, divisor);
+  const std::size_t k = weights.size();
   if (outer == 0 || n == 0 || inner == 0) return;
   geometry g{outer, n, inner, k, long(k / 2) + origin, 1, 0, mode, cval};
   // Along the last axis a piece is a stretch of one line; along another, up to 64 neighbouring
@@ -232,7 +214,7 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
     fail(errc::invalid_argument, "correlate1d_in_scipys_order: the input and the output overlap "
                                  "(only the same array of one type may be both)");
   }
-  const symmetry sym = symmetry_of(weights);
+  const int sym = detail::scipy_symmetry(weights);
   visit_dtype(in_type, [&](auto t) {
     using T = decltype(t);
     visit_dtype(out_type, [&](auto u) {
@@ -242,6 +224,37 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
                  where == backend::cpu);
     });
   });
+}
+
+void correlate1d_in_scipys_order_device(dtype in_type, const void* in, dtype out_type, void* out,
+                                        std::size_t outer, std::size_t n, std::size_t inner,
+                                        std::span<const double> weights, long origin, boundary mode,
+                                        double cval, double divisor) {
+  check_pass(out_type, weights, origin, divisor);
+  if (in_type != out_type && in_type != dtype::f64)
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order_device: the input must be of the "
+                                 "output's type or float64, not " +
+                                     std::string(name_of(in_type)) + " into " +
+                                     std::string(name_of(out_type)));
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const std::size_t count = outer * n * inner;
+  if (count == 0) return;
+  if (!ex.holds(in) || !ex.holds(out))
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order_device: the input and the output "
+                                 "must be device memory");
+  const auto* in_bytes = static_cast<const unsigned char*>(in);
+  const auto* out_bytes = static_cast<const unsigned char*>(out);
+  if (in_bytes < out_bytes + count * size_of(out_type) &&
+      out_bytes < in_bytes + count * size_of(in_type))
+    fail(errc::invalid_argument, "correlate1d_in_scipys_order_device: the input and the output "
+                                 "overlap (a thread's taps would read answers)");
+  const detail::buffer w = detail::buffer::in_stream_order(ex, weights.size() * sizeof(double));
+  ex.copy_in(w.get(), weights.data(), weights.size() * sizeof(double));
+  detail::scipy_order_pass_device(in_type, in, out_type, out, outer, n, inner, w.as<double>(),
+                                  weights.size(), origin, detail::scipy_symmetry(weights), mode,
+                                  cval, divisor, ex.stream());
+  ex.finish_in_place();
 }
 
 }  // namespace pplab

@@ -24,6 +24,11 @@ if(PPLAB_HAVE_NPP)
   list(APPEND cuda_rungs c00_npp c00_npp_u8)
   list(APPEND cuda_sources convolution/cuda/npp_filter.cu)
 endif()
+# The cuda folder also gives the API SciPy's pass into integers (scipy_order.cu), through the
+# module's table (its exports hook; the core's forwarder to it, with or without the module).
+list(APPEND cuda_sources convolution/cuda/scipy_order.cu convolution/cuda/exports.cpp)
+set(cuda_exports add_convolution_cuda_exports)
+set(cuda_forward_sources convolution/cuda_forward.cpp)
 list(APPEND cuda_rungs c01_naive_global c02_constant_mask c03_input_tile c04_output_tile
   c05_halo_from_cache c06_register_strip c07_separable c08_u8_channels c09_split_tf32
   c10_u8_planes c11_split_tf32_whole_mask c12_split_tf32_wgmma c13_line_pass
