@@ -895,34 +895,20 @@ TEST(ScipyOrderPass, ConversionsAndBadCalls) {
   EXPECT_EQ(i32[0], 0);  // int64's least value, wrapped to 32 bits
   std::int16_t x[4] = {1, 2, 3, 4};
   float f[4];
-  expect_error(
-      errc::invalid_argument,
-      [&] {
-        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::f32, f, 1, 4, 1, three, 0,
-                                    boundary::reflect, 0.0);
-      },
-      "integer type");
-  expect_error(
-      errc::invalid_argument,
-      [&] {
-        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::i16, x, 1, 4, 1, three, 2,
-                                    boundary::reflect, 0.0);
-      },
-      "invalid origin");
-  expect_error(
-      errc::invalid_argument,
-      [&] {
-        correlate1d_in_scipys_order(backend::cuda, dtype::i16, x, dtype::i16, x, 1, 4, 1, three, 0,
-                                    boundary::reflect, 0.0);
-      },
-      "host backends");
-  expect_error(
-      errc::invalid_argument,
-      [&] {
-        correlate1d_in_scipys_order(backend::seq, dtype::i16, x, dtype::i16, x, 1, 4, 1,
-                                    std::vector<double>{}, 0, boundary::reflect, 0.0);
-      },
-      "empty");
+  auto refused = [&](backend b, dtype out_type, void* out, std::span<const double> w, long origin,
+                     const std::string& words) {
+    expect_error(
+        errc::invalid_argument,
+        [&] {
+          correlate1d_in_scipys_order(b, dtype::i16, x, out_type, out, 1, 4, 1, w, origin,
+                                      boundary::reflect, 0.0);
+        },
+        words);
+  };
+  refused(backend::seq, dtype::f32, f, three, 0, "integer type");
+  refused(backend::seq, dtype::i16, x, three, 2, "invalid origin");
+  refused(backend::cuda, dtype::i16, x, three, 0, "host backends");
+  refused(backend::seq, dtype::i16, x, {}, 0, "empty");
 }
 
 }  // namespace
