@@ -2178,24 +2178,22 @@ def _axis_passes(name, x, kernels, order, mode, cval, output, backend, variant,
                 rows = got.reshape(-1, shape[-1])
                 out = None if spare is None else spare.reshape(-1, shape[-1])
                 got = _pass(rows, k, 1, mode, cval, backend, variant, out).reshape(shape)
-                spare = before if before is not x and before is not got else None
-                continue
-            plane = shape[axis] * math.prod(shape[axis + 1:])
-            if (_dtype_name(got) in ("float32", "float64") and k.size <= _LINE_TAPS
-                    and (_on_gpu(got) or plane >= _HOST_PLANE)):
+            elif (_dtype_name(got) in ("float32", "float64") and k.size <= _LINE_TAPS
+                    and (_on_gpu(got) or shape[axis] * math.prod(shape[axis + 1:]) >= _HOST_PLANE)):
                 # The axis as the rows of a stack of planes (the axes before it) of columns (the
                 # axes after it): one pass down each plane's columns, nothing moved
                 stack = got.reshape(math.prod(shape[:axis]), shape[axis],
                                     math.prod(shape[axis + 1:]))
                 out = None if spare is None else spare.reshape(tuple(stack.shape))
                 got = _planes_pass(stack, k, mode, cval, backend, variant, out).reshape(shape)
-                spare = before if before is not x and before is not got else None
-                continue
-            front = got if axis == 0 else _moved(got, axis, 0)
-            moved_shape = tuple(front.shape)
-            cols = front.reshape(moved_shape[0], -1)
-            done = _pass(cols, k, 0, mode, cval, backend, variant).reshape(moved_shape)
-            got = done if axis == 0 else _moved(done, 0, axis)
+            else:
+                front = got if axis == 0 else _moved(got, axis, 0)
+                moved_shape = tuple(front.shape)
+                cols = front.reshape(moved_shape[0], -1)
+                done = _pass(cols, k, 0, mode, cval, backend, variant).reshape(moved_shape)
+                got = done if axis == 0 else _moved(done, 0, axis)
+                continue  # the arrays here are copies made for the pass: none kept
+            spare = before if before is not x and before is not got else None
         if last_two is not None:
             stack = got.reshape(math.prod(shape[:-2]), shape[-2], shape[-1])
             out = _empty(stack, tuple(stack.shape), _dtype_name(stack))

@@ -258,20 +258,22 @@ answer_types answers_asked(const char* call, dtype t, op o, dtype given, std::si
                        std::to_string(count) + " " + numpy_name(wide) + " or " + numpy_name(numpy));
 }
 
-// row_answer_type by NumPy's names: the Python layer makes a GPU array's answers of it.
-std::string row_answer_type_call(const std::string& dtype_name, const std::string& op_name) {
+// The dtype NumPy names dtype_name (a TypeError for one pplab does not take).
+dtype numpy_named(const std::string& dtype_name) {
   for (dtype t : all_dtypes)
-    if (numpy_name(t) == dtype_name) return numpy_name(row_answer_type(t, parse_op(op_name)));
+    if (numpy_name(t) == dtype_name) return t;
   throw py::type_error("the array has elements of type " + dtype_name +
                        "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
 }
 
+// row_answer_type by NumPy's names: the Python layer makes a GPU array's answers of it.
+std::string row_answer_type_call(const std::string& dtype_name, const std::string& op_name) {
+  return numpy_name(row_answer_type(numpy_named(dtype_name), parse_op(op_name)));
+}
+
 // numpy_keeps_type by NumPy's names: whether the Python layer keeps the data's type.
 bool numpy_keeps_type_call(const std::string& dtype_name, const std::string& op_name) {
-  for (dtype t : all_dtypes)
-    if (numpy_name(t) == dtype_name) return numpy_keeps_type(is_float(t), parse_op(op_name));
-  throw py::type_error("the array has elements of type " + dtype_name +
-                       "; pplab takes int8 to int64, uint8 to uint64, float32 and float64");
+  return numpy_keeps_type(is_float(numpy_named(dtype_name)), parse_op(op_name));
 }
 
 // The exact sum or mean of each row of a C-contiguous host array's last axis

@@ -175,6 +175,13 @@ void check_pass(dtype out_type, std::span<const double> weights, long origin, do
     fail(errc::invalid_argument, "correlate1d_in_scipys_order: the divisor must be above 0");
 }
 
+// Whether count elements of in_type at `in` and of out_type at `out` share any byte.
+bool overlap(const void* in, dtype in_type, const void* out, dtype out_type, std::size_t count) {
+  const auto* a = static_cast<const unsigned char*>(in);
+  const auto* b = static_cast<const unsigned char*>(out);
+  return a < b + count * size_of(out_type) && b < a + count * size_of(in_type);
+}
+
 }  // namespace
 
 void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
@@ -194,10 +201,8 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
   g.lanes = std::min<std::size_t>(inner, 64);
   g.seg = std::max<std::size_t>(64, 8192 / g.lanes);
   const std::size_t count = outer * n * inner;
-  const auto* in_bytes = static_cast<const unsigned char*>(in);
-  const auto* out_bytes = static_cast<const unsigned char*>(out);
   std::vector<unsigned char> copy;
-  if (in_bytes == out_bytes && in_type == out_type) {
+  if (in == out && in_type == out_type) {
     // In place (SciPy's passes after the first write into their output): a piece is whole
     // lines, read into its buffer before any of them is written, and no two pieces share a
     // line. Lines past a buffer of 2^20 values: the input copied first instead.
@@ -206,11 +211,11 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
       g.seg = n;
       g.lanes = std::max<std::size_t>(1, std::min(g.lanes, most / n));
     } else {
-      copy.assign(in_bytes, in_bytes + count * size_of(in_type));
+      const auto* bytes = static_cast<const unsigned char*>(in);
+      copy.assign(bytes, bytes + count * size_of(in_type));
       in = copy.data();
     }
-  } else if (in_bytes < out_bytes + count * size_of(out_type) &&
-             out_bytes < in_bytes + count * size_of(in_type)) {
+  } else if (overlap(in, in_type, out, out_type, count)) {
     fail(errc::invalid_argument, "correlate1d_in_scipys_order: the input and the output overlap "
                                  "(only the same array of one type may be both)");
   }
@@ -243,10 +248,7 @@ void correlate1d_in_scipys_order_device(dtype in_type, const void* in, dtype out
   if (!ex.holds(in) || !ex.holds(out))
     fail(errc::invalid_argument, "correlate1d_in_scipys_order_device: the input and the output "
                                  "must be device memory");
-  const auto* in_bytes = static_cast<const unsigned char*>(in);
-  const auto* out_bytes = static_cast<const unsigned char*>(out);
-  if (in_bytes < out_bytes + count * size_of(out_type) &&
-      out_bytes < in_bytes + count * size_of(in_type))
+  if (overlap(in, in_type, out, out_type, count))
     fail(errc::invalid_argument, "correlate1d_in_scipys_order_device: the input and the output "
                                  "overlap (a thread's taps would read answers)");
   const detail::buffer w = detail::buffer::in_stream_order(ex, weights.size() * sizeof(double));
