@@ -4,6 +4,7 @@
 // untouched, and NaN and infinity in the image; each output checked against the reference in
 // double with the tolerance rule (convolution/rung.hpp). The reference itself is checked on
 // small cases worked out by hand, and the API's checks and convolve's flip on the way in.
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "convolution/boundary.hpp"
 #include "convolution/cuda/bands.hpp"
 #include "convolution/rung.hpp"
+#include "convolution/scipy_order.hpp"
 #include "core/pieces.hpp"
 #include "core/run.hpp"
 #include "pplab/convolution.hpp"
@@ -870,9 +872,53 @@ TEST(ScipyOrderPass, InPlaceIsTheSameAsApart) {
       "overlap");
 }
 
+// scipy_integer against SciPy 1.10's own stores (scipy.ndimage.correlate1d(v, [1.0], output=t)
+// on Debian 12's x86-64 build), values in and past each type's range, NaN and infinities.
+TEST(ScipyOrderPass, ConversionsAreSciPys) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double v[] = {3000000001.0,
+                      -3000000001.0,
+                      1e10 + 7,
+                      0x1p63 + 4096,
+                      -1e19,
+                      2e19,
+                      std::numeric_limits<double>::quiet_NaN(),
+                      inf,
+                      -inf,
+                      -300.7,
+                      70000.2};
+  const std::int64_t i8[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, -44, 112};
+  const std::int64_t i32[] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN,
+                              INT32_MIN, INT32_MIN, INT32_MIN, -300,      70000};
+  const std::int64_t i64[] = {3000000001, -3000000001, 10000000007, INT64_MIN, INT64_MIN, INT64_MIN,
+                              INT64_MIN,  INT64_MIN,   INT64_MIN,   -300,      70000};
+  const std::uint64_t u16[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 65236, 4464};
+  const std::uint64_t u32[] = {3000000001, 1294967295, 1410065415, 0,          0,    0,
+                               0,          0,          0,          4294966996, 70000};
+  const std::uint64_t u64[] = {3000000001u,
+                               18446744070709551615u,
+                               10000000007u,
+                               9223372036854779904u,
+                               9223372036854775808u,
+                               0,
+                               9223372036854775808u,
+                               0,
+                               9223372036854775808u,
+                               18446744073709551316u,
+                               70000};
+  for (std::size_t i = 0; i < std::size(v); ++i) {
+    EXPECT_EQ(detail::scipy_integer<std::int8_t>(v[i]), i8[i]) << v[i];
+    EXPECT_EQ(detail::scipy_integer<std::int32_t>(v[i]), i32[i]) << v[i];
+    EXPECT_EQ(detail::scipy_integer<std::int64_t>(v[i]), i64[i]) << v[i];
+    EXPECT_EQ(detail::scipy_integer<std::uint16_t>(v[i]), u16[i]) << v[i];
+    EXPECT_EQ(detail::scipy_integer<std::uint32_t>(v[i]), u32[i]) << v[i];
+    EXPECT_EQ(detail::scipy_integer<std::uint64_t>(v[i]), u64[i]) << v[i];
+  }
+}
+
 TEST(ScipyOrderPass, ConversionsAndBadCalls) {
-  // Answers past the type's range wrap; uint64 takes its whole range; NaN from cval is int64's
-  // least value, wrapped
+  // Answers past the type's range wrap; uint64 takes its whole range; NaN from cval is x86's
+  // conversion's least value
   const std::vector<double> one = {1.0};
   const double big[] = {300.0, -1.5, 0x1p63 + 4096.0, -0x1p70};
   std::uint8_t u8[4];
@@ -892,7 +938,7 @@ TEST(ScipyOrderPass, ConversionsAndBadCalls) {
   std::int32_t i32[1];
   correlate1d_in_scipys_order(backend::cpu, dtype::f64, edge, dtype::i32, i32, 1, 1, 1, three, 0,
                               boundary::constant, std::numeric_limits<double>::quiet_NaN());
-  EXPECT_EQ(i32[0], 0);  // int64's least value, wrapped to 32 bits
+  EXPECT_EQ(i32[0], std::numeric_limits<std::int32_t>::min());  // x86's conversion of NaN
   std::int16_t x[4] = {1, 2, 3, 4};
   float f[4];
   auto refused = [&](backend b, dtype out_type, void* out, std::span<const double> w, long origin,
@@ -909,6 +955,119 @@ TEST(ScipyOrderPass, ConversionsAndBadCalls) {
   refused(backend::seq, dtype::i16, x, three, 2, "invalid origin");
   refused(backend::cuda, dtype::i16, x, three, 0, "host backends");
   refused(backend::seq, dtype::i16, x, {}, 0, "empty");
+}
+
+// scipy.ndimage.correlate's sum, taken directly as NI_Correlate takes it: for each answer, a
+// double from 0, + w x for each weight above DBL_EPSILON in C order, each axis extended by
+// boundary_index (constant: cval where any axis is outside).
+std::vector<double>
+scipy_correlate_directly(const std::vector<double>& x, const std::vector<std::size_t>& shape,
+                         const std::vector<double>& w, const std::vector<std::size_t>& wshape,
+                         const std::vector<long>& origins, boundary mode, double cval) {
+  const std::size_t d = shape.size();
+  std::vector<double> out(x.size());
+  std::vector<std::size_t> i(d), j(d);
+  for (std::size_t at = 0; at < x.size(); ++at) {
+    for (std::size_t a = d, rest = at; a-- > 0; rest /= shape[a]) i[a] = rest % shape[a];
+    double tmp = 0.0;
+    for (std::size_t t = 0; t < w.size(); ++t) {
+      if (!(std::fabs(w[t]) > std::numeric_limits<double>::epsilon())) continue;
+      for (std::size_t a = d, rest = t; a-- > 0; rest /= wshape[a]) j[a] = rest % wshape[a];
+      std::size_t from = 0;
+      bool inside = true;
+      for (std::size_t a = 0; a < d; ++a) {
+        const std::int64_t q = detail::boundary_index(std::int64_t(i[a] + j[a]) -
+                                                          std::int64_t(wshape[a] / 2) - origins[a],
+                                                      std::int64_t(shape[a]), mode);
+        inside = inside && q >= 0;
+        from = from * shape[a] + std::size_t(std::max<std::int64_t>(q, 0));
+      }
+      tmp += w[t] * (inside ? x[from] : cval);
+    }
+    out[at] = tmp;
+  }
+  return out;
+}
+
+// Every answer of correlate_in_scipys_order is the direct sum's, bit for bit (float64 out), and
+// its conversion (float32 rounded, integers as C converts): ranks 1 to 4, axes of 1 and shorter
+// than the weights, odd and even weights, origins at both ends of SciPy's range, weights of 0
+// and below DBL_EPSILON (left out, as SciPy leaves them), every mode, seq and cpu.
+TEST(ScipyCorrelate, EveryAnswerIsSciPysSumInCOrder) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> value(-40.0, 300.0), weight(-1.0, 1.0);
+  struct problem {
+    std::vector<std::size_t> shape, wshape;
+    std::vector<long> origins;
+  };
+  const std::vector<problem> problems = {{{1}, {1}, {0}},
+                                         {{37}, {4}, {-2}},
+                                         {{3}, {7}, {3}},
+                                         {{9, 13}, {3, 5}, {0, 0}},
+                                         {{1, 70}, {2, 3}, {0, -1}},
+                                         {{11, 5}, {6, 1}, {2, 0}},
+                                         {{4, 7, 1300}, {3, 2, 4}, {1, -1, 1}},
+                                         {{5, 1, 6}, {3, 3, 3}, {-1, 0, 1}},
+                                         {{2, 3, 4, 5}, {2, 3, 1, 2}, {0, 1, 0, -1}}};
+  for (const problem& pr : problems) {
+    std::size_t count = 1, taps = 1;
+    for (std::size_t v : pr.shape) count *= v;
+    for (std::size_t v : pr.wshape) taps *= v;
+    std::vector<std::int16_t> x(count);
+    for (auto& v : x) v = std::int16_t(value(rng));
+    std::vector<double> xd(x.begin(), x.end()), w(taps);
+    for (std::size_t t = 0; t < taps; ++t)
+      w[t] = t % 5 == 3 ? 0.0 : t % 7 == 4 ? 1e-17 : weight(rng);
+    for (backend b : {backend::seq, backend::cpu})
+      for (boundary mode : all_modes) {
+        const double cval = 2.5;
+        const std::vector<double> want =
+            scipy_correlate_directly(xd, pr.shape, w, pr.wshape, pr.origins, mode, cval);
+        std::vector<double> f64(count);
+        std::vector<float> f32(count);
+        std::vector<std::uint8_t> u8(count);
+        std::vector<std::int32_t> i32(count);
+        correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::f64, f64.data(), pr.shape, w,
+                                  pr.wshape, pr.origins, mode, cval);
+        correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::f32, f32.data(), pr.shape, w,
+                                  pr.wshape, pr.origins, mode, cval);
+        correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::u8, u8.data(), pr.shape, w,
+                                  pr.wshape, pr.origins, mode, cval);
+        correlate_in_scipys_order(b, dtype::f64, xd.data(), dtype::i32, i32.data(), pr.shape, w,
+                                  pr.wshape, pr.origins, mode, cval);
+        for (std::size_t at = 0; at < count; ++at) {
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(f64[at]), std::bit_cast<std::uint64_t>(want[at]))
+              << name_of(mode) << " rank " << pr.shape.size() << " at " << at;
+          ASSERT_EQ(f32[at], float(want[at]));
+          ASSERT_EQ(u8[at], detail::scipy_integer<std::uint8_t>(want[at]));
+          ASSERT_EQ(i32[at], std::int32_t(std::trunc(want[at])));
+        }
+      }
+  }
+}
+
+TEST(ScipyCorrelate, BadCalls) {
+  std::vector<float> x(12, 1.0f), out(12);
+  const std::vector<std::size_t> shape = {3, 4}, three = {3, 3};
+  const std::vector<double> w(9, 1.0);
+  const std::vector<long> zero = {0, 0};
+  auto refused = [&](backend b, const void* in, void* o, std::vector<std::size_t> ws,
+                     std::vector<long> origins, std::size_t weights, const std::string& words) {
+    expect_error(
+        errc::invalid_argument,
+        [&] {
+          correlate_in_scipys_order(b, dtype::f32, in, dtype::f32, o, shape,
+                                    std::span<const double>(w.data(), weights), ws, origins,
+                                    boundary::reflect, 0.0);
+        },
+        words);
+  };
+  refused(backend::seq, x.data(), out.data(), {3}, {0}, 3, "one entry per axis");
+  refused(backend::seq, x.data(), out.data(), three, {0, 2}, 9, "invalid origin");
+  refused(backend::seq, x.data(), out.data(), {3, 0}, zero, 0, "empty");
+  refused(backend::seq, x.data(), out.data(), three, zero, 8, "holds 9 values");
+  refused(backend::cuda, x.data(), out.data(), three, zero, 9, "host backends");
+  refused(backend::cpu, x.data(), x.data() + 2, three, zero, 9, "overlap");
 }
 
 }  // namespace

@@ -101,4 +101,21 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
                                  std::span<const double> weights, long origin, boundary mode,
                                  double cval, double divisor = 1.0);
 
+// scipy.ndimage.correlate of an array of any rank, as SciPy computes it (pplab::correlate and
+// the separable rungs compute in the image's type, and only 2-D images with odd masks): `in`
+// (any dtype) and `out` (any dtype, apart from `in`) of `shape` in C order, the weights of
+// `weights_shape` (as many axes, each at least 1) in C order: out[i] = sum over the weights'
+// positions j of w[j] * in[i + j - weights_shape / 2 - origins] (each axis extended as `mode`
+// says; in constant mode a position outside on any axis reads cval). As NI_Correlate adds it:
+// in double from 0, the weights of magnitude above DBL_EPSILON alone, in the weights' C order,
+// each product and sum rounded on its own; converted to out's type as C converts (integers
+// toward zero and modulo their range, float32 rounded to nearest). So every answer is SciPy's,
+// bit for bit, for every input and output type. Each origin in SciPy's range, -(k / 2) to
+// (k - 1) / 2. Host arrays, on seq (one thread) or cpu (all).
+void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
+                               void* out, std::span<const std::size_t> shape,
+                               std::span<const double> weights,
+                               std::span<const std::size_t> weights_shape,
+                               std::span<const long> origins, boundary mode, double cval);
+
 }  // namespace pplab

@@ -14,6 +14,7 @@ works.
 import builtins
 import functools
 import itertools
+import operator
 
 from . import _pplab
 
@@ -1844,49 +1845,82 @@ def _host_weights(weights):
     return numpy.asarray(_array(weights))
 
 
-def _filter(image, weights, mode, cval, output, backend, variant, flip, precision):
-    if precision not in ("strict", "split_tf32"):
-        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
-    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
-    image = _for_pplab(_array(image))
+def _origins(origin, ndim, name):
+    """origin= as SciPy's: an integer for every axis, or a sequence of one per axis."""
     import numpy
-    weights = _host_weights(weights)
-    if weights.dtype.kind not in "biuf":
-        raise TypeError("weights must be real numbers, not %s%s" % (
-            weights.dtype, "; filter the real and imaginary parts apart"
-            if weights.dtype.kind == "c" else ""))
-    weights = numpy.ascontiguousarray(weights, dtype=numpy.float64)
-    name = _dtype_name(image)
+    values = [origin] * ndim if numpy.ndim(origin) == 0 else list(origin)
+    if len(values) != ndim:
+        raise RuntimeError("%s: origin has %d values; the input has %d axes (SciPy: sequence "
+                           "argument must have length equal to input rank)"
+                           % (name, len(values), ndim))
+    try:
+        return [operator.index(v) for v in values]
+    except TypeError:
+        raise TypeError("%s: origin must be an integer or one per axis, not %r"
+                        % (name, origin)) from None
+
+
+def _scipy_weights(weights, ndim, flip, origin, name):
+    """The weights (float64, C order) and origins that SciPy's NI_Correlate gets for
+    correlate (flip False) or convolve (flip True: the weights reversed on every axis, each
+    origin negated, less one on an axis of even length), checked as SciPy checks them."""
+    import numpy
+    w = numpy.asarray(weights, dtype=numpy.float64)
+    if w.ndim != ndim or 0 in w.shape:
+        raise RuntimeError("%s: filter weights array has incorrect shape: %s for an input of %d "
+                           "axes (as many axes as the input, none empty)"
+                           % (name, tuple(w.shape), ndim))
+    origins = _origins(origin, ndim, name)
+    if flip:
+        w = w[(slice(None, None, -1),) * ndim]
+        origins = [-o - (1 - k % 2) for o, k in zip(origins, w.shape)]
+    for o, k in zip(origins, w.shape):
+        if not -(k // 2) <= o <= (k - 1) // 2:
+            raise ValueError("%s: invalid origin %d for an axis of %d weights; origin must satisfy "
+                             "-(weights.shape[k] // 2) <= origin[k] <= (weights.shape[k]-1) // 2"
+                             % (name, o, k))
+    return numpy.ascontiguousarray(w), origins
+
+
+def _filter_output(image, output, name):
+    """(an array to write into or None, the NumPy name of the output's type) for output= as
+    SciPy takes it: None (the input's type), a dtype, or an array of the input's shape in the
+    input's library and on its device."""
+    import numpy
     shape = tuple(image.shape)
-    channels = 1
-    if name == "uint8" and len(shape) == 3:
-        channels = shape[2]
-    elif len(shape) != 2:
-        raise ValueError("correlate and convolve take 2-D images (or uint8 images of rows x cols "
-                         "x channels); this one is %d-D" % len(shape))
-    if not _c_contiguous(image) and not _in_place(image, len(shape) - 1):
-        image = _contiguous(image)  # a transpose, every other column, a reversed axis: a copy
-    out = None
     if output is None:
-        out_name = name
-    elif (not isinstance(output, (type, str, numpy.dtype)) and hasattr(output, "shape")
-          and hasattr(output, "dtype")):  # an array to write into (numpy.float32 has both too)
-        out, out_name = output, _dtype_name(output)
-        if _library(out) != _library(image) or _on_gpu(out) != _on_gpu(image):
+        return None, _dtype_name(image)
+    if isinstance(output, str) and output in _MODES:
+        raise TypeError("%s: the third argument is output=, as SciPy's; give the mode by name: "
+                        "mode=%r" % (name, output))
+    if (not isinstance(output, (type, str, numpy.dtype)) and hasattr(output, "shape")
+            and hasattr(output, "dtype")):  # an array to write into (numpy.float32 has both too)
+        if _library(output) != _library(image) or _on_gpu(output) != _on_gpu(image):
             raise ValueError("output must be an array of the image's library (%s) on the image's "
                              "device" % (_library(image) or type(image).__name__))
-        if tuple(out.shape) != shape:
-            raise ValueError("output has shape %s; the image's is %s" % (tuple(out.shape), shape))
-    else:
-        try:
-            out_name = numpy.dtype(output).name
-        except TypeError:
-            raise TypeError("output must be an array or a dtype, not %s"
-                            % _type_name(output)) from None
-    if name != "uint8" and out_name != name:
-        raise ValueError("the output of a %s image is %s, not %s" % (name, name, out_name))
+        if tuple(output.shape) != shape:
+            raise ValueError("output has shape %s; the image's is %s"
+                             % (tuple(output.shape), shape))
+        return output, _dtype_name(output)
+    try:
+        return None, numpy.dtype(output).name
+    except TypeError:
+        raise TypeError("output must be an array or a dtype, not %s"
+                        % _type_name(output)) from None
+
+
+def _image_filter(image, weights, mode, cval, out, out_name, backend, variant, flip, precision):
+    """pplab's filter rungs (pplab::correlate): a 2-D float32 or float64 image into its own type,
+    or a uint8 image of rows x cols (x channels) into uint8 (rounded, saturated) or float32; the
+    weights odd-sided, a 2-D float64 NumPy array."""
+    name = _dtype_name(image)
+    shape = tuple(image.shape)
+    channels = shape[2] if name == "uint8" and len(shape) == 3 else 1
+    if not _c_contiguous(image) and not _in_place(image, len(shape) - 1):
+        image = _contiguous(image)  # a transpose, every other column, a reversed axis: a copy
     if name == "uint8" and out_name not in ("uint8", "float32"):
-        raise ValueError("the output of a uint8 image is uint8 or float32, not %s" % out_name)
+        raise ValueError("the image rungs' output of a uint8 image is uint8 or float32, not %s"
+                         % out_name)
     if precision == "split_tf32":
         if name != "float32":
             raise ValueError("precision 'split_tf32' is for float32 images, not %s" % name)
@@ -1898,23 +1932,122 @@ def _filter(image, weights, mode, cval, output, backend, variant, flip, precisio
     return out
 
 
-def correlate(image, weights, mode="reflect", cval=0.0, *, output=None, precision="strict",
-              backend=None, variant=None):
-    """scipy.ndimage.correlate(image, weights, mode=mode, cval=cval) for a 2-D float32 or float64
-    image, or a uint8 image of rows x cols (x 1, 3 or 4 channels, each filtered on its own); the
-    weights odd-sided, 1 to 31. A uint8 image gives uint8 (rounded to nearest, ties to even,
-    saturated) or, with output=numpy.float32, float32.
+def _shares_memory(a, b):
+    """Whether two arrays of one library, each C-contiguous, share a byte."""
+    lib = _library(a)
+    if lib == "numpy":
+        import numpy
+        return numpy.may_share_memory(a, b)
+    spans = []
+    for x in (a, b):
+        at, size = ((x.data_ptr(), x.numel() * x.element_size()) if lib == "torch"
+                    else (x.data.ptr, x.nbytes))
+        spans.append((at, at + size))
+    return spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]
 
-    precision 'strict' multiplies and adds in the image's type; 'split_tf32' filters a float32
-    image on the GPU's tensor cores, image and weights split into two TF32 parts each, near
-    float32's accuracy (cuda only; docs/convolution.md gives its measured error)."""
-    return _filter(image, weights, mode, cval, output, backend, variant, False, precision)
+
+def _fits_the_rungs(w):
+    """Whether pplab's filter rungs take the weights w (2-D): odd sides to 31, or one row or one
+    column of an odd length to 255."""
+    kh, kw = w.shape
+    if kh % 2 == 0 or kw % 2 == 0:
+        return False
+    return (builtins.max(kh, kw) <= _MASK_SIDE
+            or builtins.min(kh, kw) == 1 and builtins.max(kh, kw) <= _LINE_TAPS)
 
 
-def convolve(image, weights, mode="reflect", cval=0.0, *, output=None, precision="strict",
-             backend=None, variant=None):
-    """scipy.ndimage.convolve: correlate with the weights flipped in both axes."""
-    return _filter(image, weights, mode, cval, output, backend, variant, True, precision)
+def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend):
+    """scipy.ndimage.correlate of any rank, input and output type, as SciPy computes it
+    (pplab::correlate_in_scipys_order; on GPU arrays, its _device call): w and origins as
+    NI_Correlate gets them (_scipy_weights). bool is read as uint8; float16 as float32 and
+    answered through float64 (each answer rounded once)."""
+    kind = _dtype_name(image)
+    if kind == "bool":
+        image = _bytes_of_bool(image)[0]
+    elif kind in _HALF_TYPES:
+        image = _astype(image, "float32")
+    if out_name == "bool":
+        raise ValueError("a bool output: SciPy writes its answers' bytes (2, 3, ...) into the "
+                         "bools; pass output=numpy.uint8")
+    image = _contiguous(image)
+    computed = "float64" if out_name in _HALF_TYPES else out_name
+    direct = (out is not None and computed == out_name and _c_contiguous(out)
+              and not _shares_memory(out, image))
+    got = out if direct else _empty(image, tuple(image.shape), computed)
+    gpu = _on_gpu(image)
+    _pplab.scipy_correlate(image, got, w, origins, mode, float(cval),
+                           backend if gpu else "seq" if backend == "seq" else "cpu")
+    if direct:
+        return out
+    if out is None:
+        return got if computed == out_name else _astype(got, out_name)
+    out[...] = got
+    return out
+
+
+def _correlate_or_convolve(name, input, weights, output, mode, cval, origin, flip, precision,
+                           backend, variant):
+    if precision not in ("strict", "split_tf32"):
+        raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
+    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
+    image = _for_pplab(_array(input))
+    weights = _host_weights(weights)
+    if weights.dtype.kind not in "biuf":
+        raise TypeError("weights must be real numbers, not %s%s" % (
+            weights.dtype, "; filter the real and imaginary parts apart"
+            if weights.dtype.kind == "c" else ""))
+    out, out_name = _filter_output(image, output, name)
+    kind = _dtype_name(image)
+    ndim = len(image.shape)
+    if kind == "uint8" and ndim == 3 and weights.ndim == 2:
+        weights = weights[:, :, None]  # an image of channels, each on its own
+    if ndim == 0 and weights.ndim == 0:  # a number: one weight times it, as SciPy's
+        image, weights, ndim = image.reshape(1), weights.reshape(1), -1
+    w, origins = _scipy_weights(weights, builtins.abs(ndim), flip, origin, name)
+    image_rungs = variant is not None and kind == "uint8" and ndim in (2, 3)
+    same_float = kind in ("float32", "float64") and out_name == kind and ndim == 2
+    if (same_float or image_rungs) and not builtins.any(origins) and _fits_the_rungs(w[..., 0]
+                                                                          if w.ndim == 3 else w):
+        # pplab's rungs run the weights as given (correlate's; convolve flips them itself)
+        # w is convolve's weights already reversed: the rungs correlate with it
+        return _image_filter(image, w[..., 0] if w.ndim == 3 else w, mode, cval, out, out_name,
+                             backend, variant, False, precision)
+    if precision != "strict":
+        raise ValueError("precision %r runs a 2-D float32 image with odd-sided weights, up to 31, "
+                         "and origin 0" % precision)
+    if variant is not None:
+        raise ValueError("variant= names one of pplab's filter rungs, which take 2-D float "
+                         "images and uint8 images into their own type, with odd-sided weights "
+                         "to 31 and origin 0; this call runs SciPy's arithmetic, which has none")
+    got = _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend)
+    return got.reshape(()) if ndim < 0 and out is None else got
+
+
+def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
+              precision="strict", backend=None, variant=None):
+    """scipy.ndimage.correlate(input, weights, output, mode, cval, origin): any rank, any real
+    type, the weights as many axes as the input (a uint8 image of rows x cols x channels may have
+    2-D weights: each channel on its own), SciPy's answers.
+
+    A 2-D float32 or float64 image into its own type with odd-sided weights (to 31, or one row
+    or column to 255) and origin 0 runs pplab's filter rungs, in the image's type; everything
+    else SciPy's own arithmetic (in double, its order of the adds, converted as C converts:
+    integers truncated and wrapped), bit for bit SciPy's answers. variant= on a uint8 image runs
+    the image rungs instead, rounded to nearest and saturated (OpenCV's and NPP's rule).
+
+    precision 'split_tf32' filters a float32 image on the GPU's tensor cores, image and weights
+    split into two TF32 parts each, near float32's accuracy (cuda only; docs/convolution.md
+    gives its measured error)."""
+    return _correlate_or_convolve("correlate", input, weights, output, mode, cval, origin, False,
+                                  precision, backend, variant)
+
+
+def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
+             precision="strict", backend=None, variant=None):
+    """scipy.ndimage.convolve: correlate with the weights reversed on every axis (and each origin
+    moved as SciPy moves it)."""
+    return _correlate_or_convolve("convolve", input, weights, output, mode, cval, origin, True,
+                                  precision, backend, variant)
 
 
 # ---- scipy.ndimage's named filters on float and integer arrays of any rank: each is built from
@@ -2019,7 +2152,7 @@ def _separable(name, x, kernels, mode, cval, output, backend, variant, passes=Fa
     out = output
     if output is not None and hasattr(output, "shape") and not isinstance(output, type):
         out = output.reshape(1, -1) if len(tuple(output.shape)) == 1 else output
-    got = correlate(flat, mask, mode, cval, output=out, backend=backend, variant=variant)
+    got = correlate(flat, mask, output=out, mode=mode, cval=cval, backend=backend, variant=variant)
     return output if out is not None and got is out else got.reshape(tuple(x.shape))
 
 
@@ -2059,7 +2192,7 @@ def _pass(x, k, axis, mode, cval, backend, variant, out=None):
     mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
     if _dtype_name(x) in ("float32", "float64"):
         return _correlated(x, mask, mode, cval, backend, variant, out)
-    return correlate(x, mask, mode, cval, backend=backend, variant=variant)
+    return correlate(x, mask, mode=mode, cval=cval, backend=backend, variant=variant)
 
 
 # On the host a stack's planes are filtered one call each (a GPU takes them in one launch): from
@@ -2136,7 +2269,7 @@ def _long_pass(x, k, axis, mode, cval, backend, variant):
             run = numpy.append(run, 0.0)
         h = (run.size - 1) // 2
         mask = run.reshape(1, -1) if axis == 1 else run.reshape(-1, 1)
-        part = correlate(ext, mask, "constant", 0.0, backend=backend, variant=variant)
+        part = correlate(ext, mask, mode="constant", cval=0.0, backend=backend, variant=variant)
         window = slice(c0 + h, c0 + h + n)
         part = part[:, window] if axis == 1 else part[window, :]
         total = part if total is None else total + part

@@ -818,6 +818,27 @@ void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
                               cval, divisor);
 }
 
+// scipy.ndimage.correlate in SciPy's arithmetic (correlate_in_scipys_order): x and out host
+// arrays of one shape in C order, apart; the weights of as many axes.
+void scipy_correlate_call(py::handle x_obj, py::handle out_obj,
+                          const py::array_t<double, py::array::c_style | py::array::forcecast>& w,
+                          const std::vector<long>& origins, const std::string& mode, double cval,
+                          const std::optional<std::string>& backend_name) {
+  placed in = take(x_obj, backend_name, "the input"),
+         out = take(out_obj, backend_name, "the output", true);
+  if (in.a.on_gpu || out.a.on_gpu) throw py::value_error("scipy_correlate takes host arrays");
+  if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
+    throw py::value_error("the input and the output must be C-ordered arrays of one shape");
+  std::vector<std::size_t> shape, wshape;
+  for (auto v : in.a.shape) shape.push_back(std::size_t(v));
+  for (py::ssize_t a = 0; a < w.ndim(); ++a) wshape.push_back(std::size_t(w.shape(a)));
+  const boundary b = parse_boundary(mode);
+  const std::span<const double> weights(w.data(), std::size_t(w.size()));
+  released unlocked;
+  correlate_in_scipys_order(in.where, in.a.type, in.a.data, out.a.type, out.a.data, shape, weights,
+                            wshape, origins, b, cval);
+}
+
 py::list backends_call() {
   py::list out;
   for (backend b : all_backends) {
@@ -972,6 +993,8 @@ PYBIND11_MODULE(_pplab, m) {
   m.def("scipy_order_pass", &scipy_order_pass_call, py::arg("x"), py::arg("out"), py::arg("axis"),
         py::arg("weights"), py::arg("origin"), py::arg("mode"), py::arg("cval"),
         py::arg("divisor") = 1.0, py::arg("backend") = py::none());
+  m.def("scipy_correlate", &scipy_correlate_call, py::arg("x"), py::arg("out"), py::arg("weights"),
+        py::arg("origins"), py::arg("mode"), py::arg("cval"), py::arg("backend") = py::none());
   m.def("filter", &filter_call, py::arg("image"), py::arg("mask"), py::arg("out"), py::arg("mode"),
         py::arg("cval"), py::arg("flip"), py::arg("channels"), py::arg("backend") = py::none(),
         py::arg("variant") = py::none());

@@ -320,7 +320,7 @@ def test_filters_of_gpu_arrays(rng, lib):
     image = rng.standard_normal((301, 517)).astype(np.float32)
     weights = rng.standard_normal((7, 7))
     for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
-        got = pplab.correlate(to_gpu(lib, image), weights, mode, cval=0.5)
+        got = pplab.correlate(to_gpu(lib, image), weights, mode=mode, cval=0.5)
         assert is_gpu_array_of(lib, got)
         want = ndimage.correlate(image.astype(np.float64), weights.astype(np.float32).astype(np.float64),
                                  mode=mode, cval=0.5)
@@ -350,10 +350,10 @@ def test_split_tf32_filters_of_gpu_arrays(rng, lib, side):
         return np.all(np.abs(to_host(got) - want) <= per_term * scale + 2.0 ** -24 * np.abs(want))
 
     for mode in ("reflect", "constant", "wrap"):
-        got = pplab.correlate(to_gpu(lib, image), weights, mode, cval=0.5, precision="split_tf32")
+        got = pplab.correlate(to_gpu(lib, image), weights, mode=mode, cval=0.5, precision="split_tf32")
         assert is_gpu_array_of(lib, got)
         assert within_bound(got, ndimage.correlate, mode, w32), mode
-    flipped = pplab.convolve(to_gpu(lib, image), weights, "nearest", precision="split_tf32")
+    flipped = pplab.convolve(to_gpu(lib, image), weights, mode="nearest", precision="split_tf32")
     assert within_bound(flipped, ndimage.convolve, "nearest", w32)
 
 

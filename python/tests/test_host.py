@@ -560,7 +560,7 @@ def test_filters_match_scipy(rng, backend, dtype, mode):
         weights = rng.standard_normal(wshape)
         for call, ref in ((pplab.correlate, ndimage.correlate),
                           (pplab.convolve, ndimage.convolve)):
-            got = call(image, weights, mode, cval=1.5, backend=backend)
+            got = call(image, weights, mode=mode, cval=1.5, backend=backend)
             want = ref(image.astype(np.float64), weights.astype(dtype).astype(np.float64),
                        mode=mode, cval=1.5)
             scale = ref(np.abs(image.astype(np.float64)), np.abs(weights), mode=mode, cval=1.5)
@@ -573,16 +573,27 @@ def test_filters_match_scipy(rng, backend, dtype, mode):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("channels", [None, 1, 3, 4])
 def test_u8_images_by_channel(rng, backend, channels):
+    """uint8 images: SciPy's answers by default (2-D weights on an image of channels: each
+    channel on its own, SciPy's weights[:, :, None]); variant= the image rung, rounded to nearest
+    and saturated, or float32."""
     ndimage = pytest.importorskip("scipy.ndimage")
     shape = (29, 53) if channels is None else (29, 53, channels)
     image = rng.integers(0, 256, shape).astype(np.uint8)
     weights = rng.standard_normal((5, 5)) * 0.3 + 0.04
-    as_f32 = pplab.correlate(image, weights, "mirror", output=np.float32, backend=backend)
-    rounded = pplab.correlate(image, weights, "mirror", backend=backend)
+    scipys = weights if channels is None else weights[:, :, None]
+    for output in (None, np.float32, np.int16):
+        got = pplab.correlate(image, weights, output=output, mode="mirror", backend=backend)
+        want = ndimage.correlate(image, scipys, output=output, mode="mirror")
+        assert got.dtype == want.dtype and np.array_equal(got, want), output
+    rung = "c01_direct_loop" if backend == "seq" else "c04_u8_channels"
+    as_f32 = pplab.correlate(image, weights, mode="mirror", output=np.float32, backend=backend,
+                             variant=rung)
+    rounded = pplab.correlate(image, weights, mode="mirror", backend=backend, variant=rung)
     assert as_f32.dtype == np.float32 and rounded.dtype == np.uint8
     planes = [image] if channels is None else [image[..., c] for c in range(channels)]
     for c, plane in enumerate(planes):
-        want = ndimage.correlate(plane.astype(np.float64), weights.astype(np.float32).astype(np.float64), mode="mirror")
+        want = ndimage.correlate(plane.astype(np.float64),
+                                 weights.astype(np.float32).astype(np.float64), mode="mirror")
         got32 = as_f32 if channels is None else as_f32[..., c]
         got8 = rounded if channels is None else rounded[..., c]
         np.testing.assert_allclose(got32, want, rtol=1e-5, atol=1e-3)
@@ -592,28 +603,82 @@ def test_u8_images_by_channel(rng, backend, channels):
 
 def test_filters_refuse_bad_calls():
     image = np.ones((8, 9), dtype=np.float32)
-    with pytest.raises(ValueError, match="odd"):
-        pplab.correlate(image, np.ones((2, 3)))
-    with pytest.raises(ValueError, match="1 to 31"):
-        pplab.correlate(image, np.ones((65, 3)))
-    with pytest.raises(ValueError, match="1 to 63 for an outer product"):
-        pplab.correlate(image, np.arange(99.0).reshape(33, 3) % 7)
-    with pytest.raises(ValueError, match="1 to 255"):
-        pplab.correlate(image, np.ones((257, 1)))
     with pytest.raises(ValueError, match="mode must be one of"):
         pplab.correlate(image, np.ones((3, 3)), mode="same")
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(RuntimeError, match="incorrect shape"):
         pplab.correlate(np.ones((4, 4, 4), dtype=np.float32), np.ones((3, 3)))
-    with pytest.raises(ValueError, match="must be 2-D"):
+    with pytest.raises(RuntimeError, match="incorrect shape"):
         pplab.correlate(image, np.ones(3))
-    with pytest.raises(ValueError, match="output"):
-        pplab.correlate(image, np.ones((3, 3)), output=np.float64)
+    with pytest.raises(RuntimeError, match="incorrect shape"):
+        pplab.correlate(image, np.ones((0, 3)))
+    with pytest.raises(ValueError, match="invalid origin"):
+        pplab.correlate(image, np.ones((3, 4)), origin=(0, 2))
+    with pytest.raises(RuntimeError, match="origin has 3 values"):
+        pplab.correlate(image, np.ones((3, 3)), origin=(0, 0, 0))
+    with pytest.raises(TypeError, match="origin must be an integer"):
+        pplab.correlate(image, np.ones((3, 3)), origin=0.5)
+    with pytest.raises(TypeError, match="give the mode by name"):
+        pplab.correlate(image, np.ones((3, 3)), "nearest")
+    with pytest.raises(ValueError, match="bool output"):
+        pplab.correlate(image > 0, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="SciPy's arithmetic, which has none"):
+        pplab.correlate(image, np.ones((3, 3)), origin=1, variant="c02_register_blocked")
     with pytest.raises(ValueError, match="precision must be"):
         pplab.correlate(image, np.ones((3, 3)), precision="tf32")
     with pytest.raises(ValueError, match="for float32 images, not float64"):
         pplab.convolve(image.astype(np.float64), np.ones((3, 3)), precision="split_tf32")
+    with pytest.raises(ValueError, match="precision 'split_tf32' runs a 2-D float32 image"):
+        pplab.convolve(image, np.ones((4, 3)), precision="split_tf32")
     with pytest.raises(RuntimeError, match="split_tf32 runs on the cuda backend"):
         pplab.correlate(image, np.ones((3, 3)), precision="split_tf32", backend="cpu")
+
+
+# SciPy's correlate and convolve on every rank, type, mode and origin, bit for bit: pplab's
+# rungs take 2-D float images with odd weights to 31 and origin 0; all else runs SciPy's
+# arithmetic (pplab::correlate_in_scipys_order), whose answers are SciPy's to the last bit.
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_correlate_is_scipys_on_every_rank_type_and_origin(rng, backend):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    cases = [((37,), (4,), 0), ((1,), (3,), 1), ((3,), (7,), -3), ((9, 13), (2, 4), (-1, 1)),
+             ((9, 13), (3, 3), 1), ((6, 40), (33, 3), 0), ((5, 7, 11), (3, 2, 5), (0, -1, 2)),
+             ((2, 3, 4, 5), (2, 1, 3, 2), 0)]
+    for shape, wshape, origin in cases:
+        weights = rng.standard_normal(wshape)
+        weights[rng.random(wshape) < 0.2] = 0.0
+        for dtype in (np.uint8, np.int8, np.int16, np.uint32, np.int64, np.float32, np.float64):
+            x = (rng.standard_normal(shape) * 90).astype(dtype)
+            outputs = (None, np.float64, np.int32) if x.ndim != 2 or dtype != np.float32 else \
+                (np.float64, np.int32)
+            for mode in ("reflect", "constant", "nearest", "mirror", "wrap", "grid-wrap"):
+                for output in outputs:
+                    for call, ref in ((pplab.correlate, ndimage.correlate),
+                                      (pplab.convolve, ndimage.convolve)):
+                        got = call(x, weights, output=output, mode=mode, cval=-2.5,
+                                   origin=origin, backend=backend)
+                        want = ref(x, weights, output=output, mode=mode, cval=-2.5,
+                                   origin=origin)
+                        assert got.dtype == want.dtype and got.shape == want.shape
+                        assert np.array_equal(got, want, equal_nan=True), (
+                            shape, wshape, origin, dtype, mode, output, call.__name__)
+    # a 0-d number, bool read as 0 and 1, float16 through float64, views, output= an array
+    # sharing the input's memory (SciPy filters into a new array and copies)
+    assert pplab.correlate(np.float64(3.0), np.float64(2.0)) == 6.0
+    flags = rng.random((6, 7)) < 0.5
+    np.testing.assert_array_equal(pplab.correlate(flags, np.ones((3, 3)), output=np.uint8),
+                                  ndimage.correlate(flags, np.ones((3, 3)), output=np.uint8))
+    half = rng.standard_normal((6, 7, 3)).astype(np.float16)
+    w3 = rng.standard_normal((3, 3, 3))
+    got = pplab.correlate(half, w3, backend=backend)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, ndimage.correlate(half.astype(np.float64), w3)
+                                  .astype(np.float16))
+    volume = (rng.standard_normal((8, 9, 10)) * 50).astype(np.int16)
+    view = volume[::-1, :, ::2]
+    np.testing.assert_array_equal(pplab.correlate(view, w3, backend=backend),
+                                  ndimage.correlate(view, w3))
+    inplace = volume.copy()
+    assert pplab.correlate(inplace, w3, output=inplace, backend=backend) is inplace
+    np.testing.assert_array_equal(inplace, ndimage.correlate(volume, w3))
 
 
 def test_listing_and_the_lab(tmp_path):

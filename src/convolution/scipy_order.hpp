@@ -29,18 +29,42 @@ inline int scipy_symmetry(std::span<const double> w) {
   return even ? 1 : odd ? -1 : 0;
 }
 
-// A double as C converts it to the integer type U, where C defines it (toward zero, in range);
-// elsewhere as x86's conversion through int64 gives it (modulo U's range; NaN, infinities and
-// values past int64's range as int64's least value), as NumPy's astype does. uint64 takes its
-// whole range, and a negative value as SciPy stores it (the negation of its magnitude's).
-template <class U> PPLAB_HD U scipy_integer(double v) {
-  if constexpr (std::is_same_v<U, std::uint64_t>) {
-    if (v > -1.0 && v < 0x1p64) return U(v);
-    if (v < 0 && v > -0x1p64) return U(0) - U(-v);
-    return U(1) << 63;
+// x86-64's truncating conversions (cvttsd2si): NaN and values out of the type's range give its
+// least value.
+PPLAB_HD inline std::int32_t x86_int32(double v) {
+  return v > -2147483649.0 && v < 2147483648.0 ? std::int32_t(v)
+                                               : std::numeric_limits<std::int32_t>::min();
+}
+PPLAB_HD inline std::int64_t x86_int64(double v) {
+  return v >= -0x1p63 && v < 0x1p63 ? std::int64_t(v) : std::numeric_limits<std::int64_t>::min();
+}
+
+// C's (U)v for a double v as GCC compiles it for x86-64, where C leaves values out of range
+// undefined: types narrower than 32 bits and int32 through x86_int32, uint32 and int64 through
+// x86_int64 (the low bits kept); uint64 below 2^63 through x86_int64, from 2^63 as v - 2^63
+// through it with the top bit flipped.
+template <class U> PPLAB_HD U x86_converted(double v) {
+  if constexpr (sizeof(U) < 4 || std::is_same_v<U, std::int32_t>) {
+    return U(x86_int32(v));
+  } else if constexpr (std::is_same_v<U, std::uint64_t>) {
+    if (!(v >= 0x1p63)) return U(x86_int64(v));
+    return U(x86_int64(v - 0x1p63)) ^ (U(1) << 63);
   } else {
-    const bool in_range = v > -0x1p63 && v < 0x1p63;
-    return U(in_range ? std::int64_t(v) : std::numeric_limits<std::int64_t>::min());
+    return U(x86_int64(v));
+  }
+}
+
+// A double as SciPy's filters store it into the integer type U (CASE_FILTER_OUT and its _SAFE
+// form for unsigned types, v > -1 ? (U)v : -(U)(-v)), as its x86-64 builds give it everywhere:
+// toward zero, modulo U's range where the conversion's range holds it, else from that
+// conversion's least value (measured against SciPy; its uint64 takes -v through int64 alone).
+template <class U> PPLAB_HD U scipy_integer(double v) {
+  if constexpr (std::is_signed_v<U>) {
+    return x86_converted<U>(v);
+  } else if constexpr (std::is_same_v<U, std::uint64_t>) {
+    return v > -1.0 ? x86_converted<U>(v) : U(0) - U(x86_int64(-v));
+  } else {
+    return v > -1.0 ? x86_converted<U>(v) : U(U(0) - x86_converted<U>(-v));
   }
 }
 

@@ -4,7 +4,7 @@
 # pplab_add_pattern (cmake/patterns.cmake), which compiles the folders of the backends built and
 # writes each folder's register hook from its list.
 set(pattern_sources convolution/api.cpp convolution/policy.cpp convolution/kernels.cpp
-  convolution/scipy_order.cpp)
+  convolution/scipy_order.cpp convolution/scipy_correlate.cpp)
 set(seq_rungs c01_direct_loop c02_interior_apart)
 set(cpu_rungs c01_rows_openmp c02_register_blocked c03_separable c04_u8_channels)
 # OpenCV, the baseline (c00): its rungs in the cpu folder, their calls in the vendors module
