@@ -306,6 +306,71 @@ TEST(CudaApi, PassesInSciPysOrderAreTheHosts) {
                error);
 }
 
+// SciPy's correlate of any rank on the GPU: the host's answers bit for bit (float64 and float32
+// out, integers as SciPy stores them), ranks 1 to 4, windows past the edges, zero weights left
+// out, every mode; then the calls it refuses.
+TEST(CudaApi, SciPysCorrelateIsTheHosts) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  struct problem {
+    std::vector<std::size_t> shape, wshape;
+    std::vector<long> origins;
+  };
+  const std::vector<problem> problems = {{{1000}, {4}, {-2}},
+                                         {{3}, {7}, {3}},
+                                         {{37, 301}, {5, 5}, {0, 0}},
+                                         {{9, 13}, {2, 6}, {-1, 2}},
+                                         {{5, 33, 70}, {3, 2, 4}, {1, 0, -1}},
+                                         {{2, 3, 4, 5}, {2, 3, 1, 2}, {0, 1, 0, -1}}};
+  for (const problem& pr : problems) {
+    std::size_t count = 1, taps = 1;
+    for (std::size_t v : pr.shape) count *= v;
+    for (std::size_t v : pr.wshape) taps *= v;
+    std::vector<double> x(count), w(taps);
+    for (auto& v : x) v = double(rng() % 4000) / 7 - 200;
+    for (std::size_t t = 0; t < taps; ++t)
+      w[t] = t % 4 == 1 ? 0.0 : double(std::int64_t(rng() % 2001) - 1000) / 997;
+    detail::buffer din(dev(), count * 8), dout(dev(), count * 8);
+    dev().copy_in(din.get(), x.data(), count * 8);
+    for (boundary mode : {boundary::reflect, boundary::constant, boundary::nearest,
+                          boundary::mirror, boundary::wrap}) {
+      std::vector<double> want(count), got(count);
+      correlate_in_scipys_order(backend::cpu, dtype::f64, x.data(), dtype::f64, want.data(),
+                                pr.shape, w, pr.wshape, pr.origins, mode, 2.5);
+      correlate_in_scipys_order_device(dtype::f64, din.get(), dtype::f64, dout.get(), pr.shape, w,
+                                       pr.wshape, pr.origins, mode, 2.5);
+      dev().copy_out(got.data(), dout.get(), count * 8);
+      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), count * 8))
+          << name_of(mode) << " rank " << pr.shape.size();
+      std::vector<std::uint8_t> want8(count), got8(count);
+      correlate_in_scipys_order(backend::cpu, dtype::f64, x.data(), dtype::u8, want8.data(),
+                                pr.shape, w, pr.wshape, pr.origins, mode, 2.5);
+      correlate_in_scipys_order_device(dtype::f64, din.get(), dtype::u8, dout.get(), pr.shape, w,
+                                       pr.wshape, pr.origins, mode, 2.5);
+      dev().copy_out(got8.data(), dout.get(), count);
+      ASSERT_EQ(got8, want8) << name_of(mode) << " rank " << pr.shape.size();
+    }
+  }
+  const std::vector<std::size_t> shape = {4, 4}, three = {3, 3},
+                                 nine = std::vector<std::size_t>(9, 1);
+  const std::vector<double> w(9, 1.0), one = {1.0};
+  const std::vector<long> zero = {0, 0}, zeros(9, 0);
+  detail::buffer a(dev(), 16 * 8), b(dev(), 16 * 8);
+  std::vector<double> host(16);
+  EXPECT_THROW(correlate_in_scipys_order_device(dtype::i16, a.get(), dtype::u8, b.get(), shape, w,
+                                                three, zero, boundary::reflect, 0.0),
+               error);  // neither the output's type nor float64
+  EXPECT_THROW(correlate_in_scipys_order_device(dtype::f64, host.data(), dtype::f64, b.get(), shape,
+                                                w, three, zero, boundary::reflect, 0.0),
+               error);  // host memory
+  EXPECT_THROW(correlate_in_scipys_order_device(dtype::f64, a.get(), dtype::f64, a.get(), shape, w,
+                                                three, zero, boundary::reflect, 0.0),
+               error);  // overlap
+  EXPECT_THROW(correlate_in_scipys_order_device(dtype::f64, a.get(), dtype::f64, b.get(), nine, one,
+                                                nine, zeros, boundary::reflect, 0.0),
+               error);  // 9 axes
+}
+
 // A stack of images on the GPU (filter_options::planes) in one launch: c14's 1-D pass, or c07's
 // outer products (a 3-D filter's last two axes; 3 x 3 too, where one image runs c06). Each plane
 // as it is alone through the same rung, bit for bit, a larger stack than the grid's z takes in

@@ -141,6 +141,15 @@ void correlate1d_in_scipys_order_device(dtype in_type, const void* in, dtype out
                                         std::span<const double> weights, long origin, boundary mode,
                                         double cval, double divisor = 1.0);
 
+// pplab::correlate_in_scipys_order (pplab/convolution.hpp) of an array already in GPU memory, of
+// rank 1 to 8: `in` of the output's type or float64 (convert any other first), `out` device
+// memory apart from it, the weights in host memory; the same answers as the host's, bit for bit.
+void correlate_in_scipys_order_device(dtype in_type, const void* in, dtype out_type, void* out,
+                                      std::span<const std::size_t> shape,
+                                      std::span<const double> weights,
+                                      std::span<const std::size_t> weights_shape,
+                                      std::span<const long> origins, boundary mode, double cval);
+
 // Data already spread over several GPUs, for the nccl backend: one part per GPU it drives, in
 // device order (part i in the memory of device i, some possibly empty); under mpirun, one part,
 // in the memory of this rank's GPU. The answer is the whole job's (every rank gets it), the

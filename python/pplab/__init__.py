@@ -1960,7 +1960,8 @@ def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend)
     """scipy.ndimage.correlate of any rank, input and output type, as SciPy computes it
     (pplab::correlate_in_scipys_order; on GPU arrays, its _device call): w and origins as
     NI_Correlate gets them (_scipy_weights). bool is read as uint8; float16 as float32 and
-    answered through float64 (each answer rounded once)."""
+    answered through float64 (each answer rounded once); on a GPU an input of neither the
+    output's type nor float64 is read as float64 first (a copy)."""
     kind = _dtype_name(image)
     if kind == "bool":
         image = _bytes_of_bool(image)[0]
@@ -1969,8 +1970,10 @@ def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend)
     if out_name == "bool":
         raise ValueError("a bool output: SciPy writes its answers' bytes (2, 3, ...) into the "
                          "bools; pass output=numpy.uint8")
-    image = _contiguous(image)
     computed = "float64" if out_name in _HALF_TYPES else out_name
+    if _on_gpu(image) and _dtype_name(image) not in (computed, "float64"):
+        image = _astype(image, "float64")  # the GPU's pass reads out's type or float64
+    image = _contiguous(image)
     direct = (out is not None and computed == out_name and _c_contiguous(out)
               and not _shares_memory(out, image))
     got = out if direct else _empty(image, tuple(image.shape), computed)

@@ -818,15 +818,17 @@ void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
                               cval, divisor);
 }
 
-// scipy.ndimage.correlate in SciPy's arithmetic (correlate_in_scipys_order): x and out host
-// arrays of one shape in C order, apart; the weights of as many axes.
+// scipy.ndimage.correlate in SciPy's arithmetic (correlate_in_scipys_order, and its _device call
+// for GPU arrays): x and out of one shape in C order, apart (on a GPU, x of out's type or
+// float64); the weights of as many axes.
 void scipy_correlate_call(py::handle x_obj, py::handle out_obj,
                           const py::array_t<double, py::array::c_style | py::array::forcecast>& w,
                           const std::vector<long>& origins, const std::string& mode, double cval,
                           const std::optional<std::string>& backend_name) {
   placed in = take(x_obj, backend_name, "the input"),
          out = take(out_obj, backend_name, "the output", true);
-  if (in.a.on_gpu || out.a.on_gpu) throw py::value_error("scipy_correlate takes host arrays");
+  if (in.a.on_gpu != out.a.on_gpu)
+    throw py::value_error("the input and the output must both be host arrays or GPU arrays");
   if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
     throw py::value_error("the input and the output must be C-ordered arrays of one shape");
   std::vector<std::size_t> shape, wshape;
@@ -835,8 +837,12 @@ void scipy_correlate_call(py::handle x_obj, py::handle out_obj,
   const boundary b = parse_boundary(mode);
   const std::span<const double> weights(w.data(), std::size_t(w.size()));
   released unlocked;
-  correlate_in_scipys_order(in.where, in.a.type, in.a.data, out.a.type, out.a.data, shape, weights,
-                            wshape, origins, b, cval);
+  if (in.a.on_gpu)
+    correlate_in_scipys_order_device(in.a.type, in.a.data, out.a.type, out.a.data, shape, weights,
+                                     wshape, origins, b, cval);
+  else
+    correlate_in_scipys_order(in.where, in.a.type, in.a.data, out.a.type, out.a.data, shape,
+                              weights, wshape, origins, b, cval);
 }
 
 py::list backends_call() {

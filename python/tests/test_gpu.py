@@ -332,6 +332,32 @@ def test_filters_of_gpu_arrays(rng, lib):
     np.testing.assert_allclose(to_host(got), want, rtol=1e-5, atol=1e-3)
 
 
+# SciPy's correlate and convolve of GPU arrays where pplab's rungs do not run them (any rank,
+# integer types, another output type, origin=): SciPy's answers bit for bit, in the array's
+# library on its GPU (pplab::correlate_in_scipys_order_device).
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_correlate_of_gpu_arrays_is_scipys(rng, lib):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    cases = [((1000,), (4,), -2), ((37, 301), (5, 5), 0), ((9, 13), (2, 6), (-1, 2)),
+             ((5, 33, 70), (3, 2, 4), (1, 0, -1))]
+    for shape, wshape, origin in cases:
+        weights = rng.standard_normal(wshape)
+        weights[rng.random(wshape) < 0.2] = 0.0
+        for dtype, output in ((np.uint8, None), (np.int16, None), (np.uint8, np.float32),
+                              (np.float32, np.float64), (np.float64, np.float32), (np.int32, np.int16)):
+            host = (rng.standard_normal(shape) * 90).astype(dtype)
+            for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+                for ours, theirs in ((pplab.correlate, ndimage.correlate),
+                                     (pplab.convolve, ndimage.convolve)):
+                    got = ours(to_gpu(lib, host), weights, output=output, mode=mode, cval=1.5,
+                               origin=origin)
+                    want = theirs(host, weights, output=output, mode=mode, cval=1.5,
+                                  origin=origin)
+                    assert is_gpu_array_of(lib, got)
+                    np.testing.assert_array_equal(to_host(got), want, err_msg=str(
+                        (shape, wshape, origin, dtype, output, mode, ours.__name__)))
+
+
 # precision="split_tf32": the tensor-core rungs (c09 for small masks, c12 or c11 from 11 x 11),
 # within the split's bound of the reference (src/core/verify.hpp's split_tf32_tolerance): fp32's
 # error of a sum of 3 K terms plus 2^-18 a term, of the sum of the terms' magnitudes.

@@ -23,4 +23,18 @@ void scipy_order_pass_device(dtype in_type, const void* in, dtype out_type, void
     divisor, stream);
 }
 
+void scipy_correlate_device(dtype in_type, const void* in, dtype out_type, void* out,
+                            const scipy_correlate_geometry& g, const double* device_weights,
+                            const std::int64_t* device_offsets, const std::int32_t* device_indices,
+                            const std::int32_t* device_map, void* stream) {
+  auto* f = module_function<void(dtype, const void*, dtype, void*, const scipy_correlate_geometry&,
+                                 const double*, const std::int64_t*, const std::int32_t*,
+                                 const std::int32_t*, void*)>(backend::cuda, "scipy_correlate");
+  if (!f)
+    throw std::logic_error("SciPy's correlate on the GPU needs the cuda backend, which is not "
+                           "loaded here");
+  f(in_type, in, out_type, out, g, device_weights, device_offsets, device_indices, device_map,
+    stream);
+}
+
 }  // namespace pplab::detail

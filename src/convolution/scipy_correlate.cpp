@@ -22,8 +22,11 @@
 
 #include "convolution/boundary.hpp"
 #include "convolution/scipy_order.hpp"
+#include "core/executor.hpp"
+#include "core/run.hpp"
 #include "core/visit.hpp"
 #include "pplab/convolution.hpp"
+#include "pplab/device.hpp"
 #include "pplab/error.hpp"
 #include "pplab/interrupt.hpp"
 
@@ -221,6 +224,78 @@ void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dty
   visit_dtype(in_type, [&](auto t) { read = &read_row<decltype(t)>; });
   visit_dtype(out_type, [&](auto u) { write = &write_answers<decltype(u)>; });
   run(p, in, read, out, write, where == backend::cpu);
+}
+
+void correlate_in_scipys_order_device(dtype in_type, const void* in, dtype out_type, void* out,
+                                      std::span<const std::size_t> shape,
+                                      std::span<const double> weights,
+                                      std::span<const std::size_t> weights_shape,
+                                      std::span<const long> origins, boundary mode, double cval) {
+  const std::string what = "correlate_in_scipys_order_device: ";
+  const plan p = make_plan(shape, weights, weights_shape, origins, mode, cval);
+  const std::size_t d = shape.size();
+  if (d > std::size_t(detail::scipy_correlate_max_rank))
+    fail(errc::invalid_argument, what + "arrays of up to " +
+                                     std::to_string(detail::scipy_correlate_max_rank) +
+                                     " axes on the GPU, not " + std::to_string(d));
+  if (in_type != out_type && in_type != dtype::f64)
+    fail(errc::invalid_argument, what + "the input must be of the output's type or float64, not " +
+                                     std::string(name_of(in_type)) + " into " +
+                                     std::string(name_of(out_type)));
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const std::size_t count = p.lines * p.n;
+  if (count == 0) return;
+  if (!ex.holds(in) || !ex.holds(out))
+    fail(errc::invalid_argument, what + "the input and the output must be device memory");
+  const auto* a = static_cast<const unsigned char*>(in);
+  const auto* b = static_cast<const unsigned char*>(out);
+  if (a < b + count * size_of(out_type) && b < a + count * size_of(in_type))
+    fail(errc::invalid_argument, what + "the input and the output overlap");
+  // The kept weights in C order (the host plan's taps), each with its index on every axis and
+  // its offset from its answer's window's first element.
+  detail::scipy_correlate_geometry g{};
+  g.rank = int(d), g.count = count, g.taps = p.taps.size(), g.mode = mode, g.cval = cval;
+  for (std::size_t a_ = 0; a_ < d; ++a_) {
+    g.shape[a_] = shape[a_];
+    g.before[a_] = p.before[a_];
+    g.side[a_] = std::int64_t(weights_shape[a_]);
+  }
+  std::vector<double> w;
+  std::vector<std::int64_t> offsets;
+  std::vector<std::int32_t> indices;
+  for (const tap& t : p.taps) {
+    w.push_back(t.w);
+    std::int64_t offset = 0;
+    for (std::size_t a_ = 0; a_ < d; ++a_) {
+      const std::int64_t j = a_ + 1 < d ? p.leads[t.row * (d - 1) + a_] : std::int64_t(t.j);
+      indices.push_back(std::int32_t(j));
+      offset = offset * std::int64_t(shape[a_]) + j;
+    }
+    offsets.push_back(offset);
+  }
+  std::vector<std::int32_t> map;  // each axis's table of the mode
+  for (std::size_t a_ = 0; a_ < d; ++a_) {
+    if (shape[a_] + weights_shape[a_] >= (std::size_t(1) << 31))
+      fail(errc::invalid_argument, what + "an axis of 2^31 elements or more on the GPU");
+    g.map_at[a_] = std::int64_t(map.size());
+    for (std::size_t at = 0; at + 1 < shape[a_] + weights_shape[a_]; ++at)
+      map.push_back(std::int32_t(
+          detail::boundary_index(std::int64_t(at) - p.before[a_], std::int64_t(shape[a_]), mode)));
+  }
+  const std::size_t bytes = w.size() * (sizeof(double) + sizeof(std::int64_t)) +
+                            (indices.size() + map.size()) * sizeof(std::int32_t);
+  const detail::buffer taps = detail::buffer::in_stream_order(ex, std::max<std::size_t>(bytes, 8));
+  auto* dw = taps.as<double>();
+  auto* doff = reinterpret_cast<std::int64_t*>(dw + w.size());
+  auto* didx = reinterpret_cast<std::int32_t*>(doff + w.size());
+  ex.copy_in(dw, w.data(), w.size() * sizeof(double));
+  ex.copy_in(doff, offsets.data(), offsets.size() * sizeof(std::int64_t));
+  ex.copy_in(didx, indices.data(), indices.size() * sizeof(std::int32_t));
+  std::int32_t* dmap = didx + indices.size();
+  ex.copy_in(dmap, map.data(), map.size() * sizeof(std::int32_t));
+  detail::scipy_correlate_device(in_type, in, out_type, out, g, dw, doff, didx, dmap, ex.stream());
+  ex.finish_in_place();
 }
 
 }  // namespace pplab

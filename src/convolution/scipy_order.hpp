@@ -76,4 +76,25 @@ void scipy_order_pass_device(dtype in_type, const void* in, dtype out_type, void
                              const double* device_weights, std::size_t k, long origin, int sym,
                              boundary mode, double cval, double divisor, void* stream);
 
+// The GPU's scipy.ndimage.correlate of any rank (src/convolution/cuda/scipy_correlate.cu, through
+// the cuda module's table): the array's geometry, and for each kept weight (in C order) its
+// value, its offset in elements from an answer's window's first element, and its index on each
+// axis (rank of them); and each axis's table of the mode, its entry i + j (an answer's index plus
+// a weight's) the element read there, or -1 (constant mode's cval); all in device memory.
+inline constexpr int scipy_correlate_max_rank = 8;
+struct scipy_correlate_geometry {
+  int rank;
+  std::size_t shape[scipy_correlate_max_rank];
+  std::int64_t before[scipy_correlate_max_rank];  // the weights' side / 2 + origin
+  std::int64_t side[scipy_correlate_max_rank];    // the weights' side
+  std::int64_t map_at[scipy_correlate_max_rank];  // where each axis's table starts in the map
+  std::size_t count, taps;                        // the answers; the kept weights
+  boundary mode;
+  double cval;
+};
+void scipy_correlate_device(dtype in_type, const void* in, dtype out_type, void* out,
+                            const scipy_correlate_geometry& g, const double* device_weights,
+                            const std::int64_t* device_offsets, const std::int32_t* device_indices,
+                            const std::int32_t* device_map, void* stream);
+
 }  // namespace pplab::detail
