@@ -1988,17 +1988,61 @@ def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend)
     return out
 
 
+def _complex_filter(name, image, weights, output, mode, cval, origin, flip, backend):
+    """SciPy's correlate or convolve where the input or the weights are complex: real filters of
+    the parts, combined as SciPy's _complex_via_real_components combines them (correlate takes
+    the weights' conjugate, as numpy.correlate), into a complex output."""
+    import numpy
+    complex_input = _dtype_name(image).startswith("complex")
+    if not complex_input and numpy.iscomplexobj(cval):
+        raise ValueError("Cannot provide a complex-valued cval when the input is real.")
+    if weights.dtype.kind == "c" and not flip:
+        weights = weights.conj()
+    out, out_name = _filter_output(image, output, name)
+    if output is None:
+        out_name = numpy.promote_types(_dtype_name(image), numpy.complex64).name
+    elif not out_name.startswith("complex"):
+        if out is not None or isinstance(output, str):
+            raise RuntimeError("%s: output must have complex dtype" % name)
+        import warnings
+        warnings.warn("promoting specified output dtype to complex", stacklevel=4)
+        out_name = numpy.promote_types(out_name, numpy.complex64).name
+    part = "float32" if out_name == "complex64" else "float64"
+    if out is None:
+        out = _empty(image, tuple(image.shape), out_name)
+
+    def run(x, w, kind, c):
+        return _correlate_or_convolve(name, x, w, kind, mode, c, origin, flip, "strict",
+                                      backend, None)
+    re, im = numpy.real(cval), numpy.imag(cval)
+    if complex_input and weights.dtype.kind == "c":
+        real = run(image.real, weights.real, part, re)
+        real -= _astype(run(image.imag, weights.imag, None, im), part)
+        imag = run(image.real, weights.imag, part, re)
+        imag += _astype(run(image.imag, weights.real, None, im), part)
+    elif complex_input:
+        real, imag = run(image.real, weights, part, re), run(image.imag, weights, part, im)
+    else:
+        real, imag = run(image, weights.real, part, cval), run(image, weights.imag, part, cval)
+    out.real[...] = real
+    out.imag[...] = imag
+    return out
+
+
 def _correlate_or_convolve(name, input, weights, output, mode, cval, origin, flip, precision,
                            backend, variant):
     if precision not in ("strict", "split_tf32"):
         raise ValueError("precision must be 'strict' or 'split_tf32', not %r" % (precision,))
-    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     image = _for_pplab(_array(input))
     weights = _host_weights(weights)
+    if weights.dtype.kind == "c" or _dtype_name(image).startswith("complex"):
+        if precision != "strict" or variant is not None:
+            raise ValueError("%s of complex numbers runs SciPy's arithmetic on the real and "
+                             "imaginary parts: no precision= or variant=" % name)
+        return _complex_filter(name, image, weights, output, mode, cval, origin, flip, backend)
+    cval, backend, variant = _check_filter_args(mode, cval, backend, variant)
     if weights.dtype.kind not in "biuf":
-        raise TypeError("weights must be real numbers, not %s%s" % (
-            weights.dtype, "; filter the real and imaginary parts apart"
-            if weights.dtype.kind == "c" else ""))
+        raise TypeError("weights must be real numbers, not %s" % weights.dtype)
     out, out_name = _filter_output(image, output, name)
     kind = _dtype_name(image)
     ndim = len(image.shape)

@@ -811,11 +811,38 @@ def test_a_malformed_cuda_array_interface_is_a_value_error(cai):
         pplab.sum(fake)
 
 
-# What pplab would read wrongly is refused: complex weights (their imaginary part) and masked
-# arrays (their masked values).
-def test_complex_weights_and_masked_arrays_are_refused():
-    with pytest.raises(TypeError, match="real"):
-        pplab.correlate(np.ones((4, 4)), np.ones((3, 3)) * (1 + 1j))
+# Complex inputs and weights as SciPy filters them: the real and imaginary parts apart, combined
+# (correlate conjugates the weights), each part SciPy's bits; a complex cval for a real input
+# and a real output array refused as SciPy refuses them.
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_complex_correlate_is_scipys(rng, backend):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    for shape, wshape in (((17, 23), (3, 4)), ((5, 6, 7), (3, 3, 2)), ((40,), (5,))):
+        z = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        for x in (z.astype(np.complex64), z, (z.real * 50).astype(np.int16)):
+            for complex_weights in (False, True):
+                w = rng.standard_normal(wshape) + (1j * rng.standard_normal(wshape)
+                                                   if complex_weights else 0)
+                if not complex_weights and x.dtype.kind != "c":
+                    continue
+                cval = 1.5 + 0.5j if x.dtype.kind == "c" else 1.5
+                for call, ref in ((pplab.correlate, ndimage.correlate),
+                                  (pplab.convolve, ndimage.convolve)):
+                    got = call(x, w, mode="constant", cval=cval, backend=backend)
+                    want = ref(x, w, mode="constant", cval=cval)
+                    assert got.dtype == want.dtype
+                    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="complex-valued cval"):
+        pplab.correlate(np.ones((4, 4)), np.ones((3, 3)) * 1j, cval=1j)
+    with pytest.raises(RuntimeError, match="complex dtype"):
+        pplab.correlate(np.ones((4, 4)), np.ones((3, 3)) * 1j, output=np.empty((4, 4)))
+    with pytest.warns(UserWarning, match="promoting"):
+        got = pplab.correlate(np.ones((4, 4)), np.ones((3, 3)) * 1j, output=np.float32)
+    assert got.dtype == np.complex64
+
+
+# What pplab would read wrongly is refused: masked arrays (their masked values).
+def test_masked_arrays_are_refused():
     masked = np.ma.masked_array([1, 2, 3], mask=[0, 0, 1])
     for call in (pplab.sum, pplab.max, lambda x: pplab.histogram(x, 3)):
         with pytest.raises(TypeError, match="masked array"):
