@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include "arrays.hpp"
 #include "pplab/lab.hpp"
@@ -785,6 +786,19 @@ std::string filter_call(py::handle image, const py::array_t<double, py::array::c
   return ran;
 }
 
+// The input and the output of a pass in SciPy's arithmetic: both host arrays or both GPU
+// arrays, C-ordered, of one shape.
+std::pair<placed, placed> input_and_output(py::handle x_obj, py::handle out_obj,
+                                           const std::optional<std::string>& backend_name) {
+  placed in = take(x_obj, backend_name, "the input"),
+         out = take(out_obj, backend_name, "the output", true);
+  if (in.a.on_gpu != out.a.on_gpu)
+    throw py::value_error("the input and the output must both be host arrays or GPU arrays");
+  if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
+    throw py::value_error("the input and the output must be C-ordered arrays of one shape");
+  return {std::move(in), std::move(out)};
+}
+
 // scipy.ndimage.correlate1d into integers in SciPy's order (correlate1d_in_scipys_order, and
 // its _device call for GPU arrays): x and out of one shape in C order, out of an integer type
 // (on a GPU, x of out's type or float64, apart from out); the pass along `axis`.
@@ -792,12 +806,7 @@ void scipy_order_pass_call(py::handle x_obj, py::handle out_obj, int axis,
                            const std::vector<double>& weights, long origin, const std::string& mode,
                            double cval, double divisor,
                            const std::optional<std::string>& backend_name) {
-  placed in = take(x_obj, backend_name, "the input"),
-         out = take(out_obj, backend_name, "the output", true);
-  if (in.a.on_gpu != out.a.on_gpu)
-    throw py::value_error("the input and the output must both be host arrays or GPU arrays");
-  if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
-    throw py::value_error("the input and the output must be C-ordered arrays of one shape");
+  auto [in, out] = input_and_output(x_obj, out_obj, backend_name);
   const int nd = int(in.a.ndim());
   if (axis < 0 || axis >= nd)
     throw py::value_error("axis " + std::to_string(axis) + " is out of bounds for " +
@@ -825,12 +834,7 @@ void scipy_correlate_call(py::handle x_obj, py::handle out_obj,
                           const py::array_t<double, py::array::c_style | py::array::forcecast>& w,
                           const std::vector<long>& origins, const std::string& mode, double cval,
                           const std::optional<std::string>& backend_name) {
-  placed in = take(x_obj, backend_name, "the input"),
-         out = take(out_obj, backend_name, "the output", true);
-  if (in.a.on_gpu != out.a.on_gpu)
-    throw py::value_error("the input and the output must both be host arrays or GPU arrays");
-  if (in.a.shape != out.a.shape || !in.a.c_contiguous() || !out.a.c_contiguous())
-    throw py::value_error("the input and the output must be C-ordered arrays of one shape");
+  auto [in, out] = input_and_output(x_obj, out_obj, backend_name);
   std::vector<std::size_t> shape, wshape;
   for (auto v : in.a.shape) shape.push_back(std::size_t(v));
   for (py::ssize_t a = 0; a < w.ndim(); ++a) wshape.push_back(std::size_t(w.shape(a)));
