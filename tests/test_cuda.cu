@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -96,8 +97,13 @@ TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
         reduce_rows_device(t, d.get(), g.rows, g.cols, g.ld, o, answers.get());
         std::vector<std::uint64_t> got(g.rows);
         dev().copy_out(got.data(), answers.get(), g.rows * 8);
+        // The host array on cuda: copied in and the same kernel run, its answers bit for bit.
+        std::vector<scalar> staged(g.rows);
+        reduce_rows(backend::cuda, t, host, g.rows, g.cols, g.ld, o, staged.data());
         for (std::size_t y = 0; y < g.rows; ++y) {
           const scalar w = want[y];
+          ASSERT_EQ(staged[y].k, w.k) << name_of(t) << " " << name_of(o) << " row " << y;
+          ASSERT_EQ(staged[y].u, got[y]) << name_of(t) << " " << name_of(o) << " row " << y;
           if (w.k == scalar::kind::f64) {
             double v;
             std::memcpy(&v, &got[y], 8);
@@ -151,6 +157,47 @@ TEST(CudaApi, RowsOfDeviceDataAreReducedEachOnItsOwn) {
       errc::invalid_argument,
       [&] { reduce_rows_device(dtype::f32, out.get(), 2, 5, 4, op::sum, out.get()); },
       "row stride");
+}
+
+// A host array's axis reduced on cuda (the array copied in, reduce_axis_device's answers copied
+// back): each answer seq's, of its kind; integers exactly, floats within the sum tolerance
+// (another order of additions); a column count that no tile of 32 divides, one column, an
+// empty axis.
+TEST(CudaApi, HostArraysAxesAreReducedOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<double> z;
+  for (const auto& [outer, rows, cols] :
+       {std::array<std::size_t, 3>{3, 1001, 37}, {2, 77, 1}, {1, 5, 4099}, {4, 0, 33}}) {
+    std::vector<double> f(outer * rows * cols);
+    std::vector<std::int32_t> i(f.size());
+    for (std::size_t k = 0; k < f.size(); ++k)
+      f[k] = 1e3 + z(rng), i[k] = std::int32_t(z(rng) * 1e6);
+    if (!f.empty()) f[f.size() / 2] = std::nan("");
+    for (op o : {op::sum, op::max, op::mean, op::var, op::argmax, op::count_nonzero}) {
+      if (rows == 0 && o != op::sum && o != op::count_nonzero) continue;
+      for (const auto& [t, data] :
+           {std::pair<dtype, const void*>{dtype::f64, f.data()}, {dtype::i32, i.data()}}) {
+        SCOPED_TRACE(std::string(name_of(t)) + " " + std::string(name_of(o)) + " " +
+                     std::to_string(outer) + " x " + std::to_string(rows) + " x " +
+                     std::to_string(cols));
+        std::vector<scalar> want(outer * cols), got(outer * cols);
+        reduce_axis(backend::seq, t, data, outer, rows, cols, o, want.data());
+        reduce_axis(backend::cuda, t, data, outer, rows, cols, o, got.data());
+        for (std::size_t k = 0; k < want.size(); ++k) {
+          ASSERT_EQ(got[k].k, want[k].k) << k;
+          if (want[k].k != scalar::kind::f64) {
+            ASSERT_EQ(got[k].u, want[k].u) << k;
+            continue;
+          }
+          const double tol = 1e-12 * std::max(1.0, std::fabs(want[k].f)) * double(rows);
+          ASSERT_TRUE(std::fabs(got[k].f - want[k].f) <= tol ||
+                      (got[k].f != got[k].f && want[k].f != want[k].f))
+              << k << ": " << got[k].f << " against " << want[k].f;
+        }
+      }
+    }
+  }
 }
 
 TEST(CudaApi, DeviceResidentDataIsCountedWhereItIs) {

@@ -36,11 +36,13 @@ io::array as_array(const std::vector<scalar>& values, std::vector<std::size_t> s
   return a;
 }
 
-// --axis K: one axis of the array reduced (the host backends' reduce_axis; with --exact each
-// line's exact sum, reduce_rows_exact), its answers an array of the other axes' shape.
+// --axis K: one axis of the array reduced (reduce_axis, on seq, cpu or cuda; with --exact each
+// line's exact sum, reduce_rows_exact, on seq or cpu), its answers an array of the other axes'
+// shape.
 void run_axis(const reduce_options& o, op what, backend where) {
-  if (where != backend::seq && where != backend::cpu)
-    fail(errc::unsupported, "--axis reduces on the host backends (seq, cpu); --backend " +
+  if (where != backend::seq && where != backend::cpu && (o.exact || where != backend::cuda))
+    fail(errc::unsupported, std::string("--axis reduces on seq, cpu") +
+                                (o.exact ? "" : " and cuda") + "; --backend " +
                                 std::string(name_of(where)) + " reduces whole arrays");
   if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
   const loaded data = load_data(o.data, where);
@@ -183,7 +185,7 @@ void add_reduce(CLI::App& app) {
   cmd->add_option(
       "--axis", o->axis,
       "K: reduce this axis of a .npy array alone (negative from the end), as "
-      "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu); argmin and "
+      "numpy.sum(x, axis=K); the answers int64, uint64 or float64 (seq, cpu, cuda); argmin and "
       "argmax give each answer's index along the axis");
   cmd->add_option("--out", o->out_path, "FILE.npy: with --axis, write the answers there");
   cmd->add_flag("--exact", o->exact,

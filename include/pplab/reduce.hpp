@@ -81,8 +81,9 @@ scalar reduce(backend where, dtype t, const void* data, std::size_t n, op o,
 // Each of `rows` rows of `cols` elements (rows `ld` elements apart; 0 means cols) reduced on its
 // own, as numpy.sum(x, axis=-1) reduces the last axis: out[y] is reduce(where, row y)'s answer,
 // with its bits (on cpu the SIMD rung's, whatever the thread count). On seq the rows one after
-// another, on cpu shared among the threads; host memory and the host backends only (GPU memory:
-// reduce_rows_device). The mean of an empty row is an error, as reduce's.
+// another, on cpu shared among the threads; on cuda the rows copied to the GPU and
+// reduce_rows_device's answers copied back (GPU memory: call reduce_rows_device). Host memory.
+// The mean of an empty row is an error, as reduce's.
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out);
 
@@ -93,9 +94,9 @@ void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std
 // (for var and std its element-by-element merge, less exact at a mean far from the spread than
 // the blocks reduce picks for a whole array: docs/reduce.md, var and std). Each
 // thread walks down the rows over a block of columns, unit stride along every row read: no copy
-// or transpose of the array. Host memory and the host backends only (on cpu the slabs and the
-// blocks of columns shared among the threads); cols = 1 is reduce_rows' case. The mean over an
-// empty axis is an error, as reduce's.
+// or transpose of the array. Host memory (on cpu the slabs and the blocks of columns shared
+// among the threads; on cuda the array copied to the GPU and reduce_axis_device's answers copied
+// back); cols = 1 is reduce_rows' case. The mean over an empty axis is an error, as reduce's.
 void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
                  std::size_t cols, op o, scalar* out);
 

@@ -581,6 +581,8 @@ def _reduced(x, op, axis, backend, variant, numpys=False):
     if axis is not None and backend == "mpi":
         raise ValueError("backend 'mpi' reduces each rank's part of one array whole (axis=None); "
                          "reduce an axis of this rank's array on 'seq' or 'cpu'")
+    if backend == "cuda" and not _on_gpu(x):
+        x = _contiguous(x)  # a host view goes to the GPU as a C-ordered copy
     if axis is not None:
         shape = _shape(x)
         if variant is not None:
@@ -862,15 +864,25 @@ def argmax(x, axis=None, out=None, *, keepdims=False, backend=None, variant=None
 def count_nonzero(a, axis=None, *, keepdims=False, backend=None, variant=None):
     """numpy.count_nonzero(a, axis, keepdims): how many elements are not zero (NaN is not zero,
     -0.0 is; a boolean array counts its True), in one pass of the engines (the op count_nonzero, a
-    sum of ones and zeros): of the whole array a Python int, along an axis or a tuple of axes
-    int64 answers in a's library and on its device (a tuple of every axis: a NumPy int64, as
-    NumPy's)."""
+    sum of ones and zeros): of the whole array the type the installed NumPy answers (a Python
+    int before NumPy 2.3, a NumPy intp since), along an axis or a tuple of axes int64 answers in
+    a's library and on its device (a tuple of every axis: a NumPy int64, as NumPy's)."""
     got = reduce(a, "count_nonzero", axis=axis, keepdims=keepdims, backend=backend,
                  variant=variant)
-    if axis is not None and isinstance(got, int):
+    if isinstance(got, int):
         import numpy
-        got = numpy.int64(got)
+        if axis is not None:
+            got = numpy.int64(got)
+        else:
+            got = _numpys_count_type()(got)
     return got
+
+
+@functools.lru_cache(maxsize=None)
+def _numpys_count_type():
+    """The type numpy.count_nonzero answers for a whole array (int or numpy.intp), asked once."""
+    import numpy
+    return type(numpy.count_nonzero(numpy.zeros(1)))
 
 
 def any(a, axis=None, out=None, keepdims=False, *, backend=None,  # noqa: A001

@@ -330,17 +330,52 @@ detail::executor& gpu_holding(const char* call, bool reads, const void* data, co
 }
 }  // namespace
 
+// The kind of the answers along an axis (reduce_rows_device's wide types): double for a mean, a
+// variance or a deviation, an index for argmin and argmax, else the kind of the reduction of
+// nothing.
+scalar::kind answer_kind(dtype t, op o) {
+  if (o == op::mean || is_moments(o)) return scalar::kind::f64;
+  if (is_arg(o)) return scalar::kind::i64;
+  return reduce(backend::seq, t, nullptr, 0, o).k;
+}
+
+// A host array's rows or axis reduced on the GPU, for a caller who names cuda: the `elements`
+// elements at data copied to the GPU, `reduce_there` run on the copy into `answers` wide answers
+// in GPU memory, and those copied back as scalars.
+template <class Reduce>
+void reduced_on_the_gpu(dtype t, const void* data, std::size_t elements, op o, std::size_t answers,
+                        scalar* out, Reduce&& reduce_there) {
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  const std::size_t bytes = elements * size_of(t);
+  detail::buffer in(ex, std::max<std::size_t>(bytes, 1)), got(ex, answers * 8);
+  if (bytes) ex.copy_in(in.get(), data, bytes);
+  reduce_there(in.get(), got.get());
+  std::vector<std::uint64_t> bits(answers);
+  ex.copy_out(bits.data(), got.get(), answers * 8);
+  const scalar::kind k = answer_kind(t, o);
+  for (std::size_t i = 0; i < answers; ++i) {
+    out[i].k = k;
+    std::memcpy(&out[i].u, &bits[i], 8);  // the union's 8 bytes, as the GPU wrote them
+  }
+}
+
 void reduce_rows(backend where, dtype t, const void* data, std::size_t rows, std::size_t cols,
                  std::size_t ld, op o, scalar* out) {
   o = detail::as_for(t, o);
-  if (where != backend::seq && where != backend::cpu)
-    fail(errc::unsupported,
-         "reduce_rows: rows are reduced on the host backends (seq, cpu), not on '" +
-             std::string(name_of(where)) + "'; reduce a whole array there with pplab::reduce");
+  if (where != backend::seq && where != backend::cpu && where != backend::cuda)
+    fail(errc::unsupported, "reduce_rows: rows are reduced on seq, cpu and cuda, not on '" +
+                                std::string(name_of(where)) +
+                                "'; reduce a whole array there with pplab::reduce");
   ld = checked_row_stride("reduce_rows", rows, cols, ld, o);
   if (rows && cols && !data) fail(errc::invalid_argument, "reduce_rows: data is null");
   if (rows && !out) fail(errc::invalid_argument, "reduce_rows: out is null");
   if (rows == 0) return;
+  if (where == backend::cuda)
+    return reduced_on_the_gpu(t, data, (rows - 1) * ld + cols, o, rows, out,
+                              [&](const void* in, void* answers) {
+                                reduce_rows_device(t, in, rows, cols, ld, o, answers);
+                              });
   const detail::reduce_problem p{t, o, cols};
   // The backend's own rung on every row: each answer has the bits of reduce(where, row) (on cpu a
   // rung whose bits do not depend on the thread count), and on cpu the rows, not the elements of
@@ -431,13 +466,17 @@ void reduce_column_blocks(backend where, const T* in, std::size_t outer, std::si
 void reduce_axis(backend where, dtype t, const void* data, std::size_t outer, std::size_t rows,
                  std::size_t cols, op o, scalar* out) {
   o = detail::as_for(t, o);
-  if (where != backend::seq && where != backend::cpu)
-    fail(errc::unsupported,
-         "reduce_axis: an axis is reduced on the host backends (seq, cpu), not on '" +
-             std::string(name_of(where)) + "'; on a GPU, reduce_rows_device takes the last axis");
+  if (where != backend::seq && where != backend::cpu && where != backend::cuda)
+    fail(errc::unsupported, "reduce_axis: an axis is reduced on seq, cpu and cuda, not on '" +
+                                std::string(name_of(where)) + "'");
   if (checked_axis("reduce_axis", outer, rows, cols, o) == 0) return;
   if (rows && !data) fail(errc::invalid_argument, "reduce_axis: data is null");
   if (!out) fail(errc::invalid_argument, "reduce_axis: out is null");
+  if (where == backend::cuda)
+    return reduced_on_the_gpu(t, data, outer * rows * cols, o, outer * cols, out,
+                              [&](const void* in, void* answers) {
+                                reduce_axis_device(t, in, outer, rows, cols, o, answers);
+                              });
   const std::size_t threads = where == backend::cpu ? std::size_t(omp_get_max_threads()) : 1;
   const bool wide = outer * ((cols + wide_block - 1) / wide_block) >= threads;
   detail::visit_reduce<true, true, true>(t, o, [&](auto tag, auto otag) {
