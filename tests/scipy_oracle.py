@@ -4,6 +4,8 @@ N x 1, a mask larger than the image), rectangular masks, every boundary mode wit
 value, f32 and f64, on every backend given; then pplab filter NAME against scipy.ndimage's
 gaussian_filter, uniform_filter, sobel, prewitt and laplace (per-axis sigmas and sizes, even sizes). Each output is held to the tolerance rule of
 src/convolution/rung.hpp: |got - want| <= 2 (taps + 2) eps sum |mask| |input|, plus half an ulp.
+Last, arrays that take SciPy's own arithmetic (other ranks and dtypes, even masks, --origin), on
+seq and cpu, held to SciPy's answers bit for bit.
 Usage: scipy_oracle.py PPLAB BACKEND... (exit 77, skipped, without NumPy and SciPy)."""
 import json
 import os
@@ -119,6 +121,29 @@ with tempfile.TemporaryDirectory() as d:
                                           f"{d}/out-{b}.npy", x, want, tol,
                                           f"filter {' '.join(args)} {np.dtype(dtype).name} "
                                           f"{shape} {mode} on {b}")
+    # Arrays the rungs do not take (other ranks and dtypes, even or long masks, --origin): SciPy's
+    # own arithmetic on seq and cpu, each answer SciPy's to the last bit (tolerance 0).
+    exact = [((6, 7, 8), np.float64, (3, 2, 3), "0"), ((30, 41), np.int16, (3, 3), "1,-1"),
+             ((30, 41), np.float32, (4, 3), "0"), ((50,), np.uint8, (5,), "-2"),
+             ((9, 10), np.float64, (1, 40), "0"),
+             ((3, 4, 5, 6), np.int32, (2, 1, 3, 2), "0,0,-1,0")]
+    for shape, dtype, mshape, origin in exact:
+        x = (rng.normal(size=shape) * 40).astype(dtype)
+        m = rng.normal(size=mshape)
+        np.save(f"{d}/x.npy", x)
+        np.save(f"{d}/m.npy", m)
+        org = [int(k) for k in origin.split(",")]
+        org = org if len(org) > 1 else org[0]
+        for mode in modes:
+            for op in ("correlate", "convolve"):
+                want = getattr(nd, op)(x, m, mode=mode, cval=1.5, origin=org)
+                for b in (b for b in backends if b in ("seq", "cpu")):
+                    checked += 1
+                    failures += check([op, "--input", f"{d}/x.npy", "--mask", f"{d}/m.npy",
+                                       "--origin", origin, "--mode", mode, "--cval", "1.5",
+                                       "--backend", b], f"{d}/out-{b}.npy", x, want, 0,
+                                      f"{op} {np.dtype(dtype).name} {shape} mask {mshape} origin "
+                                      f"{origin} {mode} on {b} (SciPy's arithmetic)")
 print(f"{checked} filters checked against scipy.ndimage {nd.__name__} "
       f"(SciPy {__import__('scipy').__version__}, NumPy {np.__version__}): {failures} failed")
 sys.exit(1 if failures else 0)

@@ -112,9 +112,24 @@ TEST_F(Cli, FiltersRefuseBadMasksAndWriteImages) {
   npy("flat.npy", dtype::f64, {9});
   npy("bytes.npy", dtype::u8, {3, 3});
   const std::string in = "correlate --input " + path("x.npy") + " --out " + path("y.npy") + " ";
-  expect_failure(in + "--mask " + path("even.npy"), 2, "odd");
-  expect_failure(in + "--mask " + path("big.npy"), 2, "1 to 31");
+  // Masks the rungs do not take (an even side, a side past 31), --origin, or an array of another
+  // rank: SciPy's arithmetic (its answers checked against SciPy by tests/scipy_oracle.py).
+  for (const std::string& mask : {path("even.npy"), path("big.npy")}) {
+    const result r = run("convolve --input " + path("x.npy") + " --mask " + mask +
+                         " --origin 0,-1 --json --out " + path("scipys.npy"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"rung\":\"scipy order\""), std::string::npos) << r.out;
+    EXPECT_EQ(io::read_npy(path("scipys.npy")).shape, (std::vector<std::size_t>{9, 7}));
+    fs::remove(path("scipys.npy"));
+  }
   expect_failure(in + "--mask " + path("flat.npy"), 2, "2-D");
+  expect_failure(in + "--mask " + path("even.npy") + " --origin 2", 2, "invalid origin 2");
+  expect_failure(in + "--mask box:3 --origin 1,2,3", 2, "3 values for an array of 2 axes");
+  expect_failure(in + "--mask box:3 --origin x", 2, "a whole number");
+  expect_failure(in + "--mask " + path("even.npy") + " --rung c01_direct_loop", 2,
+                 "SciPy's arithmetic, not a rung");
+  expect_failure("correlate --input " + path("flat.npy") + " --mask box:3", 2,
+                 "the mask has 2 axes and the input 1");
   expect_failure(in + "--mask " + path("bytes.npy"), 2, "u8");
   expect_failure(in + "--mask box:3 --mode same", 2, "unknown boundary mode");
   expect_failure(in + "--mask box:4", 2, "odd");

@@ -1,10 +1,12 @@
-// pplab correlate / pplab convolve --input IMAGE --mask MASK: a 2-D filter as scipy.ndimage's
+// pplab correlate / pplab convolve --input IMAGE --mask MASK: a filter as scipy.ndimage's
 // correlate and convolve compute it. The input is a 2-D .npy (f32 or f64, filtered in its type;
 // u8 by the u8 rungs, u16 as f32), an image (each channel filtered on its own by the u8 rungs: to
 // u8 for an image or --u8, else to f32; as f32 on mpi) or a generated image (--shape RxC). The mask
 // is a 2-D .npy or a named one: box:K, gaussian:sigma=S (SciPy's gaussian_filter's taps, truncated
 // at 4 sigma), sobel-x, sobel-y. On the mpi backend each rank reads only its rows of a .npy (an
-// image file is decoded whole on each rank) and rank 0 gathers the output.
+// image file is decoded whole on each rank) and rank 0 gathers the output. A .npy the rungs do not
+// take (another rank or dtype, a mask with an even side or one past 31, --origin) runs SciPy's
+// own arithmetic on seq or cpu (correlate_in_scipys_order), its answers SciPy's bit for bit.
 #include <fmt/format.h>
 
 #include <array>
@@ -28,7 +30,7 @@ struct mask_values {
 
 struct filter_cli {
   backend_options backend;
-  std::string input, shape, mask, mode = "reflect", out_path, variant;
+  std::string input, shape, mask, mode = "reflect", out_path, variant, origin;
   double cval = 0;
   std::uint64_t seed = 1;
   bool json = false, u8 = false;
@@ -212,10 +214,129 @@ bool image_path(const std::string& path) {
   return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".pnm";
 }
 
+// Whether a .npy input takes SciPy's own arithmetic (correlate_in_scipys_order) rather than the
+// filter rungs, which take 2-D f32, f64, u8 and u16 arrays and 2-D masks of odd sides to 31 at
+// origin 0: an array of another rank or dtype, a .npy mask of another shape, or --origin.
+bool in_scipys_order(const filter_cli& o) {
+  if (o.named || o.input.empty() || lowercase_extension(o.input) != ".npy") return false;
+  if (!o.origin.empty()) return true;
+  const auto header = [](const std::string& path) {  // the shape and dtype, no elements read
+    return io::read_npy_part(path,
+                             [](std::size_t) { return std::pair<std::size_t, std::size_t>{}; });
+  };
+  const io::array a = header(o.input);
+  if (a.shape.size() != 2 || !(is_float(a.type) || a.type == dtype::u8 || a.type == dtype::u16))
+    return true;
+  if (lowercase_extension(o.mask) != ".npy" || !std::filesystem::exists(o.mask)) return false;
+  const io::array m = header(o.mask);
+  if (m.shape.size() != 2) return false;  // the rungs' error says the mask must be 2-D
+  const auto odd_to_31 = [](std::size_t side) { return side % 2 == 1 && side <= max_mask_side; };
+  return !odd_to_31(m.shape[0]) || !odd_to_31(m.shape[1]);
+}
+
+// --origin: one whole number for every axis, or one per axis (K1,K2,...), as SciPy's origin=.
+std::vector<long> origins_of(const std::string& spec, std::size_t rank) {
+  std::vector<long> v;
+  for (std::size_t at = 0; at <= spec.size();) {
+    const std::size_t comma = std::min(spec.find(',', at), spec.size());
+    long k = 0;
+    const auto [end, ec] = std::from_chars(spec.data() + at, spec.data() + comma, k);
+    if (ec != std::errc() || end != spec.data() + comma)
+      fail(errc::invalid_argument,
+           "--origin wants a whole number, or one per axis (1,-1); got '" + spec + "'");
+    v.push_back(k);
+    at = comma + 1;
+  }
+  if (v.size() == 1) v.assign(rank, v.front());
+  if (v.size() != rank)
+    fail(errc::invalid_argument,
+         fmt::format("--origin {}: {} values for an array of {} axes", spec, v.size(), rank));
+  return v;
+}
+
+// scipy.ndimage.correlate (convolve) of a .npy array of any rank and dtype with a .npy mask of as
+// many axes, each answer SciPy's to the last bit, into an array of the input's dtype (SciPy's
+// default output); seq or cpu.
+void run_in_scipys_order(const filter_cli& o, bool flip, const std::string& what, backend where) {
+  if (where != backend::seq && where != backend::cpu)
+    fail(errc::unsupported,
+         fmt::format("{} of this array (its rank, dtype, mask or --origin) runs SciPy's "
+                     "arithmetic on seq and cpu; --backend {} takes 2-D images with odd masks",
+                     what, name_of(where)));
+  if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
+  if (o.u8) fail(errc::invalid_argument, "--u8 is for images; this array's answers are its dtype");
+  const io::array a = io::read_npy(o.input);
+  // The weights and their shape: a .npy mask's (any rank), or a named 2-D one's (box:K, ...).
+  std::vector<double> w;
+  std::vector<std::size_t> mask_shape;
+  if (lowercase_extension(o.mask) == ".npy") {
+    const io::array m = io::read_npy(o.mask);
+    if (!is_float(m.type))
+      fail(errc::invalid_argument, fmt::format("{}: the mask has dtype {}; give float32 or "
+                                               "float64",
+                                               o.mask, name_of(m.type)));
+    for (std::size_t i = 0; i < m.size(); ++i)
+      w.push_back(m.type == dtype::f32 ? double(static_cast<const float*>(m.data())[i])
+                                       : static_cast<const double*>(m.data())[i]);
+    mask_shape = m.shape;
+  } else {
+    const mask_values named = load_mask(o.mask);
+    w = named.v, mask_shape = {named.kh, named.kw};
+  }
+  if (mask_shape.size() != a.shape.size())
+    fail(errc::invalid_argument,
+         fmt::format("{}: the mask has {} axes and the input {} ({}-D); they must match, as "
+                     "SciPy's weights",
+                     o.mask, mask_shape.size(), a.shape.size(), a.shape.size()));
+  std::vector<long> origins = o.origin.empty() ? std::vector<long>(a.shape.size(), 0)
+                                               : origins_of(o.origin, a.shape.size());
+  if (flip) {  // SciPy's convolve: the weights reversed on every axis, the origins mirrored
+    std::reverse(w.begin(), w.end());
+    for (std::size_t d = 0; d < origins.size(); ++d)
+      origins[d] = -origins[d] - (mask_shape[d] % 2 == 0 ? 1 : 0);
+  }
+  io::array r;
+  r.type = a.type;
+  r.shape = a.shape;
+  r.bytes.resize(a.bytes.size());
+  stopwatch clock;
+  correlate_in_scipys_order(where, a.type, a.data(), r.type, r.data(), a.shape, w, mask_shape,
+                            origins, parse_boundary(o.mode), o.cval);
+  const double seconds = clock.seconds();
+  const auto shape_text = [](const std::vector<std::size_t>& v) {
+    std::string t;
+    for (std::size_t d : v) t += (t.empty() ? "" : "x") + std::to_string(d);
+    return t.empty() ? std::string("()") : t;
+  };
+  if (o.json) {
+    nlohmann::json j = {{"op", what},          {"shape", a.shape},     {"dtype", name_of(a.type)},
+                        {"mask", mask_shape},  {"mode", o.mode},       {"origin", origins},
+                        {"ms", seconds * 1e3}, {"rung", "scipy order"}};
+    if (!o.out_path.empty()) j["out"] = o.out_path;
+    fmt::print("{}\n", j.dump());
+  } else {
+    fmt::print("{}: {} {}, mask {} {}, in {:.3f} ms [SciPy's arithmetic]\n", what,
+               shape_text(a.shape), name_of(a.type), shape_text(mask_shape), o.mode, seconds * 1e3);
+  }
+  if (!o.out_path.empty()) {
+    io::output_file out(o.out_path);
+    io::write_npy(out, r);
+    if (!o.json) fmt::print("wrote {}\n", o.out_path);
+  } else if (!o.json) {
+    fmt::print("(give --out F.npy to save the result)\n");
+  }
+}
+
 void run(const filter_cli& o, bool flip, const std::string& what) {
   // "split_tf32" names a precision, not a rung: the API picks its rung, on the GPU.
   const backend where = o.variant == "split_tf32" ? (require(backend::cuda), backend::cuda)
                                                   : o.backend.resolve("convolution", o.variant);
+  if (in_scipys_order(o)) {
+    if (!o.variant.empty())
+      fail(errc::invalid_argument, "--rung: this array runs SciPy's arithmetic, not a rung (the "
+                                   "rungs take 2-D images with odd masks to 31 and no --origin)");
+    return run_in_scipys_order(o, flip, what, where);
+  }
   std::optional<io::output_file> out;
   planes p;
   std::vector<mask_values> passes;
@@ -322,9 +443,11 @@ void run(const filter_cli& o, bool flip, const std::string& what) {
 
 // The options every filter command takes: the image, the boundary, the output, the backend.
 void add_image_options(CLI::App* cmd, const std::shared_ptr<filter_cli>& o) {
-  cmd->add_option("--input", o->input,
-                  "a 2-D .npy (f32, f64, u8; u16 filtered as f32) or an image (PNG, JPEG, "
-                  "PNM, ...: each channel on its own)");
+  cmd->add_option(
+      "--input", o->input,
+      "a 2-D .npy (f32, f64, u8; u16 filtered as f32) or an image (PNG, JPEG, "
+      "PNM, ...: each channel on its own); a .npy of another rank or dtype, an even "
+      "or long mask, or --origin: SciPy's arithmetic into the input's dtype (seq, cpu)");
   cmd->add_option("--shape", o->shape, "RxC: a generated f32 image instead (uniform in [0, 1))");
   cmd->add_option("--seed", o->seed, "seed of a generated image (default 1)")
       ->check(CLI::NonNegativeNumber);
@@ -352,9 +475,12 @@ void add_filter(CLI::App& app, bool flip) {
       flip ? "convolve an image with a mask, as scipy.ndimage.convolve (the mask flipped)"
            : "correlate an image with a mask, as scipy.ndimage.correlate");
   cmd->add_option("--mask", o->mask,
-                  "a 2-D float .npy (each side odd, 1 to 31), or box:K, gaussian:sigma=S, "
+                  "a float .npy of the input's rank (any sides), or box:K, gaussian:sigma=S, "
                   "sobel-x, sobel-y")
       ->required();
+  cmd->add_option("--origin", o->origin,
+                  "K or K1,K2,...: the mask's centre moved K along every axis (or each its own), "
+                  "as SciPy's origin=");
   add_image_options(cmd, o);
   cmd->callback([o, flip] { run(*o, flip, flip ? "convolve" : "correlate"); });
 }
