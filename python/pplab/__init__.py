@@ -2242,16 +2242,14 @@ _FUSED_SIDE = 33  # the longest side of a square outer product a GPU filters ove
 
 
 def _pass(x, k, axis, mode, cval, backend, variant, out=None):
-    """The matrix x correlated with the odd-length 1-D kernel k along axis 0 (down the columns)
-    or 1 (along the rows), in `mode`: one filter call (a mask of one row or one column; into
-    `out` where given, as _correlated's), or _long_pass's for a kernel longer than such a mask
-    may be, or for a uint8 image (whose masks are at most a mask's side)."""
-    if k.size > (_MASK_SIDE if _dtype_name(x) == "uint8" else _LINE_TAPS):
+    """The float matrix x (_separable's integers take SciPy's passes instead) correlated with the
+    odd-length 1-D kernel k along axis 0 (down the columns) or 1 (along the rows), in `mode`: one
+    filter call (a mask of one row or one column; into `out` where given, as _correlated's), or
+    _long_pass's for a kernel longer than such a mask may be."""
+    if k.size > _LINE_TAPS:
         return _long_pass(x, k, axis, mode, cval, backend, variant)
     mask = k.reshape(1, -1) if axis == 1 else k.reshape(-1, 1)
-    if _dtype_name(x) in ("float32", "float64"):
-        return _correlated(x, mask, mode, cval, backend, variant, out)
-    return correlate(x, mask, mode=mode, cval=cval, backend=backend, variant=variant)
+    return _correlated(x, mask, mode, cval, backend, variant, out)
 
 
 # On the host a stack's planes are filtered one call each (a GPU takes them in one launch): from

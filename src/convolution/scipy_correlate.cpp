@@ -122,19 +122,9 @@ void read_row(const plan& p, const void* array, bool inside, std::size_t line, s
     std::fill(e, e + count, p.cval);
     return;
   }
-  const T* src = static_cast<const T*>(array) + line * p.n;
-  const std::int64_t first = std::int64_t(s) - p.before.back(), n = std::int64_t(p.n);
-  const std::size_t lo = std::size_t(std::clamp<std::int64_t>(-first, 0, std::int64_t(count)));
-  const std::size_t hi =
-      std::size_t(std::clamp<std::int64_t>(n - first, std::int64_t(lo), std::int64_t(count)));
-  auto edge = [&](std::size_t q) {
-    const std::int64_t at = detail::boundary_index(first + std::int64_t(q), n, p.mode);
-    e[q] = at < 0 ? p.cval : double(src[at]);
-  };
-  for (std::size_t q = 0; q < lo; ++q) edge(q);
-  const T* stretch = src + (first + std::int64_t(lo));
-  for (std::size_t q = lo; q < hi; ++q) e[q] = double(stretch[q - lo]);
-  for (std::size_t q = hi; q < count; ++q) edge(q);
+  detail::read_extended(static_cast<const T*>(array) + line * p.n, 1, 1, 1,
+                        std::int64_t(s) - p.before.back(), std::int64_t(p.n), count, p.mode, p.cval,
+                        e);
 }
 
 // Answers as C converts them to U (SciPy's output), at element `at` of the output.

@@ -46,32 +46,9 @@ struct geometry {
 template <class T>
 void read_piece(const geometry& g, const T* in, std::size_t o, std::size_t c0, std::size_t w,
                 std::size_t s, std::size_t len, double* e) {
-  const std::size_t rows = len + g.k - 1;
-  const T* line = in + o * g.n * g.inner + c0;
-  const std::int64_t first = std::int64_t(s) - g.before, n = std::int64_t(g.n);
-  // The rows inside the line [inside, past) read it directly; the others as the mode says.
-  const std::size_t inside = std::size_t(std::clamp<std::int64_t>(-first, 0, std::int64_t(rows)));
-  const std::size_t past =
-      std::size_t(std::clamp<std::int64_t>(n - first, std::int64_t(inside), std::int64_t(rows)));
-  auto row = [&](std::size_t p, std::int64_t q) {
-    double* dst = e + p * g.lanes;
-    if (q < 0) {
-      std::fill(dst, dst + w, g.cval);
-      return;
-    }
-    const T* src = line + std::size_t(q) * g.inner;
-    for (std::size_t c = 0; c < w; ++c) dst[c] = double(src[c]);
-  };
-  for (std::size_t p = 0; p < inside; ++p)
-    row(p, detail::boundary_index(first + std::int64_t(p), n, g.mode));
-  if (g.inner == 1) {  // one line's stretch: a contiguous conversion
-    const T* src = line + (first + std::int64_t(inside));
-    for (std::size_t p = inside; p < past; ++p) e[p] = double(src[p - inside]);
-  } else {
-    for (std::size_t p = inside; p < past; ++p) row(p, first + std::int64_t(p));
-  }
-  for (std::size_t p = past; p < rows; ++p)
-    row(p, detail::boundary_index(first + std::int64_t(p), n, g.mode));
+  detail::read_extended(in + o * g.n * g.inner + c0, g.inner, w, g.lanes,
+                        std::int64_t(s) - g.before, std::int64_t(g.n), len + g.k - 1, g.mode,
+                        g.cval, e);
 }
 
 // The answers of a piece, in SciPy's order (above), over the rows of e: `count` = len x lanes

@@ -1,13 +1,16 @@
 #pragma once
 // What the host's and the GPU's passes in SciPy's order share (pplab/convolution.hpp,
 // correlate1d_in_scipys_order): SciPy's test of the weights' symmetry, which picks its order of
-// the adds, and the conversion of an answer to an integer type.
+// the adds, the host's reads of an extended line, and the conversion of an answer to an integer
+// type.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <type_traits>
 
+#include "convolution/boundary.hpp"
 #include "core/visit.hpp"
 #include "pplab/convolution.hpp"
 
@@ -27,6 +30,39 @@ inline int scipy_symmetry(std::span<const double> w) {
     odd = odd && std::fabs(w[c + j] + w[c - j]) <= eps;
   }
   return even ? 1 : odd ? -1 : 0;
+}
+
+// The host's reads of a line for SciPy's sums: `rows` positions of the line, first to first +
+// rows - 1 (of n elements; `stride` elements from one to the next), each as its `w` neighbouring
+// columns, read as doubles into e (row p at e + p * lanes); positions outside as `mode` extends
+// the line (cval where it reads outside). A single column (stride 1) converts the stretch inside
+// in one contiguous loop.
+template <class T>
+void read_extended(const T* line, std::size_t stride, std::size_t w, std::size_t lanes,
+                   std::int64_t first, std::int64_t n, std::size_t rows, boundary mode, double cval,
+                   double* e) {
+  // The rows inside the line [inside, past) read it directly; the others as the mode says.
+  const std::size_t inside = std::size_t(std::clamp<std::int64_t>(-first, 0, std::int64_t(rows)));
+  const std::size_t past =
+      std::size_t(std::clamp<std::int64_t>(n - first, std::int64_t(inside), std::int64_t(rows)));
+  auto row = [&](std::size_t p, std::int64_t q) {
+    double* dst = e + p * lanes;
+    if (q < 0) {
+      std::fill(dst, dst + w, cval);
+      return;
+    }
+    const T* src = line + std::size_t(q) * stride;
+    for (std::size_t c = 0; c < w; ++c) dst[c] = double(src[c]);
+  };
+  for (std::size_t p = 0; p < inside; ++p) row(p, boundary_index(first + std::int64_t(p), n, mode));
+  if (stride == 1 && w == 1) {
+    const T* src = line + (first + std::int64_t(inside));
+    for (std::size_t p = inside; p < past; ++p) e[p] = double(src[p - inside]);
+  } else {
+    for (std::size_t p = inside; p < past; ++p) row(p, first + std::int64_t(p));
+  }
+  for (std::size_t p = past; p < rows; ++p)
+    row(p, boundary_index(first + std::int64_t(p), n, mode));
 }
 
 // x86-64's truncating conversions (cvttsd2si): NaN and values out of the type's range give its
