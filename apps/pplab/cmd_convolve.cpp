@@ -65,6 +65,20 @@ mask_values gaussian(const std::string& spec, double sigma) {
   return m;
 }
 
+// A .npy mask's weights as doubles, in C order; float32 or float64 only.
+std::vector<double> weights_of(const io::array& a, const std::string& spec) {
+  if (!is_float(a.type))
+    fail(errc::invalid_argument,
+         fmt::format("{}: the mask has dtype {}; give float32 or float64 (a {} "
+                     "mask would round its weights)",
+                     spec, name_of(a.type), name_of(a.type)));
+  std::vector<double> w(a.size());
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = a.type == dtype::f32 ? double(static_cast<const float*>(a.data())[i])
+                                : static_cast<const double*>(a.data())[i];
+  return w;
+}
+
 mask_values load_mask(const std::string& spec) {
   if (spec.rfind("box:", 0) == 0) {
     const double k = number_after(spec, "box:K", spec.substr(4));
@@ -88,16 +102,7 @@ mask_values load_mask(const std::string& spec) {
   if (a.shape.size() != 2)
     fail(errc::invalid_argument,
          fmt::format("{}: the mask must be 2-D; it has {} dimensions", spec, a.shape.size()));
-  if (!is_float(a.type))
-    fail(errc::invalid_argument,
-         fmt::format("{}: the mask has dtype {}; give float32 or float64 (a {} "
-                     "mask would round its weights)",
-                     spec, name_of(a.type), name_of(a.type)));
-  mask_values m{{}, a.shape[0], a.shape[1]};
-  for (std::size_t i = 0; i < a.size(); ++i)
-    m.v.push_back(a.type == dtype::f32 ? double(static_cast<const float*>(a.data())[i])
-                                       : static_cast<const double*>(a.data())[i]);
-  return m;
+  return {weights_of(a, spec), a.shape[0], a.shape[1]};
 }
 
 // The planes to filter: f32 or f64 arrays of rows x cols (this rank's rows on a job), and
@@ -271,13 +276,7 @@ void run_in_scipys_order(const filter_cli& o, bool flip, const std::string& what
   std::vector<std::size_t> mask_shape;
   if (lowercase_extension(o.mask) == ".npy") {
     const io::array m = io::read_npy(o.mask);
-    if (!is_float(m.type))
-      fail(errc::invalid_argument, fmt::format("{}: the mask has dtype {}; give float32 or "
-                                               "float64",
-                                               o.mask, name_of(m.type)));
-    for (std::size_t i = 0; i < m.size(); ++i)
-      w.push_back(m.type == dtype::f32 ? double(static_cast<const float*>(m.data())[i])
-                                       : static_cast<const double*>(m.data())[i]);
+    w = weights_of(m, o.mask);
     mask_shape = m.shape;
   } else {
     const mask_values named = load_mask(o.mask);
