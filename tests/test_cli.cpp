@@ -331,6 +331,26 @@ TEST_F(Cli, ReduceExactly) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["values"][1].get<double>(), -1e300 / 3);
   expect_failure("reduce --op max --exact --axis 0 --input " + path("m.npy"), 2, "sum");
   expect_failure("reduce --op sum --exact --dtype i32 --n 10", 2, "exact already");
+  // Generated data spread over 120 binades (--dist spread: blocks no window takes): seq's and
+  // cpu's exact sums are the long accumulator's, and the data's exponents do spread.
+  for (const char* type : {"f32", "f64"}) {
+    const std::string spread =
+        std::string("reduce --op sum --exact --n 100003 --dist spread --json --dtype ") + type;
+    r = run(spread + " --backend seq --rung r02_exact_long_accumulator");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const double want = nlohmann::json::parse(r.out)["value"].get<double>();
+    for (const char* b : {"seq", "cpu"}) {
+      r = run(spread + " --backend " + b);
+      ASSERT_EQ(r.code, 0) << r.err;
+      EXPECT_EQ(nlohmann::json::parse(r.out)["value"].get<double>(), want) << type << " " << b;
+    }
+  }
+  std::vector<float> x(4096);
+  detail::generate(dtype::f32, x.data(), x.size(), detail::distribution::spread, 1);
+  const auto [lo, hi] = std::minmax_element(
+      x.begin(), x.end(), [](float a, float b) { return std::abs(a) < std::abs(b); });
+  EXPECT_GT(std::log2(std::abs(*hi)) - std::log2(std::abs(*lo)), 100.0);
+  EXPECT_LT(std::abs(*hi), 0x1p66f);
 }
 
 // reduce --axis K: one axis of a .npy array reduced, as numpy.sum(x, axis=K): JSON and .npy

@@ -24,8 +24,9 @@ void data_options::add_to(CLI::App& cmd, const char* dflt) {
                      dflt + ")");
   cmd.add_option("-n,--n", n, "number of generated elements (default 2^20)");
   cmd.add_option("--dist", dist,
-                 "generated data: uniform, normal, skewed (90% one value), constant")
-      ->check(CLI::IsMember({"uniform", "normal", "skewed", "constant"}));
+                 "generated data: uniform, normal, skewed (90% one value), constant, spread "
+                 "(normal floats times 2^-60 to 2^60)")
+      ->check(CLI::IsMember({"uniform", "normal", "skewed", "constant", "spread"}));
   cmd.add_option("--seed", seed, "seed of the generated data, 0 to 2^64 - 1 (default 1)")
       ->check(CLI::NonNegativeNumber);
 }

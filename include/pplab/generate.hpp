@@ -16,6 +16,8 @@ enum class distribution {
   normal,    // floats N(0, 1); ints rounded N(centre, width/8), clamped to the type
   skewed,    // 90% one value (the middle of the uniform range), the rest uniform
   constant,  // every element the middle of the uniform range
+  spread,    // floats N(0, 1) times 2^k, k a whole number uniform in [-60, 60]: exponents over
+             // 120 binades (what no window of an exact sum takes); ints as normal
 };
 distribution parse_distribution(std::string_view name);
 std::string_view name_of(distribution d) noexcept;

@@ -10,11 +10,11 @@
 namespace pplab {
 
 distribution parse_distribution(std::string_view name) {
-  for (auto d :
-       {distribution::uniform, distribution::normal, distribution::skewed, distribution::constant})
+  for (auto d : {distribution::uniform, distribution::normal, distribution::skewed,
+                 distribution::constant, distribution::spread})
     if (name == name_of(d)) return d;
   fail(errc::invalid_argument, "unknown distribution '" + std::string(name) +
-                                   "'; choose one of uniform normal skewed constant");
+                                   "'; choose one of uniform normal skewed constant spread");
 }
 
 std::string_view name_of(distribution d) noexcept {
@@ -25,6 +25,8 @@ std::string_view name_of(distribution d) noexcept {
     return "normal";
   case distribution::skewed:
     return "skewed";
+  case distribution::spread:
+    return "spread";
   default:
     return "constant";
   }
@@ -63,10 +65,11 @@ template <class T> T draw(distribution d, std::uint64_t seed, std::size_t i) {
   case distribution::uniform:
     v = lo + (hi - lo) * unit(mix(r));
     break;
-  default: {  // Box-Muller from two draws
+  default: {  // normal and spread: Box-Muller from two draws
     const double u1 = 1.0 - unit(mix(r)), u2 = unit(mix(r + 1));
     const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-    if constexpr (std::is_floating_point_v<T>) v = z;
+    if constexpr (std::is_floating_point_v<T>)
+      v = d == distribution::spread ? std::ldexp(z, int(unit(mix(r + 2)) * 121) - 60) : z;
     else v = std::round(middle + z * (hi - lo) / 8);
   }
   }

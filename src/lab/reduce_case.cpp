@@ -1,5 +1,6 @@
 // The lab's reduction case: f32 sum, i32 sum, f32 max and f32 argmax over uniform data, the exact
-// sums of f32 and f64 beside plain ones (and of normal f32 data in a full run) (and, on a device,
+// sums of f32 and f64 beside plain ones (in a full run also of normal f32 data and of f32 and f64
+// data spread over 120 binades, each beside its plain sum) (and, on a device,
 // f32 sums of shrinking size: where launches, not bytes, set the time), checked against the seq
 // reference with the tolerance rule of core/verify.hpp; GB/s against the read ceiling. On a
 // device it also times pplab::reduce on host data, against the host-to-device copy. Split over a
@@ -66,11 +67,16 @@ struct reduce_case {
     add(dtype::f32, op::sum, big(s), false, true);
     add(dtype::f64, op::sum, big(s) / 2, false);
     add(dtype::f64, op::sum, big(s) / 2, false, true);
-    if (s == size::full) {  // and normal data: signs mixed, exponents wider
-      problem& pr = add(dtype::f32, op::sum, big(s), false, true);
-      pr.dist = detail::distribution::normal;
-      pr.group += " normal";
-    }
+    if (s == size::full)  // and normal data (signs mixed, exponents wider), and data spread
+      for (auto [t, d] : {std::pair{dtype::f32, detail::distribution::normal},
+                          {dtype::f32, detail::distribution::spread},
+                          {dtype::f64, detail::distribution::spread}}) {
+        for (bool exact : {false, true}) {  // over 120 binades: what no window takes
+          problem& pr = add(t, op::sum, big(s) / size_of(t) * 4, false, exact);
+          pr.dist = d;
+          pr.group += " " + std::string(name_of(d));
+        }
+      }
     if (s == size::full)
       for (std::size_t n : {std::size_t(1) << 24, std::size_t(1) << 20, std::size_t(1) << 16})
         add(dtype::f32, op::sum, n, true);
