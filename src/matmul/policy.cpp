@@ -10,7 +10,7 @@
 // 512^3; m05 1.04x OpenBLAS at 1 x 4096 x 4096; through Python
 // 1.13-1.27x m03 at 512-2048, f32 and f64: bench/results/cpu-2core-2026-11-29-python-vs-host-
 // 3c7017c.txt), but for products of two matrices on a machine where m03
-// measures faster at run time (packed_kernel_outruns_openblas, below: a core with whole 512-bit
+// measures faster at run time (packed_kernel_outruns_openblas, below: by the product's size and the
 // units). The own rungs run where no OpenBLAS is built.
 //
 // On the GPU one tiling does not fit every shape: a 128 x 128 tile per block is the fastest per
@@ -132,17 +132,37 @@ double packed_over_openblas(dtype t) {
 
 // Measured once a process for each type (f32 24 ms, f64 42 ms at the first such product on the
 // 2-core EPYC, OpenBLAS loaded, most of it both rungs' first runs). Which of the two is faster
-// depends on the core, not only on its ISA: on an AMD EPYC of family 26 (Zen 5), whose 512-bit
-// units are whole, m03's 512-bit kernel ran 1.54-2.06x numpy.matmul at 512-2048 (f32 and f64)
-// where Debian's OpenBLAS took its Haswell (AVX2) kernels; on the Zen 4 EPYC before it, which
-// splits 512-bit operations in two, m03 was 0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
-// (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last sections). The margin
-// (0.8x) keeps a near tie with OpenBLAS, so that noise does not flip the pick between runs.
-bool packed_kernel_outruns_openblas(dtype t) {
-  static const bool f32 = packed_over_openblas(dtype::f32) <= 0.8;
-  if (t == dtype::f32) return f32;
-  static const bool f64 = packed_over_openblas(dtype::f64) <= 0.8;
-  return f64;
+// depends on the core and on the product's size, not only on the ISA:
+// - on an AMD EPYC of family 26 (Zen 5), whose 512-bit units are whole, m03's 512-bit kernel ran
+//   1.54-2.06x numpy.matmul at 512-2048 (f32 and f64) where Debian's OpenBLAS took its Haswell
+//   (AVX2) kernels; on the Zen 4 EPYC before it, which splits 512-bit operations in two, m03 was
+//   0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
+//   (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last sections);
+// - on a 2-core EPYC with AVX2 alone, m03 (256-bit, as OpenBLAS's kernel) ran 1.08-1.21x
+//   OpenBLAS up to 1024 x 1024 x 256 and 0.98-1.06x at 768^3 and 1024^3, but 0.90-0.95x from
+//   2048^3 (f32 and f64): OpenBLAS's blocking holds its rate on large products, m03's stays at
+//   140-144 GFLOP/s (the same record, its 2026-12-02 section). There the probe below read m03
+//   at 0.70-0.87x OpenBLAS's time, process to process: a single 0.8x margin for every size flipped
+//   the pick of large products between processes (pplab.matmul 0.86-0.88x numpy.matmul at f32
+//   2048^3 and 4096^3 in the processes where it took m03).
+// So products of fewer than 2^31 multiply-adds (1024^3 is 2^30) run m03 where the probe took at
+// most 0.95x OpenBLAS's time; larger ones only where the build's vectors are 512 bits and the
+// probe took at most 0.8x (a 256-bit m03 does not outrun a 256-bit OpenBLAS kernel there, and a
+// near tie keeps OpenBLAS, so that noise does not flip the pick between runs).
+bool packed_kernel_outruns_openblas(const matmul_problem& p) {
+  const auto ratio = [](dtype t) {
+    static const double f32 = packed_over_openblas(dtype::f32);
+    if (t == dtype::f32) return f32;
+    static const double f64 = packed_over_openblas(dtype::f64);
+    return f64;
+  };
+  if (double(p.m) * double(p.n) * double(p.k) < double(std::size_t(1) << 31))
+    return ratio(p.type) <= 0.95;
+#ifdef __AVX512F__
+  return ratio(p.type) <= 0.8;
+#else
+  return false;
+#endif
 }
 
 std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
@@ -158,7 +178,7 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
     std::vector<std::string_view> out;
     constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
     if (p.m != 1 && !small_product(p) && find<matmul_rung>(openblas) &&
-        (p.n == 1 || !packed_kernel_outruns_openblas(p.type)))
+        (p.n == 1 || !packed_kernel_outruns_openblas(p)))
       out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
     // (each runs only its shape).

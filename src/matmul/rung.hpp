@@ -51,11 +51,12 @@ template <> const std::vector<matmul_rung>& rungs_on<matmul_rung>(backend b);
 // k~2^12".
 std::string tune_key(const matmul_problem& p);
 
-// Whether the cpu's products of two matrices of type t (neither a vector nor small) run the
-// ladder's packed micro-kernel (m03) rather than OpenBLAS, where OpenBLAS is built: where m03 took
-// at most 0.8x OpenBLAS's time on one 512 x 512 x 256 product, measured once a process
-// (policy.cpp).
-bool packed_kernel_outruns_openblas(dtype t);
+// Whether the cpu's product p of two matrices (neither a vector nor small) runs the ladder's
+// packed micro-kernel (m03) rather than OpenBLAS, where OpenBLAS is built: by m03's time over
+// OpenBLAS's on one 512 x 512 x 256 product of p's type, measured once a process: at most 0.95x
+// for products of fewer than 2^31 multiply-adds, at most 0.8x and 512-bit vectors for larger
+// ones (policy.cpp).
+bool packed_kernel_outruns_openblas(const matmul_problem& p);
 
 // The API's rungs for backend b, in order of preference (policy.cpp).
 std::vector<std::string_view> policy(backend b, const matmul_problem& p);
