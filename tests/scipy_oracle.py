@@ -122,7 +122,7 @@ with tempfile.TemporaryDirectory() as d:
                                           f"filter {' '.join(args)} {np.dtype(dtype).name} "
                                           f"{shape} {mode} on {b}")
     # Arrays the rungs do not take (other ranks and dtypes, even or long masks, --origin): SciPy's
-    # own arithmetic on seq and cpu, each answer SciPy's to the last bit (tolerance 0).
+    # own arithmetic on seq, cpu and cuda, each answer SciPy's to the last bit (tolerance 0).
     exact = [((6, 7, 8), np.float64, (3, 2, 3), "0"), ((30, 41), np.int16, (3, 3), "1,-1"),
              ((30, 41), np.float32, (4, 3), "0"), ((50,), np.uint8, (5,), "-2"),
              ((9, 10), np.float64, (1, 40), "0"),
@@ -137,7 +137,7 @@ with tempfile.TemporaryDirectory() as d:
         for mode in modes:
             for op in ("correlate", "convolve"):
                 want = getattr(nd, op)(x, m, mode=mode, cval=1.5, origin=org)
-                for b in (b for b in backends if b in ("seq", "cpu")):
+                for b in (b for b in backends if b in ("seq", "cpu", "cuda")):
                     checked += 1
                     failures += check([op, "--input", f"{d}/x.npy", "--mask", f"{d}/m.npy",
                                        "--origin", origin, "--mode", mode, "--cval", "1.5",

@@ -6,7 +6,7 @@
 // at 4 sigma), sobel-x, sobel-y. On the mpi backend each rank reads only its rows of a .npy (an
 // image file is decoded whole on each rank) and rank 0 gathers the output. A .npy the rungs do not
 // take (another rank or dtype, a mask with an even side or one past 31, --origin) runs SciPy's
-// own arithmetic on seq or cpu (correlate_in_scipys_order), its answers SciPy's bit for bit.
+// own arithmetic on seq, cpu or cuda (correlate_in_scipys_order), its answers SciPy's bit for bit.
 #include <fmt/format.h>
 
 #include <array>
@@ -261,12 +261,13 @@ std::vector<long> origins_of(const std::string& spec, std::size_t rank) {
 
 // scipy.ndimage.correlate (convolve) of a .npy array of any rank and dtype with a .npy mask of as
 // many axes, each answer SciPy's to the last bit, into an array of the input's dtype (SciPy's
-// default output); seq or cpu.
+// default output); seq, cpu or cuda.
 void run_in_scipys_order(const filter_cli& o, bool flip, const std::string& what, backend where) {
-  if (where != backend::seq && where != backend::cpu)
+  if (where != backend::seq && where != backend::cpu && where != backend::cuda)
     fail(errc::unsupported,
          fmt::format("{} of this array (its rank, dtype, mask or --origin) runs SciPy's "
-                     "arithmetic on seq and cpu; --backend {} takes 2-D images with odd masks",
+                     "arithmetic on seq, cpu and cuda; --backend {} takes 2-D images with odd "
+                     "masks",
                      what, name_of(where)));
   if (!o.out_path.empty()) check_output_name(o.out_path, {".npy"});
   if (o.u8) fail(errc::invalid_argument, "--u8 is for images; this array's answers are its dtype");

@@ -111,7 +111,8 @@ void correlate1d_in_scipys_order(backend where, dtype in_type, const void* in, d
 // each product and sum rounded on its own; converted to out's type as C converts (integers
 // toward zero and modulo their range, float32 rounded to nearest). So every answer is SciPy's,
 // bit for bit, for every input and output type. Each origin in SciPy's range, -(k / 2) to
-// (k - 1) / 2. Host arrays, on seq (one thread) or cpu (all).
+// (k - 1) / 2. Host arrays, on seq (one thread), cpu (all) or cuda (copied to the GPU whole and
+// back; the same bits).
 void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
                                void* out, std::span<const std::size_t> shape,
                                std::span<const double> weights,

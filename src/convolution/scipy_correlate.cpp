@@ -191,6 +191,33 @@ void run(const plan& p, const void* in, row_reader read, void* out, answer_write
   }
 }
 
+// Host arrays on the GPU: the input and the output in device memory whole, the device call
+// between the copies (its answers are the host's, bit for bit). An input of neither the
+// output's type nor float64 goes as float64 (the device call reads those two), widened here.
+void on_the_gpu(dtype in_type, const void* in, dtype out_type, void* out, std::size_t count,
+                std::span<const std::size_t> shape, std::span<const double> weights,
+                std::span<const std::size_t> weights_shape, std::span<const long> origins,
+                boundary mode, double cval) {
+  detail::require_backend(backend::cuda);
+  detail::executor& ex = detail::executor_for(backend::cuda);
+  std::vector<double> widened;
+  if (in_type != out_type && in_type != dtype::f64) {
+    widened.resize(count);
+    visit_dtype(in_type, [&](auto t) {
+      const auto* x = static_cast<const decltype(t)*>(in);
+      for (std::size_t i = 0; i < count; ++i) widened[i] = double(x[i]);
+    });
+    in_type = dtype::f64, in = widened.data();
+  }
+  const std::size_t in_bytes = count * size_of(in_type), out_bytes = count * size_of(out_type);
+  const detail::buffer din(ex, in_bytes), dout(ex, out_bytes);
+  ex.copy_in(din.get(), in, in_bytes);
+  correlate_in_scipys_order_device(in_type, din.get(), out_type, dout.get(), shape, weights,
+                                   weights_shape, origins, mode, cval);
+  ex.copy_out(out, dout.get(), out_bytes);
+  ex.synchronize();
+}
+
 }  // namespace
 
 void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dtype out_type,
@@ -198,9 +225,10 @@ void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dty
                                std::span<const double> weights,
                                std::span<const std::size_t> weights_shape,
                                std::span<const long> origins, boundary mode, double cval) {
-  if (where != backend::seq && where != backend::cpu)
-    fail(errc::invalid_argument, "correlate_in_scipys_order: host backends only (seq, cpu), not " +
-                                     std::string(name_of(where)));
+  if (where != backend::seq && where != backend::cpu && where != backend::cuda)
+    fail(errc::invalid_argument,
+         "correlate_in_scipys_order: host arrays on seq, cpu or cuda, not " +
+             std::string(name_of(where)) + " (GPU arrays: correlate_in_scipys_order_device)");
   const plan p = make_plan(shape, weights, weights_shape, origins, mode, cval);
   const std::size_t count = p.lines * p.n;
   if (count == 0) return;
@@ -209,6 +237,9 @@ void correlate_in_scipys_order(backend where, dtype in_type, const void* in, dty
   if (a < b + count * size_of(out_type) && b < a + count * size_of(in_type))
     fail(errc::invalid_argument, "correlate_in_scipys_order: the input and the output overlap "
                                  "(SciPy filters into a new array and copies)");
+  if (where == backend::cuda)
+    return on_the_gpu(in_type, in, out_type, out, count, shape, weights, weights_shape, origins,
+                      mode, cval);
   row_reader read = nullptr;
   answer_writer write = nullptr;
   visit_dtype(in_type, [&](auto t) { read = &read_row<decltype(t)>; });
