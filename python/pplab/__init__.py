@@ -1970,10 +1970,10 @@ def _fits_the_rungs(w):
 
 def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend):
     """scipy.ndimage.correlate of any rank, input and output type, as SciPy computes it
-    (pplab::correlate_in_scipys_order; on GPU arrays, its _device call): w and origins as
-    NI_Correlate gets them (_scipy_weights). bool is read as uint8; float16 as float32 and
-    answered through float64 (each answer rounded once); on a GPU an input of neither the
-    output's type nor float64 is read as float64 first (a copy)."""
+    (pplab::correlate_in_scipys_order, host arrays on seq, cpu or cuda; on GPU arrays, its
+    _device call): w and origins as NI_Correlate gets them (_scipy_weights). bool is read as
+    uint8; float16 as float32 and answered through float64 (each answer rounded once); on a GPU
+    an input of neither the output's type nor float64 is read as float64 first (a copy)."""
     kind = _dtype_name(image)
     if kind == "bool":
         image = _bytes_of_bool(image)[0]
@@ -1991,7 +1991,7 @@ def _in_scipys_arithmetic(image, w, origins, mode, cval, out, out_name, backend)
     got = out if direct else _empty(image, tuple(image.shape), computed)
     gpu = _on_gpu(image)
     _pplab.scipy_correlate(image, got, w, origins, mode, float(cval),
-                           backend if gpu else "seq" if backend == "seq" else "cpu")
+                           backend if gpu or backend in ("seq", "cuda") else "cpu")
     if direct:
         return out
     if out is None:
