@@ -144,8 +144,9 @@ double packed_over_openblas(dtype t) {
 //   140-144 GFLOP/s (the same record, its 2026-12-02 section). There the probe below read m03
 //   at 0.70-0.87x OpenBLAS's time, process to process: a single 0.8x margin for every size flipped
 //   the pick of large products between processes (pplab.matmul 0.86-0.88x numpy.matmul at f32
-//   2048^3 and 4096^3 in the processes where it took m03).
-// So products of fewer than 2^31 multiply-adds (1024^3 is 2^30) run m03 where the probe took at
+//   2048^3 and 4096^3 in the processes where it took m03); at 1024^3 m03 was a tie at best (f64
+//   0.89-0.93x numpy.matmul beside numpy's calls, a stack of 8 included).
+// So products of fewer than 2^30 multiply-adds (below 1024^3) run m03 where the probe took at
 // most 0.95x OpenBLAS's time; larger ones only where the build's vectors are 512 bits and the
 // probe took at most 0.8x (a 256-bit m03 does not outrun a 256-bit OpenBLAS kernel there, and a
 // near tie keeps OpenBLAS, so that noise does not flip the pick between runs).
@@ -156,7 +157,7 @@ bool packed_kernel_outruns_openblas(const matmul_problem& p) {
     static const double f64 = packed_over_openblas(dtype::f64);
     return f64;
   };
-  if (double(p.m) * double(p.n) * double(p.k) < double(std::size_t(1) << 31))
+  if (double(p.m) * double(p.n) * double(p.k) < double(std::size_t(1) << 30))
     return ratio(p.type) <= 0.95;
 #ifdef __AVX512F__
   return ratio(p.type) <= 0.8;

@@ -54,7 +54,7 @@ std::string tune_key(const matmul_problem& p);
 // Whether the cpu's product p of two matrices (neither a vector nor small) runs the ladder's
 // packed micro-kernel (m03) rather than OpenBLAS, where OpenBLAS is built: by m03's time over
 // OpenBLAS's on one 512 x 512 x 256 product of p's type, measured once a process: at most 0.95x
-// for products of fewer than 2^31 multiply-adds, at most 0.8x and 512-bit vectors for larger
+// for products of fewer than 2^30 multiply-adds, at most 0.8x and 512-bit vectors for larger
 // ones (policy.cpp).
 bool packed_kernel_outruns_openblas(const matmul_problem& p);
 
