@@ -139,8 +139,8 @@ double packed_over_openblas(dtype t) {
 //   0.92-1.01x OpenBLAS (f64 0.87-0.93x) at 2048^3
 //   (bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its last sections);
 // - on a 2-core EPYC with AVX2 alone, m03 (256-bit, as OpenBLAS's kernel) ran 1.08-1.21x
-//   OpenBLAS up to 1024 x 1024 x 256 and 0.98-1.06x at 768^3 and 1024^3, but 0.90-0.95x from
-//   2048^3 (f32 and f64): OpenBLAS's blocking holds its rate on large products, m03's stays at
+//   OpenBLAS up to 1024 x 1024 x 256 (f64 512^3 0.95x), 0.98-1.06x at 768^3 and 1024^3, 0.90-0.95x
+//   from 2048^3 (f32 and f64): OpenBLAS's blocking holds its rate on large products, m03's stays at
 //   140-144 GFLOP/s (the same record, its 2026-12-02 section). There the probe below read m03
 //   at 0.70-0.87x OpenBLAS's time, process to process: a single 0.8x margin for every size flipped
 //   the pick of large products between processes (pplab.matmul 0.86-0.88x numpy.matmul at f32
