@@ -174,6 +174,10 @@ TEST(Policy, TheCpuPicksWhatTheLabMeasuredFastest) {
   EXPECT_EQ(matmul_pick(1, 8192, 8192), "matmul/cpu/m05_vector_times_matrix");
   EXPECT_EQ(matmul_pick(64, 64, 64), "matmul/cpu/m06_small_products");
   EXPECT_EQ(matmul_pick(128, 128, 128), "matmul/cpu/m03_packed_microkernel");
+  // A tall A times a tiny B (points @ R), at every height: m07
+  EXPECT_EQ(matmul_pick(1000, 3, 3), "matmul/cpu/m07_tall_times_tiny");
+  EXPECT_EQ(matmul_pick(10000000, 4, 4), "matmul/cpu/m07_tall_times_tiny");
+  EXPECT_EQ(matmul_pick(100000, 3, 5), "matmul/cpu/m03_packed_microkernel");
   const auto histogram_pick = [](dtype t, std::size_t bins, bool natural) {
     return std::string(detail::default_rung<detail::histogram_rung>(
                            backend::cpu, {t, 1000, bins, 0, double(bins), false, natural})

@@ -110,7 +110,13 @@ TEST_P(Matmul, AnyShapeStrideAlphaBeta) {
                                {3, 1, 40000},
                                {1, 2100, 300},
                                {1, 5, 40000},
-                               {1, 1, 50000}};
+                               {1, 1, 50000},
+                               // tall A times a tiny B (points @ R): one band of rows a
+                               // thread, cut where no multiple of 16 falls
+                               {100003, 3, 3},
+                               {4099, 4, 2},
+                               {1001, 2, 4},
+                               {777, 1, 3}};
   for (int extra = 0; extra < 3; ++extra)
     shapes.push_back({1 + rng() % 200, 1 + rng() % 200, 1 + rng() % 400});
   // Under compute-sanitizer (racecheck runs ~30x slower) each shape gets one alpha/beta pair,

@@ -63,6 +63,13 @@ struct matmul_case {
     const std::size_t v = s == size::full ? 8192 : (s == size::quick ? 4096 : 96);
     out.push_back(gemm(dtype::f32, v, 1, v, false));
     out.push_back(gemm(dtype::f32, 1, v, v, false));
+    // Points times a 3 x 3 matrix (numpy's `points @ R`): bound by moving A and C, not by its
+    // multiply-adds (cpu m07).
+    problem tall = gemm(dtype::f32, s == size::full ? 1 << 24 : (s == size::quick ? 1 << 20 : 4099),
+                        3, 3, false);
+    tall.roofline = true;
+    tall.note = "points @ R: held against moving A and C";
+    out.push_back(tall);
     if (s == size::full) {
       for (dtype t : {dtype::f32, dtype::f64}) {
         out.push_back(gemm(t, 16384, 1, 16384, true));

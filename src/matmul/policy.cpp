@@ -1,7 +1,8 @@
 // The matmul rung the API runs, per backend and problem. Every choice is made here, by the problem
 // and the device, never by a rung (docs/architecture.md): a product with a vector operand (one
 // column, A x; one row, x B) is a reduction, read once, and runs the vector rungs (cpu m04 and
-// m05, cuda m17 and m18); a stack of products in GPU memory runs in one launch (m19); otherwise
+// m05, cuda m17 and m18); on the cpu a tall A times a B of at most 4 x 4 (points @ R) runs m07,
+// which moves A and C once; a stack of products in GPU memory runs in one launch (m19); otherwise
 // on the cpu the packed micro-kernel, on the GPU the shape table below. cuBLAS (cuda m00) is the
 // baseline the GPU's are measured against, the default only for the stacks where the stack rung
 // measured slower (below). On the cpu, where OpenBLAS is
@@ -177,8 +178,12 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
     // through OpenBLAS: 0.68x numpy.matmul), and a product alone runs the stack's rung; and
     // but for products of two matrices where m03 outruns it on this machine (above).
     std::vector<std::string_view> out;
+    // A tall A times a B of at most 4 x 4 (points @ R): m07, which moves A and C once (2-core
+    // EPYC with AVX2: see m07's file), whatever the height; OpenBLAS runs it as a GEMM.
+    constexpr std::string_view tall_times_tiny = "matmul/cpu/m07_tall_times_tiny";
+    if (p.k <= 4 && p.n <= 4) out.push_back(tall_times_tiny);
     constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
-    if (p.m != 1 && !small_product(p) && find<matmul_rung>(openblas) &&
+    if (p.m != 1 && !small_product(p) && !(p.k <= 4 && p.n <= 4) && find<matmul_rung>(openblas) &&
         (p.n == 1 || !packed_kernel_outruns_openblas(p)))
       out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05

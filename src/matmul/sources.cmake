@@ -6,7 +6,7 @@
 set(pattern_sources matmul/api.cpp matmul/policy.cpp)
 set(seq_rungs m01_triple_loop)
 set(cpu_rungs m01_loop_order_ikj m02_cache_tiled m03_packed_microkernel m04_matrix_times_vector
-  m05_vector_times_matrix m06_small_products)
+  m05_vector_times_matrix m06_small_products m07_tall_times_tiny)
 # OpenBLAS, the baseline (m00): its rung in the cpu folder, its call in the vendors module
 # (cmake/modules.cmake), which alone links OpenBLAS.
 if(PPLAB_HAVE_OPENBLAS)
@@ -22,6 +22,7 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/src/matmul/cpu/m01_loop_order_
   ${PROJECT_SOURCE_DIR}/src/matmul/cpu/m04_matrix_times_vector.cpp
   ${PROJECT_SOURCE_DIR}/src/matmul/cpu/m05_vector_times_matrix.cpp
   ${PROJECT_SOURCE_DIR}/src/matmul/cpu/m06_small_products.cpp
+  ${PROJECT_SOURCE_DIR}/src/matmul/cpu/m07_tall_times_tiny.cpp
   PROPERTIES COMPILE_OPTIONS "-ffp-contract=fast")
 set(cuda_rungs m00_cublas m01_naive m02_coalesced m03_tiled_w8 m03_tiled_w16 m03_tiled_w32
   m04_register_strip m05_register_block m06_vector_transposed m07_warp_tiled_8x16
