@@ -166,8 +166,9 @@ TEST(Policy, TheCpuPicksWhatTheLabMeasuredFastest) {
   EXPECT_EQ(matmul_pick(4096, 4096, 4096), two_matrices(4096));
   // Without 512-bit vectors a large product is OpenBLAS's in every process: no measurement
   // decides it (a CPU without AVX-512 has none in the build, native or not).
-  if (openblas && !__builtin_cpu_supports("avx512f"))
+  if (openblas && !__builtin_cpu_supports("avx512f")) {
     EXPECT_EQ(matmul_pick(4096, 4096, 4096), "matmul/cpu/m00_openblas");
+  }
   EXPECT_EQ(matmul_pick(8192, 1, 8192),
             openblas ? "matmul/cpu/m00_openblas" : "matmul/cpu/m04_matrix_times_vector");
   EXPECT_EQ(matmul_pick(4096, 1, 4096), "matmul/cpu/m04_matrix_times_vector");  // 2^24: small
