@@ -1652,6 +1652,12 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         if tuple(_shape(out)) != shape or _dtype_name(out) != name:
             raise ValueError("matmul: out must be %s of shape %s; it is %s of shape %s"
                              % (name, shape, _dtype_name(out), tuple(_shape(out))))
+    # The answer written straight into out where out is C-ordered and shares no byte with an
+    # operand (NumPy's answer where they overlap: the operands as they were before the call);
+    # else computed apart and copied in (f32 10^6 x 3 @ 3 x 3 on a 2-core EPYC: 1.1 ms with
+    # the copy, 0.43 ms without).
+    direct = (out is not None and _c_contiguous(out) and _c_contiguous(a) and _c_contiguous(b)
+              and not _shares_memory(out, a) and not _shares_memory(out, b))
 
     def product(x, y, into):
         # A 1-D operand goes as it is: a row on the left, a column on the right (and `into` the
@@ -1662,7 +1668,7 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
     if not batch and (len(sa) == 1) != (len(sb) == 1):  # a matrix and a vector
         # The shapes and strides asked once: on a GPU array each question is a call into its
         # library, and this call is often short.
-        answer = _empty(a, shape, name)
+        answer = out if direct else _empty(a, shape, name)
         matrix, vector = (a, b) if len(sb) == 1 else (b, a)
         rows, cols = (m, k) if matrix is a else (k, n)
         s_rows, s_cols = _strides_in_elements(matrix)
@@ -1677,13 +1683,13 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
         first, second = ((vector, matrix.T) if flip else (matrix, vector)) if len(sb) == 1 else \
             ((matrix.T, vector) if flip else (vector, matrix))
         _run(_pplab.matmul, first, second, answer, 1.0, 0.0, backend, variant)
-        if out is not None:
+        if out is not None and not direct:
             out[...] = answer
             return out
         return answer
     a2 = a if len(sa) >= 2 else a.reshape((1,) + sa)  # a row
     b2 = b if len(sb) >= 2 else b.reshape(sb + (1,))  # a column
-    answer = _empty(a, batch + (m, n), name)
+    answer = out.reshape(batch + (m, n)) if direct else _empty(a, batch + (m, n), name)
     if not batch:
         product(a2, b2, answer)
     elif len(_shape(b2)) == 2 and _c_contiguous(a2):  # one product over the stack's rows
@@ -1714,6 +1720,8 @@ def matmul(a, b, out=None, *, precision="strict", backend=None, variant=None):
             _run(_pplab.matmul_batched, a2[_broadcast_index(at, shape_a)], sa,
                  b2[_broadcast_index(at, shape_b)], sb, answer[at], m * n, count, 1.0, 0.0,
                  backend, variant)
+    if direct:
+        return out
     answer = answer.reshape(shape)
     if out is not None:
         out[...] = answer

@@ -489,6 +489,29 @@ def test_matmul_takes_numpys_shapes(rng, sa, sb, dtypes):
         np.testing.assert_array_equal(out, got)
 
 
+def test_matmul_writes_out_where_it_lies_and_overlaps_as_numpy(rng, monkeypatch):
+    a, b = rng.standard_normal((40, 40)), rng.standard_normal((40, 40))
+    want = a @ b
+    x = a.copy()
+    assert pplab.matmul(x, b, out=x) is x  # out is an operand: NumPy's answer all the same
+    np.testing.assert_allclose(x, want, rtol=1e-12, atol=1e-12)
+    y = b.copy()
+    assert pplab.matmul(a, y, out=y) is y
+    np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12)
+    strided = np.empty((40, 80))[:, ::2]
+    assert pplab.matmul(a, b, out=strided) is strided
+    np.testing.assert_allclose(strided, want, rtol=1e-12, atol=1e-12)
+    # a C-ordered out apart from the operands is written in place: no answer made apart
+    monkeypatch.setattr(pplab, "_empty", lambda *args: pytest.fail("an answer made apart"))
+    for x, y in ((rng.standard_normal((100003, 3)).astype(np.float32),
+                  rng.standard_normal((3, 3)).astype(np.float32)),
+                 (rng.standard_normal((3, 5, 4)), rng.standard_normal((4, 2))),
+                 (rng.standard_normal((7, 4)), rng.standard_normal(4))):
+        out = np.empty(np.matmul(x, y).shape, x.dtype)
+        assert pplab.matmul(x, y, out=out) is out
+        np.testing.assert_allclose(out, np.matmul(x, y), rtol=1e-5, atol=1e-5)
+
+
 def test_matmul_reads_views_as_numpy_does(rng):
     a = rng.standard_normal((6, 9))
     b = rng.standard_normal((9, 4))
