@@ -9,6 +9,9 @@
 // parameter: 16 kernels a type), and each row of C is one vector, the sum of k products of A's
 // values by B's rows, from one read of A's row, written once; the rows are split over the threads
 // where the data is larger than a core's caches. The k terms of each element are added in order.
+// Measured (2-core Zen 5 EPYC, bench/results/cpu-2core-2026-11-29-python-vs-host-3c7017c.txt, its
+// section on m07): f32 10^6 x 3 x 3 0.30 ms against numpy.matmul's 1.16 (3.9x), f64 4.4x, 4 x 4
+// 15-54x (OpenBLAS's small-n path); the quick lab's 2^20 rows at the copy ceiling.
 #include <omp.h>
 
 #include <cstring>
