@@ -101,20 +101,33 @@ void multiply(backend where, dtype t, std::size_t m, std::size_t n, std::size_t 
   }
   detail::agree_on_call(where, signature, 0,
                         [&] { check_product(ex, t, mine, a, lda, b, ldb, c, ldc, on_device); });
+  // A GPU's grid holds at most 65535 blocks of rows, 8 rows each in the rungs of the smallest
+  // tiles (grid_fits): a taller product (points @ R of 10^6 points) runs as products of at most
+  // this many rows of C each, a whole number of 128-row tiles; each row's sums are as in one call.
+  constexpr std::size_t gpu_rows_per_call = 4095 * 128;
+  const std::size_t rows_per_call = where == backend::cuda ? gpu_rows_per_call : m;
+  const std::size_t e = size_of(t);
   detail::together([&] {
-    const detail::matmul_problem p{t, m, n, k};
-    const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(where, p) : how.rung,
-                            how.ran};
-    const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(where, p, named);
-    if (!on_device) {
-      detail::run_rung(r, {p, alpha, beta, a, lda, b, ldb, c, ldc, nullptr, nullptr});
-      return;
-    }
-    // No matmul rung counts in its scratch, so one that asks for none gets none: no allocation
-    // and no zeroing launched before a short product (the vector rungs' 0.25 ms).
-    detail::buffer scratch = r.scratch(p) ? detail::scratch_of(ex, r, p) : detail::buffer();
-    r.run({p, alpha, beta, a, lda, b, ldb, c, ldc, scratch.get(), ex.stream()});
-    ex.finish_in_place();
+    std::size_t i0 = 0;
+    do {
+      const std::size_t rows = std::min(rows_per_call, m - i0);
+      const void* a_rows = static_cast<const char*>(a) + i0 * lda * e;
+      void* c_rows = static_cast<char*>(c) + i0 * ldc * e;
+      const detail::matmul_problem p{t, rows, n, k};
+      const rung_choice named{how.rung == "split_tf32" ? split_tf32_rung(where, p) : how.rung,
+                              how.ran};
+      const detail::matmul_rung& r = detail::chosen_rung<detail::matmul_rung>(where, p, named);
+      if (!on_device) {
+        detail::run_rung(r, {p, alpha, beta, a_rows, lda, b, ldb, c_rows, ldc, nullptr, nullptr});
+      } else {
+        // No matmul rung counts in its scratch, so one that asks for none gets none: no
+        // allocation and no zeroing launched before a short product (the vector rungs' 0.25 ms).
+        detail::buffer scratch = r.scratch(p) ? detail::scratch_of(ex, r, p) : detail::buffer();
+        r.run({p, alpha, beta, a_rows, lda, b, ldb, c_rows, ldc, scratch.get(), ex.stream()});
+        ex.finish_in_place();
+      }
+      i0 += rows;
+    } while (i0 < m);
   });
 }
 
