@@ -180,10 +180,10 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
     std::vector<std::string_view> out;
     // A tall A times a B of at most 4 x 4 (points @ R): m07, which moves A and C once (2-core
     // EPYC with AVX2: see m07's file), whatever the height; OpenBLAS runs it as a GEMM.
-    constexpr std::string_view tall_times_tiny = "matmul/cpu/m07_tall_times_tiny";
-    if (p.k <= 4 && p.n <= 4) out.push_back(tall_times_tiny);
+    const bool tiny_b = p.k <= 4 && p.n <= 4;
+    if (tiny_b) out.push_back("matmul/cpu/m07_tall_times_tiny");
     constexpr std::string_view openblas = "matmul/cpu/m00_openblas";
-    if (p.m != 1 && !small_product(p) && !(p.k <= 4 && p.n <= 4) && find<matmul_rung>(openblas) &&
+    if (p.m != 1 && !small_product(p) && !tiny_b && find<matmul_rung>(openblas) &&
         (p.n == 1 || !packed_kernel_outruns_openblas(p)))
       out.push_back(openblas);
     // A product with one column (A x) or one row (x B) is a reduction, not a GEMM: m04 or m05
