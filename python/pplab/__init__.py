@@ -406,8 +406,10 @@ def reduce(x, op, *, axis=None, dtype=None, out=None, keepdims=False, backend=No
         got = _reduced(arr, op, None, backend, variant)
     else:
         # NumPy's types made by the kernels only where nothing casts the answers after (a dtype
-        # or an out array takes the wide answers, rounded once into their type)
-        got = _reduce_axes(arr, op, axes, shape, backend, variant, dtype is None and out is None)
+        # or an out array takes the wide answers, rounded once into their type; so do halves,
+        # whose float32 answers would be rounded twice)
+        got = _reduce_axes(arr, op, axes, shape, backend, variant,
+                           dtype is None and out is None and data_type not in _HALF_TYPES)
         if dtype is None and out is None:  # (out: the double answers written into its type)
             got = _in_numpys_type(got, data_type, op)
     if dtype is not None:
@@ -811,8 +813,11 @@ def _spread(op, x, axis, dtype, out, ddof, keepdims, backend, variant):
     arr = _for_pplab(_array(x))  # booleans: as 0 and 1, as NumPy takes them
     data_type = _dtype_name(arr)
     arr = _widened(arr)
-    # Arrays of answers in double until n - ddof is applied, then in NumPy's type (one rounding).
-    wide = "float64" if dtype is None and (axis is not None or keepdims) else None
+    # Arrays of answers in double until n - ddof is applied, then in NumPy's type or dtype (one
+    # rounding; a float dtype's answers are computed in double, as NumPy computes them in it).
+    asked = None if dtype is None else numpy.dtype(dtype)
+    wide = "float64" if (asked is None or asked.kind == "f") and (
+        axis is not None or keepdims) else None
     if op.startswith("nan"):
         if _dtype_name(arr) in ("float32", "float64"):
             return _nan_spread(op, arr, axis, dtype, out, ddof, keepdims, backend, variant,

@@ -1093,6 +1093,19 @@ def test_var_along_axes_of_data_far_from_zero(rng, backend):
                 np.testing.assert_allclose(got, want, rtol=1e-13, err_msg="%s %s" % (op, axis))
 
 
+# dtype=float64 on float32 data: the spread computed in double, as NumPy's, not float32's answers
+# widened (which are ~1e-7 off), along an axis and with ddof.
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_var_with_a_float64_dtype_is_computed_in_double(rng, backend):
+    x = (rng.standard_normal((999, 5)) * 50).astype(np.float32)
+    for op in ("var", "std", "nanvar", "nanstd"):
+        for ddof in (0, 1):
+            got = getattr(pplab, op)(x, axis=0, dtype=np.float64, ddof=ddof, backend=backend)
+            want = getattr(np, op)(x.astype(np.float64), axis=0, ddof=ddof)
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg="%s %d" % (op, ddof))
+
+
 def test_var_and_std_of_nan_inf_and_nothing_answer_as_numpy():
     assert np.isnan(pplab.var(np.array([1.0, np.nan, 2.0])))
     assert np.isnan(pplab.std(np.array([1.0, np.inf])))
