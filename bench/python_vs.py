@@ -423,6 +423,29 @@ def gpu_filters(row, q, cupy):
     row("gaussian_filter sigma 1 %d^3 f32 (cupy)" % edge, "cupyx gaussian_filter",
         median_time(lambda: pplab.gaussian_filter(vol, 1), sync),
         median_time(lambda: cnd.gaussian_filter(vol, 1), sync))
+    del vol
+    # correlate where SciPy's arithmetic runs (integer images, 3-D volumes, origin=, another
+    # output type: pplab::correlate_in_scipys_order_device), pplab's answers SciPy's bits
+    rng = np.random.default_rng(5)
+    side, edge = (1024, 64) if q else (4096, 256)
+    u8 = cupy.asarray(rng.integers(0, 256, (side, side), dtype=np.uint8))
+    i16 = cupy.asarray(rng.integers(-3000, 3000, (side, side), dtype=np.int16))
+    f32 = cupy.random.standard_normal((side, side), dtype=cupy.float32)
+    vol = cupy.random.standard_normal((edge,) * 3, dtype=cupy.float32)
+    sobel = np.array([[-1.0, 0, 1], [-2, 0, 2], [-1, 0, 1]])
+    for what, x, w, kw in (("u8 %d^2 5x5 box", u8, np.full((5, 5), 1 / 25), {}),
+                           ("u8 %d^2 3x3 sobel", u8, sobel, {}),
+                           ("i16 %d^2 7x7", i16, rng.standard_normal((7, 7)), {}),
+                           ("f32 %d^3 3x3x3", vol, rng.standard_normal((3, 3, 3)), {}),
+                           ("f32 %d^3 5x5x5", vol, rng.standard_normal((5, 5, 5)), {}),
+                           ("f32 %d^2 4x4 origin", f32, rng.standard_normal((4, 4)),
+                            {"origin": -1}),
+                           ("u8 %d^2 5x5 to f32", u8, rng.standard_normal((5, 5)),
+                            {"output": cupy.float32})):
+        wg = cupy.asarray(w, dtype=cupy.float32 if x.dtype == cupy.float32 else cupy.float64)
+        row("correlate " + what % (edge if x.ndim == 3 else side) + " (cupy)",
+            "cupyx correlate", median_time(lambda: pplab.correlate(x, w, **kw), sync),
+            median_time(lambda: cnd.correlate(x, wg, **kw), sync))
 
 
 def gpu_stacks(row, q, torch):

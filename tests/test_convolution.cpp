@@ -992,7 +992,8 @@ scipy_correlate_directly(const std::vector<double>& x, const std::vector<std::si
 // Every answer of correlate_in_scipys_order is the direct sum's, bit for bit (float64 out), and
 // its conversion (float32 rounded, integers as C converts): ranks 1 to 4, axes of 1 and shorter
 // than the weights, odd and even weights, origins at both ends of SciPy's range, weights of 0
-// and below DBL_EPSILON (left out, as SciPy leaves them), every mode, seq and cpu.
+// and below DBL_EPSILON (left out, as SciPy leaves them), every mode, seq, cpu and cuda (its
+// general kernel and its tiles).
 TEST(ScipyCorrelate, EveryAnswerIsSciPysSumInCOrder) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> value(-40.0, 300.0), weight(-1.0, 1.0);
@@ -1008,7 +1009,13 @@ TEST(ScipyCorrelate, EveryAnswerIsSciPysSumInCOrder) {
                                          {{11, 5}, {6, 1}, {2, 0}},
                                          {{4, 7, 1300}, {3, 2, 4}, {1, -1, 1}},
                                          {{5, 1, 6}, {3, 3, 3}, {-1, 0, 1}},
-                                         {{2, 3, 4, 5}, {2, 3, 1, 2}, {0, 1, 0, -1}}};
+                                         {{2, 3, 4, 5}, {2, 3, 1, 2}, {0, 1, 0, -1}},
+                                         // the GPU's tiles (32 x 64 answers): several, cut
+                                         // at both ends, with halos of every side
+                                         {{70, 131}, {5, 7}, {1, -3}},
+                                         {{40, 80}, {15, 1}, {-7, 0}},
+                                         {{3, 9, 66}, {3, 2, 4}, {0, 0, 1}},
+                                         {{2, 2, 33, 17}, {1, 2, 3, 3}, {0, 0, -1, 1}}};
   for (const problem& pr : problems) {
     std::size_t count = 1, taps = 1;
     for (std::size_t v : pr.shape) count *= v;
@@ -1030,6 +1037,7 @@ TEST(ScipyCorrelate, EveryAnswerIsSciPysSumInCOrder) {
         std::vector<float> f32(count);
         std::vector<std::uint8_t> u8(count);
         std::vector<std::int32_t> i32(count);
+        std::vector<std::int16_t> i16(count);
         correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::f64, f64.data(), pr.shape, w,
                                   pr.wshape, pr.origins, mode, cval);
         correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::f32, f32.data(), pr.shape, w,
@@ -1038,12 +1046,15 @@ TEST(ScipyCorrelate, EveryAnswerIsSciPysSumInCOrder) {
                                   pr.wshape, pr.origins, mode, cval);
         correlate_in_scipys_order(b, dtype::f64, xd.data(), dtype::i32, i32.data(), pr.shape, w,
                                   pr.wshape, pr.origins, mode, cval);
+        correlate_in_scipys_order(b, dtype::i16, x.data(), dtype::i16, i16.data(), pr.shape, w,
+                                  pr.wshape, pr.origins, mode, cval);
         for (std::size_t at = 0; at < count; ++at) {
           ASSERT_EQ(std::bit_cast<std::uint64_t>(f64[at]), std::bit_cast<std::uint64_t>(want[at]))
               << name_of(b) << " " << name_of(mode) << " rank " << pr.shape.size() << " at " << at;
           ASSERT_EQ(f32[at], float(want[at]));
           ASSERT_EQ(u8[at], detail::scipy_integer<std::uint8_t>(want[at]));
           ASSERT_EQ(i32[at], std::int32_t(std::trunc(want[at])));
+          ASSERT_EQ(i16[at], detail::scipy_integer<std::int16_t>(want[at]));
         }
       }
   }

@@ -25,10 +25,10 @@ if(PPLAB_HAVE_NPP)
   list(APPEND cuda_sources convolution/cuda/npp_filter.cu)
 endif()
 # The cuda folder also gives the API SciPy's pass into integers (scipy_order.cu) and SciPy's
-# correlate of any rank (scipy_correlate.cu), through the
+# correlate of any rank (scipy_correlate.cu; a block a tile: scipy_correlate_tiled.cu), through the
 # module's table (its exports hook; the core's forwarder to it, with or without the module).
 list(APPEND cuda_sources convolution/cuda/scipy_order.cu convolution/cuda/scipy_correlate.cu
-  convolution/cuda/exports.cpp)
+  convolution/cuda/scipy_correlate_tiled.cu convolution/cuda/exports.cpp)
 set(cuda_exports add_convolution_cuda_exports)
 set(cuda_forward_sources convolution/cuda_forward.cpp)
 list(APPEND cuda_rungs c01_naive_global c02_constant_mask c03_input_tile c04_output_tile

@@ -6,7 +6,8 @@
 // at a fixed offset from their window's first element; near the edges each axis's index goes
 // through the mode's table for that axis (made once on the host: a lookup where the mode's
 // arithmetic, 64-bit remainders among it, would cost a warp more than its interior answers). The
-// input is the output's type or double (the caller converts any other first).
+// input is the output's type or double (the caller converts any other first). Arrays of rank 2
+// or more whose tile fits go to the tiled kernel (scipy_correlate_tiled.cu) instead.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -135,11 +136,18 @@ void launch(const void* in, void* out, const geometry& g, const double* w,
 
 }  // namespace
 
+bool scipy_correlate_tiled(dtype in_type, const void* in, dtype out_type, void* out,
+                           const geometry& g, const double* w, const std::int32_t* index,
+                           const std::int32_t* map, void* stream);  // scipy_correlate_tiled.cu
+
 void scipy_correlate_here(dtype in_type, const void* in, dtype out_type, void* out,
                           const scipy_correlate_geometry& g, const double* device_weights,
                           const std::int64_t* device_offsets, const std::int32_t* device_indices,
                           const std::int32_t* device_map, void* stream) {
   if (g.count == 0) return;
+  if (scipy_correlate_tiled(in_type, in, out_type, out, g, device_weights, device_indices,
+                            device_map, stream))
+    return;
   const auto s = static_cast<cudaStream_t>(stream);
   bool launched = false;
   visit_dtype(out_type, [&](auto u) {
