@@ -298,49 +298,63 @@ TEST(CudaApi, DeviceResidentMatricesAndImagesStayThere) {
 TEST(CudaApi, PassesInSciPysOrderAreTheHosts) {
   SKIP_WITHOUT_GPU();
   std::mt19937_64 rng(std::random_device{}());
-  const std::size_t dims[3] = {7, 45, 70}, count = 7 * 45 * 70;
-  std::vector<std::uint8_t> x(count);
-  const std::uint8_t levels[4] = {3, 7, 31, 43};  // flat sums decided by the order of the adds
-  for (auto& v : x) v = levels[rng() % 4];
-  std::vector<double> wide(count);
-  for (auto& v : wide) v = double(rng() % 2000) / 7 - 140;
   struct weights {
     std::vector<double> w;
     long origin;
     double divisor;
   };
-  const std::vector<weights> cases = {{{0.1, 0.8, 0.1}, 0, 1},
-                                      {{-0.5, 0, 0.5}, 1, 1},
-                                      {{0.2, 0.3, 0.1, 0.4}, -1, 1},
-                                      {{1, 1, 1, 1, 1}, 2, 5}};
-  detail::buffer din(dev(), count), dout(dev(), count), dwide(dev(), count * 8),
-      dnarrow(dev(), count * 2);
-  dev().copy_in(din.get(), x.data(), count);
-  dev().copy_in(dwide.get(), wide.data(), count * 8);
-  std::vector<std::uint8_t> want(count), got(count);
-  std::vector<std::int16_t> want16(count), got16(count);
-  for (boundary mode :
-       {boundary::reflect, boundary::constant, boundary::nearest, boundary::mirror, boundary::wrap})
-    for (const weights& c : cases)
-      for (int axis = 0; axis < 3; ++axis) {
-        std::size_t outer = 1, inner = 1;
-        for (int d = 0; d < axis; ++d) outer *= dims[d];
-        for (int d = axis + 1; d < 3; ++d) inner *= dims[d];
-        correlate1d_in_scipys_order(backend::cpu, dtype::u8, x.data(), dtype::u8, want.data(),
-                                    outer, dims[axis], inner, c.w, c.origin, mode, 2.0, c.divisor);
-        correlate1d_in_scipys_order_device(dtype::u8, din.get(), dtype::u8, dout.get(), outer,
-                                           dims[axis], inner, c.w, c.origin, mode, 2.0, c.divisor);
-        dev().copy_out(got.data(), dout.get(), count);
-        ASSERT_EQ(got, want) << name_of(mode) << " axis " << axis;
-        correlate1d_in_scipys_order(backend::cpu, dtype::f64, wide.data(), dtype::i16,
-                                    want16.data(), outer, dims[axis], inner, c.w, c.origin, mode,
-                                    -1.5, c.divisor);
-        correlate1d_in_scipys_order_device(dtype::f64, dwide.get(), dtype::i16, dnarrow.get(),
-                                           outer, dims[axis], inner, c.w, c.origin, mode, -1.5,
-                                           c.divisor);
-        dev().copy_out(got16.data(), dnarrow.get(), count * 2);
-        ASSERT_EQ(got16, want16) << name_of(mode) << " axis " << axis;
-      }
+  std::vector<weights> cases = {{{0.1, 0.8, 0.1}, 0, 1},
+                                {{-0.5, 0, 0.5}, 1, 1},
+                                {{0.2, 0.3, 0.1, 0.4}, -1, 1},
+                                {{1, 1, 1, 1, 1}, 2, 5},
+                                {std::vector<double>(33), 3, 1}};
+  for (int t = 0; t < 33; ++t)  // a Gaussian of sigma 4: a halo longer than a tile of lines
+    cases.back().w[t] = std::exp(-(t - 16) * (t - 16) / 32.0);
+  // Lines contiguous (the last axis), 32 or more apart, and fewer (the thread-an-answer kernel);
+  // the tiles of 1024 positions of a line, or of 32 positions x 32 lines, cut at both ends.
+  const std::size_t volumes[3][3] = {{7, 45, 70}, {3, 9, 1100}, {1100, 9, 5}};
+  for (const auto& dims : volumes) {
+    const std::size_t count = dims[0] * dims[1] * dims[2];
+    std::vector<std::uint8_t> x(count);
+    const std::uint8_t levels[4] = {3, 7, 31, 43};  // flat sums decided by the order of the adds
+    for (auto& v : x) v = levels[rng() % 4];
+    std::vector<double> wide(count);
+    for (auto& v : wide) v = double(rng() % 2000) / 7 - 140;
+    detail::buffer din(dev(), count), dout(dev(), count), dwide(dev(), count * 8),
+        dnarrow(dev(), count * 2);
+    dev().copy_in(din.get(), x.data(), count);
+    dev().copy_in(dwide.get(), wide.data(), count * 8);
+    std::vector<std::uint8_t> want(count), got(count);
+    std::vector<std::int16_t> want16(count), got16(count);
+    for (boundary mode : {boundary::reflect, boundary::constant, boundary::nearest,
+                          boundary::mirror, boundary::wrap})
+      for (const weights& c : cases)
+        for (int axis = 0; axis < 3; ++axis) {
+          std::size_t outer = 1, inner = 1;
+          for (int d = 0; d < axis; ++d) outer *= dims[d];
+          for (int d = axis + 1; d < 3; ++d) inner *= dims[d];
+          correlate1d_in_scipys_order(backend::cpu, dtype::u8, x.data(), dtype::u8, want.data(),
+                                      outer, dims[axis], inner, c.w, c.origin, mode, 2.0,
+                                      c.divisor);
+          correlate1d_in_scipys_order_device(dtype::u8, din.get(), dtype::u8, dout.get(), outer,
+                                             dims[axis], inner, c.w, c.origin, mode, 2.0,
+                                             c.divisor);
+          dev().copy_out(got.data(), dout.get(), count);
+          ASSERT_EQ(got, want) << name_of(mode) << " axis " << axis << " of " << dims[0] << "x"
+                               << dims[1] << "x" << dims[2];
+          correlate1d_in_scipys_order(backend::cpu, dtype::f64, wide.data(), dtype::i16,
+                                      want16.data(), outer, dims[axis], inner, c.w, c.origin, mode,
+                                      -1.5, c.divisor);
+          correlate1d_in_scipys_order_device(dtype::f64, dwide.get(), dtype::i16, dnarrow.get(),
+                                             outer, dims[axis], inner, c.w, c.origin, mode, -1.5,
+                                             c.divisor);
+          dev().copy_out(got16.data(), dnarrow.get(), count * 2);
+          ASSERT_EQ(got16, want16) << name_of(mode) << " axis " << axis;
+        }
+  }
+  const std::size_t count = 7 * 45 * 70;
+  std::vector<std::uint8_t> x(count);
+  detail::buffer din(dev(), count), dout(dev(), count), dnarrow(dev(), count * 2);
   const std::vector<double> three = {1, 2, 1};
   EXPECT_THROW(correlate1d_in_scipys_order_device(dtype::i16, dnarrow.get(), dtype::u8, dout.get(),
                                                   1, count, 1, three, 0, boundary::reflect, 0.0),

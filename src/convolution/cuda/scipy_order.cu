@@ -4,9 +4,11 @@
 // through the cache, added in SciPy's order with the intrinsics that round each product and sum
 // on its own (__dmul_rn, __dadd_rn: never fused into an FMA), so that an answer within a rounding
 // of a whole number truncates as SciPy's does. The input is the output's integer type or double
-// (the caller converts any other first); the array is (outer, n, inner) in C order.
+// (the caller converts any other first); the array is (outer, n, inner) in C order. Lines
+// contiguous or at least 32 apart go through the tiled kernel below instead.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -62,10 +64,92 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The same sums a block a tile: `positions` answers along the line times `columns` neighbouring
+// lines (the inner index: 32 where the lines are strided, each position's 32 values side by side
+// in memory; 1 where the lines are contiguous, 1024 positions of one line). The tile's input,
+// extended by the mode, is staged once in shared memory as doubles (32-bit indices within it);
+// each thread then adds four answers' taps from it, a warp reading consecutive doubles. So each
+// input value is read and converted once a tile, not once a tap, and no answer divides 64-bit
+// indices.
+constexpr int tile_threads = 256;
+struct tile_geometry {
+  int columns, positions;
+  __host__ __device__ int staged_rows(std::size_t k) const { return positions + int(k) - 1; }
+};
+inline tile_geometry tile_for(std::size_t inner) {
+  return inner == 1 ? tile_geometry{1, 4 * tile_threads} : tile_geometry{32, 4 * tile_threads / 32};
+}
+
+template <class T, class U>
+__global__ void __launch_bounds__(tile_threads)
+    in_scipys_order_tiles(const T* __restrict__ in, U* __restrict__ out, line_geometry g,
+                          tile_geometry tg, const double* __restrict__ w) {
+  extern __shared__ double staged[];  // staged_rows x columns, a row a position
+  const int columns = tg.columns, rows = tg.staged_rows(g.k), k = int(g.k);
+  const std::int64_t n = std::int64_t(g.n), inner = std::int64_t(g.inner);
+  const std::int64_t along = (n + tg.positions - 1) / tg.positions;
+  const std::int64_t across = (inner + columns - 1) / columns;
+  const std::int64_t tiles = std::int64_t(g.outer) * along * across;
+  const int column = int(threadIdx.x) % columns, lane_row = int(threadIdx.x) / columns;
+  const int row_step = tile_threads / columns;  // a thread's answers: positions this far apart
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t o = tile / (along * across), rest = tile % (along * across);
+    const std::int64_t p0 = rest / across * tg.positions, c0 = rest % across * columns;
+    const T* line = in + o * n * inner + c0;
+    const bool column_inside = c0 + column < inner;
+    __syncthreads();  // the last tile's reads are done
+    for (int r = lane_row; r < rows; r += row_step) {
+      const std::int64_t q = boundary_index(p0 - g.before + r, n, g.mode);
+      staged[r * columns + column] = !column_inside ? 0.0
+                                     : q < 0        ? g.cval
+                                                    : double(line[q * inner + column]);
+    }
+    __syncthreads();
+    if (!column_inside) continue;
+    U* dst = out + o * n * inner + c0 + column;
+    for (int j = 0; j < 4; ++j) {
+      const int p = lane_row + j * row_step;
+      if (p0 + p >= n) break;
+      const double* x = staged + p * columns + column;  // the answer's first tap
+      auto tap = [&](int t) { return x[t * columns]; };
+      double acc;
+      if (g.sym == 0) {
+        acc = __dmul_rn(tap(k - 1), w[k - 1]);
+        for (int t = 0; t + 1 < k; ++t) acc = __dadd_rn(acc, __dmul_rn(tap(t), w[t]));
+      } else {
+        const int mid = k / 2;
+        acc = __dmul_rn(tap(mid), w[mid]);
+        for (int t = 0; t < mid; ++t) {
+          const double lo = tap(t), hi = tap(k - 1 - t);
+          const double pair = g.sym > 0 ? __dadd_rn(lo, hi) : __dsub_rn(lo, hi);
+          acc = __dadd_rn(acc, __dmul_rn(pair, w[t]));
+        }
+      }
+      if (g.divisor != 1.0) acc = __ddiv_rn(acc, g.divisor);
+      dst[(p0 + p) * inner] = scipy_integer<U>(acc);
+    }
+  }
+}
+
 template <class T, class U>
 void launch(const void* in, void* out, const line_geometry& g, const double* w, cudaStream_t s) {
-  const unsigned grid = resident_blocks(in_scipys_order<T, U>, 256);
-  in_scipys_order<T, U><<<grid, 256, 0, s>>>(static_cast<const T*>(in), static_cast<U*>(out), g, w);
+  // Tiles where the lines are contiguous or at least 32 apart and the staged input fits the
+  // default shared memory; the thread an answer otherwise.
+  const tile_geometry tg = tile_for(g.inner);
+  const std::size_t bytes = std::size_t(tg.staged_rows(g.k)) * tg.columns * sizeof(double);
+  if ((g.inner == 1 || g.inner >= 32) && bytes <= (std::size_t(48) << 10)) {
+    const auto kernel = in_scipys_order_tiles<T, U>;
+    const std::size_t tiles = g.outer * ((g.n + tg.positions - 1) / tg.positions) *
+                              ((g.inner + tg.columns - 1) / tg.columns);
+    const unsigned grid =
+        unsigned(std::min<std::size_t>(tiles, resident_blocks(kernel, tile_threads, bytes)));
+    kernel<<<grid, tile_threads, bytes, s>>>(static_cast<const T*>(in), static_cast<U*>(out), g, tg,
+                                             w);
+  } else {
+    const unsigned grid = resident_blocks(in_scipys_order<T, U>, 256);
+    in_scipys_order<T, U>
+        <<<grid, 256, 0, s>>>(static_cast<const T*>(in), static_cast<U*>(out), g, w);
+  }
   PPLAB_CUDA_LAUNCHED();
 }
 
