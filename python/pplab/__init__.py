@@ -1375,11 +1375,27 @@ def _astype(x, dtype):
     """x converted to dtype (a NumPy name) in its own library (a copy)."""
     if _library(x) == "torch":
         import torch
+        if x.dtype == torch.float64 and dtype in _HALF_TYPES:
+            return _torch_halved(x, getattr(torch, dtype))
         return x.to(getattr(torch, dtype))
     if _library(x) == "cupy":
         return x.astype(dtype)
     import numpy
     return numpy.asarray(x).astype(dtype)
+
+
+def _torch_halved(x, dtype):
+    """A float64 tensor rounded once to float16 or bfloat16, as NumPy's direct conversion: torch's
+    goes through float32 and rounds twice (2530.99999 -> 2531.0 -> 2532, not 2530). float32 is
+    rounded to odd first (the inexact even results moved to their odd neighbour toward x), which
+    leaves the second rounding the first's answer (float32 holds 13 more bits than float16)."""
+    import torch
+    f = x.to(torch.float32)
+    back = f.to(torch.float64)
+    fix = (back != x) & ((f.view(torch.int32) & 1) == 0) & torch.isfinite(x)
+    inf = torch.full_like(f, float("inf"))
+    toward = torch.where(x > back, inf, -inf)
+    return torch.where(fix, torch.nextafter(f, toward), f).to(dtype)
 
 
 def _edge_rule(dtype_name, range):  # noqa: A002

@@ -591,6 +591,19 @@ def test_float16_gpu_arrays_reduce_as_float32(rng, lib):
                                           to_host(double).astype(to_host(f(x, axis=axis)).dtype))
 
 
+# The double answers rounded once into float16, in each library: 2048 + 1 + 2^-14 is past the tie
+# between 2048 and 2050 (so 2050), though its nearest float32 is the tie (torch's own float64 to
+# float16 conversion goes through float32 and gives 2048); the exact tie gives the even 2048.
+@pytest.mark.parametrize("lib", LIBRARIES)
+def test_float16_answers_are_rounded_once(lib):
+    host = np.array([[2048, -2048, 2048], [1, -1, 1], [2.0 ** -14, -2.0 ** -14, 0]], np.float16)
+    got = pplab.sum(to_gpu(lib, host), axis=0)
+    assert is_gpu_array_of(lib, got)
+    np.testing.assert_array_equal(to_host(got), np.array([2050, -2050, 2048], np.float16))
+    np.testing.assert_array_equal(to_host(pplab.mean(to_gpu(lib, host * 3), axis=0)),
+                                  (host.astype(np.float64) * 3).mean(axis=0).astype(np.float16))
+
+
 # scipy.ndimage's named filters on GPU arrays: the answer in the array's library, as SciPy's on a
 # host copy.
 @pytest.mark.parametrize("lib", LIBRARIES)
