@@ -402,15 +402,19 @@ def gpu_filters(row, q, cupy):
     img = cupy.random.standard_normal((side, side), dtype=cupy.float32)
     warm_up(lambda: cnd.uniform_filter(img, 3), sync)
     name = "%dx%d f32 (cupy)" % (side, side)
-    for sigma in (1, 2, 4):
-        row("gaussian_filter sigma %d %s" % (sigma, name), "cupyx gaussian_filter",
-            median_time(lambda: pplab.gaussian_filter(img, sigma), sync),
-            median_time(lambda: cnd.gaussian_filter(img, sigma), sync))
-    row("uniform_filter size 7 %s" % name, "cupyx uniform_filter",
-        median_time(lambda: pplab.uniform_filter(img, 7), sync),
-        median_time(lambda: cnd.uniform_filter(img, 7), sync))
-    row("sobel %s" % name, "cupyx sobel", median_time(lambda: pplab.sobel(img), sync),
-        median_time(lambda: cnd.sobel(img), sync))
+
+    def named_filters(img, name, sigmas):  # gaussian, uniform (size 7) and sobel, both libraries
+        for sigma in sigmas:
+            row("gaussian_filter sigma %g %s" % (sigma, name), "cupyx gaussian_filter",
+                median_time(lambda: pplab.gaussian_filter(img, sigma), sync),
+                median_time(lambda: cnd.gaussian_filter(img, sigma), sync))
+        row("uniform_filter size 7 %s" % name, "cupyx uniform_filter",
+            median_time(lambda: pplab.uniform_filter(img, 7), sync),
+            median_time(lambda: cnd.uniform_filter(img, 7), sync))
+        row("sobel %s" % name, "cupyx sobel", median_time(lambda: pplab.sobel(img), sync),
+            median_time(lambda: cnd.sobel(img), sync))
+
+    named_filters(img, name, (1, 2, 4))
     w15 = np.random.default_rng(4).standard_normal(15)
     w15_gpu = cupy.asarray(w15, dtype=cupy.float32)
     for axis in (-1, 0):
@@ -435,16 +439,7 @@ def gpu_filters(row, q, cupy):
     sobel = np.array([[-1.0, 0, 1], [-2, 0, 2], [-1, 0, 1]])
     # SciPy's named filters on integer images: a pass an axis in SciPy's arithmetic
     # (pplab::correlate1d_in_scipys_order_device), SciPy's integers
-    name = "u8 %d^2 (cupy)" % side
-    for sigma in (1.5, 4):
-        row("gaussian_filter sigma %g %s" % (sigma, name), "cupyx gaussian_filter",
-            median_time(lambda: pplab.gaussian_filter(u8, sigma), sync),
-            median_time(lambda: cnd.gaussian_filter(u8, sigma), sync))
-    row("uniform_filter size 7 %s" % name, "cupyx uniform_filter",
-        median_time(lambda: pplab.uniform_filter(u8, 7), sync),
-        median_time(lambda: cnd.uniform_filter(u8, 7), sync))
-    row("sobel %s" % name, "cupyx sobel", median_time(lambda: pplab.sobel(u8), sync),
-        median_time(lambda: cnd.sobel(u8), sync))
+    named_filters(u8, "u8 %d^2 (cupy)" % side, (1.5, 4))
     for what, x, w, kw in (("u8 %d^2 5x5 box", u8, np.full((5, 5), 1 / 25), {}),
                            ("u8 %d^2 3x3 sobel", u8, sobel, {}),
                            ("i16 %d^2 7x7", i16, rng.standard_normal((7, 7)), {}),
