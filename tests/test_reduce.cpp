@@ -392,7 +392,7 @@ double fsum(const std::vector<double>& xs) {
 
 // Data hostile to an exact sum, as doubles (each exactly a float when `as_float`): runs of
 // plain uniform values (tiles a window takes), values of every exponent and sign, subnormals,
-// zeros, pairs that cancel, ties, a few scales far apart.
+// zeros, pairs that cancel, ties, a few scales far apart, values spread from the subnormals up.
 std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) {
   std::vector<double> x(n);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -401,7 +401,7 @@ std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) 
   std::size_t i = 0;
   while (i < n) {
     const std::size_t run = std::min<std::size_t>(n - i, 1 + rng() % 3000);
-    const int kind = int(rng() % 7);
+    const int kind = int(rng() % 8);
     for (std::size_t k = 0; k < run; ++k, ++i) {
       double v;
       switch (kind) {
@@ -420,6 +420,9 @@ std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) 
         break;
       case 5:  // a few scales 2^37 apart: too wide for a window, a few bands or classes
         v = std::ldexp(unit(rng) - 0.5, 37 * int(rng() % 4) - (as_float ? 60 : 0));
+        break;
+      case 6:  // from the subnormals up over 270 binades: six bands of a double's window
+        v = std::ldexp(unit(rng) - 0.5, lowest + 1 + int(rng() % 270));
         break;
       default:  // uniform with a rare huge or tiny value
         v = unit(rng);

@@ -30,6 +30,29 @@ struct line_geometry {
   double cval, divisor;
 };
 
+// One answer's sum in SciPy's order, its taps from tap(t), t in [0, k): the weights' symmetry
+// (sym) pairs the taps first, as SciPy's correlate1d does; the divisor (an integer filter's
+// mean) last.
+template <class Tap>
+__device__ inline double scipy_line_sum(const Tap& tap, const line_geometry& g,
+                                        const double* __restrict__ w) {
+  const std::size_t k = g.k;
+  double acc;
+  if (g.sym == 0) {
+    acc = __dmul_rn(tap(k - 1), w[k - 1]);
+    for (std::size_t t = 0; t + 1 < k; ++t) acc = __dadd_rn(acc, __dmul_rn(tap(t), w[t]));
+  } else {
+    const std::size_t mid = k / 2;
+    acc = __dmul_rn(tap(mid), w[mid]);
+    for (std::size_t t = 0; t < mid; ++t) {
+      const double lo = tap(t), hi = tap(k - 1 - t);
+      const double pair = g.sym > 0 ? __dadd_rn(lo, hi) : __dsub_rn(lo, hi);
+      acc = __dadd_rn(acc, __dmul_rn(pair, w[t]));
+    }
+  }
+  return g.divisor != 1.0 ? __ddiv_rn(acc, g.divisor) : acc;
+}
+
 template <class T, class U>
 __global__ void __launch_bounds__(256)
     in_scipys_order(const T* __restrict__ in, U* __restrict__ out, line_geometry g,
@@ -45,22 +68,7 @@ __global__ void __launch_bounds__(256)
       const std::int64_t q = boundary_index(first + std::int64_t(t), n, g.mode);
       return q < 0 ? g.cval : double(line[std::size_t(q) * g.inner]);
     };
-    const std::size_t k = g.k;
-    double acc;
-    if (g.sym == 0) {
-      acc = __dmul_rn(tap(k - 1), w[k - 1]);
-      for (std::size_t t = 0; t + 1 < k; ++t) acc = __dadd_rn(acc, __dmul_rn(tap(t), w[t]));
-    } else {
-      const std::size_t mid = k / 2;
-      acc = __dmul_rn(tap(mid), w[mid]);
-      for (std::size_t t = 0; t < mid; ++t) {
-        const double lo = tap(t), hi = tap(k - 1 - t);
-        const double pair = g.sym > 0 ? __dadd_rn(lo, hi) : __dsub_rn(lo, hi);
-        acc = __dadd_rn(acc, __dmul_rn(pair, w[t]));
-      }
-    }
-    if (g.divisor != 1.0) acc = __ddiv_rn(acc, g.divisor);
-    out[at] = scipy_integer<U>(acc);
+    out[at] = scipy_integer<U>(scipy_line_sum(tap, g, w));
   }
 }
 
@@ -85,7 +93,7 @@ __global__ void __launch_bounds__(tile_threads)
     in_scipys_order_tiles(const T* __restrict__ in, U* __restrict__ out, line_geometry g,
                           tile_geometry tg, const double* __restrict__ w) {
   extern __shared__ double staged[];  // staged_rows x columns, a row a position
-  const int columns = tg.columns, rows = tg.staged_rows(g.k), k = int(g.k);
+  const int columns = tg.columns, rows = tg.staged_rows(g.k);
   const std::int64_t n = std::int64_t(g.n), inner = std::int64_t(g.inner);
   const std::int64_t along = (n + tg.positions - 1) / tg.positions;
   const std::int64_t across = (inner + columns - 1) / columns;
@@ -111,22 +119,8 @@ __global__ void __launch_bounds__(tile_threads)
       const int p = lane_row + j * row_step;
       if (p0 + p >= n) break;
       const double* x = staged + p * columns + column;  // the answer's first tap
-      auto tap = [&](int t) { return x[t * columns]; };
-      double acc;
-      if (g.sym == 0) {
-        acc = __dmul_rn(tap(k - 1), w[k - 1]);
-        for (int t = 0; t + 1 < k; ++t) acc = __dadd_rn(acc, __dmul_rn(tap(t), w[t]));
-      } else {
-        const int mid = k / 2;
-        acc = __dmul_rn(tap(mid), w[mid]);
-        for (int t = 0; t < mid; ++t) {
-          const double lo = tap(t), hi = tap(k - 1 - t);
-          const double pair = g.sym > 0 ? __dadd_rn(lo, hi) : __dsub_rn(lo, hi);
-          acc = __dadd_rn(acc, __dmul_rn(pair, w[t]));
-        }
-      }
-      if (g.divisor != 1.0) acc = __ddiv_rn(acc, g.divisor);
-      dst[(p0 + p) * inner] = scipy_integer<U>(acc);
+      auto tap = [&](std::size_t t) { return x[t * columns]; };
+      dst[(p0 + p) * inner] = scipy_integer<U>(scipy_line_sum(tap, g, w));
     }
   }
 }

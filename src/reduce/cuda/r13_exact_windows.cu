@@ -17,17 +17,21 @@
 // Every 64 (f32) or 16 (f64) values a lane's doubles become integers of units (bit work, exact)
 // added to a 64-bit integer. When a tile leaves the window the warp's integers go, summed over
 // the warp, into the block's superaccumulator in shared memory (32-bit chunks in 64-bit words,
-// added by atomics), and the window moves to the tile's largest exponent. A tile the window
-// cannot take (a value 23 (f32) or 45 (f64) binades below the tile's largest, an infinity or NaN,
-// doubles past 2^967) has each value added into the superaccumulator alone. Each block writes its
+// added by atomics), and the window moves to the tile's largest exponent. A tile no window
+// can take (a value 23 (f32) or 45 (f64) binades below the tile's largest) goes by classes of
+// exponents (floats: a double a class a lane in shared memory) or in bands (doubles: a pass a
+// band, the host's methods); a tile with an infinity or NaN, doubles past 2^967 or spread over
+// more than six bands has each value added into the superaccumulator alone. Each block writes its
 // chunks (carried into digits) to its slot; the last block to finish adds the slots' chunks,
 // carries them into the exact total's long integer and counts of infinities and NaNs, and puts
 // its counters back to zero. Nothing is rounded: the API rounds the total once (exact_total.hpp).
 // What limits it: while tiles stay in their window, memory and the latency of a tile's work
 // (short tiles, many warps: two loads a lane); the double, conversion and integer pipes have
 // room (f32: 4 integer ops, a conversion and a double add per value).
-// Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, its last section):
-// f32 2^28 0.2812 ms, 0.894x the plain r12 (0.871x on normal data); f64 2^27 0.2622 ms, 0.957x.
+// Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, the 2026-12-03
+// section): f32 2^28 0.264 ms, 0.95x the plain r12 (normal data 0.95x, spread over 120 binades
+// 0.91x); f64 2^27 0.264 ms, 0.95x (spread 1.196 ms, 0.21x: a band pass costs ~250 instructions
+// a warp, the integer work and the warp's sums, so it is bound by issue, not memory).
 #include <climits>
 
 #include "reduce/cuda/reduce_cuda.cuh"
@@ -52,6 +56,9 @@ template <> struct exact_traits<float> {
   static constexpr int highest_base = top - 1;
   static constexpr int chunks = 10;  // 32 bits each from 2^-149: the deposits reach bit 316
   static constexpr int min_blocks = 1;
+  // A tile spread wider than a window goes by classes of 16 exponents (class_sums below).
+  static constexpr int class_width = 16, classes = 256 / class_width;
+  static constexpr int class_flush_tiles = 1024;  // 8192 values a lane below 2^(39 + 13) units
 };
 template <> struct exact_traits<double> {
   static constexpr int exponent_shift = 20;  // of the high word
@@ -64,7 +71,10 @@ template <> struct exact_traits<double> {
   // sigma (2^(base + split - 1023) x 1.5) and the highs' sums (below 2^(base + 28)) finite.
   static constexpr int highest_base = 1990;
   static constexpr int chunks = 66;  // from 2^-1074: the deposits reach bit 2102
-  static constexpr int min_blocks = 0;  // none asked: ptxas takes 40 registers, no spills
+  static constexpr int min_blocks = 0;  // none asked: ptxas takes 48 registers, no spills
+  // A tile spread wider than a window goes in bands of a window's width (band_sums below), up
+  // to this many; a wider one value by value.
+  static constexpr int most_bands = 6;
 };
 constexpr int most_flushes = 16;  // a lane's integer at most 2^57: a warp's 32 at most 2^62
 
@@ -102,6 +112,22 @@ __device__ inline void deposit(long long* chunk, long long v, int p) {
   atomicAdd(c + j, low & 0xffffffffull);
   atomicAdd(c + j + 1, low >> 32);
   if (high) atomicAdd(c + j + 2, static_cast<unsigned long long>(high));
+}
+
+// v (the same in every lane: a warp's sum) 2^p into the warp's own chunks, as deposit() puts it,
+// the three words added by lanes 0, 1 and 2 at once: plain adds, no atomics, since no other
+// warp touches these words (the block adds them into its chunks at its end).
+__device__ inline void deposit_warp_sum(long long* warp_chunk, long long v, int p) {
+  __syncwarp();  // the lanes' adds of the deposit before are done
+  const unsigned lane = threadIdx.x & 31;
+  if (v == 0 || lane > 2) return;
+  const int j = p >> 5, s = p & 31;
+  const unsigned long long low = static_cast<unsigned long long>(v) << s;
+  const long long piece = lane == 0   ? static_cast<long long>(low & 0xffffffffull)
+                          : lane == 1 ? static_cast<long long>(low >> 32)
+                          : s         ? v >> (64 - s)
+                                      : (v < 0 ? -1 : 0);
+  if (piece) warp_chunk[j + lane] += piece;
 }
 
 // One value into the chunks on its own (its significand at its exponent's place), or counted.
@@ -148,10 +174,10 @@ template <class T> struct window_state {
   }
   __device__ void deposit_warp(long long* chunk) {  // the integers into the chunks
     const long long low = warp_sum(k_lo);
-    if ((threadIdx.x & 31) == 0) deposit(chunk, low, base - 1);
+    deposit_warp_sum(chunk, low, base - 1);
     if constexpr (sizeof(T) == 8) {
       const long long high = warp_sum(k_hi);
-      if ((threadIdx.x & 31) == 0) deposit(chunk, high, base - 1 + X::split);
+      deposit_warp_sum(chunk, high, base - 1 + X::split);
     }
     k_hi = k_lo = 0;
     flushes = 0;
@@ -163,10 +189,72 @@ template <class T> struct window_state {
   }
 };
 
+// A warp's tile of floats spread wider than a window, by classes of exponents (the host's
+// class_sums, exact_bins.hpp): class k holds the exponents [16 k, 16 k + 16), whose values are
+// whole numbers of units 2^(b - bias), b = max(16 k, 1), below 2^39 units. Each lane adds each
+// of its values, as a double, to its own double of the value's class in shared memory (a column
+// a thread: no atomics, no bank conflicts); 8192 values a lane stay below 2^52 units, exact.
+// flush_classes turns a warp's class doubles into integers of units, summed over the warp, into
+// the block's chunks.
+struct float_classes {
+  using X = exact_traits<float>;
+  double* column;  // this thread's: class k at column[k * block_threads]
+  int tiles = 0;   // spread tiles since the last flush (the same in every lane of the warp)
+
+  __device__ void add(float x) {
+    double& c = column[(__float_as_uint(x) >> 27 & (X::classes - 1)) * block_threads];
+    c = __dadd_rn(c, double(x));
+  }
+  __device__ void flush(long long* chunk) {
+    for (int k = 0; k < X::classes; ++k) {
+      double& c = column[k * block_threads];
+      const int base = ::max(k * X::class_width, 1);
+      const long long v = warp_sum(units(c, base - X::bias));
+      c = 0;
+      deposit_warp_sum(chunk, v, base - 1);
+    }
+    tiles = 0;
+  }
+};
+
+// A warp's tile of doubles spread over `bands` windows' widths or fewer, band by band from its
+// largest exponent down (the host's band_sums): each band's values (the others as zeros) split
+// and added as a window adds them, into doubles of their own, then the warp's integers into the
+// chunks. A band spans a window's exponents and a lane adds 4 values: no add rounds.
+template <int per_lane>
+__device__ inline void band_sums(long long* chunk, const double (&x)[per_lane], int least,
+                                 int top) {
+  using X = exact_traits<double>;
+  for (int above = top + 1; above > least;) {
+    const int base = ::max(above - (X::window + 1), 1);
+    // 1.5 x 2^(split + 52) units of 2^(base - 1075), as a window's sigma
+    const double sigma =
+        __longlong_as_double((static_cast<long long>(base + X::split) << 52) | (1ll << 51));
+    // The band's magnitudes, as bits: [base, above) (from zero where the band holds the
+    // subnormals too).
+    const long long low = base == 1 ? 0 : static_cast<long long>(base) << 52,
+                    end = static_cast<long long>(above) << 52;
+    double hi = 0, lo = 0;
+#pragma unroll
+    for (int i = 0; i < per_lane; ++i) {
+      const long long a = __double_as_longlong(x[i]) & 0x7fffffffffffffffll;
+      const double v = a >= low && a < end ? x[i] : 0.0;
+      const double high = __dsub_rn(__dadd_rn(sigma, v), sigma);
+      hi = __dadd_rn(hi, high);
+      lo = __dadd_rn(lo, __dsub_rn(v, high));
+    }
+    const long long k_hi = warp_sum(units(hi, base + X::split - X::bias)),
+                    k_lo = warp_sum(units(lo, base - X::bias));
+    deposit_warp_sum(chunk, k_hi, base - 1 + X::split);
+    deposit_warp_sum(chunk, k_lo, base - 1);
+    above = base == 1 ? 0 : base;
+  }
+}
+
 // The blocks per SM asked of ptxas (exact_traits::min_blocks) keep a tile's state in 40
 // registers, six blocks of 256 an SM: f32 left to itself squeezes into 32 with spills for eight
 // (on an H200, f32 2^28 0.2613 ms with six, 0.2714 with its eight, 0.2910 asking for eight);
-// f64 takes 40 when nothing is asked (82 when one block is, 40 with spills when six are).
+// f64 takes 48 when nothing is asked (five blocks an SM; six ask for 40, with spills).
 template <class T>
 __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     exact_windows(const T* __restrict__ in, std::size_t n, long long* slots, exact_words* words,
@@ -175,7 +263,17 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
   constexpr int per_vec = 16 / sizeof(T), per_lane = per_vec * loads;
   __shared__ long long chunk[X::chunks];
   __shared__ exact_words counts;
+  // Floats: the classes' doubles, a column a thread (32 KB a block).
+  __shared__ double class_sums[sizeof(T) == 4 ? exact_traits<float>::classes * block_threads : 1];
+  float_classes classes{class_sums + threadIdx.x};
+  if constexpr (sizeof(T) == 4)
+    for (int k = 0; k < X::classes; ++k) class_sums[k * block_threads + threadIdx.x] = 0;
+  // Each warp's own chunks, for its sums (deposit_warp_sum); the block's, for values one by one.
+  __shared__ long long warp_chunks[block_threads / 32][X::chunks];
+  long long* warp_chunk = warp_chunks[threadIdx.x / 32];
   for (int j = threadIdx.x; j < X::chunks; j += block_threads) chunk[j] = 0;
+  for (int j = threadIdx.x; j < X::chunks * (block_threads / 32); j += block_threads)
+    (&warp_chunks[0][0])[j] = 0;
   if (threadIdx.x == 0) counts = {};
   __syncthreads();
 
@@ -221,14 +319,30 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     if (!fits(w.base)) {
       const int b = ::max(e_max - X::window, 1);
       if (e_max == X::top || !fits(b)) {
-        // Not in any window: each value on its own, the window kept for the tiles around.
+        // Not in any window (the window kept for the tiles around): floats by classes, doubles
+        // in bands; an infinity or a NaN, doubles past sigma's range or spread over too many
+        // bands, each value on its own.
+        if constexpr (sizeof(T) == 4) {
+          if (e_max != X::top) {
+#pragma unroll
+            for (int i = 0; i < per_lane; ++i) classes.add(x[i]);
+            if (++classes.tiles == X::class_flush_tiles) classes.flush(warp_chunk);
+            continue;
+          }
+        } else {
+          if (e_max != X::top && e_max - X::window <= X::highest_base &&
+              (e_max - e_min) / (X::window + 1) < X::most_bands) {
+            band_sums(warp_chunk, x, e_min, e_max);
+            continue;
+          }
+        }
 #pragma unroll
         for (int i = 0; i < per_lane; ++i) deposit_value(chunk, &counts, x[i]);
         continue;
       }
       if (w.base) {
         w.flush();
-        w.deposit_warp(chunk);
+        w.deposit_warp(warp_chunk);
       }
       w.rebase(b);
     }
@@ -245,19 +359,28 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     }
     if (++w.tiles == X::flush_tiles) {
       w.flush();
-      if (++w.flushes == most_flushes) w.deposit_warp(chunk);
+      if (++w.flushes == most_flushes) w.deposit_warp(warp_chunk);
     }
   }
   if (w.base) {
     w.flush();
-    w.deposit_warp(chunk);
+    w.deposit_warp(warp_chunk);
   }
+  if constexpr (sizeof(T) == 4)
+    if (classes.tiles) classes.flush(warp_chunk);
   // The values before the first 16-byte boundary and after the last whole tile.
   const std::size_t rest = head + tiles * 32 * loads * per_vec;
   const std::size_t g = std::size_t(blockIdx.x) * block_threads + threadIdx.x,
                     threads = std::size_t(gridDim.x) * block_threads;
   for (std::size_t i = g; i < head; i += threads) deposit_value(chunk, &counts, in[i]);
   for (std::size_t i = rest + g; i < n; i += threads) deposit_value(chunk, &counts, in[i]);
+  __syncthreads();
+  for (int j = threadIdx.x; j < X::chunks; j += block_threads) {  // the warps' chunks added in
+    long long sum = 0;
+    for (int k = 0; k < block_threads / 32; ++k) sum += warp_chunks[k][j];
+    atomicAdd(reinterpret_cast<unsigned long long*>(chunk + j),
+              static_cast<unsigned long long>(sum));
+  }
   __syncthreads();
 
   __shared__ bool last;
