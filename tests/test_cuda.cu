@@ -946,29 +946,37 @@ TEST(CudaRungs, ExactSumPastTwoToThe31) {
   EXPECT_EQ(sum_exact_device(dtype::f32, bytes.get(), n), want);
 }
 
-// Floats in fours (m, m, m, tiny), m = (2^24 - 1) 2^-30 and tiny = 2^-100: every tile spread
-// wider than a window, so added by classes of exponents.
-__global__ void fill_spread(float* x, std::size_t n) {
-  const float m = ldexpf(float((1 << 24) - 1), -30), tiny = ldexpf(1.0f, -100);
+// Values in fours (m, m, m, tiny), m = (2^p - 1) 2^-(p + 6) (p = 24 for floats, 53 for
+// doubles) and tiny = 2^-100: every tile spread wider than a window, so added by classes.
+template <class T> __global__ void fill_spread(T* x, std::size_t n) {
+  const int p = sizeof(T) == 4 ? 24 : 53;
+  const T m = T(ldexp(double((std::uint64_t(1) << p) - 1), -p - 6)), tiny = T(ldexp(1.0, -100));
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x)
     x[i] = i % 4 == 3 ? tiny : m;
 }
 
-// The exact sum of more than 2^31 floats spread over 94 binades: each lane's doubles of a class
-// turned into integers more than once (every 1024 tiles) and the sum still exact.
+// The exact sum of more than 2^31 floats or doubles spread over 94 binades: each lane's doubles
+// of a class turned into integers more than once (every 1024 tiles) and the sum still exact.
 TEST(CudaRungs, ExactSpreadSumPastTwoToThe31) {
   SKIP_WITHOUT_GPU();
   if (sanitizer_run()) GTEST_SKIP() << "too large to run under compute-sanitizer";
   const std::size_t n = (std::size_t(1) << 31) + 77;
-  detail::buffer bytes(dev(), n * 4);
-  fill_spread<<<4096, 256, 0, static_cast<cudaStream_t>(dev().stream())>>>(bytes.as<float>(), n);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  // The real sum times 2^100, an integer below 2^126, rounded once to a double (the conversion
-  // from 128 bits rounds to nearest), then scaled back exactly.
-  const std::size_t tinies = n / 4, ms = n - tinies;
-  const __int128 scaled = __int128(ms) * ((1 << 24) - 1) * (__int128(1) << 70) + __int128(tinies);
-  EXPECT_EQ(sum_exact_device(dtype::f32, bytes.get(), n), std::ldexp(double(scaled), -100));
+  for (const int p : {24, 53}) {
+    SCOPED_TRACE(p == 24 ? "f32" : "f64");
+    detail::buffer bytes(dev(), n * (p == 24 ? 4 : 8));
+    const auto s = static_cast<cudaStream_t>(dev().stream());
+    if (p == 24) fill_spread<<<4096, 256, 0, s>>>(bytes.as<float>(), n);
+    else fill_spread<<<4096, 256, 0, s>>>(bytes.as<double>(), n);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    // The real sum times 2^100, an integer below 2^126, rounded once to a double (the
+    // conversion from 128 bits rounds to nearest), then scaled back exactly.
+    const std::size_t tinies = n / 4, ms = n - tinies;
+    const __int128 scaled =
+        __int128(ms) * ((__int128(1) << p) - 1) * (__int128(1) << (94 - p)) + __int128(tinies);
+    EXPECT_EQ(sum_exact_device(p == 24 ? dtype::f32 : dtype::f64, bytes.get(), n),
+              std::ldexp(double(scaled), -100));
+  }
 }
 
 TEST(CudaRungs, InputsPastTwoToThe31) {

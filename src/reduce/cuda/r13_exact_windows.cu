@@ -19,9 +19,10 @@
 // the warp, into the block's superaccumulator in shared memory (32-bit chunks in 64-bit words,
 // added by atomics), and the window moves to the tile's largest exponent. A tile no window
 // can take (a value 23 (f32) or 45 (f64) binades below the tile's largest) goes by classes of
-// exponents (floats: a double a class a lane in shared memory) or in bands (doubles: a pass a
-// band, the host's methods); a tile with an infinity or NaN, doubles past 2^967 or spread over
-// more than six bands has each value added into the superaccumulator alone. Each block writes its
+// exponents, a double (floats) or two (doubles, split) a class a lane in shared memory, the
+// host's method; doubles spread wider than a run of classes (144 exponents) in bands, a pass a
+// band; a tile with an infinity or NaN, doubles past 2^967 or spread over more than six bands
+// has each value added into the superaccumulator alone. Each block writes its
 // chunks (carried into digits) to its slot; the last block to finish adds the slots' chunks,
 // carries them into the exact total's long integer and counts of infinities and NaNs, and puts
 // its counters back to zero. Nothing is rounded: the API rounds the total once (exact_total.hpp).
@@ -30,8 +31,8 @@
 // room (f32: 4 integer ops, a conversion and a double add per value).
 // Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, the 2026-12-03
 // section): f32 2^28 0.264 ms, 0.95x the plain r12 (normal data 0.95x, spread over 120 binades
-// 0.91x); f64 2^27 0.264 ms, 0.95x (spread 1.196 ms, 0.21x: a band pass costs ~250 instructions
-// a warp, the integer work and the warp's sums, so it is bound by issue, not memory).
+// 0.91x); f64 2^27 0.270 ms, 0.93x (spread 0.343 ms, 0.73x; in bands alone it took 1.196 ms: a
+// band pass costs ~250 instructions a warp, the integer work and the warp's sums).
 #include <climits>
 
 #include "reduce/cuda/reduce_cuda.cuh"
@@ -59,6 +60,7 @@ template <> struct exact_traits<float> {
   // A tile spread wider than a window goes by classes of 16 exponents (class_sums below).
   static constexpr int class_width = 16, classes = 256 / class_width;
   static constexpr int class_flush_tiles = 1024;  // 8192 values a lane below 2^(39 + 13) units
+  static constexpr int class_doubles = classes;
 };
 template <> struct exact_traits<double> {
   static constexpr int exponent_shift = 20;  // of the high word
@@ -71,10 +73,16 @@ template <> struct exact_traits<double> {
   // sigma (2^(base + split - 1023) x 1.5) and the highs' sums (below 2^(base + 28)) finite.
   static constexpr int highest_base = 1990;
   static constexpr int chunks = 66;  // from 2^-1074: the deposits reach bit 2102
-  static constexpr int min_blocks = 0;  // none asked: ptxas takes 48 registers, no spills
+  static constexpr int min_blocks = 0;  // none asked: ptxas takes 64 registers, no spills
   // A tile spread wider than a window goes in bands of a window's width (band_sums below), up
   // to this many; a wider one value by value.
   static constexpr int most_bands = 6;
+  // Before bands, a run of classes (double_classes below): 9 classes of 16 exponents, 144 from
+  // the run's base, each value split at 2^34 units of its class.
+  static constexpr int class_width = 16, classes = 9, class_split = 34;
+  static constexpr int class_flush_tiles = 1024;     // 4096 values a lane: see double_classes
+  static constexpr int highest_class_base = 1884;    // the top class's sigma and sums finite
+  static constexpr int class_doubles = 2 * classes;  // a high and a low double a class
 };
 constexpr int most_flushes = 16;  // a lane's integer at most 2^57: a warp's 32 at most 2^62
 
@@ -217,6 +225,57 @@ struct float_classes {
   }
 };
 
+// A warp's tiles of doubles spread wider than a window, by a run of classes: from the run's
+// base b, class k holds the exponents [b + 16 k, b + 16 k + 16) (from zero in the class of
+// base 1), whose values are whole numbers of units u_k = 2^(b + 16 k - bias), below 2^68 of
+// them. Each value is split at 2^34 units by its class's sigma (1.5 2^(34 + 52) u_k: the
+// window's rounding) into a high part (whole 2^34 units) and a low one (at most 2^33 units),
+// added to the class's high and low doubles, a column a thread in shared memory. 4096 values
+// a lane (1024 tiles) keep the highs below 2^(68 + 12) = 2^(34 + 46) units and the lows below
+// 2^45: no add rounds (2^19 values would still be exact). A tile outside the run moves it (its
+// doubles into the chunks first) to the tile's largest exponent; one wider than the run's 144
+// exponents goes in bands.
+struct double_classes {
+  using X = exact_traits<double>;
+  double* column;  // this thread's: class k's high at column[2 k * block_threads], low after
+  int base = 0;    // the run's (0: none), and its tiles since the last flush: the warp's alike
+  int tiles = 0;
+
+  __device__ bool takes(int least, int top) const {
+    return base && least >= base && top < base + X::classes * X::class_width;
+  }
+  __device__ void add(double x) {
+    const int e = int(__double_as_longlong(x) >> 52 & 0x7ff);
+    const int k = ::max(e - base, 0) / X::class_width;  // a zero in the first class
+    const double sigma = __longlong_as_double(
+        (static_cast<long long>(base + k * X::class_width + X::class_split) << 52) | (1ll << 51));
+    const double high = __dsub_rn(__dadd_rn(sigma, x), sigma);
+    double& h = column[2 * k * block_threads];
+    double& l = column[(2 * k + 1) * block_threads];
+    h = __dadd_rn(h, high);
+    l = __dadd_rn(l, __dsub_rn(x, high));
+  }
+  __device__ void flush(long long* warp_chunk) {
+    for (int k = 0; k < X::classes; ++k) {
+      double& h = column[2 * k * block_threads];
+      double& l = column[(2 * k + 1) * block_threads];
+      const int at = base + k * X::class_width;
+      const long long k_hi = warp_sum(units(h, at + X::class_split - X::bias)),
+                      k_lo = warp_sum(units(l, at - X::bias));
+      h = l = 0;
+      deposit_warp_sum(warp_chunk, k_hi, at - 1 + X::class_split);
+      deposit_warp_sum(warp_chunk, k_lo, at - 1);
+    }
+    tiles = 0;
+  }
+  // The run moved to a tile's exponents (none where its top class would pass sigma's range).
+  __device__ void move_to(long long* warp_chunk, int top) {
+    if (base) flush(warp_chunk);
+    base = ::max(top + 1 - X::classes * X::class_width, 1);
+    if (base > X::highest_class_base) base = 0;
+  }
+};
+
 // A warp's tile of doubles spread over `bands` windows' widths or fewer, band by band from its
 // largest exponent down (the host's band_sums): each band's values (the others as zeros) split
 // and added as a window adds them, into doubles of their own, then the warp's integers into the
@@ -254,7 +313,8 @@ __device__ inline void band_sums(long long* chunk, const double (&x)[per_lane], 
 // The blocks per SM asked of ptxas (exact_traits::min_blocks) keep a tile's state in 40
 // registers, six blocks of 256 an SM: f32 left to itself squeezes into 32 with spills for eight
 // (on an H200, f32 2^28 0.2613 ms with six, 0.2714 with its eight, 0.2910 asking for eight);
-// f64 takes 48 when nothing is asked (five blocks an SM; six ask for 40, with spills).
+// f64 takes 64 when nothing is asked (four blocks an SM: f64 2^27 0.271 ms; asking for five
+// spills, 0.296 ms; before the classes, 48 registers and five blocks, 0.264 ms).
 template <class T>
 __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     exact_windows(const T* __restrict__ in, std::size_t n, long long* slots, exact_words* words,
@@ -263,11 +323,11 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
   constexpr int per_vec = 16 / sizeof(T), per_lane = per_vec * loads;
   __shared__ long long chunk[X::chunks];
   __shared__ exact_words counts;
-  // Floats: the classes' doubles, a column a thread (32 KB a block).
-  __shared__ double class_sums[sizeof(T) == 4 ? exact_traits<float>::classes * block_threads : 1];
-  float_classes classes{class_sums + threadIdx.x};
-  if constexpr (sizeof(T) == 4)
-    for (int k = 0; k < X::classes; ++k) class_sums[k * block_threads + threadIdx.x] = 0;
+  // The classes' doubles, a column a thread (32 KB a block for floats, 36 KB for doubles).
+  __shared__ double class_sums[X::class_doubles * block_threads];
+  std::conditional_t<sizeof(T) == 4, float_classes, double_classes> classes{class_sums +
+                                                                            threadIdx.x};
+  for (int k = 0; k < X::class_doubles; ++k) class_sums[k * block_threads + threadIdx.x] = 0;
   // Each warp's own chunks, for its sums (deposit_warp_sum); the block's, for values one by one.
   __shared__ long long warp_chunks[block_threads / 32][X::chunks];
   long long* warp_chunk = warp_chunks[threadIdx.x / 32];
@@ -329,8 +389,15 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
             if (++classes.tiles == X::class_flush_tiles) classes.flush(warp_chunk);
             continue;
           }
-        } else {
-          if (e_max != X::top && e_max - X::window <= X::highest_base &&
+        } else if (e_max != X::top) {
+          if (!classes.takes(e_min, e_max)) classes.move_to(warp_chunk, e_max);
+          if (classes.takes(e_min, e_max)) {
+#pragma unroll
+            for (int i = 0; i < per_lane; ++i) classes.add(x[i]);
+            if (++classes.tiles == X::class_flush_tiles) classes.flush(warp_chunk);
+            continue;
+          }
+          if (e_max - X::window <= X::highest_base &&
               (e_max - e_min) / (X::window + 1) < X::most_bands) {
             band_sums(warp_chunk, x, e_min, e_max);
             continue;
@@ -366,8 +433,7 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
     w.flush();
     w.deposit_warp(warp_chunk);
   }
-  if constexpr (sizeof(T) == 4)
-    if (classes.tiles) classes.flush(warp_chunk);
+  if (classes.tiles) classes.flush(warp_chunk);
   // The values before the first 16-byte boundary and after the last whole tile.
   const std::size_t rest = head + tiles * 32 * loads * per_vec;
   const std::size_t g = std::size_t(blockIdx.x) * block_threads + threadIdx.x,
