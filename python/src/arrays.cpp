@@ -3,8 +3,10 @@
 #include "arrays.hpp"
 
 #include <dlpack/dlpack.h>
+#include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <numeric>
 #include <optional>
@@ -124,6 +126,50 @@ array_view from_buffer(py::handle obj, bool writable, const std::string& what) {
     a.strides.push_back(s / info.itemsize);
   }
   a.keep = std::make_shared<py::buffer_info>(std::move(info));
+  return a;
+}
+
+// A NumPy array of a type pplab takes, in the machine's byte order, read from the array's own
+// fields (no buffer request, which builds a format string and a copy of the shape each call);
+// any other (float16, bool, complex, a byte-swapped or structured type) goes through the
+// buffer protocol, whose formats name what pplab refuses.
+array_view from_numpy(py::handle obj, bool writable, const std::string& what) {
+  const auto arr = py::reinterpret_borrow<py::array>(obj);
+  const py::dtype t = arr.dtype();
+  const char c = t.char_(), order = t.byteorder();
+  static const std::string taken = "bBhHiIlLqQnNfd";
+  const bool swapped =
+      std::endian::native == std::endian::little ? order == '>' || order == '!' : order == '<';
+  if (taken.find(c) == std::string::npos || swapped) return from_buffer(obj, writable, what);
+  if (writable && !arr.writeable())
+    throw py::value_error(what + " is read-only; pplab cannot write its output there");
+  array_view a;
+  a.data = const_cast<void*>(arr.data());
+  const auto itemsize = arr.itemsize();
+  a.type = from_struct_format(std::string(1, c), std::size_t(itemsize), what);
+  a.writable = arr.writeable();
+  const py::ssize_t ndim = arr.ndim();
+  for (py::ssize_t d = 0; d < ndim; ++d) a.shape.push_back(arr.shape(d));
+  // A contiguous array's strides as its buffer gives them: the canonical ones (an axis of one
+  // element, or an empty array, may hold any stride).
+  const int flags = arr.flags();
+  if (flags & (py::array::c_style | py::array::f_style)) {
+    a.strides.assign(std::size_t(ndim), 1);
+    if (flags & py::array::c_style)
+      for (py::ssize_t d = ndim - 1; d > 0; --d)
+        a.strides[std::size_t(d - 1)] = a.strides[std::size_t(d)] * a.shape[std::size_t(d)];
+    else
+      for (py::ssize_t d = 1; d < ndim; ++d)
+        a.strides[std::size_t(d)] = a.strides[std::size_t(d - 1)] * a.shape[std::size_t(d - 1)];
+  } else {
+    for (py::ssize_t d = 0; d < ndim; ++d) {
+      const py::ssize_t s = arr.strides(d);
+      if (s % itemsize != 0)
+        throw py::value_error(what + " has a stride that is not a whole number of elements");
+      a.strides.push_back(s / itemsize);
+    }
+  }
+  a.keep = std::make_shared<py::object>(py::reinterpret_borrow<py::object>(obj));
   return a;
 }
 
@@ -281,6 +327,7 @@ std::optional<array_view> from_torch_on_its_stream(py::handle obj) {
 }
 
 array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std::string& what) {
+  if (is_numpy_array(obj)) return from_numpy(obj, writable, what);
   if (auto t = from_torch_on_its_stream(obj)) return std::move(*t);
   // GPU arrays first: CuPy's arrays also answer the buffer protocol, and then refuse to be read.
   // Where DLPack says the device, __cuda_array_interface__ is not asked: PyTorch builds it in
@@ -302,6 +349,8 @@ array_view take(py::handle obj, std::uintptr_t stream, bool writable, const std:
 }
 
 }  // namespace
+
+bool is_numpy_array(py::handle obj) { return py::isinstance<py::array>(obj); }
 
 bool is_torch_tensor(py::handle obj) {
   // Asked several times a call: the answer remembered per type (the types kept, so that none is

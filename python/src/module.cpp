@@ -46,6 +46,7 @@ std::uintptr_t stream_for_producers() { return reinterpret_cast<std::uintptr_t>(
 
 // DLPack's device first: PyTorch builds __cuda_array_interface__ in Python at every access.
 bool lives_on_gpu(py::handle obj) {
+  if (is_numpy_array(obj)) return false;
   if (is_torch_tensor(obj)) return obj.attr("is_cuda").cast<bool>();
   if (py::hasattr(obj, "__dlpack_device__")) {
     const int type = py::tuple(obj.attr("__dlpack_device__")())[0].cast<int>();

@@ -1909,3 +1909,23 @@ def test_laplace_gaussian_laplace_and_gradient_magnitude_match_scipy():
     np.testing.assert_allclose(pplab.gaussian_filter(x.astype(np.float64), 2, output=np.float32),
                                ndimage.gaussian_filter(x.astype(np.float64), 2,
                                                        output=np.float32), rtol=1e-6)
+
+
+def test_numpy_arrays_read_from_their_fields_as_their_buffers_give_them():
+    """NumPy arrays are read from the array's own fields (not a buffer request): contiguous ones
+    with the canonical strides (an axis of one element or an empty array may hold any stride),
+    views with their own, other types through the buffer's formats (float16 refused by name)."""
+    rng = np.random.default_rng(3)
+    m = rng.random((6, 5)).astype(np.float32)
+    row, column = m[2:3], m[:, 1:2]  # (1, 5) contiguous; (6, 1) strided
+    odd = np.lib.stride_tricks.as_strided(m[:1], shape=(1, 5), strides=(999 * 4, 4))
+    empty = np.empty((0, 5), "f4")
+    for v in (row, column, odd, m.T, np.asfortranarray(m), m[::2, ::-1], empty):
+        assert np.isclose(pplab.sum(v), np.sum(v, dtype=np.float64), rtol=1e-6)
+        np.testing.assert_allclose(pplab.sum(v, axis=0), np.sum(v, axis=0), rtol=1e-6)
+    np.testing.assert_allclose(pplab.matmul(odd, m.T), odd @ m.T, rtol=1e-6)
+    np.testing.assert_allclose(pplab.matmul(column.T, column), column.T @ column, rtol=1e-6)
+    assert pplab.matmul(empty, m.T).shape == (0, 6)
+    for kind, name in ((np.float16, "float16"), (np.bool_, "bool"), (np.complex64, "complex64")):
+        with pytest.raises(TypeError, match="type " + name):
+            pplab._pplab.reduce(np.ones(4, kind), "sum", None, None)
