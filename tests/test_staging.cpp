@@ -95,7 +95,11 @@ TEST(Staging, ReduceStreamsChunksAndCombinesThemInOrder) {
       const scalar direct = detail::run_rung(*r, p, x.data());
       EXPECT_EQ(staged.k, direct.k) << name_of(o);
       // a var's chunks are merged moments: the grouping differs from one pass's in the last bits
-      if (o == op::mean) EXPECT_DOUBLE_EQ(staged.f, direct.f);
+      // a mean's chunks come back as their means, each rounded once at its own scale (up to
+      // the data's 2^20), and the mean of the whole may be far smaller (the signs cancel): the
+      // join is as near as a few roundings of the largest value, not of the answer
+      if (o == op::mean)
+        EXPECT_NEAR(staged.f, direct.f, 4 * std::numeric_limits<double>::epsilon() * 1048576.0);
       else if (is_moments(o))
         EXPECT_NEAR(staged.f, direct.f, detail::sum_tolerance(n, false) * direct.f) << name_of(o);
       else EXPECT_EQ(staged.i, direct.i) << name_of(o);
