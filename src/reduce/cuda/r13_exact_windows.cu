@@ -57,7 +57,7 @@ template <> struct exact_traits<float> {
   static constexpr int highest_base = top - 1;
   static constexpr int chunks = 10;  // 32 bits each from 2^-149: the deposits reach bit 316
   static constexpr int min_blocks = 1;
-  // A tile spread wider than a window goes by classes of 16 exponents (class_sums below).
+  // A tile spread wider than a window goes by classes of 16 exponents (float_classes below).
   static constexpr int class_width = 16, classes = 256 / class_width;
   static constexpr int class_flush_tiles = 1024;  // 8192 values a lane below 2^(39 + 13) units
   static constexpr int class_doubles = classes;
@@ -109,17 +109,32 @@ __device__ inline long long units(double d, int unit) {
   return b < 0 ? -v : v;
 }
 
+// 1.5 x 2^(split + 52) units of 2^(base - 1075): sigma + x rounds a double x to whole 2^split
+// units of that base (a window's, a band's or a class's split).
+__device__ inline double sigma_at(int base, int split) {
+  return __longlong_as_double((static_cast<long long>(base + split) << 52) | (1ll << 51));
+}
+
+// Piece i (0, 1, 2) of v 2^s (0 <= s < 32) in 32-bit chunks: the low 32 bits, the next 32, the
+// signed rest above.
+__device__ inline long long chunk_piece(long long v, int s, int i) {
+  const unsigned long long low = static_cast<unsigned long long>(v) << s;
+  return i == 0   ? static_cast<long long>(low & 0xffffffffull)
+         : i == 1 ? static_cast<long long>(low >> 32)
+         : s      ? v >> (64 - s)
+                  : (v < 0 ? -1 : 0);
+}
+
 // v 2^p (p >= 0, in units of the type's smallest subnormal) into the 32-bit chunks: the low 32
 // bits of v 2^(p % 32) into chunk p / 32, the next 32 into the next, the signed rest above.
 __device__ inline void deposit(long long* chunk, long long v, int p) {
   if (v == 0) return;
   const int j = p >> 5, s = p & 31;
-  const unsigned long long low = static_cast<unsigned long long>(v) << s;
-  const long long high = s ? v >> (64 - s) : (v < 0 ? -1 : 0);
   auto* c = reinterpret_cast<unsigned long long*>(chunk);
-  atomicAdd(c + j, low & 0xffffffffull);
-  atomicAdd(c + j + 1, low >> 32);
-  if (high) atomicAdd(c + j + 2, static_cast<unsigned long long>(high));
+  for (int i = 0; i < 3; ++i) {  // the signed rest only where there is one
+    const long long piece = chunk_piece(v, s, i);
+    if (i < 2 || piece) atomicAdd(c + j + i, static_cast<unsigned long long>(piece));
+  }
 }
 
 // v (the same in every lane: a warp's sum) 2^p into the warp's own chunks, as deposit() puts it,
@@ -129,13 +144,8 @@ __device__ inline void deposit_warp_sum(long long* warp_chunk, long long v, int 
   __syncwarp();  // the lanes' adds of the deposit before are done
   const unsigned lane = threadIdx.x & 31;
   if (v == 0 || lane > 2) return;
-  const int j = p >> 5, s = p & 31;
-  const unsigned long long low = static_cast<unsigned long long>(v) << s;
-  const long long piece = lane == 0   ? static_cast<long long>(low & 0xffffffffull)
-                          : lane == 1 ? static_cast<long long>(low >> 32)
-                          : s         ? v >> (64 - s)
-                                      : (v < 0 ? -1 : 0);
-  if (piece) warp_chunk[j + lane] += piece;
+  if (const long long piece = chunk_piece(v, p & 31, int(lane)))
+    warp_chunk[(p >> 5) + lane] += piece;
 }
 
 // One value into the chunks on its own (its significand at its exponent's place), or counted.
@@ -192,8 +202,7 @@ template <class T> struct window_state {
   }
   __device__ void rebase(int b) {
     base = b;
-    if constexpr (sizeof(T) == 8)  // 1.5 x 2^(split + 52) units of 2^(base - 1075)
-      sigma = __longlong_as_double((static_cast<long long>(base + X::split) << 52) | (1ll << 51));
+    if constexpr (sizeof(T) == 8) sigma = sigma_at(base, X::split);
   }
 };
 
@@ -202,12 +211,15 @@ template <class T> struct window_state {
 // whole numbers of units 2^(b - bias), b = max(16 k, 1), below 2^39 units. Each lane adds each
 // of its values, as a double, to its own double of the value's class in shared memory (a column
 // a thread: no atomics, no bank conflicts); 8192 values a lane stay below 2^52 units, exact.
-// flush_classes turns a warp's class doubles into integers of units, summed over the warp, into
-// the block's chunks.
+// flush turns a warp's class doubles into integers of units, summed over the warp, into the
+// warp's chunks. The 16 classes hold every exponent: every finite tile is taken, none moves them.
 struct float_classes {
   using X = exact_traits<float>;
   double* column;  // this thread's: class k at column[k * block_threads]
   int tiles = 0;   // spread tiles since the last flush (the same in every lane of the warp)
+
+  __device__ bool takes(int, int) const { return true; }
+  __device__ void move_to(long long*, int) {}
 
   __device__ void add(float x) {
     double& c = column[(__float_as_uint(x) >> 27 & (X::classes - 1)) * block_threads];
@@ -247,8 +259,7 @@ struct double_classes {
   __device__ void add(double x) {
     const int e = int(__double_as_longlong(x) >> 52 & 0x7ff);
     const int k = ::max(e - base, 0) / X::class_width;  // a zero in the first class
-    const double sigma = __longlong_as_double(
-        (static_cast<long long>(base + k * X::class_width + X::class_split) << 52) | (1ll << 51));
+    const double sigma = sigma_at(base + k * X::class_width, X::class_split);
     const double high = __dsub_rn(__dadd_rn(sigma, x), sigma);
     double& h = column[2 * k * block_threads];
     double& l = column[(2 * k + 1) * block_threads];
@@ -286,9 +297,7 @@ __device__ inline void band_sums(long long* chunk, const double (&x)[per_lane], 
   using X = exact_traits<double>;
   for (int above = top + 1; above > least;) {
     const int base = ::max(above - (X::window + 1), 1);
-    // 1.5 x 2^(split + 52) units of 2^(base - 1075), as a window's sigma
-    const double sigma =
-        __longlong_as_double((static_cast<long long>(base + X::split) << 52) | (1ll << 51));
+    const double sigma = sigma_at(base, X::split);
     // The band's magnitudes, as bits: [base, above) (from zero where the band holds the
     // subnormals too).
     const long long low = base == 1 ? 0 : static_cast<long long>(base) << 52,
@@ -382,14 +391,7 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
         // Not in any window (the window kept for the tiles around): floats by classes, doubles
         // in bands; an infinity or a NaN, doubles past sigma's range or spread over too many
         // bands, each value on its own.
-        if constexpr (sizeof(T) == 4) {
-          if (e_max != X::top) {
-#pragma unroll
-            for (int i = 0; i < per_lane; ++i) classes.add(x[i]);
-            if (++classes.tiles == X::class_flush_tiles) classes.flush(warp_chunk);
-            continue;
-          }
-        } else if (e_max != X::top) {
+        if (e_max != X::top) {
           if (!classes.takes(e_min, e_max)) classes.move_to(warp_chunk, e_max);
           if (classes.takes(e_min, e_max)) {
 #pragma unroll
@@ -397,11 +399,12 @@ __global__ void __launch_bounds__(block_threads, exact_traits<T>::min_blocks)
             if (++classes.tiles == X::class_flush_tiles) classes.flush(warp_chunk);
             continue;
           }
-          if (e_max - X::window <= X::highest_base &&
-              (e_max - e_min) / (X::window + 1) < X::most_bands) {
-            band_sums(warp_chunk, x, e_min, e_max);
-            continue;
-          }
+          if constexpr (sizeof(T) == 8)
+            if (e_max - X::window <= X::highest_base &&
+                (e_max - e_min) / (X::window + 1) < X::most_bands) {
+              band_sums(warp_chunk, x, e_min, e_max);
+              continue;
+            }
         }
 #pragma unroll
         for (int i = 0; i < per_lane; ++i) deposit_value(chunk, &counts, x[i]);
