@@ -138,6 +138,34 @@ __device__ inline moments thread_moments_vec(const T* __restrict__ in, std::size
   return acc;
 }
 
+// nanmean's fold: the values that are not NaN, less `shift`, summed in double (two sums, so
+// that the adds of a vector do not all wait on each other) and counted in an integer; the
+// thread's mean taken once, at its end, as moments of no squared deviations (nanmean's answer
+// is the mean alone; its parts merge as moments). The moments' fold merges a group a vector
+// (a division, and the squared deviations nanmean never reads): nine FP64 operations a float,
+// and the f32 nanmean of 2^28 ran at 78% of the read ceiling, FP64-bound; this one takes three.
+template <class T, int unroll, load L>
+__device__ inline moments thread_nanmean_vec(const T* __restrict__ in, std::size_t n, std::size_t g,
+                                             std::size_t threads, double shift) {
+  double s[2] = {0, 0};
+  std::uint64_t k = 0;
+  for_each_vector<T, unroll, L>(
+      in, n, g, threads,
+      [&](const T(&x)[16 / sizeof(T)], std::size_t) {
+#pragma unroll
+        for (int u = 0; u < 16 / int(sizeof(T)); ++u) {
+          const bool number = x[u] == x[u];
+          s[u % 2] += number ? double(x[u]) - shift : 0.0;
+          k += number;
+        }
+      },
+      [&](T x, std::size_t) {
+        if (x == x) s[0] += double(x) - shift, ++k;
+      });
+  if (k == 0) return {0, 0, 0};
+  return {double(k), (s[0] + s[1]) / double(k), 0};
+}
+
 // ---- the vectorized grid-stride load: 16-byte loads, `unroll` of them in flight per thread,
 // folded into `lanes` independent accumulators (element e of a vector into lane e % lanes), so
 // the adds of one vector do not wait on each other. Elements before the first 16-byte boundary
@@ -148,6 +176,7 @@ __device__ inline acc_t<T, O> thread_reduce_vec(const T* __restrict__ in, std::s
                                                 double shift = 0) {
   using A = acc_t<T, O>;
   static_assert((16 / sizeof(T)) % lanes == 0);
+  if constexpr (O == op::nanmean) return thread_nanmean_vec<T, unroll, L>(in, n, g, threads, shift);
   if constexpr (is_moments(O)) return thread_moments_vec<T, O, unroll, L>(in, n, g, threads, shift);
   A acc[lanes];
 #pragma unroll
@@ -218,10 +247,18 @@ template <class Impl, dtypes D> void dispatch(const reduce_call& c) {
   visit_reduce<takes_args<Impl>, takes_moments<Impl>, takes_nans<Impl>>(
       c.p.type, what, [&](auto tag, auto otag) {
         using T = decltype(tag);
+        constexpr op O = decltype(otag)::value;
+        // nanmean comes as nanvar (one accumulator, the moments); its own fold where a rung takes
+        // the nan ops (thread_nanmean_vec).
+        if constexpr (O == op::nanvar && (D == dtypes::all || sizeof(T) >= 4))
+          if (what == op::nanmean)
+            return Impl::template run<T, op::nanmean>(static_cast<const T*>(c.in), c.p.n, c.scratch,
+                                                      c.out, 0,
+                                                      static_cast<cudaStream_t>(c.stream));
         if constexpr (D == dtypes::all || sizeof(T) >= 4)
-          Impl::template run<T, decltype(otag)::value>(
-              static_cast<const T*>(c.in), c.p.n, c.scratch, c.out, what == op::mean ? c.p.n : 0,
-              static_cast<cudaStream_t>(c.stream));
+          Impl::template run<T, O>(static_cast<const T*>(c.in), c.p.n, c.scratch, c.out,
+                                   what == op::mean ? c.p.n : 0,
+                                   static_cast<cudaStream_t>(c.stream));
         else
           fail(errc::unsupported,
                "this GPU rung does not take dtype " + std::string(name_of(c.p.type)));
