@@ -392,7 +392,8 @@ double fsum(const std::vector<double>& xs) {
 
 // Data hostile to an exact sum, as doubles (each exactly a float when `as_float`): runs of
 // plain uniform values (tiles a window takes), values of every exponent and sign, subnormals,
-// zeros, pairs that cancel, ties, a few scales far apart, values spread from the subnormals up.
+// zeros, pairs that cancel, ties, a few scales far apart, values spread from the subnormals up
+// (past the host's bands, and within them, with the sum in the subnormals).
 std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) {
   std::vector<double> x(n);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -401,7 +402,7 @@ std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) 
   std::size_t i = 0;
   while (i < n) {
     const std::size_t run = std::min<std::size_t>(n - i, 1 + rng() % 3000);
-    const int kind = int(rng() % 8);
+    const int kind = int(rng() % 9);
     for (std::size_t k = 0; k < run; ++k, ++i) {
       double v;
       switch (kind) {
@@ -421,8 +422,14 @@ std::vector<double> hostile(std::size_t n, bool as_float, std::mt19937_64& rng) 
       case 5:  // a few scales 2^37 apart: too wide for a window, a few bands or classes
         v = std::ldexp(unit(rng) - 0.5, 37 * int(rng() % 4) - (as_float ? 60 : 0));
         break;
-      case 6:  // from the subnormals up over 270 binades: six bands of a double's window
+      case 6:  // from the subnormals up over 270 binades: past the host's bands, value by value
         v = std::ldexp(unit(rng) - 0.5, lowest + 1 + int(rng() % 270));
+        break;
+      case 7:  // subnormals among pairs that cancel over 90 binades above them: three bands,
+               // the lowest with the subnormals, which make the whole sum
+        v = k % 3 == 2   ? std::ldexp(double(rng() % 4096), lowest)
+            : k % 3 == 1 ? -x[i - 1]
+                         : std::ldexp(unit(rng) - 0.5, lowest + 60 + int(rng() % 90));
         break;
       default:  // uniform with a rare huge or tiny value
         v = unit(rng);
@@ -499,6 +506,26 @@ TEST_P(Reduce, ExactSumsAreTheRealSumRoundedOnce) {
           run(t, op::sum, as_float ? static_cast<const void*>(alignedf.data()) : aligned.data(), n),
           want);
     }
+  // Only subnormals among pairs that cancel, 90 binades above them (blocks spread over bands,
+  // the lowest holding the subnormals): the sum is the subnormals' alone, so none may be lost.
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (bool as_float : {true, false}) {
+    const int lowest = as_float ? -149 : -1074;
+    std::vector<double> x(4098);  // (whole triples)
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 3 == 2   ? std::ldexp(double(1 + rng() % 4096), lowest)
+             : i % 3 == 1 ? -x[i - 1]
+                          : std::ldexp(unit(rng) - 0.5, lowest + 60 + int(rng() % 90));
+    if (as_float)
+      for (double& v : x) v = double(float(v));  // (each is a float already)
+    const double want = fsum(x);
+    ASSERT_GT(want, 0.0);
+    const std::vector<float> xf(x.begin(), x.end());
+    EXPECT_EQ(run(as_float ? dtype::f32 : dtype::f64, op::sum,
+                  as_float ? static_cast<const void*>(xf.data()) : x.data(), x.size()),
+              want)
+        << (as_float ? "f32" : "f64");
+  }
 }
 
 // The tolerance rule of the lab and the mpi/nccl tests near zero: two products of 1009 normal
