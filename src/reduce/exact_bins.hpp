@@ -187,9 +187,18 @@ template <class T> struct exact_bins {
 
   template <int bands> void band_pass(const T* x, std::size_t n, int top) {
     static_assert(is_double);
-    typedef std::int64_t eight_longs __attribute__((vector_size(64)));
-    typedef std::int64_t eight_in_place __attribute__((vector_size(64), aligned(8), may_alias));
-    typedef double eight_doubles __attribute__((vector_size(64)));
+    // A vector register's doubles (a wider vector split by the compiler spilled its lanes).
+#if defined(__AVX512F__)
+    constexpr int width = 8;
+#elif defined(__AVX2__)
+    constexpr int width = 4;
+#else
+    constexpr int width = 2;
+#endif
+    typedef std::int64_t longs_t __attribute__((vector_size(8 * width)));
+    typedef std::int64_t longs_in_place
+        __attribute__((vector_size(8 * width), aligned(8), may_alias));
+    typedef double doubles_t __attribute__((vector_size(8 * width)));
     std::int64_t least[bands];  // each band's least magnitude (bits); the lowest's 0: subnormals
     double sigma[bands];
     int base[bands];
@@ -199,26 +208,26 @@ template <class T> struct exact_bins {
       sigma[j] = sigma_of(base[j]);
       above = base[j];
     }
-    eight_doubles hi[bands] = {}, lo[bands] = {};
+    doubles_t hi[bands] = {}, lo[bands] = {};
     const std::int64_t magnitude = std::numeric_limits<std::int64_t>::max();
     std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const eight_longs b = *reinterpret_cast<const eight_in_place*>(x + i);
-      const eight_longs a = b & magnitude;
-      eight_longs above = {};  // -1 where a band above took the value
+    for (; i + width <= n; i += width) {
+      const longs_t b = *reinterpret_cast<const longs_in_place*>(x + i);
+      const longs_t a = b & magnitude;
+      longs_t above = {};  // -1 where a band above took the value
 #pragma GCC unroll 8
       for (int j = 0; j < bands; ++j) {
-        const eight_longs at_or_above = a >= least[j];                      // -1 where true
-        const eight_doubles v = (eight_doubles)(b & at_or_above & ~above);  // the value, or +0
+        const longs_t at_or_above = a >= least[j];                  // -1 where true
+        const doubles_t v = (doubles_t)(b & at_or_above & ~above);  // the value, or +0
         above = at_or_above;
-        const eight_doubles high = (sigma[j] + v) - sigma[j];
+        const doubles_t high = (sigma[j] + v) - sigma[j];
         hi[j] += high;
         lo[j] += v - high;
       }
     }
     for (int j = 0; j < bands; ++j) {
       double h = 0, l = 0;
-      for (int k = 0; k < 8; ++k) h += hi[j][k], l += lo[j][k];
+      for (int k = 0; k < width; ++k) h += hi[j][k], l += lo[j][k];
       bin[base[j] + split] += units(h, base[j] + split - bias);
       bin[base[j]] += units(l, base[j] - bias);
     }
@@ -227,7 +236,7 @@ template <class T> struct exact_bins {
 
   // A block of floats spread wider than one window: each value's significand, signed, into a
   // 64-bit integer of its exponent (its bin, as add() does, without the 128 bits and the
-  // branches). The significands and exponents are found sixteen at a time in vector registers,
+  // branches). The significands and exponents are found a vector at a time (sixteen on AVX-512),
   // then added one by one, value i into copy i mod 8 of the integers, so that neighbours of one
   // exponent do not wait on each other's add. A significand is below 2^24, so an integer takes
   // 2^39 of them; `fold_scatter` adds them into the bins (and zeros them) at the end and every
@@ -245,22 +254,33 @@ template <class T> struct exact_bins {
 
   void scatter_sums(scatter_run& s, const T* x, std::size_t n, int least, int top) {
     static_assert(!is_double);
-    typedef std::int32_t sixteen __attribute__((vector_size(64)));
-    typedef std::int32_t sixteen_in_place __attribute__((vector_size(64), aligned(4), may_alias));
+    // As many lanes as the build's vector registers hold (GCC splits a wider vector into
+    // them, but without SSE4 or AVX2 it went value by value: 2x slower than the old way).
+#if defined(__AVX512F__)
+    constexpr int width = 16;
+#elif defined(__AVX2__)
+    constexpr int width = 8;
+#else
+    constexpr int width = 4;
+#endif
+    typedef std::int32_t lanes_t __attribute__((vector_size(4 * width)));
+    typedef std::int32_t in_place __attribute__((vector_size(4 * width), aligned(4), may_alias));
     alignas(64) std::int32_t significand[window_block], exponent[window_block];
     std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      const sixteen b = *reinterpret_cast<const sixteen_in_place*>(x + i);
-      const sixteen e = (b >> mantissa) & (exponents - 1);
-      const sixteen subnormal = e == 0;  // -1 where true
-      const sixteen negative = b >> 31;
-      const sixteen m = (b & ((1 << mantissa) - 1)) | (~subnormal & (1 << mantissa));
-      *reinterpret_cast<sixteen*>(significand + i) = (m ^ negative) - negative;
+    for (; i + width <= n; i += width) {
+      const lanes_t b = *reinterpret_cast<const in_place*>(x + i);
+      const lanes_t e = (b >> mantissa) & (exponents - 1);
+      const lanes_t subnormal = e == 0;  // -1 where true
+      const lanes_t negative = b >> 31;
+      const lanes_t m = (b & ((1 << mantissa) - 1)) | (~subnormal & (1 << mantissa));
+      *reinterpret_cast<lanes_t*>(significand + i) = (m ^ negative) - negative;
       // A subnormal has the place of exponent 1 (and no implicit bit).
-      *reinterpret_cast<sixteen*>(exponent + i) = e - subnormal;
+      *reinterpret_cast<lanes_t*>(exponent + i) = e - subnormal;
     }
-    for (std::size_t j = 0; j < i; j += scatter_copies)  // (i is a multiple of 16)
+    std::size_t j = 0;
+    for (; j + scatter_copies <= i; j += scatter_copies)
       for (int c = 0; c < scatter_copies; ++c) s.bin[c][exponent[j + c]] += significand[j + c];
+    for (; j < i; ++j) s.bin[0][exponent[j]] += significand[j];
     for (; i < n; ++i) add(x[i]);
     // (A subnormal's bin is that of exponent 1.)
     s.least = std::min(s.least, std::max(least, 1)), s.top = std::max({s.top, top, 1});
