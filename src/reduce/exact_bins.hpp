@@ -175,6 +175,17 @@ template <class T> struct exact_bins {
   // bands, 24.4 / 27.8 / 28.0 / 27.8 value by value: bands up to 7.
   static constexpr int most_bands = 7;
 
+  // The build's vector registers' bytes: the spread paths' vectors are as wide. (GCC splits a
+  // wider one, but the doubles' bands then spilled their lanes on AVX2, 3x slower, and the
+  // floats' work went value by value without SSE4, 2x slower.)
+#if defined(__AVX512F__)
+  static constexpr int vector_bytes = 64;
+#elif defined(__AVX2__)
+  static constexpr int vector_bytes = 32;
+#else
+  static constexpr int vector_bytes = 16;
+#endif
+
   void band_sums(const T* x, std::size_t n, int least, int top) {
     int bands = 0;
     for (int above = top + 1; above > least; ++bands)
@@ -187,14 +198,7 @@ template <class T> struct exact_bins {
 
   template <int bands> void band_pass(const T* x, std::size_t n, int top) {
     static_assert(is_double);
-    // A vector register's doubles (a wider vector split by the compiler spilled its lanes).
-#if defined(__AVX512F__)
-    constexpr int width = 8;
-#elif defined(__AVX2__)
-    constexpr int width = 4;
-#else
-    constexpr int width = 2;
-#endif
+    constexpr int width = vector_bytes / 8;
     typedef std::int64_t longs_t __attribute__((vector_size(8 * width)));
     typedef std::int64_t longs_in_place
         __attribute__((vector_size(8 * width), aligned(8), may_alias));
@@ -254,15 +258,7 @@ template <class T> struct exact_bins {
 
   void scatter_sums(scatter_run& s, const T* x, std::size_t n, int least, int top) {
     static_assert(!is_double);
-    // As many lanes as the build's vector registers hold (GCC splits a wider vector into
-    // them, but without SSE4 or AVX2 it went value by value: 2x slower than the old way).
-#if defined(__AVX512F__)
-    constexpr int width = 16;
-#elif defined(__AVX2__)
-    constexpr int width = 8;
-#else
-    constexpr int width = 4;
-#endif
+    constexpr int width = vector_bytes / 4;
     typedef std::int32_t lanes_t __attribute__((vector_size(4 * width)));
     typedef std::int32_t in_place __attribute__((vector_size(4 * width), aligned(4), may_alias));
     alignas(64) std::int32_t significand[window_block], exponent[window_block];
