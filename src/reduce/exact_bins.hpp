@@ -84,8 +84,8 @@ template <class T> struct exact_bins {
   // moves the window to its own largest exponent where all its nonzero values fit there (its
   // exponents' range, looked at once); else a block spread wider goes into 64-bit integers of
   // its exponents (floats: scatter_sums) or in bands (doubles: band_sums), and a block with an
-  // infinity or a NaN, doubles
-  // past 2^967 or doubles spread past `most_bands` bands one value at a time into the bins.
+  // infinity or a NaN, doubles past 2^967 or doubles spread past `most_bands` bands one value at
+  // a time into the bins.
   // Every 16 blocks, and when the window moves, each running double, a whole number of units,
   // becomes an integer (bit work: units()) added to its bin. The bounds, for 256 values a lane:
   // f32 below 2^(24 + 21 + 8) = 2^53 units; f64 highs below 2^(53 + 37 + 8) + 2^(45 + 8) <
@@ -162,10 +162,10 @@ template <class T> struct exact_bins {
   }
 
   // A block of doubles spread wider than one window, in bands of a window's width, from its top
-  // exponent down to its least: one pass over the block, eight values at a time in vector
-  // registers, finds each value's band (a compare with each band's least magnitude: the values
-  // at or above it that no band above took) and adds it, split as a window splits it (the band's
-  // own sigma), into the band's eight lanes of high and low doubles (the other bands' lanes add
+  // exponent down to its least: one pass over the block, a vector register's doubles at a time
+  // (eight on AVX-512), finds each value's band (a compare with each band's least magnitude: the
+  // values at or above it that no band above took) and adds it, split as a window splits it (the
+  // band's own sigma), into the band's lanes of high and low doubles (the other bands' lanes add
   // zeros); the lanes' sums go into the band's bins as integers. A band has a window's exponents
   // at most, and a block 256 values, so the window's bounds hold for the lanes' sums too: no add
   // rounds. The band count is a template argument, so that the lanes stay in registers. Past
