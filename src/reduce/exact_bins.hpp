@@ -187,9 +187,9 @@ template <class T> struct exact_bins {
 #endif
 
   void band_sums(const T* x, std::size_t n, int least, int top) {
-    int bands = 0;
-    for (int above = top + 1; above > least; ++bands)
-      above = above - (window + 1) <= 1 ? 0 : above - (window + 1);  // (the lowest from 1)
+    // Bands of window + 1 exponents from top down past the least (the lowest from exponent 1,
+    // with the subnormals: at least one band).
+    const int bands = std::max(1, (top + 1 - std::max(least, 1) + window) / (window + 1));
     [&]<int... b>(std::integer_sequence<int, b...>) {
       ((bands == b + 1 ? band_pass<b + 1>(x, n, top) : void()), ...);
     }
