@@ -91,9 +91,9 @@ void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld
 
 // ---- columns: outer x rows x cols, each of the outer x cols columns reduced down its rows
 // (numpy.sum(x, axis=k) for any axis but the last). A block takes 32 neighbouring columns and a
-// chunk of rows: its threads are 32 columns by 8 row groups, so a warp reads 32 neighbouring
-// elements of one row (coalesced), and each thread walks down its column 8 rows at a time with
-// `column_unroll` loads in flight. The 8 row groups meet in shared memory in a fixed order. Where
+// chunk of rows: its threads are 32 columns by 16 row groups, so a warp reads 32 neighbouring
+// elements of one row (coalesced), and each thread walks down its column 16 rows at a time with
+// `column_unroll` loads in flight. The 16 row groups meet in shared memory in a fixed order. Where
 // the column tiles alone would not fill the GPU, the rows are cut into chunks whose partials a
 // second launch combines in chunk order: every answer is the same on every run on a GPU.
 // Measured (H200, bench/results/h200-2026-11-29-argmax-axes-abdb009.txt, through Python, against
@@ -101,13 +101,17 @@ void launch_rows(const T* in, std::size_t rows, std::size_t cols, std::size_t ld
 // 4096x65536 axis 0 0.92x; the whole-array sum through the same Python layer is 0.93x with a
 // kernel at 98% of the read ceiling, so most of the gap is the call, not the walk. Tried and
 // dropped: 16-byte loads per lane (4 columns) measured 0.80-0.88x, no faster; 4 to 16 waves of
-// chunks instead of 2, within noise or slower. var and std merge each thread's 8 loads as one
-// group (merged, reduce_cuda.cuh).
-constexpr int column_lanes = 32, row_groups = row_block / column_lanes, column_unroll = 8;
+// chunks instead of 2, within noise or slower. 16 row groups rather than 8 (the record's section
+// of 2026-12-03): a 16384^2 f32 axis 0 in one launch of 512 tiles read at 4.25 TB/s where 8 groups
+// read at 3.48 (too few loads in flight), so a GPU that the tiles fill takes no chunks, no
+// scratch and no second launch. var and std merge each thread's 8 loads as one group (merged,
+// reduce_cuda.cuh).
+constexpr int column_block = 512, column_lanes = 32, row_groups = column_block / column_lanes,
+              column_unroll = 8;
 constexpr std::size_t min_chunk_rows = 256;  // 32 rows per thread at least
 
 template <class T, op O>
-__global__ void __launch_bounds__(row_block)
+__global__ void __launch_bounds__(column_block)
     columns_kernel(const T* __restrict__ in, std::size_t outer, std::size_t rows, std::size_t cols,
                    std::size_t col_tiles, std::size_t chunk_rows,
                    acc_t<T, O>* __restrict__ partials, void* __restrict__ out, bool own, op what) {
@@ -162,12 +166,14 @@ __global__ void __launch_bounds__(row_block)
   store_answer<T, O>(out, i, row_answer<T, O>(shifted_back<T, O>(v, shift), what, rows), own);
 }
 
-// How many chunks the rows are cut into: enough blocks for two waves of the GPU's resident
-// blocks, each chunk at least min_chunk_rows long.
+// How many chunks the rows are cut into: none where the column tiles fill seven eighths of the
+// GPU's resident blocks; else enough blocks for two waves of them, each chunk at least
+// min_chunk_rows long.
 template <class T, op O>
 unsigned column_chunk_count(std::size_t outer, std::size_t rows, std::size_t cols) {
-  static const unsigned resident = resident_blocks(columns_kernel<T, O>, row_block);
+  static const unsigned resident = resident_blocks(columns_kernel<T, O>, column_block);
   const std::size_t tiles = outer * ((cols + column_lanes - 1) / column_lanes);
+  if (8 * tiles >= 7 * std::size_t(resident)) return 1;
   const std::size_t want = (2 * std::size_t(resident) + tiles - 1) / tiles;
   const std::size_t most = std::max<std::size_t>(1, rows / min_chunk_rows);
   return unsigned(std::min<std::size_t>({want, most, 65535}));
@@ -200,7 +206,7 @@ void reduce_columns_here(dtype t, const void* in, std::size_t outer, std::size_t
     const std::size_t chunk_rows = (rows + chunks - 1) / chunks;
     const std::size_t col_tiles = (cols + column_lanes - 1) / column_lanes;
     auto* partials = chunks > 1 ? static_cast<A*>(scratch) : nullptr;
-    columns_kernel<T, O><<<dim3(unsigned(outer * col_tiles), chunks), row_block, 0, s>>>(
+    columns_kernel<T, O><<<dim3(unsigned(outer * col_tiles), chunks), column_block, 0, s>>>(
         static_cast<const T*>(in), outer, rows, cols, col_tiles, chunk_rows, partials, out, own, o);
     PPLAB_CUDA_LAUNCHED();
     if (!partials) return;
