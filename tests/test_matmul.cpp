@@ -247,6 +247,11 @@ TEST_P(Matmul, StacksGiveEachProduct) {
       if (r.can_run({dtype::f64, 2, 2, 2, 3}))  // the split's rung multiplies f32 alone
         check_stack<double>(r, s, batch, spread, -0.5, 2.0, rng, whole);
     }
+  // Ragged products whose rows and matrices lie whole vectors apart (the copy engine reads them:
+  // m20), NaN between them: a box at a product's edge must read zeros, not the next product.
+  for (int spread = 0; spread < 4; ++spread)
+    for (shape s : {shape{67, 45, 33}, shape{130, 70, 515}})
+      if (!sanitizer_run() || s.k < 100) check_stack<float>(r, s, 3, spread, 1.0, 0.0, rng, true);
   // Many small products, far more than the GPU has SMs; and more than the grid's third dimension
   // holds (65535), in products of one element.
   if (!sanitizer_run()) {

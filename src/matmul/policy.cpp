@@ -205,14 +205,24 @@ std::vector<std::string_view> policy(backend b, const matmul_problem& p) {
   unknown_backend(b);
 }
 
-// split_tf32 (f32 as three TF32 products, opt-in): m16's warpgroup products where C has a tile of
-// 128 x 128 for every SM (m16 runs one block an SM and never slices K), else m14, which slices K
-// for few tiles; each the other's fallback where it cannot run (m16 needs sm_90a).
+// split_tf32 (f32 as three TF32 products, opt-in): a stack in m20 or m14 (below); one product in
+// m16's warpgroup products where C has a tile of 128 x 128 for every SM (m16 runs one block an SM
+// and never slices K), else m14, which slices K for few tiles; each the other's fallback where it
+// cannot run (m16 and m20 need sm_90a).
 std::vector<std::string_view> split_tf32_policy(backend b, const matmul_problem& p) {
   if (b != backend::cuda) return {};
   const std::size_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
   constexpr std::string_view m14 = "matmul/cuda/m14_f32_split_tf32",
-                             m16 = "matmul/cuda/m16_f32_split_tf32_wgmma";
+                             m16 = "matmul/cuda/m16_f32_split_tf32_wgmma",
+                             m20 = "matmul/cuda/m20_f32_split_tf32_wgmma_fused";
+  // A stack: m20's split inside the kernel where K is long enough to fill its pipeline (H200:
+  // 256 x 512^3 0.870 ms against m14's 1.043); m14 for short K (4096 x 128^3: m20 0.329, m14
+  // 0.290: four K steps, one block an SM). m16 multiplies one product; its first pass over a
+  // stack would move more than the products take.
+  if (p.batch > 1) {
+    if (p.k >= 512) return {m20, m14};
+    return {m14, m20};
+  }
   if (tiles >= std::size_t(gpu().sm_count)) return {m16, m14};
   return {m14, m16};
 }

@@ -29,7 +29,7 @@ set(cuda_rungs m00_cublas m01_naive m02_coalesced m03_tiled_w8 m03_tiled_w16 m03
   m07_warp_tiled_8x8 m08_double_buffered m08_double_buffered_64x64 m09_async_pipeline
   m10_split_k m12_padded_whole_tiles m13_f64_tensor_cores m14_f32_split_tf32 m15_wide_async
   m16_f32_split_tf32_wgmma m17_matrix_times_vector m18_vector_times_matrix
-  m19_stack_one_launch)
+  m19_stack_one_launch m20_f32_split_tf32_wgmma_fused)
 set(nccl_rungs m01_rows_broadcast_b m02_broadcast_overlapped m03_summa)
 set(mpi_rungs m01_summa m02_summa_overlapped)
 set(mpi_sources matmul/mpi/summa.cpp)

@@ -47,4 +47,27 @@ inline bool encode_matrix_map(CUtensorMap* map, CUtensorMapDataType type, std::s
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// A stack of `count` such matrices, each `stride` bytes after the one before (count 1: one
+// matrix, the stride unused), read in boxes of box_rows x box_cols of one matrix: a 3-D map whose
+// third coordinate is the matrix. Outside each matrix the engine fills zeros, so a box at a
+// matrix's edge never reads the next one. False as encode_matrix_map, and where the stride is
+// not a multiple of 16 bytes.
+inline bool encode_stack_map(CUtensorMap* map, CUtensorMapDataType type, std::size_t elem,
+                             const void* start, std::size_t count, std::size_t rows,
+                             std::size_t cols, std::size_t pitch, std::size_t stride,
+                             unsigned box_rows, unsigned box_cols, CUtensorMapSwizzle swizzle) {
+  const auto encode = tensor_map_encoder();
+  if (count < 2) stride = pitch * rows;  // any multiple of 16 bytes the engine takes
+  if (!encode || reinterpret_cast<std::uintptr_t>(start) % 16 != 0 || pitch % 16 != 0 ||
+      stride % 16 != 0 || pitch >= (std::uint64_t(1) << 40) || stride >= (std::uint64_t(1) << 40) ||
+      box_cols * elem % 16 != 0 || rows == 0 || cols == 0 || count == 0)
+    return false;
+  const cuuint64_t size[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(count)};
+  const cuuint64_t strides[2] = {cuuint64_t(pitch), cuuint64_t(stride)};
+  const cuuint32_t box[3] = {box_cols, box_rows, 1}, step[3] = {1, 1, 1};
+  return encode(map, type, 3, const_cast<void*>(start), size, strides, box, step,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 }  // namespace pplab::detail
